@@ -1,0 +1,42 @@
+"""Every environment variable pyaclnn reads is read here, at call time (never cached)."""
+from __future__ import annotations
+
+import os
+
+BACKENDS = ("auto", "acl", "numpy")
+SOCS = ("Ascend910B", "Ascend910", "Ascend910_93", "Ascend310P", "Ascend950")
+DEFAULT_SOC = "Ascend910B"
+
+# CANN's own variables, reported by `doctor` and used for discovery.
+CANN_VARS = ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_OPP_PATH", "ASCEND_AICPU_PATH",
+             "ASCEND_CUSTOM_OPP_PATH", "LD_LIBRARY_PATH", "ASCEND_LOG_DEVICE_FLUSH_TIMEOUT")
+
+
+def backend() -> str:
+    """PYACLNN_BACKEND: auto (default), acl or numpy. Raises ValueError on anything else."""
+    value = os.environ.get("PYACLNN_BACKEND", "auto").strip().lower() or "auto"
+    if value not in BACKENDS:
+        raise ValueError(f"PYACLNN_BACKEND={value!r}: expected one of {', '.join(BACKENDS)}")
+    return value
+
+
+def soc() -> str:
+    """PYACLNN_SOC: the SoC the NumPy backend emulates (default Ascend910B)."""
+    value = os.environ.get("PYACLNN_SOC", "").strip() or DEFAULT_SOC
+    for known in SOCS:
+        if value.lower() == known.lower():
+            return known
+    raise ValueError(f"PYACLNN_SOC={value!r}: expected one of {', '.join(SOCS)}")
+
+
+def device_id() -> int:
+    """PYACLNN_DEVICE: the device the high-level API uses by default (0)."""
+    return int(os.environ.get("PYACLNN_DEVICE", "0"))
+
+
+def get(name: str) -> str | None:
+    return os.environ.get(name) or None
+
+
+def cann_vars() -> dict[str, str | None]:
+    return {name: get(name) for name in CANN_VARS}
