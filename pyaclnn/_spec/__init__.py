@@ -18,7 +18,10 @@ from ..dtypes import DType
 from ..errors import AclnnParamInvalidError, AclnnParamNullptrError, from_status
 
 __all__ = ["TensorMeta", "ARCH", "arch", "is_regbase", "numel", "broadcast_shapes",
-           "fail_null", "fail_invalid", "fail", "require_not_null", "fmt_shape", "MAX_DIM"]
+           "fail_null", "fail_invalid", "fail", "require_not_null", "fmt_shape", "MAX_DIM",
+           "FP32_FP16", "FP32_FP16_BF16", "dtype_list_v2", "fmt_dtypes", "int64",
+           "require_dtype_in", "require_same_dtype", "require_max_dim", "require_shape",
+           "shape_of", "INNER_NULLPTR", "TILING_ERROR"]
 
 MAX_DIM = 8
 
@@ -104,3 +107,73 @@ def require_not_null(api: str, **tensors: object) -> None:
     for name, value in tensors.items():
         if value is None:
             fail_null(api, f"{name} is nullptr")
+
+
+# --- helpers shared by the op modules -------------------------------------------------------
+
+INNER_NULLPTR = 561103   # ACLNN_ERR_INNER_NULLPTR: an l0 step after validation failed
+TILING_ERROR = 561002    # ACLNN_ERR_INNER_TILING_ERROR
+
+FP32_FP16 = (DType.FLOAT, DType.FLOAT16)
+FP32_FP16_BF16 = (DType.FLOAT, DType.FLOAT16, DType.BF16)
+
+
+def dtype_list_v2(soc: str, l1: Sequence[DType], l2: Sequence[DType]) -> tuple[DType, ...]:
+    """level2_base.h GetDtypeSupportListV2: l1 on DAV_2201 (A2/A3) or regbase (950), else l2."""
+    return tuple(l1 if ARCH[soc] == "DAV_2201" or is_regbase(soc) else l2)
+
+
+def shape_of(t: "TensorMeta | Sequence[int]") -> tuple[int, ...]:
+    """The shape of a TensorMeta, or the argument itself as a tuple when it already is one."""
+    return tuple(t.shape if isinstance(t, TensorMeta) else t)
+
+
+def int64(x: int) -> int:
+    """Wrap to a C int64_t, as the library's plain int64 products do on overflow."""
+    return (x + 2**63) % 2**64 - 2**63
+
+
+def fmt_dtypes(dtypes: Sequence[DType]) -> str:
+    return ", ".join(str(DType(d)) for d in dtypes)
+
+
+def require_dtype_in(api: str, soc: str, name: str, t: TensorMeta, allowed: Sequence[DType],
+                     context: str = "") -> None:
+    """161002 unless ``t.dtype`` is in ``allowed`` (OP_CHECK_DTYPE_NOT_SUPPORT)."""
+    if t.dtype not in allowed:
+        fail_invalid(api, f"{name} dtype {DType(t.dtype)} not supported{context} on {soc} "
+                          f"(supported: {fmt_dtypes(allowed)})")
+
+
+def require_same_dtype(api: str, name: str, t: TensorMeta, ref_name: str, ref: TensorMeta) -> None:
+    """161002 unless ``t`` has ``ref``'s dtype (OP_CHECK_DTYPE_NOT_SAME/MATCH: no promotion)."""
+    if t.dtype != ref.dtype:
+        fail_invalid(api, f"{name} dtype {DType(t.dtype)} != {ref_name} dtype {DType(ref.dtype)}")
+
+
+def require_max_dim(api: str, name: str, t: TensorMeta) -> None:
+    """161002 when the view rank exceeds 8 (OP_CHECK_MAX_DIM)."""
+    if t.ndim > MAX_DIM:
+        fail_invalid(api, f"{name} rank {t.ndim} > {MAX_DIM} (shape {fmt_shape(t.shape)})")
+
+
+def require_shape(api: str, name: str, t: TensorMeta, expected: Sequence[int], what: str) -> None:
+    """161002 unless the view shape equals ``expected`` exactly (OP_CHECK_SHAPE_NOT_EQUAL*)."""
+    if tuple(t.shape) != tuple(expected):
+        fail_invalid(api, f"{name} shape {fmt_shape(t.shape)} != {what} {fmt_shape(expected)}")
+
+
+def soc_family(name: str) -> str:
+    """Map a device SoC name (aclrtGetSocName, e.g. "Ascend910B3") to the family the specs use."""
+    n = name.strip()
+    if n.startswith("Ascend910_93"):
+        return "Ascend910_93"
+    if n.startswith(("Ascend950", "Ascend910_95")):
+        return "Ascend950"
+    if n.startswith("Ascend910B"):
+        return "Ascend910B"
+    if n.startswith("Ascend310P"):
+        return "Ascend310P"
+    if n.startswith("Ascend910"):
+        return "Ascend910"
+    return n

@@ -1,0 +1,43 @@
+"""pyaclnn: drive Huawei CANN aclnn operators from Python.
+
+On an Ascend NPU it calls the real CANN libraries (cffi, ABI mode); anywhere else a NumPy
+reference backend accepts, rejects and computes as the device does. ``import pyaclnn`` loads
+nothing native: the backend is chosen on first use (PYACLNN_BACKEND=auto|acl|numpy).
+
+NumPy in, NumPy out::
+
+    grad = pyaclnn.mse_loss_backward(g, x, y, reduction="mean")
+
+Two phases, on device tensors::
+
+    with pyaclnn.Device(0) as dev, dev.create_stream() as stream:
+        x = pyaclnn.Tensor.from_numpy(...)
+        ex = pyaclnn.MseLossBackward(g, x, y, "mean", out)   # aclnnMseLossBackwardGetWorkspaceSize
+        ex.run(stream)                                       # aclnnMseLossBackward
+        stream.synchronize()
+
+The C-shaped layer for porting CANN samples line by line is ``pyaclnn.acl``.
+"""
+from __future__ import annotations
+
+from ._backend import backend_info
+from ._device import Device, Event, Stream
+from ._executor import CrossEntropyLossGrad, Executor, GroupNormBackward, MseLossBackward, PreluBackward
+from ._functional import cross_entropy_loss_grad, group_norm_backward, mse_loss_backward, prelu_backward
+from ._tensor import Tensor
+from .dtypes import DType
+from . import errors as _errors
+from .errors import *  # noqa: F401,F403  (the hierarchy, and one class per CANN status)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "mse_loss_backward", "group_norm_backward", "cross_entropy_loss_grad", "prelu_backward",
+    "Device", "Stream", "Event", "Tensor", "Executor",
+    "MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward",
+    "backend_info", "DType", *_errors.__all__,
+]
+for _name in ("PyaclnnError", "BackendUnavailableError", "ClosedError", "ExecutorConsumedError",
+              "NotSupportedError", "AclError", "AclParamError", "AclResourceError", "AclRuntimeError",
+              "AclInternalError"):
+    getattr(_errors, _name).__module__ = "pyaclnn"

@@ -1,0 +1,65 @@
+"""Read the DT_NEEDED entries of an ELF shared object (pure Python, no native code).
+
+The loader uses this to preload a CANN library's dependencies by absolute path, so that no
+LD_LIBRARY_PATH edit (which a running process cannot make take effect) is needed.
+"""
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+_PT_LOAD, _PT_DYNAMIC = 1, 2
+_DT_NULL, _DT_NEEDED, _DT_STRTAB = 0, 1, 5
+
+
+def needed(path: str | Path) -> list[str]:
+    """The DT_NEEDED sonames of ``path``, in order; [] if it has none or cannot be read."""
+    try:
+        return _needed(Path(path).read_bytes())
+    except (OSError, ValueError, struct.error):
+        return []
+
+
+def _needed(data: bytes) -> list[str]:
+    if data[:4] != b"\x7fELF":
+        raise ValueError("not an ELF file")
+    is64, end = data[4] == 2, ("<" if data[5] == 1 else ">")
+    if is64:
+        (phoff,) = struct.unpack_from(end + "Q", data, 0x20)
+        phentsize, phnum = struct.unpack_from(end + "HH", data, 0x36)
+        phdr, dyn = end + "IIQQQQ", (end + "qQ", 16)
+    else:
+        (phoff,) = struct.unpack_from(end + "I", data, 0x1C)
+        phentsize, phnum = struct.unpack_from(end + "HH", data, 0x2A)
+        phdr, dyn = end + "IIII", (end + "iI", 8)
+
+    loads: list[tuple[int, int, int]] = []  # (vaddr, file offset, size) of PT_LOAD segments
+    dynamic = None
+    for i in range(phnum):
+        fields = struct.unpack_from(phdr, data, phoff + i * phentsize)
+        if is64:
+            p_type, _flags, p_offset, p_vaddr, _paddr, p_filesz = fields
+        else:
+            p_type, p_offset, p_vaddr, _paddr = fields
+            (p_filesz,) = struct.unpack_from(end + "I", data, phoff + i * phentsize + 16)
+        if p_type == _PT_LOAD:
+            loads.append((p_vaddr, p_offset, p_filesz))
+        elif p_type == _PT_DYNAMIC:
+            dynamic = (p_offset, p_filesz)
+    if dynamic is None:
+        return []
+
+    fmt, size = dyn
+    name_offsets: list[int] = []
+    strtab = 0
+    for at in range(dynamic[0], dynamic[0] + dynamic[1], size):
+        tag, value = struct.unpack_from(fmt, data, at)
+        if tag == _DT_NULL:
+            break
+        if tag == _DT_NEEDED:
+            name_offsets.append(value)
+        elif tag == _DT_STRTAB:
+            strtab = value
+    # DT_STRTAB holds a virtual address: map it to a file offset through the PT_LOAD segments.
+    base = next((off + strtab - vaddr for vaddr, off, sz in loads if vaddr <= strtab < vaddr + sz), strtab)
+    return [data[base + n:data.index(b"\0", base + n)].decode() for n in name_offsets]

@@ -1,0 +1,31 @@
+"""The cffi FFI object, declared from ``headers/`` (C text only, exactly as CANN's headers).
+
+No dlopen happens here. ``HEADERS`` maps each library role to the headers whose functions it
+must export, which lets ``doctor`` report every declared symbol as found or missing.
+"""
+from __future__ import annotations
+
+import re
+import cffi
+
+from .._headers_path import HEADER_DIR
+
+
+# Order matters: later headers use types of earlier ones.
+HEADERS = {
+    "runtime": ("acl_base.h", "acl_rt.h"),
+    "nnopbase": ("acl_meta.h", "aclnn_base.h"),
+    "opapi": ("aclnn_mse_loss_backward.h", "aclnn_group_norm_backward.h",
+              "aclnn_cross_entropy_loss_grad.h", "aclnn_prelu_backward.h"),
+}
+_FUNC = re.compile(r"^[A-Za-z_][\w \*]*?\b(acl\w+)\s*\(", re.M)
+
+ffi = cffi.FFI()
+FUNCTIONS: dict[str, tuple[str, ...]] = {}
+for _role, _names in HEADERS.items():
+    _found: list[str] = []
+    for _name in _names:
+        _text = (HEADER_DIR / _name).read_text(encoding="ascii")
+        ffi.cdef(_text)
+        _found += _FUNC.findall(re.sub(r"/\*.*?\*/", "", _text, flags=re.S))
+    FUNCTIONS[_role] = tuple(_found)

@@ -1,0 +1,175 @@
+"""Choose the backend once, own its lifetime, and report why it was chosen.
+
+``import pyaclnn`` loads nothing native. The first use calls ``current()``, which (once, under a
+lock) picks the backend from PYACLNN_BACKEND:
+- ``numpy``: the reference backend, emulating PYACLNN_SOC;
+- ``acl``: CANN must load, aclInit must succeed and a device must exist, else
+  BackendUnavailableError listing every attempt;
+- ``auto`` (default): acl when all of that holds, else numpy with the reason kept.
+This is the only module that branches on the backend. Its atexit hook closes every live
+pyaclnn object in dependency order and then finalizes the runtime (never from GC).
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+import weakref
+from typing import Any
+
+from . import _env, errors
+from ._spec import soc_family
+
+# Closing order at exit: executors hold tensors, tensors hold storage, storage and events
+# belong to streams and devices (abi.md §6.3: events, streams, then device reset).
+CLOSE_ORDER = ("executor", "tensor", "storage", "event", "stream", "device")
+
+
+class Backend:
+    """The chosen runtime plus what ``backend_info()`` reports and the live-object registry."""
+
+    def __init__(self, runtime: Any, name: str, reason: str, soc: str, soc_name: str,
+                 cann_version: str | None, paths: dict[str, Any]) -> None:
+        self.runtime, self.name, self.reason = runtime, name, reason
+        self.soc, self.soc_name, self.cann_version, self.paths = soc, soc_name, cann_version, paths
+        self.pid = os.getpid()
+        self.finalized = False
+        self.live: dict[str, weakref.WeakSet[Any]] = {kind: weakref.WeakSet() for kind in CLOSE_ORDER}
+        self._local = threading.local()
+        self.lock = threading.Lock()
+
+    def track(self, kind: str, obj: Any) -> None:
+        self.live[kind].add(obj)
+
+    def run_host(self, op: str, args: tuple) -> None:
+        """Run ``op`` on host arrays (C-shaped args; ndarrays or Tensors in tensor slots;
+        outputs are written in place). numpy: checks + kernels on the arrays themselves;
+        acl: upload, two phases on the device, download."""
+        if self.name == "acl":
+            from ._hostcall import run_on_device
+            run_on_device(op, args)
+            return
+        from ._tensor import Tensor
+        views = tuple(self.runtime.tensor_view(a.storage.addr, a.shape, a.dtype, a.strides, a.offset)
+                      if isinstance(a, Tensor) else a for a in args)
+        self.runtime.run_arrays(op, views)
+
+    def info(self) -> dict[str, Any]:
+        return {"backend": self.name, "reason": self.reason, "soc": self.soc, "soc_name": self.soc_name,
+                "cann_version": self.cann_version, "paths": dict(self.paths)}
+
+    def shutdown(self) -> None:
+        """Close every live object in dependency order, then finalize. Idempotent."""
+        if self.finalized or os.getpid() != self.pid:
+            return
+        for kind in CLOSE_ORDER:
+            for obj in list(self.live[kind]):
+                try:
+                    obj.close()
+                except Exception:  # noqa: BLE001 - exit must go on; nothing useful to raise to
+                    pass
+        self.finalized = True
+        try:
+            self.runtime.finalize()
+        except errors.AclError:
+            pass
+
+
+_lock = threading.Lock()
+_current: Backend | None = None
+_forked_after_init = False
+
+
+def _mark_forked() -> None:
+    global _forked_after_init
+    if _current is not None:
+        _forked_after_init = True
+
+
+os.register_at_fork(after_in_child=_mark_forked)
+
+
+def current() -> Backend:
+    """The backend, initialising it on first use (thread-safe, once)."""
+    backend = _current
+    if backend is not None and not _forked_after_init:
+        return backend
+    return _initialise()
+
+
+def _initialise() -> Backend:
+    global _current
+    with _lock:
+        if _forked_after_init:
+            raise errors.PyaclnnError(
+                "pyaclnn was initialised before this process was forked; CANN (and so pyaclnn, on "
+                "either backend) cannot be used in a forked child. Use the 'spawn' or 'forkserver' "
+                "start method, or first use pyaclnn in the child only.")
+        if _current is None:
+            backend = _choose()
+            atexit.register(backend.shutdown)
+            _current = backend
+    return _current
+
+
+def _numpy_backend(reason: str) -> Backend:
+    from ._numpy.runtime import NumpyRuntime
+    soc = _env.soc()
+    runtime = NumpyRuntime(soc)
+    runtime.init()
+    return Backend(runtime, "numpy", reason, soc, soc, None, {})
+
+
+def _acl_backend() -> Backend:
+    """Load CANN, aclInit, and prove a device exists; raise BackendUnavailableError if not."""
+    from ._acl import _lib
+    from ._acl.runtime import AclRuntime
+    lib = _lib.get()
+    runtime = AclRuntime(lib)
+    try:
+        runtime.init()
+    except errors.AclError as exc:
+        raise errors.BackendUnavailableError(f"aclInit failed: {exc}") from exc
+    try:
+        count = runtime.device_count()
+    except errors.AclError as exc:
+        count, why = 0, str(exc)
+    else:
+        why = "aclrtGetDeviceCount reports 0 devices"
+    if count == 0:
+        runtime.finalize()
+        raise errors.BackendUnavailableError(
+            f"CANN loaded from {lib.found.home} but no Ascend device is usable ({why}); "
+            "a toolkit without a driver only has stub libraries")
+    soc_name = runtime.soc_name()
+    paths = {"home": str(lib.found.home), "layout": lib.found.layout, "runtime": str(lib.found.runtime),
+             "nnopbase": str(lib.found.nnopbase), "opapi": str(lib.found.opapi)}
+    reason = f"CANN {lib.found.layout} at {lib.found.home}, {count} device(s)"
+    return Backend(runtime, "acl", reason, soc_family(soc_name), soc_name, runtime.cann_version(), paths)
+
+
+def _choose() -> Backend:
+    choice = _env.backend()
+    if choice == "numpy":
+        return _numpy_backend("PYACLNN_BACKEND=numpy")
+    try:
+        return _acl_backend()
+    except errors.BackendUnavailableError as exc:
+        if choice == "acl":
+            raise errors.BackendUnavailableError(f"PYACLNN_BACKEND=acl but {exc}") from exc
+        return _numpy_backend(f"auto: acl unavailable: {exc}")
+
+
+def backend_info() -> dict[str, Any]:
+    """Which backend runs, why, the SoC (emulated or real), CANN version and library paths."""
+    return current().info()
+
+
+def reset_for_tests() -> None:
+    """Shut the current backend down and forget it, so the next use chooses again."""
+    global _current, _forked_after_init
+    with _lock:
+        if _current is not None:
+            _current.shutdown()
+            atexit.unregister(_current.shutdown)
+        _current, _forked_after_init = None, False

@@ -1,0 +1,260 @@
+"""Two-phase operator calls as objects.
+
+Constructing ``MseLossBackward(...)`` (or any op class here) is phase 1,
+``aclnn<Op>GetWorkspaceSize``: the library checks the arguments and returns an executor and
+its ``workspace_size``. ``run(stream)`` is phase 2, ``aclnn<Op>(workspace, size, executor,
+stream)``, with the workspace taken from the stream's pool.
+
+An executor is single-use: phase 2 frees it inside CANN even when it fails, so pyaclnn marks
+it consumed *before* the call, and a second ``run`` raises ExecutorConsumedError. With
+``repeatable=True`` (aclSetAclOpExecutorRepeatable, right after phase 1) it can run many
+times, ``set_input``/``set_output`` point it at new tensors of the same layout
+(aclSetInputTensorAddr / aclSetOutputTensorAddr), and ``close()`` calls
+aclDestroyAclOpExecutor.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Sequence
+
+from ._device import Device, Stream
+from ._resource import Resource
+from ._runtime import ARG_KINDS, N_INPUT_TENSORS
+from ._tensor import ACL_FORMAT_ND, Tensor, default_device
+from .errors import AclnnParamInvalidError, ClosedError, ExecutorConsumedError
+
+__all__ = ["Executor", "MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward",
+           "mse_reduction", "ce_reduction", "default_stream"]
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def mse_reduction(reduction: Any, api: str = "aclnnMseLossBackwardGetWorkspaceSize") -> int:
+    """'none'/'mean'/'sum' or 0/1/2 -> the int64 the C API takes (other ints go to the library)."""
+    if isinstance(reduction, str):
+        if reduction not in _REDUCTIONS:
+            raise AclnnParamInvalidError(api, f"reduction {reduction!r} is not one of 'none', 'mean', 'sum'")
+        return _REDUCTIONS[reduction]
+    if isinstance(reduction, bool) or not isinstance(reduction, int):
+        raise AclnnParamInvalidError(api, f"reduction must be a str or int, got {type(reduction).__name__}")
+    return int(reduction)
+
+
+def ce_reduction(reduction: Any, api: str = "aclnnCrossEntropyLossGradGetWorkspaceSize") -> str:
+    """'none'/'mean'/'sum' or 0/1/2 -> the char* the C API takes.
+
+    Unknown strings are refused here: on A2/A3 the library would silently treat them as
+    'none' (ops.md §3.2), a wrong answer pyaclnn does not give. ``pyaclnn.acl`` passes strings
+    through unchanged for exact ports.
+    """
+    if isinstance(reduction, str) and reduction in _REDUCTIONS:
+        return reduction
+    if isinstance(reduction, int) and not isinstance(reduction, bool) and 0 <= reduction <= 2:
+        return ("none", "mean", "sum")[reduction]
+    raise AclnnParamInvalidError(api, f"reduction {reduction!r} is not one of 'none', 'mean', 'sum' (or 0, 1, 2)")
+
+
+_streams = threading.local()
+
+
+def default_stream(device: Device) -> Stream:
+    """This thread's stream on ``device`` (created on first use, closed with the device)."""
+    cache = getattr(_streams, "by_device", None)
+    if cache is None:
+        cache = _streams.by_device = {}
+    stream = cache.get(id(device))
+    if stream is None or stream.closed or stream.device is not device:
+        stream = cache[id(device)] = device.create_stream()
+    return stream
+
+
+class Executor(Resource):
+    """An aclOpExecutor planned by phase 1. See the module docstring for its life cycle."""
+    _what = "Executor"
+    _kind = "executor"
+    op = ""
+
+    def _plan(self, args: Sequence[Any], repeatable: bool) -> None:
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        device = tensors[0].device if tensors else default_device()
+        for t in tensors:
+            t._check_open()
+        device.use()
+        self.device, self.repeatable = device, bool(repeatable)
+        runtime = self._runtime = device._runtime
+        kinds = ARG_KINDS[self.op]
+        n_in = N_INPUT_TENSORS[self.op]
+        tensor_args = [a for a, k in zip(args, kinds) if k == "tensor"]
+        self.inputs = [a for a in tensor_args[:n_in] if a is not None]
+        self.outputs = [a for a in tensor_args[n_in:] if a is not None]
+        # state: [executor or None once consumed, owned handles to destroy, repeatable]
+        self._state: list[Any] = [None, [], self.repeatable]
+        owned = self._state[1]
+        c_args: list[Any] = []
+        try:
+            for a, kind in zip(args, kinds):
+                if kind == "tensor" and a is not None:
+                    if self.repeatable:  # private descriptors: set_input must not move user tensors
+                        a = _private_descriptor(runtime, a)
+                        owned.append(("tensor", a))
+                    else:
+                        a = a._raw
+                elif kind == "bool_array" and a is not None:
+                    a = runtime.create_bool_array(a)
+                    owned.append(("bool_array", a))
+                c_args.append(a)
+            self._descriptors = [h for kind, h in owned if kind == "tensor"]
+            self.workspace_size, self._state[0] = runtime.workspace_size(self.op, tuple(c_args))
+            if self.repeatable:
+                runtime.set_executor_repeatable(self._state[0])
+        except BaseException:
+            _destroy_executor(device, self._state)
+            raise
+        self._args = tuple(args)  # keeps every tensor (and its descriptor) alive until phase 2
+        self._own(device.backend, "executor", _destroy_executor, device, self._state)
+        device.children.add(self)
+
+    @classmethod
+    def from_args(cls, op: str, args: Sequence[Any], repeatable: bool = False) -> "Executor":
+        """Phase 1 from the C-shaped argument tuple of ``op`` (as ``pyaclnn._runtime.ARG_KINDS``)."""
+        executor = object.__new__(_BY_OP[op])
+        executor._plan(tuple(args), repeatable)
+        return executor
+
+    @property
+    def launched(self) -> bool:
+        return self._state[0] is None and not self.closed
+
+    def run(self, stream: Stream | None = None) -> None:
+        """Phase 2: aclnn<Op>(workspace, workspace_size, executor, stream)."""
+        if self.closed:
+            raise ClosedError(f"{self.op} executor is closed")
+        executor = self._state[0]
+        if executor is None:
+            raise ExecutorConsumedError(
+                f"aclnn{self.op}: this executor was already launched; CANN freed it. "
+                "Plan a new one, or pass repeatable=True to run it many times")
+        for t in self._args:
+            if isinstance(t, Tensor) and t.closed:
+                raise ClosedError(f"aclnn{self.op}: a tensor of this executor was closed before launch")
+        stream = stream or default_stream(self.device)
+        self.device.use()
+        workspace = stream.workspace(self.workspace_size)
+        if self.repeatable:
+            self._runtime.launch(self.op, workspace, self.workspace_size, executor, stream._raw)
+            return
+        self._state[0] = None  # consumed by phase 2 even if it fails (abi.md §6.1)
+        try:
+            self._runtime.launch(self.op, workspace, self.workspace_size, executor, stream._raw)
+        finally:
+            # Arguments must outlive phase 2 (abi.md §6.2); after it returns they may go.
+            self._args = ()
+            _destroy_owned(self._runtime, self._state[1])
+
+    def set_input(self, index: int, tensor: Tensor) -> None:
+        """Point input ``index`` (non-null input tensors, in parameter order) at ``tensor``."""
+        self._set(index, tensor, output=False)
+
+    def set_output(self, index: int, tensor: Tensor) -> None:
+        """Point output ``index`` (non-null output tensors, in parameter order) at ``tensor``."""
+        self._set(index, tensor, output=True)
+
+    def _set(self, index: int, tensor: Tensor, output: bool) -> None:
+        self._check_open()
+        if not self.repeatable:
+            raise ExecutorConsumedError(f"aclnn{self.op}: set_input/set_output need repeatable=True")
+        group = self.outputs if output else self.inputs
+        if not 0 <= index < len(group):
+            raise IndexError(f"{'output' if output else 'input'} index {index} out of range [0, {len(group)})")
+        old = group[index]
+        if (tensor.shape, tensor.dtype, tensor.strides, tensor.offset) != (old.shape, old.dtype, old.strides, old.offset):
+            raise ValueError(f"aclnn{self.op}: a repeatable executor keeps its tensors' layout; "
+                             f"got shape {tensor.shape} {tensor.dtype} strides {tensor.strides} offset "
+                             f"{tensor.offset}, expected {old.shape} {old.dtype} strides {old.strides} "
+                             f"offset {old.offset}")
+        position = (len(self.inputs) + index) if output else index
+        setter = self._runtime.set_output_tensor_addr if output else self._runtime.set_input_tensor_addr
+        setter(self._state[0], index, self._descriptors[position], tensor.storage.addr)
+        group[index] = tensor
+        self._args = tuple(self.inputs + self.outputs)
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else ("launched" if self.launched else
+                                              ("repeatable" if self.repeatable else "planned"))
+        return f"<pyaclnn.{type(self).__name__} {state} workspace_size={self.workspace_size}>"
+
+
+def _private_descriptor(runtime: Any, t: Tensor) -> Any:
+    item = t.dtype.itemsize
+    return runtime.create_tensor(t.shape, int(t.acl_dtype), t.strides, t.offset, ACL_FORMAT_ND,
+                                 (t.storage.nbytes // item,), t.storage.addr)
+
+
+def _destroy_executor(device: Device, state: list[Any]) -> None:
+    executor, owned, _ = state
+    state[0] = None
+    runtime = device._runtime
+    try:
+        if executor is not None:
+            # A planned executor that never ran: aclDestroyAclOpExecutor frees it whatever its
+            # repeatable flag (nnopbase source; abi.md §6.1). Undocumented for single-use ones,
+            # but the alternative is a leak.
+            runtime.destroy_executor(executor)
+    finally:
+        _destroy_owned(runtime, owned)
+
+
+def _destroy_owned(runtime: Any, owned: list[tuple[str, Any]]) -> None:
+    while owned:
+        kind, handle = owned.pop()
+        (runtime.destroy_tensor if kind == "tensor" else runtime.destroy_bool_array)(handle)
+
+
+class MseLossBackward(Executor):
+    """aclnnMseLossBackward: out = (input - target) * grad_output * (2/input.numel() if mean else 2)."""
+    op = "MseLossBackward"
+
+    def __init__(self, grad_output: Tensor | None, input: Tensor | None, target: Tensor | None,
+                 reduction: str | int = "mean", out: Tensor | None = None, *, repeatable: bool = False) -> None:
+        self._plan((grad_output, input, target, mse_reduction(reduction), out), repeatable)
+
+
+class GroupNormBackward(Executor):
+    """aclnnGroupNormBackward: gradients of GroupNorm w.r.t. input, gamma and beta."""
+    op = "GroupNormBackward"
+
+    def __init__(self, grad_out: Tensor | None, input: Tensor | None, mean: Tensor | None, rstd: Tensor | None,
+                 gamma: Tensor | None, N: int, C: int, HxW: int, group: int,
+                 output_mask: Sequence[bool] | None = (True, True, True), grad_input: Tensor | None = None,
+                 grad_gamma: Tensor | None = None, grad_beta: Tensor | None = None, *,
+                 repeatable: bool = False) -> None:
+        mask = None if output_mask is None else tuple(bool(m) for m in output_mask)
+        self._plan((grad_out, input, mean, rstd, gamma, int(N), int(C), int(HxW), int(group), mask,
+                    grad_input, grad_gamma, grad_beta), repeatable)
+
+
+class CrossEntropyLossGrad(Executor):
+    """aclnnCrossEntropyLossGrad: gradient of cross-entropy w.r.t. the log-probabilities."""
+    op = "CrossEntropyLossGrad"
+
+    def __init__(self, grad_loss: Tensor | None, log_prob: Tensor | None, target: Tensor | None,
+                 weight: Tensor | None = None, grad_zloss: Tensor | None = None,
+                 lse_for_zloss: Tensor | None = None, reduction: str | int = "mean", ignore_index: int = -100,
+                 label_smoothing: float = 0.0, lse_square_scale_for_zloss: float = 0.0,
+                 out: Tensor | None = None, *, repeatable: bool = False) -> None:
+        self._plan((grad_loss, log_prob, target, weight, grad_zloss, lse_for_zloss, ce_reduction(reduction),
+                    int(ignore_index), float(label_smoothing), float(lse_square_scale_for_zloss), out), repeatable)
+
+
+class PreluBackward(Executor):
+    """aclnnPreluBackward: gradients of PReLU w.r.t. input and weight (channel dim 1)."""
+    op = "PreluBackward"
+
+    def __init__(self, grad_output: Tensor | None, input: Tensor | None, weight: Tensor | None,
+                 grad_input: Tensor | None = None, grad_weight: Tensor | None = None, *,
+                 repeatable: bool = False) -> None:
+        self._plan((grad_output, input, weight, grad_input, grad_weight), repeatable)
+
+
+_BY_OP: dict[str, type[Executor]] = {c.op: c for c in (MseLossBackward, GroupNormBackward,
+                                                      CrossEntropyLossGrad, PreluBackward)}

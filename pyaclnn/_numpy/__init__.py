@@ -1,0 +1,1 @@
+"""The reference backend: NumPy kernels behind an emulation of the CANN runtime."""

@@ -1,0 +1,117 @@
+"""A small persistent thread pool for the reference kernels, and per-thread scratch buffers.
+
+NumPy releases the GIL inside ufunc loops, reductions, einsum and copies, so two threads on two
+cores really run the kernels' cache-sized blocks side by side. Work is always cut into blocks of a
+fixed size, independent of the number of threads, and every result is combined in block order:
+the numbers never depend on how many threads ran or which thread took which block.
+
+``PYACLNN_NUM_THREADS`` overrides the thread count (default: the CPUs this process may use).
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = ["num_threads", "run_blocks", "scratch"]
+
+_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+_tls = threading.local()
+
+
+def num_threads() -> int:
+    """Threads the kernels use: ``PYACLNN_NUM_THREADS`` or the CPUs available to this process."""
+    env = os.environ.get("PYACLNN_NUM_THREADS", "").strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - non-Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _get_pool() -> ThreadPoolExecutor:
+    global _pool
+    with _lock:
+        if _pool is None:
+            # The calling thread works too, so the pool holds one thread fewer than the cores;
+            # sized for the machine, so a later, larger PYACLNN_NUM_THREADS is capped by it.
+            size = max(1, max(num_threads(), os.cpu_count() or 1) - 1)
+            _pool = ThreadPoolExecutor(max_workers=size, thread_name_prefix="pyaclnn-kernel")
+        return _pool
+
+
+def _forget_pool_after_fork() -> None:  # the pool's threads do not exist in a forked child
+    global _pool, _lock
+    _pool, _lock = None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_after_fork)
+
+
+def run_blocks(fn: Callable[[int], Any], n_blocks: int) -> list[Any]:
+    """Call ``fn(i)`` for every block ``i`` in ``range(n_blocks)``; return the results in block order.
+
+    Blocks are handed out one at a time from a shared counter to the calling thread and up to
+    ``num_threads() - 1`` pool threads. Blocks must write disjoint outputs. Floating-point
+    warnings are silenced in every thread (NumPy's error state is per thread): the kernels
+    reproduce the device's inf/NaN results on purpose. The first exception is re-raised.
+    """
+    results: list[Any] = [None] * n_blocks
+    helpers = min(num_threads(), n_blocks) - 1
+    if helpers <= 0:
+        with np.errstate(all="ignore"):
+            for i in range(n_blocks):
+                results[i] = fn(i)
+        return results
+
+    counter = itertools.count()
+    failed: list[BaseException] = []
+
+    def drain() -> None:
+        with np.errstate(all="ignore"):
+            while not failed:
+                i = next(counter)  # atomic under the GIL
+                if i >= n_blocks:
+                    return
+                try:
+                    results[i] = fn(i)
+                except BaseException as exc:  # noqa: BLE001 - re-raised in the caller
+                    failed.append(exc)
+                    return
+
+    pool = _get_pool()
+    futures = [pool.submit(drain) for _ in range(helpers)]
+    drain()
+    for fut in futures:
+        if not fut.cancel():  # a helper that never started has nothing to do
+            fut.result()
+    if failed:
+        raise failed[0]
+    return results
+
+
+def scratch(slot: str, shape: tuple[int, ...] | int, dtype: Any) -> np.ndarray:
+    """A per-thread reusable C-contiguous buffer of ``shape`` (contents undefined).
+
+    One buffer per (slot, dtype) and thread, grown on demand and kept for the next call; callers
+    use distinct slot names for buffers that are alive at the same time.
+    """
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    n = 1
+    for d in shape:
+        n *= d
+    dt = np.dtype(dtype)
+    bufs = getattr(_tls, "bufs", None)
+    if bufs is None:
+        bufs = _tls.bufs = {}
+    buf = bufs.get((slot, dt))
+    if buf is None or buf.size < n:
+        buf = bufs[(slot, dt)] = np.empty(max(n, 1), dt)
+    return buf[:n].reshape(shape)

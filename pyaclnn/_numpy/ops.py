@@ -1,0 +1,89 @@
+"""C-shaped operator calls -> the shared specs (phase 1) and the NumPy kernels (phase 2).
+
+``args`` are the C arguments of ``aclnn<Op>GetWorkspaceSize`` without the two out-parameters,
+in C order. In them a tensor is a ``TensorDesc`` (phase 1) or an ndarray view (phase 2),
+``None`` is the nullptr, and the GroupNorm output mask is a tuple of bools.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._spec import TensorMeta, cross_entropy_loss_grad, group_norm_backward, mse_loss_backward, prelu_backward
+from .._spec import is_regbase
+from ..dtypes import from_numpy
+from .._runtime import ARG_KINDS, N_INPUT_TENSORS
+from . import kernels
+
+__all__ = ["TensorMeta", "check", "split_io", "compute", "fills_when_empty", "meta_of"]
+
+T = "tensor"
+
+
+def meta_of(x: Any) -> Any:
+    """TensorMeta of a TensorDesc or ndarray (None stays None); other values pass through."""
+    if x is None:
+        return None
+    if isinstance(x, np.ndarray):
+        item = x.itemsize
+        return TensorMeta(x.shape, from_numpy(x.dtype), tuple(s // item for s in x.strides))
+    meta = getattr(x, "meta", None)
+    return meta() if meta is not None else x
+
+
+def check(op: str, soc: str, args: tuple) -> bool:
+    """Run the library's phase-1 checks; True means empty (success, nothing to compute)."""
+    a = [meta_of(x) for x in args]
+    if op == "MseLossBackward":
+        return mse_loss_backward.check(soc, *a)
+    if op == "GroupNormBackward":
+        return group_norm_backward.check(soc, *a)
+    if op == "CrossEntropyLossGrad":
+        return cross_entropy_loss_grad.check(soc, *a)
+    if op == "PreluBackward":
+        return prelu_backward.check(soc, *a)
+    raise KeyError(op)
+
+
+def split_io(op: str, args: tuple) -> tuple[list[Any], list[Any]]:
+    """Non-null input and output tensors, in parameter order (aclSetInput/OutputTensorAddr)."""
+    tensors = [(i, a) for i, (kind, a) in enumerate(zip(ARG_KINDS[op], args)) if kind == T]
+    n_in = N_INPUT_TENSORS[op]
+    inputs = [a for _, a in tensors[:n_in] if a is not None]
+    outputs = [a for _, a in tensors[n_in:] if a is not None]
+    return inputs, outputs
+
+
+def fills_when_empty(op: str, soc: str, args: tuple) -> bool:
+    """Ascend950's GroupNorm empty path zero-fills dgamma/dbeta (ops.md §2.2.6)."""
+    if op != "GroupNormBackward" or not is_regbase(soc):
+        return False
+    m = [meta_of(x) for x in args]
+    return group_norm_backward.empty_zero_fills(soc, m[0], m[1], m[2], m[3], m[4])
+
+
+def compute(op: str, soc: str, a: tuple, empty: bool = False) -> None:
+    """Phase 2 on ndarray views (outputs are written in place)."""
+    if op == "MseLossBackward":
+        grad, x, target, reduction, out = a
+        kernels.mse_loss_backward(grad, x, target, int(reduction), out, soc)
+    elif op == "GroupNormBackward":
+        dy, x, mean, rstd, gamma, n, c, hxw, group, mask, gi, gg, gb = a
+        if empty:  # Ascend950 empty path: zero dgamma and dbeta whatever the mask
+            for out in (gg, gb):
+                if out is not None:
+                    out[...] = 0
+            return
+        kernels.group_norm_backward(dy, x, mean, rstd, gamma, int(n), int(c), int(hxw), int(group),
+                                    tuple(mask), gi, gg, gb, soc)
+    elif op == "CrossEntropyLossGrad":
+        gl, lp, target, weight, _gzl, _lse, reduction, ignore_index, ls, _scale, out = a
+        kernels.cross_entropy_loss_grad(gl, lp, target, weight,
+                                        cross_entropy_loss_grad.effective_reduction(soc, reduction),
+                                        int(ignore_index), float(ls), out, soc)
+    elif op == "PreluBackward":
+        grad, x, weight, gi, gw = a
+        kernels.prelu_backward(grad, x, weight, gi, gw, soc)
+    else:
+        raise KeyError(op)

@@ -1,0 +1,445 @@
+"""The reference backend's emulation of the CANN runtime (implements ``_runtime.Runtime``).
+
+It keeps CANN's rules so that code written against pyaclnn behaves the same on both
+backends: aclInit first, a device set in every thread that uses the runtime, handles that
+must be live, single-use executors consumed by phase 2 even when it fails, and the op checks
+of the real library in phase 1 (``pyaclnn._spec``). Kernels run synchronously at launch, so
+a stream is always complete.
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import errors
+from ..dtypes import DType, itemsize, to_numpy
+from .._runtime import ARG_KINDS
+from . import ops
+from .memory import AddressSpace
+
+ACL_ERROR_INVALID_PARAM = 100000
+ACL_ERROR_UNINITIALIZE = 100001
+ACL_ERROR_REPEAT_INITIALIZE = 100002
+ACL_ERROR_REPEAT_FINALIZE = 100037
+ACL_ERROR_RT_PARAM_INVALID = 107000
+ACL_ERROR_RT_INVALID_DEVICEID = 107001
+ACL_ERROR_RT_CONTEXT_NULL = 107002
+ACLNN_ERR_PARAM_NULLPTR = 161001
+ACLNN_ERR_PARAM_INVALID = 161002
+ACLNN_ERR_INNER_NULLPTR = 561103
+MEMCPY_KINDS = range(0, 8)
+VERSION = "8.1.RC1"  # the CANN release whose ABI the emulation follows (headers are a superset)
+
+
+@dataclass
+class TensorDesc:
+    shape: tuple[int, ...]
+    dtype: DType
+    strides: tuple[int, ...]
+    offset: int
+    fmt: int
+    storage_shape: tuple[int, ...]
+    addr: int
+
+    def meta(self) -> ops.TensorMeta:
+        return ops.TensorMeta(self.shape, self.dtype, self.strides)
+
+
+@dataclass
+class Executor:
+    op: str
+    args: tuple                  # C-shaped args with TensorDesc in tensor positions
+    empty: bool
+    inputs: list[TensorDesc]
+    outputs: list[TensorDesc]
+    repeatable: bool = False
+    workspace_size: int = 0
+
+
+class _Thread(threading.local):
+    """Per-thread state, as CANN keeps it: current device, set counts, recent error text."""
+
+    def __init__(self) -> None:
+        self.device: int | None = None
+        self.error: str | None = None
+        self.set_counts: dict[int, int] = {}
+
+
+def _contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= max(d, 1)
+    return tuple(reversed(strides))
+
+
+class NumpyRuntime:
+    name = "numpy"
+
+    def __init__(self, soc: str, device_count: int = 1) -> None:
+        self.soc = soc
+        self._device_count = device_count
+        self._lock = threading.Lock()
+        self._initialized = False
+        self._ids = itertools.count(0x1000)
+        self._thread = _Thread()
+        self.memory = AddressSpace()
+        self._streams: set[int] = set()
+        self._events: dict[int, float | None] = {}
+        self._tensors: dict[int, TensorDesc] = {}
+        self._bool_arrays: dict[int, tuple[bool, ...]] = {}
+        self._int_arrays: dict[int, tuple[int, ...]] = {}
+        self._executors: dict[int, Executor] = {}
+
+    # -- failure bookkeeping: every raise leaves a per-thread "recent error" like CANN --------
+    def _fail(self, status: int, api: str, detail: str) -> errors.AclError:
+        self._thread.error = f"{api}: {detail}"
+        return errors.from_status(status, api, detail)
+
+    def _need_init(self, api: str) -> None:
+        if not self._initialized:
+            raise self._fail(ACL_ERROR_UNINITIALIZE, api, "aclInit has not been called")
+
+    def _need_context(self, api: str) -> None:
+        self._need_init(api)
+        if self._thread.device is None:
+            raise self._fail(ACL_ERROR_RT_CONTEXT_NULL, api,
+                             "no device set in this thread (call aclrtSetDevice first)")
+
+    def _new_handle(self) -> int:
+        return next(self._ids) * 0x40
+
+    def live_counts(self) -> dict[str, int]:
+        """Live emulated handles, for tests and leak checks."""
+        return {"tensor": len(self._tensors), "bool_array": len(self._bool_arrays),
+                "int_array": len(self._int_arrays), "executor": len(self._executors),
+                "stream": len(self._streams), "event": len(self._events),
+                "device_alloc": self.memory.live("device"), "host_alloc": self.memory.live("host")}
+
+    # -- init, versions, devices ---------------------------------------------------------------
+    def init(self, config_path: str | None = None) -> None:
+        with self._lock:
+            self._initialized = True  # a repeated aclInit returns 100002, which callers ignore
+
+    def finalize(self) -> None:
+        with self._lock:
+            if not self._initialized:
+                raise self._fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize", "aclFinalize called twice")
+            self._initialized = False
+
+    def soc_name(self) -> str:
+        return self.soc
+
+    def cann_version(self) -> str | None:
+        return None
+
+    def device_count(self) -> int:
+        return self._device_count
+
+    def set_device(self, device_id: int) -> None:
+        self._need_init("aclrtSetDevice")
+        if not 0 <= device_id < self._device_count:
+            raise self._fail(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtSetDevice",
+                             f"device {device_id} does not exist ({self._device_count} device(s))")
+        t = self._thread
+        t.device = device_id
+        t.set_counts[device_id] = t.set_counts.get(device_id, 0) + 1
+
+    def reset_device(self, device_id: int) -> None:
+        t = self._thread
+        count = t.set_counts.get(device_id, 0)
+        if count == 0:
+            raise self._fail(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtResetDevice",
+                             f"device {device_id} was not set in this thread")
+        t.set_counts[device_id] = count - 1
+        if count == 1 and t.device == device_id:
+            t.device = None
+
+    def get_device(self) -> int:
+        self._need_context("aclrtGetDevice")
+        assert self._thread.device is not None
+        return self._thread.device
+
+    def recent_error(self) -> str | None:
+        msg, self._thread.error = self._thread.error, None
+        return msg
+
+    def as_int(self, handle: Any) -> int:
+        return int(handle)
+
+    # -- streams and events --------------------------------------------------------------------
+    def create_stream(self) -> int:
+        self._need_context("aclrtCreateStream")
+        handle = self._new_handle()
+        with self._lock:
+            self._streams.add(handle)
+        return handle
+
+    def _need_stream(self, stream: Any, api: str) -> None:
+        if stream not in self._streams:
+            raise self._fail(ACL_ERROR_RT_PARAM_INVALID, api, f"stream {stream!r} is not a live stream")
+
+    def destroy_stream(self, stream: int) -> None:
+        with self._lock:
+            if stream not in self._streams:
+                raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyStream", f"stream {stream!r} is not live")
+            self._streams.discard(stream)
+
+    def synchronize_stream(self, stream: int) -> None:
+        self._need_context("aclrtSynchronizeStream")
+        self._need_stream(stream, "aclrtSynchronizeStream")  # kernels already ran at launch
+
+    def create_event(self) -> int:
+        self._need_context("aclrtCreateEvent")
+        handle = self._new_handle()
+        with self._lock:
+            self._events[handle] = None
+        return handle
+
+    def record_event(self, event: int, stream: int) -> None:
+        self._need_context("aclrtRecordEvent")
+        self._need_stream(stream, "aclrtRecordEvent")
+        if event not in self._events:
+            raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtRecordEvent", f"event {event!r} is not live")
+        self._events[event] = time.perf_counter()
+
+    def synchronize_event(self, event: int) -> None:
+        if event not in self._events:
+            raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtSynchronizeEvent", f"event {event!r} is not live")
+
+    def event_elapsed_time(self, start: int, end: int) -> float:
+        t0, t1 = self._events.get(start), self._events.get(end)
+        if t0 is None or t1 is None:
+            raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtEventElapsedTime",
+                             "both events must be live and recorded")
+        return (t1 - t0) * 1e3
+
+    def destroy_event(self, event: int) -> None:
+        with self._lock:
+            if self._events.pop(event, False) is False:
+                raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyEvent", f"event {event!r} is not live")
+
+    # -- memory --------------------------------------------------------------------------------
+    def malloc(self, size: int, policy: int) -> int:
+        self._need_context("aclrtMalloc")
+        return self.memory.allocate(size, "device", "aclrtMalloc")
+
+    def free(self, ptr: int) -> None:
+        self._need_context("aclrtFree")
+        self.memory.release(ptr, "device", "aclrtFree")
+
+    def malloc_host(self, size: int) -> int:
+        self._need_context("aclrtMallocHost")
+        return self.memory.allocate(size, "host", "aclrtMallocHost")
+
+    def free_host(self, ptr: int) -> None:
+        self.memory.release(ptr, "host", "aclrtFreeHost")
+
+    def _bytes(self, where: Any, count: int, api: str, writable: bool) -> np.ndarray:
+        if isinstance(where, int):
+            return self.memory.bytes_at(where, count, api)
+        view = memoryview(where)
+        if writable and view.readonly:
+            raise self._fail(ACL_ERROR_INVALID_PARAM, api, "destination host buffer is read-only")
+        flat = np.frombuffer(view.cast("B") if view.c_contiguous else view.tobytes(), dtype=np.uint8)
+        if not view.c_contiguous:
+            raise self._fail(ACL_ERROR_INVALID_PARAM, api, "host buffer must be C-contiguous")
+        if count > flat.size:
+            raise self._fail(ACL_ERROR_INVALID_PARAM, api,
+                             f"count {count} exceeds the host buffer's {flat.size} bytes")
+        return flat[:count]
+
+    def memcpy(self, dst: Any, dst_max: int, src: Any, count: int, kind: int) -> None:
+        self._need_context("aclrtMemcpy")
+        self._copy(dst, dst_max, src, count, kind, "aclrtMemcpy")
+
+    def memcpy_async(self, dst: Any, dst_max: int, src: Any, count: int, kind: int, stream: int) -> None:
+        self._need_context("aclrtMemcpyAsync")
+        self._need_stream(stream, "aclrtMemcpyAsync")
+        self._copy(dst, dst_max, src, count, kind, "aclrtMemcpyAsync")
+
+    def _copy(self, dst: Any, dst_max: int, src: Any, count: int, kind: int, api: str) -> None:
+        if kind not in MEMCPY_KINDS:
+            raise self._fail(ACL_ERROR_INVALID_PARAM, api, f"unknown aclrtMemcpyKind {kind}")
+        if count > dst_max:
+            raise self._fail(ACL_ERROR_INVALID_PARAM, api, f"count {count} > destMax {dst_max}")
+        if count == 0:
+            return
+        try:
+            out = self._bytes(dst, count, api, writable=True)
+            out[...] = self._bytes(src, count, api, writable=False)
+        except errors.AclError as exc:
+            self._thread.error = str(exc)
+            raise
+
+    def memset(self, ptr: int, max_count: int, value: int, count: int) -> None:
+        self._need_context("aclrtMemset")
+        if count > max_count:
+            raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtMemset", f"count {count} > maxCount {max_count}")
+        self.memory.bytes_at(ptr, count, "aclrtMemset")[...] = value & 0xFF
+
+    def mem_info(self, attr: int) -> tuple[int, int]:
+        self._need_context("aclrtGetMemInfo")
+        total = 64 << 30
+        return total, total
+
+    # -- aclnn meta objects --------------------------------------------------------------------
+    def create_tensor(self, shape: Sequence[int], dtype: int, strides: Sequence[int] | None, offset: int,
+                      fmt: int, storage_shape: Sequence[int], addr: int) -> int:
+        shape = tuple(int(d) for d in shape)
+        try:
+            dt = DType(dtype)
+        except ValueError:
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, "aclCreateTensor",
+                             f"aclCreateTensor returned NULL: unknown aclDataType {dtype}") from None
+        if any(d < 0 for d in shape) or (strides is not None and len(strides) != len(shape)):
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, "aclCreateTensor",
+                             f"aclCreateTensor returned NULL: bad shape {shape} / strides {strides}")
+        desc = TensorDesc(shape, dt, tuple(strides) if strides is not None else _contiguous_strides(shape),
+                          int(offset), int(fmt), tuple(storage_shape), int(addr))
+        handle = self._new_handle()
+        with self._lock:
+            self._tensors[handle] = desc
+        return handle
+
+    def destroy_tensor(self, tensor: Any) -> None:
+        if tensor is None:
+            return  # aclDestroyTensor(NULL) returns 0
+        with self._lock:
+            if self._tensors.pop(tensor, None) is None:
+                raise self._fail(ACLNN_ERR_PARAM_INVALID, "aclDestroyTensor", f"{tensor!r} is not a live aclTensor")
+
+    def create_bool_array(self, values: Sequence[bool]) -> int:
+        handle = self._new_handle()
+        with self._lock:
+            self._bool_arrays[handle] = tuple(bool(v) for v in values)
+        return handle
+
+    def destroy_bool_array(self, array: Any) -> None:
+        if array is None:
+            return
+        with self._lock:
+            if self._bool_arrays.pop(array, None) is None:
+                raise self._fail(ACLNN_ERR_PARAM_INVALID, "aclDestroyBoolArray", f"{array!r} is not a live aclBoolArray")
+
+    def create_int_array(self, values: Sequence[int]) -> int:
+        handle = self._new_handle()
+        with self._lock:
+            self._int_arrays[handle] = tuple(int(v) for v in values)
+        return handle
+
+    def destroy_int_array(self, array: Any) -> None:
+        if array is None:
+            return
+        with self._lock:
+            if self._int_arrays.pop(array, None) is None:
+                raise self._fail(ACLNN_ERR_PARAM_INVALID, "aclDestroyIntArray", f"{array!r} is not a live aclIntArray")
+
+    # -- operators -------------------------------------------------------------------------------
+    def _resolve(self, op: str, args: tuple) -> tuple:
+        """Replace tensor / bool-array handles by their descriptors, checking they are live."""
+        api = f"aclnn{op}GetWorkspaceSize"
+        kinds = ARG_KINDS[op]
+        out = []
+        for kind, value in zip(kinds, args):
+            if value is None or kind == "value":
+                out.append(value)
+            elif kind == "tensor":
+                desc = self._tensors.get(value)
+                if desc is None:
+                    raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"{value!r} is not a live aclTensor")
+                out.append(desc)
+            else:  # bool array
+                array = self._bool_arrays.get(value)
+                if array is None:
+                    raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"{value!r} is not a live aclBoolArray")
+                out.append(array)
+        return tuple(out)
+
+    def workspace_size(self, op: str, args: tuple) -> tuple[int, int]:
+        api = f"aclnn{op}GetWorkspaceSize"
+        if len(args) != len(ARG_KINDS[op]):
+            raise self._fail(ACLNN_ERR_PARAM_INVALID, api,
+                             f"expected {len(ARG_KINDS[op])} arguments, got {len(args)}")
+        resolved = self._resolve(op, args)
+        try:
+            empty = ops.check(op, self.soc, resolved)
+        except errors.AclError as exc:
+            self._thread.error = str(exc)
+            raise
+        inputs, outputs = ops.split_io(op, resolved)
+        handle = self._new_handle()
+        with self._lock:
+            self._executors[handle] = Executor(op, resolved, empty, inputs, outputs)
+        return 0, handle  # the reference kernels need no device workspace
+
+    def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any) -> None:
+        api = f"aclnn{op}"
+        with self._lock:
+            ex = self._executors.get(executor)
+            if ex is not None and not ex.repeatable:
+                del self._executors[executor]  # phase 2 consumes it, whatever the result
+        if ex is None or ex.op != op:
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, api,
+                             f"executor {executor!r} is not live (already launched or destroyed?)")
+        if workspace_size > 0 and not workspace:
+            raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "workspace is nullptr but workspaceSize > 0")
+        self._need_context(api)
+        self._need_stream(stream, api)
+        if ex.empty and not ops.fills_when_empty(op, self.soc, ex.args):
+            return
+        try:
+            views = tuple(self._view(a, api) if isinstance(a, TensorDesc) else a for a in ex.args)
+            ops.compute(op, self.soc, views, empty=ex.empty)
+        except errors.AclError as exc:
+            self._thread.error = str(exc)
+            raise
+
+    def run_arrays(self, op: str, args: tuple) -> None:
+        """Phase 1 checks and phase 2 kernels straight on host arrays (no emulated memory)."""
+        empty = ops.check(op, self.soc, args)
+        if not empty or ops.fills_when_empty(op, self.soc, args):
+            ops.compute(op, self.soc, args, empty=empty)
+
+    def tensor_view(self, addr: int, shape: Sequence[int], dtype: np.dtype, strides: Sequence[int],
+                    offset: int) -> np.ndarray:
+        """The ndarray a tensor on emulated device memory is (zero copy)."""
+        return self.memory.view(addr, shape, np.dtype(dtype), strides, offset, "aclrtMemcpy")
+
+    def _view(self, desc: TensorDesc, api: str) -> np.ndarray:
+        return self.memory.view(desc.addr, desc.shape, to_numpy(desc.dtype), desc.strides, desc.offset, api)
+
+    def set_executor_repeatable(self, executor: Any) -> None:
+        ex = self._executors.get(executor)
+        if ex is None:
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, "aclSetAclOpExecutorRepeatable", f"{executor!r} is not a live executor")
+        ex.repeatable = True
+
+    def destroy_executor(self, executor: Any) -> None:
+        with self._lock:
+            if self._executors.pop(executor, None) is None:
+                raise self._fail(ACLNN_ERR_INNER_NULLPTR, "aclDestroyAclOpExecutor", f"{executor!r} is not a live executor")
+
+    def _set_addr(self, executor: Any, index: int, tensor: Any, addr: int, output: bool) -> None:
+        api = "aclSetOutputTensorAddr" if output else "aclSetInputTensorAddr"
+        ex = self._executors.get(executor)
+        if ex is None:
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"{executor!r} is not a live executor")
+        group = ex.outputs if output else ex.inputs
+        if not 0 <= index < len(group):
+            raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"index {index} out of range [0, {len(group)})")
+        desc = self._tensors.get(tensor)
+        if desc is not None and desc is not group[index]:
+            raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"tensor is not {'output' if output else 'input'} {index} of this executor")
+        group[index].addr = int(addr)
+
+    def set_input_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
+        self._set_addr(executor, index, tensor, addr, output=False)
+
+    def set_output_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
+        self._set_addr(executor, index, tensor, addr, output=True)

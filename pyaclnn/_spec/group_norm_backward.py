@@ -1,0 +1,172 @@
+"""aclnnGroupNormBackward: checks in the library's order (ops.md §2.2).
+
+Source traced: ops-nn norm/group_norm_grad/op_host/op_api/aclnn_group_norm_backward.cpp
+(CheckParams: null -> mask -> dtype -> attributes -> shapes, then the empty-tensor paths).
+``workspaceSize``/``executor`` nullptr (step 0) cannot happen from Python and is not modelled.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from . import (FP32_FP16, FP32_FP16_BF16, INNER_NULLPTR, TensorMeta, arch, dtype_list_v2, fail,
+               fail_invalid, int64, is_regbase, require_dtype_in, require_max_dim,
+               require_not_null, require_same_dtype, require_shape)
+from ..dtypes import DType
+
+API = "aclnnGroupNormBackwardGetWorkspaceSize"
+
+__all__ = ["API", "check", "supported_dtypes", "empty_zero_fills", "output_shapes"]
+
+MAX_C_PER_GROUP = 8000   # A2/A3 only
+MAX_C = 240000           # A2/A3 only
+
+# 950 mixed precision: the dtypes mean (and rstd, gamma, dgamma, dbeta) may have, per gradOut dtype.
+_MEAN_DTYPES_950 = {DType.FLOAT: (DType.FLOAT,),
+                    DType.FLOAT16: (DType.FLOAT, DType.FLOAT16),
+                    DType.BF16: (DType.FLOAT, DType.BF16)}
+
+
+def supported_dtypes(soc: str) -> tuple:
+    """GetDtypeSupportListV2: bf16 only on A2/A3 and 950."""
+    return dtype_list_v2(soc, FP32_FP16_BF16, FP32_FP16)
+
+
+def _check_mask(output_mask, grad_input, grad_gamma, grad_beta) -> tuple[bool, bool, bool]:
+    # CheckMaskNotNull returns false and CheckParams maps it to 161002 for every case here.
+    # Code wins over doc: both the seed doc and the HEAD doc say 161001 for "mask true but output
+    # nullptr"; the code has returned ACLNN_ERR_PARAM_INVALID since ops-nn's first commit.
+    if output_mask is None:
+        fail_invalid(API, "outputMask is nullptr")
+    if len(output_mask) != 3:
+        fail_invalid(API, f"outputMask length {len(output_mask)} != 3")
+    mask = (bool(output_mask[0]), bool(output_mask[1]), bool(output_mask[2]))
+    for on, name, t in zip(mask, ("gradInput", "gradGammaOut", "gradBetaOut"),
+                           (grad_input, grad_gamma, grad_beta)):
+        if on and t is None:
+            fail_invalid(API, f"{name} is nullptr but its outputMask entry is true")
+    return mask
+
+
+def _check_dtypes(soc, mask, grad_out, input, mean, rstd, gamma, grad_input, grad_gamma, grad_beta):
+    def same(name, t, ref_name, ref, on=True):
+        if on and t is not None:   # gamma may be null; masked-off outputs are not checked
+            require_same_dtype(API, name, t, ref_name, ref)
+
+    allowed = supported_dtypes(soc)
+    require_dtype_in(API, soc, "gradOut", grad_out, allowed)
+    if not is_regbase(soc):   # every tensor must have gradOut's dtype
+        for name, t in (("input", input), ("mean", mean), ("rstd", rstd), ("gamma", gamma)):
+            same(name, t, "gradOut", grad_out)
+        same("gradInput", grad_input, "gradOut", grad_out, mask[0])
+        same("gradGammaOut", grad_gamma, "gradOut", grad_out, mask[1])
+        same("gradBetaOut", grad_beta, "gradOut", grad_out, mask[2])
+        return
+    # 950 mixed precision: x-side tensors follow gradOut, statistics-side tensors follow mean.
+    require_dtype_in(API, soc, "mean", mean, allowed)
+    same("input", input, "gradOut", grad_out)
+    same("gradInput", grad_input, "gradOut", grad_out, mask[0])
+    if grad_out.dtype == DType.FLOAT:
+        same("mean", mean, "gradOut", grad_out)
+    else:
+        require_dtype_in(API, soc, "mean", mean, _MEAN_DTYPES_950[grad_out.dtype],
+                         f" with gradOut dtype {DType(grad_out.dtype)}")
+    same("rstd", rstd, "mean", mean)
+    same("gamma", gamma, "mean", mean)
+    same("gradGammaOut", grad_gamma, "mean", mean, mask[1])
+    same("gradBetaOut", grad_beta, "mean", mean, mask[2])
+
+
+def _check_attrs(soc: str, C: int, group: int) -> None:
+    if group <= 0:
+        fail_invalid(API, f"group must be > 0, got {group}")
+    if C % group != 0:   # divisibility: Python's % and C++'s % agree on whether it is 0
+        fail_invalid(API, f"C {C} is not divisible by group {group}")
+    if arch(soc) == "DAV_2201":   # A2/A3 only; C % group == 0 so // is C++'s exact division
+        if C // group > MAX_C_PER_GROUP:
+            fail_invalid(API, f"C / group = {C // group} > {MAX_C_PER_GROUP} (limit on {soc})")
+        if C > MAX_C:
+            fail_invalid(API, f"C {C} > {MAX_C} (limit on {soc})")
+
+
+def _check_shapes(mask, grad_out, input, mean, rstd, gamma, N, C, HxW, group,
+                  grad_input, grad_gamma, grad_beta) -> None:
+    require_max_dim(API, "gradOut", grad_out)   # the only rank check
+    nchw, ng = int64(N * C * HxW), int64(N * group)   # plain int64 products in the library
+    for name, t, want, formula in (("gradOut", grad_out, nchw, "N*C*HxW"),
+                                   ("input", input, nchw, "N*C*HxW"),
+                                   ("mean", mean, ng, "N*group"),
+                                   ("rstd", rstd, ng, "N*group")):
+        if t.numel != want:
+            fail_invalid(API, f"{name} numel {t.numel} != {formula} = {want} "
+                              f"(N={N}, C={C}, HxW={HxW}, group={group})")
+    if gamma is not None and gamma.numel != C:
+        fail_invalid(API, f"gamma numel {gamma.numel} != C = {C}")
+    if mask[0]:
+        require_shape(API, "gradInput", grad_input, input.shape, "input shape")
+    gamma_shape, what = (gamma.shape, "gamma shape") if gamma is not None else ((C,), "(C,)")
+    if mask[1]:
+        require_shape(API, "gradGammaOut", grad_gamma, gamma_shape, what)
+    if mask[2]:
+        require_shape(API, "gradBetaOut", grad_beta, gamma_shape, what)
+
+
+def empty_zero_fills(soc: str, grad_out: TensorMeta, input: TensorMeta, mean: TensorMeta,
+                     rstd: TensorMeta, gamma: TensorMeta | None, C: int | None = None) -> bool:
+    """True when a call that ``check`` accepted zero-fills dgamma and dbeta (ops.md §2.2.6).
+
+    Only on 950: when gradOut, input, mean or rstd is empty and gamma (or the ones(C) made for a
+    null gamma) is not, a special path writes zeros to *both* gradGammaOut and gradBetaOut,
+    whatever the mask says. Pass ``C`` when gamma is None; without it C is assumed > 0, which is
+    harmless (zero-filling a (0,) output writes nothing).
+    """
+    if not is_regbase(soc):
+        return False
+    if not (grad_out.is_empty or input.is_empty or mean.is_empty or rstd.is_empty):
+        return False
+    return not gamma.is_empty if gamma is not None else (C is None or C > 0)
+
+
+def check(soc: str, grad_out: TensorMeta | None, input: TensorMeta | None,
+          mean: TensorMeta | None, rstd: TensorMeta | None, gamma: TensorMeta | None,
+          N: int, C: int, HxW: int, group: int, output_mask: Sequence[bool] | None,
+          grad_input: TensorMeta | None, grad_gamma: TensorMeta | None,
+          grad_beta: TensorMeta | None) -> bool:
+    """Raise the library's error for the first failing rule; True means no kernel work.
+
+    On 950 an empty call may still zero-fill dgamma/dbeta: see ``empty_zero_fills``.
+    """
+    require_not_null(API, gradOut=grad_out, input=input, mean=mean, rstd=rstd)  # gamma optional
+    mask = _check_mask(output_mask, grad_input, grad_gamma, grad_beta)
+    _check_dtypes(soc, mask, grad_out, input, mean, rstd, gamma, grad_input, grad_gamma, grad_beta)
+    _check_attrs(soc, C, group)
+    _check_shapes(mask, grad_out, input, mean, rstd, gamma, N, C, HxW, group,
+                  grad_input, grad_gamma, grad_beta)
+
+    if not is_regbase(soc):
+        if grad_out.is_empty or input.is_empty:
+            return True   # success, workspace 0, nothing written (dgamma/dbeta NOT zeroed)
+    elif grad_out.is_empty or input.is_empty or mean.is_empty or rstd.is_empty:
+        if empty_zero_fills(soc, grad_out, input, mean, rstd, gamma, C):
+            # The 950 empty path ViewCopies dgamma and dbeta into both outputs regardless of the
+            # mask; ViewCopy into a nullptr output returns nullptr -> CHECK_RET 561103 (inferred
+            # from the code, not seen on a device).
+            for name, t in (("gradGammaOut", grad_gamma), ("gradBetaOut", grad_beta)):
+                if t is None:
+                    fail(INNER_NULLPTR, API, f"{name} is nullptr, but the Ascend950 empty-tensor "
+                                             f"path writes zeros to it regardless of outputMask")
+        return True
+
+    # The library never checks the signs of N, C, HxW: C < 0 and HxW < 0 give a positive N*C*HxW
+    # that passes every check above, and the kernel then runs on a nonsense (N, C, HxW) view.
+    # Deliberate deviation: pyaclnn refuses it instead of producing an undefined result.
+    if N < 0 or C < 0 or HxW < 0:
+        fail_invalid(API, f"pyaclnn refuses negative N/C/HxW (N={N}, C={C}, HxW={HxW}): the "
+                          f"library does not check signs and the device result is undefined")
+    return False
+
+
+def output_shapes(input_shape: Sequence[int], gamma_shape: Sequence[int] | None,
+                  C: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """Shapes to allocate (gradInput, gradGammaOut, gradBetaOut): input's, gamma's or (C,)."""
+    g = tuple(gamma_shape) if gamma_shape is not None else (max(int(C), 0),)
+    return tuple(input_shape), g, g

@@ -1,0 +1,61 @@
+"""aclnnMseLossBackward: checks in the library's order (ops.md §1.2).
+
+Source traced: ops-nn loss/mse_loss_grad_v2/op_host/op_api/aclnn_mse_loss_backward.cpp.
+``workspaceSize``/``executor`` nullptr (step 0) cannot happen from Python and is not modelled.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from . import (FP32_FP16, FP32_FP16_BF16, TensorMeta, broadcast_shapes, dtype_list_v2,
+               fail_invalid, fmt_shape, require_dtype_in, require_max_dim, require_not_null,
+               require_same_dtype, require_shape)
+
+API = "aclnnMseLossBackwardGetWorkspaceSize"
+
+__all__ = ["API", "check", "supported_dtypes", "out_shape"]
+
+
+def supported_dtypes(soc: str) -> tuple:
+    """GetDtypeSupportListV2: bf16 only on A2/A3 and 950."""
+    return dtype_list_v2(soc, FP32_FP16_BF16, FP32_FP16)
+
+
+def check(soc: str, grad_output: TensorMeta | None, self: TensorMeta | None,
+          target: TensorMeta | None, reduction: int, out: TensorMeta | None) -> bool:
+    """Raise the library's error for the first failing rule; True means empty (no kernel)."""
+    require_not_null(API, gradOutput=grad_output, self=self, target=target, out=out)
+
+    # Dtypes: the three inputs must match exactly (no promotion); out may differ, if listed.
+    require_same_dtype(API, "gradOutput", grad_output, "self", self)
+    require_same_dtype(API, "target", target, "self", self)
+    allowed = supported_dtypes(soc)
+    require_dtype_in(API, soc, "self", self, allowed)
+    require_dtype_in(API, soc, "out", out, allowed)
+
+    if not 0 <= reduction <= 2:
+        fail_invalid(API, f"reduction {reduction} not in [0, 2] (0 none, 1 mean, 2 sum)")
+
+    # Shapes: rank of the inputs only (out is checked by equality), broadcast in two steps.
+    for name, t in (("gradOutput", grad_output), ("self", self), ("target", target)):
+        require_max_dim(API, name, t)
+    pair = broadcast_shapes(grad_output.shape, self.shape)
+    if pair is None:
+        fail_invalid(API, f"gradOutput shape {fmt_shape(grad_output.shape)} and self shape "
+                          f"{fmt_shape(self.shape)} do not broadcast")
+    full = broadcast_shapes(pair, target.shape)
+    if full is None:
+        fail_invalid(API, f"target shape {fmt_shape(target.shape)} does not broadcast with "
+                          f"broadcast(gradOutput, self) shape {fmt_shape(pair)}")
+    require_shape(API, "out", out, full, "broadcast shape")
+
+    # Empty: success, workspace 0, no kernel, out untouched.
+    return self.is_empty or grad_output.is_empty or target.is_empty
+
+
+def out_shape(grad_output_shape: Sequence[int], self_shape: Sequence[int],
+              target_shape: Sequence[int]) -> tuple[int, ...]:
+    """Shape to allocate ``out`` with: the broadcast of the three, else self's (check rejects)."""
+    pair = broadcast_shapes(grad_output_shape, self_shape)
+    full = None if pair is None else broadcast_shapes(pair, target_shape)
+    return tuple(self_shape) if full is None else full

@@ -1,0 +1,274 @@
+"""Tensor: device memory plus an aclTensor descriptor (aclCreateTensor), on both backends.
+
+A tensor is a view (shape, strides and offset in elements) of a Storage, which owns the
+aclrtMalloc allocation. Slicing and transposing make new views of the same storage without
+copying; the storage is freed when its last tensor is closed (or collected).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import _backend
+from ._device import Device, current_device
+from ._resource import Resource
+from .dtypes import DType, from_numpy, to_numpy
+
+ACL_FORMAT_ND = 2
+ACL_MEM_MALLOC_HUGE_FIRST = 0
+ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST = 1, 2
+
+
+def default_device() -> Device:
+    """The thread's current Device if one is open, else the backend's default device
+    (PYACLNN_DEVICE, default 0); made current in the calling thread."""
+    device = current_device()
+    if device is not None:
+        device.use()
+        return device
+    backend = _backend.current()
+    device = getattr(backend, "default_device", None)
+    if device is None or device.closed:
+        with backend.lock:
+            device = getattr(backend, "default_device", None)
+            if device is None or device.closed:
+                from . import _env
+                device = backend.default_device = Device(_env.device_id())
+    device.use()
+    return device
+
+
+class Storage(Resource):
+    """One aclrtMalloc allocation (none for 0 bytes: aclrtMalloc rejects size 0)."""
+    _what = "Storage"
+    _kind = "storage"
+
+    def __init__(self, device: Device, nbytes: int) -> None:
+        device.use()
+        self.device, self.nbytes = device, int(nbytes)
+        self.addr = device._runtime.malloc(self.nbytes, ACL_MEM_MALLOC_HUGE_FIRST) if self.nbytes else 0
+        self.users = 0  # open tensors viewing this storage
+        self._own(device.backend, "storage", _free, device, self.addr)
+
+    def release_user(self) -> None:
+        self.users -= 1
+        if self.users <= 0:
+            self.close()
+
+
+def _free(device: Device, addr: int) -> None:
+    if addr:
+        device.use()
+        device._runtime.free(addr)
+
+
+def _contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= max(d, 1)
+    return tuple(reversed(strides))
+
+
+def extent(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, int]:
+    """(lowest, highest) element offset a strided view touches, relative to its first element."""
+    lo = sum(min(0, (d - 1) * s) for d, s in zip(shape, strides) if d > 0)
+    hi = sum(max(0, (d - 1) * s) for d, s in zip(shape, strides) if d > 0)
+    return lo, hi
+
+
+def host_span(array: np.ndarray) -> tuple[np.ndarray, int]:
+    """The bytes an array's elements occupy, as one contiguous uint8 view (no copy), and the
+    element offset of ``array[0, ...]`` inside that span."""
+    item = array.itemsize
+    estrides = [s // item for s in array.strides]
+    lo, hi = extent(array.shape, estrides)
+    corner = array[tuple(slice(d - 1, d) if s < 0 else slice(0, 1) for d, s in zip(array.shape, estrides))]
+    flat = corner.reshape(-1).view(np.uint8)  # one element: always a view
+    span = np.lib.stride_tricks.as_strided(flat, shape=((hi - lo + 1) * item,), strides=(1,))
+    return span, -lo
+
+
+class Tensor(Resource):
+    """A device tensor: ``shape``, ``dtype``, ``strides`` (elements), ``offset`` (elements).
+
+    Make one with ``Tensor.from_numpy``, ``Tensor.empty`` or ``Tensor.zeros``; get a NumPy copy
+    with ``numpy()`` or ``np.asarray(t)``. ``t[1:, ::2]`` and ``t.T`` are views (no copy).
+    ``handle`` is the aclTensor pointer (aclCreateTensor), ``data_ptr`` the device address of
+    the storage it views.
+    """
+    _what = "Tensor"
+    _kind = "tensor"
+
+    def __init__(self, storage: Storage, shape: Sequence[int], dtype: Any,
+                 strides: Sequence[int] | None = None, offset: int = 0) -> None:
+        storage._check_open()
+        device = storage.device
+        device.use()
+        self.storage, self.device = storage, device
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.acl_dtype: DType = from_numpy(self.dtype)
+        self.strides = tuple(int(s) for s in strides) if strides is not None else _contiguous_strides(self.shape)
+        self.offset = int(offset)
+        self._runtime = device._runtime
+        item = self.dtype.itemsize
+        whole = self.offset == 0 and self.strides == _contiguous_strides(self.shape) \
+            and int(np.prod(self.shape)) * item == storage.nbytes
+        storage_shape = self.shape if whole else (storage.nbytes // item,)
+        self._raw = self._runtime.create_tensor(self.shape, int(self.acl_dtype), self.strides, self.offset,
+                                                ACL_FORMAT_ND, storage_shape, storage.addr)
+        storage.users += 1
+        self._own(device.backend, "tensor", _destroy_tensor, device, self._raw, storage)
+        device.children.add(self)
+
+    # -- factories ---------------------------------------------------------------------------
+    @classmethod
+    def empty(cls, shape: Sequence[int] | int, dtype: Any = np.float32, device: Device | None = None) -> "Tensor":
+        """An uninitialised contiguous tensor (aclrtMalloc + aclCreateTensor)."""
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        device = device or default_device()
+        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        return cls(Storage(device, nbytes), shape, dtype)
+
+    @classmethod
+    def zeros(cls, shape: Sequence[int] | int, dtype: Any = np.float32, device: Device | None = None) -> "Tensor":
+        t = cls.empty(shape, dtype, device)
+        if t.storage.nbytes:
+            t._runtime.memset(t.storage.addr, t.storage.nbytes, 0, t.storage.nbytes)
+        return t
+
+    @classmethod
+    def from_numpy(cls, array: Any, device: Device | None = None) -> "Tensor":
+        """Copy an array to the device (aclrtMemcpy). A strided array keeps its strides: the
+        memory it spans is copied as it is, not made contiguous on the host first."""
+        array = np.asarray(array)
+        device = device or default_device()
+        if array.size == 0 or array.flags.c_contiguous:
+            t = cls.empty(array.shape, array.dtype, device)
+            if array.nbytes:
+                t._runtime.memcpy(t.storage.addr, t.storage.nbytes, np.ascontiguousarray(array),
+                                  array.nbytes, ACL_MEMCPY_HOST_TO_DEVICE)
+            return t
+        span, first = host_span(array)
+        storage = Storage(device, span.nbytes)
+        device._runtime.memcpy(storage.addr, storage.nbytes, span, span.nbytes, ACL_MEMCPY_HOST_TO_DEVICE)
+        return cls(storage, array.shape, array.dtype, [s // array.itemsize for s in array.strides], first)
+
+    # -- properties ----------------------------------------------------------------------------
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def handle(self) -> int:
+        """The aclTensor pointer, as an int."""
+        self._check_open()
+        return self._runtime.as_int(self._raw)
+
+    @property
+    def data_ptr(self) -> int:
+        """Device address of the storage (aclCreateTensor's tensorData); add offset*itemsize for
+        the first element."""
+        return self.storage.addr
+
+    def is_contiguous(self) -> bool:
+        return self.strides == _contiguous_strides(self.shape)
+
+    # -- data movement -------------------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        """A new contiguous NumPy array with the tensor's values (aclrtMemcpy device to host)."""
+        self._check_open()
+        self.device.use()
+        out = np.empty(self.shape, self.dtype)
+        if out.size == 0:
+            return out
+        item = self.dtype.itemsize
+        lo, hi = extent(self.shape, self.strides)
+        nbytes = (hi - lo + 1) * item
+        raw = np.empty(nbytes, np.uint8)
+        self._runtime.memcpy(raw, nbytes, self.storage.addr + (self.offset + lo) * item, nbytes,
+                             ACL_MEMCPY_DEVICE_TO_HOST)
+        out[...] = np.ndarray(self.shape, self.dtype, buffer=raw, offset=-lo * item,
+                              strides=[s * item for s in self.strides])
+        return out
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        data = self.numpy()
+        return data if dtype is None else data.astype(dtype, copy=False)
+
+    def copy_from(self, array: Any) -> None:
+        """Write ``array`` (broadcast to this tensor's shape) into the tensor's elements."""
+        self._check_open()
+        self.device.use()
+        src = np.broadcast_to(np.asarray(array, dtype=self.dtype), self.shape)
+        if self.size == 0:
+            return
+        item = self.dtype.itemsize
+        lo, hi = extent(self.shape, self.strides)
+        nbytes = (hi - lo + 1) * item
+        start = self.storage.addr + (self.offset + lo) * item
+        if self.is_contiguous():
+            data = np.ascontiguousarray(src)
+            self._runtime.memcpy(start, nbytes, data, nbytes, ACL_MEMCPY_HOST_TO_DEVICE)
+            return
+        raw = np.empty(nbytes, np.uint8)  # read-modify-write the span the view touches
+        self._runtime.memcpy(raw, nbytes, start, nbytes, ACL_MEMCPY_DEVICE_TO_HOST)
+        np.ndarray(self.shape, self.dtype, buffer=raw, offset=-lo * item,
+                   strides=[s * item for s in self.strides])[...] = src
+        self._runtime.memcpy(start, nbytes, raw, nbytes, ACL_MEMCPY_HOST_TO_DEVICE)
+
+    # -- views ---------------------------------------------------------------------------------
+    def __getitem__(self, key: Any) -> "Tensor":
+        """Basic indexing (ints, slices with steps, ..., None) as a view of the same storage."""
+        self._check_open()
+        keys = key if isinstance(key, tuple) else (key,)
+        if any(not isinstance(k, (int, np.integer, slice, type(Ellipsis), type(None))) for k in keys):
+            raise TypeError("Tensor indexing takes ints, slices, ... and None (views only); "
+                            "use .numpy() for advanced indexing")
+        # Apply the key to a probe array with 1-byte "elements": its strides and data offset
+        # are then the view's strides and offset in elements. No memory is read.
+        anchor = np.zeros(1, np.int8)
+        probe = np.lib.stride_tricks.as_strided(anchor, shape=self.shape, strides=self.strides)
+        view = probe[key]
+        delta = view.__array_interface__["data"][0] - anchor.__array_interface__["data"][0]
+        return Tensor(self.storage, view.shape, self.dtype, view.strides, self.offset + delta)
+
+    def transpose(self, *axes: int) -> "Tensor":
+        """A view with permuted axes (all reversed by default), like ndarray.transpose."""
+        self._check_open()
+        order = list(axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes) \
+            or list(range(self.ndim))[::-1]
+        if sorted(order) != list(range(self.ndim)):
+            raise ValueError(f"axes {tuple(order)} are not a permutation of {self.ndim} dimensions")
+        return Tensor(self.storage, [self.shape[i] for i in order], self.dtype,
+                      [self.strides[i] for i in order], self.offset)
+
+    @property
+    def T(self) -> "Tensor":
+        return self.transpose()
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return "<pyaclnn.Tensor (closed)>"
+        return (f"<pyaclnn.Tensor shape={self.shape} dtype={self.dtype} strides={self.strides} "
+                f"offset={self.offset} device={self.device.id}>")
+
+
+def _destroy_tensor(device: Device, raw: Any, storage: Storage) -> None:
+    try:
+        device._runtime.destroy_tensor(raw)
+    finally:
+        storage.release_user()
+
+
+def as_numpy_dtype(dtype: Any) -> np.dtype:
+    """np.dtype for a NumPy dtype-like or an aclDataType."""
+    if isinstance(dtype, DType):
+        return to_numpy(dtype)
+    return np.dtype(dtype)
