@@ -122,10 +122,9 @@ def _numpy_backend(reason: str) -> Backend:
 
 def _acl_backend() -> Backend:
     """Load CANN, aclInit, and prove a device exists; raise BackendUnavailableError if not."""
-    from ._acl import _lib
     from ._acl.runtime import AclRuntime
-    lib = _lib.get()
-    runtime = AclRuntime(lib)
+    runtime = AclRuntime()  # loads CANN once; BackendUnavailableError lists every attempt
+    lib = runtime.lib
     try:
         runtime.init()
     except errors.AclError as exc:

@@ -1,0 +1,154 @@
+"""headers/ must declare exactly what CANN's official headers declare (abi.json).
+
+Prototypes are compared as parsed C (pycparser, the parser cffi uses), so spelling and
+whitespace do not matter but every type, qualifier and parameter does.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pycparser
+import pytest
+from pycparser import c_ast, c_generator
+
+ROOT = Path(__file__).resolve().parents[1]
+HEADERS = ROOT / "headers"
+VENDORED = Path(__file__).parent / "data" / "abi.json"
+SHARED = ROOT.parent / "shared" / "reference" / "abi.json"
+PRELUDE = ("typedef signed char int8_t; typedef short int16_t; typedef int int32_t; typedef long int64_t;"
+           "typedef unsigned char uint8_t; typedef unsigned short uint16_t; typedef unsigned int uint32_t;"
+           "typedef unsigned long uint64_t; typedef unsigned long size_t; typedef unsigned long uintptr_t;"
+           "typedef _Bool bool;\n")
+HEADER_ORDER = ["acl_base.h", "acl_rt.h", "acl_meta.h", "aclnn_base.h", "aclnn_mse_loss_backward.h",
+                "aclnn_group_norm_backward.h", "aclnn_cross_entropy_loss_grad.h", "aclnn_prelu_backward.h"]
+DEFINE = re.compile(r"^#define\s+(\w+)\s+(\S+)\s*$", re.M)
+
+
+def abi() -> dict:
+    return json.loads(VENDORED.read_text())
+
+
+def header_text() -> str:
+    return "\n".join((HEADERS / name).read_text() for name in HEADER_ORDER)
+
+
+def parse(text: str) -> c_ast.FileAST:
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = DEFINE.sub("", text)
+    return pycparser.CParser().parse(PRELUDE + text)
+
+
+def prototypes(ast: c_ast.FileAST) -> dict[str, str]:
+    gen = c_generator.CGenerator()
+    out = {}
+    for node in ast.ext:
+        if isinstance(node, c_ast.Decl) and isinstance(node.type, c_ast.FuncDecl):
+            func = node.type
+            params = []
+            for p in (func.args.params if func.args else []):
+                # parameter names are not part of the ABI; compare the types only
+                p = _strip_name(p)
+                params.append(gen.visit(p))
+            ret = gen.visit(_strip_name(c_ast.Typename(None, [], None, func.type)))
+            out[node.name] = f"{ret} {node.name}({', '.join(params)})"
+    return out
+
+
+def _strip_name(node: c_ast.Node) -> c_ast.Node:
+    for child in node.children():
+        _strip_name(child[1])
+    if isinstance(node, c_ast.TypeDecl):
+        node.declname = None
+    if isinstance(node, c_ast.Decl):
+        node.name = None
+    return node
+
+
+def enums(ast: c_ast.FileAST) -> dict[str, dict[str, int]]:
+    found: dict[str, dict[str, int]] = {}
+    for node in ast.ext:
+        if isinstance(node, c_ast.Typedef) and isinstance(node.type.type, c_ast.Enum):
+            members = {}
+            for e in node.type.type.values.enumerators:
+                members[e.name] = int(pycparser.c_generator.CGenerator().visit(e.value).replace(" ", ""), 0)
+            found[node.name] = members
+    return found
+
+
+def test_vendored_abi_json_matches_shared_reference():
+    if not SHARED.is_file():
+        pytest.skip("shared/reference/abi.json is not beside this checkout")
+    assert json.loads(SHARED.read_text()) == abi(), "tests/data/abi.json is stale: copy shared/reference/abi.json"
+
+
+def test_every_prototype_matches_abi_json():
+    ours = prototypes(parse(header_text()))
+    official_text = "\n".join(re.sub(r"\(\s*\)", "(void)", p) for p in abi()["prototypes"].values())
+    official = prototypes(parse(_declarations_for(official_text)))
+    assert sorted(ours) == sorted(official), (set(ours) ^ set(official))
+    mismatched = {name: (ours[name], official[name]) for name in official if ours[name] != official[name]}
+    assert not mismatched
+
+
+def _declarations_for(prototype_text: str) -> str:
+    """abi.json prototypes need the typedefs and enums our headers declare (not the functions)."""
+    decls = [line for line in parse_types_only().splitlines()]
+    return "\n".join(decls) + "\n" + prototype_text
+
+
+def parse_types_only() -> str:
+    text = re.sub(r"/\*.*?\*/", "", header_text(), flags=re.S)
+    text = DEFINE.sub("", text)
+    # drop function declarations: lines ending in ');' that are not typedefs
+    return "\n".join(l for l in text.splitlines() if not (l.rstrip().endswith(");") and not l.startswith("typedef")))
+
+
+def test_every_enum_member_matches_abi_json():
+    ours = enums(parse(header_text()))
+    for name, members in abi()["enums"].items():
+        assert name in ours, f"enum {name} missing from headers/"
+        official = {k.split(" ")[0]: v for k, v in members.items()}
+        assert ours[name] == official, name
+
+
+def test_every_status_code_and_macro_matches_abi_json():
+    defines = {name: value for name, value in DEFINE.findall(header_text())}
+    data = abi()
+    for name, value in data["status_codes"].items():  # includes the zero-valued *_SUCCESS aliases
+        assert defines.get(name) == str(value), f"{name}: headers say {defines.get(name)}, abi.json {value}"
+    for name, value in data["macros"].items():
+        if isinstance(value, int):
+            assert int(defines[name.split(" ")[0]], 0) == value, name
+    status_like = ("ACL_ERROR", "ACLNN_ERR", "ACL_SUCCESS", "ACL_RT_SUCCESS", "ACLNN_SUCCESS")
+    assert {n for n in defines if n.startswith(status_like)} == set(data["status_codes"])
+
+
+def test_struct_matches_abi_json():
+    official = abi()["structs"]["aclCANNPackageVersion"].split("/*")[0]
+    assert re.sub(r"\s+", " ", official).strip() in re.sub(r"\s+", " ", header_text())
+
+
+def test_headers_parse_with_cffi_and_declare_every_abi_function():
+    from pyaclnn._acl._ffi import FUNCTIONS, ffi
+    declared = {n for names in FUNCTIONS.values() for n in names}
+    assert declared == set(abi()["prototypes"])
+    assert ffi.sizeof("aclCANNPackageVersion") == 512
+    assert ffi.sizeof("aclDataType") == 4
+
+
+def test_each_library_role_declares_what_that_library_exports():
+    from pyaclnn._acl._ffi import FUNCTIONS
+    libraries = abi()["libraries"]
+    assert set(FUNCTIONS["runtime"]) == set(libraries["libascendcl.so"])
+    assert set(FUNCTIONS["nnopbase"]) == set(libraries["libnnopbase.so"])
+    assert set(FUNCTIONS["opapi"]) == set(libraries["libopapi.so"]) == set(libraries["libopapi_nn.so"])
+
+
+def test_error_table_is_generated_from_headers():
+    import subprocess
+    import sys
+    result = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_errors.py"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

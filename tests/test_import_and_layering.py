@@ -1,0 +1,104 @@
+"""The import contract and the layering rules of design.md, checked on the source."""
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parents[1] / "pyaclnn"
+
+
+def run(code: str, **env: str) -> subprocess.CompletedProcess:
+    import os
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, **env})
+
+
+def test_import_loads_no_native_library_and_no_cffi():
+    code = ("import sys, pyaclnn\n"
+            "maps = open('/proc/self/maps').read()\n"
+            "bad = [n for n in ('libascendcl', 'libacl_rt', 'libnnopbase', 'libopapi') if n in maps]\n"
+            "assert not bad, bad\n"
+            "assert 'cffi' not in sys.modules and '_cffi_backend' not in sys.modules, 'cffi imported'\n"
+            "assert pyaclnn._backend._current is None, 'backend chosen at import'\n"
+            "print('ok')")
+    result = run(code, PYACLNN_BACKEND="auto")
+    assert result.returncode == 0 and "ok" in result.stdout, result.stderr
+
+
+def test_backend_is_chosen_on_first_use_and_reports_why():
+    code = ("import pyaclnn, json; info = pyaclnn.backend_info(); print(json.dumps(info))")
+    result = run(code, PYACLNN_BACKEND="auto", ASCEND_HOME_PATH="/nonexistent-cann")
+    assert result.returncode == 0, result.stderr
+    import json
+    info = json.loads(result.stdout)
+    assert info["backend"] == "numpy" and info["soc"] == "Ascend910B"
+    assert "acl unavailable" in info["reason"] and "/nonexistent-cann" in info["reason"]
+
+
+def test_explicit_acl_without_cann_raises_backend_unavailable_listing_attempts():
+    code = ("import pyaclnn\n"
+            "try:\n    pyaclnn.backend_info()\n"
+            "except pyaclnn.BackendUnavailableError as e:\n    print(e)\n")
+    result = run(code, PYACLNN_BACKEND="acl", ASCEND_HOME_PATH="/nonexistent-cann")
+    assert result.returncode == 0, result.stderr
+    assert "PYACLNN_BACKEND=acl" in result.stdout and "/nonexistent-cann" in result.stdout
+    assert "ASCEND_HOME_PATH" in result.stdout  # the fix line
+
+
+def test_bad_env_values_are_clear_errors():
+    result = run("import pyaclnn; pyaclnn.backend_info()", PYACLNN_BACKEND="gpu")
+    assert result.returncode != 0 and "PYACLNN_BACKEND='gpu'" in result.stderr
+    result = run("import pyaclnn; pyaclnn.backend_info()", PYACLNN_BACKEND="numpy", PYACLNN_SOC="Ascend999")
+    assert result.returncode != 0 and "PYACLNN_SOC='Ascend999'" in result.stderr
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    found: set[str] = set()
+    package = ".".join(path.relative_to(PKG.parent).with_suffix("").parts[:-1])
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found.add(module)
+            found.update(f"{module}.{a.name}" for a in node.names)
+    return found
+
+
+def test_layering_rules():
+    problems = []
+    for path in PKG.rglob("*.py"):
+        rel = path.relative_to(PKG).as_posix()
+        imports = _imports(path)
+        in_acl = rel.startswith("_acl/")
+        if not in_acl and any(i == "cffi" or i.startswith(("pyaclnn._acl._ffi", "pyaclnn._acl._lib")) for i in imports):
+            problems.append(f"{rel}: only pyaclnn/_acl may use cffi or the binding core")
+        if in_acl and rel not in ("_acl/_ffi.py", "_acl/_lib.py", "_acl/_loader.py") and "cffi" in imports:
+            problems.append(f"{rel}: imports cffi directly (use _acl._lib.ffi)")
+        if rel.startswith("_numpy/") and any(i.startswith("pyaclnn._acl") for i in imports):
+            problems.append(f"{rel}: the numpy backend imports the acl backend")
+        if in_acl and any(i.startswith("pyaclnn._numpy") for i in imports):
+            problems.append(f"{rel}: the acl backend imports the numpy backend")
+        if rel.startswith("_spec/") and any(i.startswith(("pyaclnn._acl", "pyaclnn._numpy")) for i in imports):
+            problems.append(f"{rel}: specs must be backend-neutral")
+        if rel in ("errors.py",) and any(i.startswith("pyaclnn.") for i in imports):
+            problems.append(f"{rel}: errors.py must be a leaf")
+    assert not problems, "\n".join(problems)
+
+
+def test_only_the_binding_core_turns_statuses_into_exceptions():
+    """`check(` / from_status on a raw C status appear only in _acl/_lib.py (and the NULL-return
+    constructors of _acl/runtime.py, which have no status to check)."""
+    offenders = []
+    for path in (PKG / "_acl").rglob("*.py"):
+        text = path.read_text()
+        if path.name not in ("_lib.py", "runtime.py") and ("from_status(" in text or "def check(" in text):
+            offenders.append(path.name)
+    assert not offenders
