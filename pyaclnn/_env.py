@@ -40,3 +40,11 @@ def get(name: str) -> str | None:
 
 def cann_vars() -> dict[str, str | None]:
     return {name: get(name) for name in CANN_VARS}
+
+
+def set_default(name: str, value: str) -> bool:
+    """Set ``name`` for this process (and the C libraries' getenv) if it is unset; True if set."""
+    if os.environ.get(name):
+        return False
+    os.environ[name] = value
+    return True

@@ -64,6 +64,24 @@ def aclrtGetSocName() -> str:
     return _rt().soc_name()
 
 
+def aclrtCreateContext(deviceId: int) -> Handle:
+    """aclrtCreateContext(&context, deviceId) -> context (it becomes this thread's context)."""
+    return _rt().create_context(deviceId)
+
+
+def aclrtDestroyContext(context: Handle) -> None:
+    _rt().destroy_context(context)
+
+
+def aclrtSetCurrentContext(context: Handle) -> None:
+    _rt().set_current_context(context)
+
+
+def aclrtGetCurrentContext() -> Handle:
+    """aclrtGetCurrentContext(&context) -> context."""
+    return _rt().get_current_context()
+
+
 # -- streams, events -----------------------------------------------------------------------------
 def aclrtCreateStream() -> Handle:
     """aclrtCreateStream(&stream) -> stream."""

@@ -46,3 +46,43 @@ def soc(request: pytest.FixtureRequest, use_backend: Callable[..., object]) -> s
     """Runs a test once per SoC on the numpy backend."""
     use_backend("numpy", soc=request.param)
     return request.param
+
+
+@pytest.fixture(scope="session")
+def emulator_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fake CANN 8.x toolkit whose libraries are the ABI emulator (built once per session)."""
+    from emulator.build import build_toolkit
+    return build_toolkit(tmp_path_factory.mktemp("cann"), layout="8.x")
+
+
+@pytest.fixture
+def emulator(emulator_home: Path, use_backend: Callable[..., object]):
+    """The acl backend running on the emulator; yields its control API (counters, faults)."""
+    from emulator.build import Emulator
+    emu = Emulator(emulator_home)
+    emu.reset_faults()
+    use_backend("acl", home=emulator_home)
+    yield emu
+    emu.reset_faults()
+
+
+@pytest.fixture(params=["numpy", "acl"])
+def backend(request: pytest.FixtureRequest, use_backend: Callable[..., object]) -> str:
+    """Runs a test on the reference backend and on the acl backend (through the emulator)."""
+    if request.param == "acl":
+        request.getfixturevalue("emulator")
+    else:
+        use_backend("numpy")
+    return request.param
+
+
+def live_handles() -> dict[str, int]:
+    """Live native handles of the current backend (emulator counters on acl)."""
+    from pyaclnn import _backend
+    backend = _backend.current()
+    if backend.name == "numpy":
+        return backend.runtime.live_counts()
+    from emulator.build import Emulator
+    emu = Emulator(backend.paths["home"])
+    kinds = ("tensor", "bool_array", "executor", "stream", "event", "device_alloc", "host_alloc")
+    return {k: emu.live(k) for k in kinds}

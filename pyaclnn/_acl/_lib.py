@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .. import errors
+from .. import _env, errors
 from ._ffi import FUNCTIONS, ffi
 from ._loader import Discovery, Loaded, discover, load
 
@@ -70,6 +70,10 @@ def get(found: Discovery | None = None) -> Lib:
                     "CANN not found:\n  - " + "\n  - ".join(found.attempts)
                     + "\n  fix: install the CANN toolkit, or set ASCEND_HOME_PATH to it "
                       "(source <toolkit>/set_env.sh)")
+            opp = found.home / "opp" if found.home else None
+            if opp is not None and opp.is_dir() and _env.set_default("ASCEND_OPP_PATH", str(opp)):
+                # aclnn needs it (561107 otherwise); set_env.sh would have set it to this.
+                found.attempts.append(f"ASCEND_OPP_PATH was unset: set to {opp}")
             try:
                 loaded = load(found)
             except OSError as exc:

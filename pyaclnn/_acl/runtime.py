@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
+
 from .. import errors
 from ._lib import Lib, check, ffi, get, recent_error
 
@@ -20,6 +22,10 @@ def _ptr(value: Any, writable: bool = False) -> Any:
     """An int address or a host buffer, as the void* cffi needs."""
     if isinstance(value, int):
         return ffi.cast("void *", value)
+    if isinstance(value, np.ndarray):  # a byte view: bfloat16 has no buffer-protocol format
+        if not value.flags.c_contiguous:
+            raise ValueError("host arrays passed to aclrtMemcpy must be C-contiguous")
+        value = value.reshape(-1).view(np.uint8)
     return ffi.from_buffer(value, require_writable=writable)
 
 
@@ -81,6 +87,22 @@ class AclRuntime:
 
     def recent_error(self) -> str | None:
         return recent_error()
+
+    def create_context(self, device_id: int) -> Any:
+        out = ffi.new("aclrtContext *")
+        check(self.rt.aclrtCreateContext(out, device_id), "aclrtCreateContext")
+        return out[0]
+
+    def destroy_context(self, context: Any) -> None:
+        check(self.rt.aclrtDestroyContext(context), "aclrtDestroyContext")
+
+    def set_current_context(self, context: Any) -> None:
+        check(self.rt.aclrtSetCurrentContext(context), "aclrtSetCurrentContext")
+
+    def get_current_context(self) -> Any:
+        out = ffi.new("aclrtContext *")
+        check(self.rt.aclrtGetCurrentContext(out), "aclrtGetCurrentContext")
+        return out[0]
 
     def as_int(self, handle: Any) -> int:
         return int(ffi.cast("uintptr_t", handle))

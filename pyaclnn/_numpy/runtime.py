@@ -66,6 +66,7 @@ class _Thread(threading.local):
 
     def __init__(self) -> None:
         self.device: int | None = None
+        self.context: int | None = None
         self.error: str | None = None
         self.set_counts: dict[int, int] = {}
 
@@ -89,6 +90,7 @@ class NumpyRuntime:
         self._ids = itertools.count(0x1000)
         self._thread = _Thread()
         self.memory = AddressSpace()
+        self._contexts: dict[int, int] = {}
         self._streams: set[int] = set()
         self._events: dict[int, float | None] = {}
         self._tensors: dict[int, TensorDesc] = {}
@@ -118,7 +120,7 @@ class NumpyRuntime:
         """Live emulated handles, for tests and leak checks."""
         return {"tensor": len(self._tensors), "bool_array": len(self._bool_arrays),
                 "int_array": len(self._int_arrays), "executor": len(self._executors),
-                "stream": len(self._streams), "event": len(self._events),
+                "stream": len(self._streams), "event": len(self._events), "context": len(self._contexts),
                 "device_alloc": self.memory.live("device"), "host_alloc": self.memory.live("host")}
 
     # -- init, versions, devices ---------------------------------------------------------------
@@ -164,6 +166,36 @@ class NumpyRuntime:
         self._need_context("aclrtGetDevice")
         assert self._thread.device is not None
         return self._thread.device
+
+    def create_context(self, device_id: int) -> int:
+        """A context is bound to a device; like CANN, creating one makes it current here."""
+        self._need_init("aclrtCreateContext")
+        if not 0 <= device_id < self._device_count:
+            raise self._fail(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtCreateContext", f"device {device_id} does not exist")
+        handle = self._new_handle()
+        with self._lock:
+            self._contexts[handle] = device_id
+        self._thread.device, self._thread.context = device_id, handle
+        return handle
+
+    def destroy_context(self, context: int) -> None:
+        with self._lock:
+            if self._contexts.pop(context, None) is None:
+                raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyContext", f"{context!r} is not a live context")
+        if self._thread.context == context:
+            self._thread.context = None
+
+    def set_current_context(self, context: int) -> None:
+        device = self._contexts.get(context)
+        if device is None:
+            raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtSetCurrentContext", f"{context!r} is not a live context")
+        self._thread.device, self._thread.context = device, context  # switching context switches device
+
+    def get_current_context(self) -> int:
+        self._need_context("aclrtGetCurrentContext")
+        if self._thread.context is None:
+            raise self._fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtGetCurrentContext", "no current context in this thread")
+        return self._thread.context
 
     def recent_error(self) -> str | None:
         msg, self._thread.error = self._thread.error, None
@@ -243,12 +275,19 @@ class NumpyRuntime:
     def _bytes(self, where: Any, count: int, api: str, writable: bool) -> np.ndarray:
         if isinstance(where, int):
             return self.memory.bytes_at(where, count, api)
-        view = memoryview(where)
-        if writable and view.readonly:
-            raise self._fail(ACL_ERROR_INVALID_PARAM, api, "destination host buffer is read-only")
-        flat = np.frombuffer(view.cast("B") if view.c_contiguous else view.tobytes(), dtype=np.uint8)
-        if not view.c_contiguous:
-            raise self._fail(ACL_ERROR_INVALID_PARAM, api, "host buffer must be C-contiguous")
+        if isinstance(where, np.ndarray):  # a byte view: bfloat16 has no buffer-protocol format
+            if not where.flags.c_contiguous:
+                raise self._fail(ACL_ERROR_INVALID_PARAM, api, "host array must be C-contiguous")
+            if writable and not where.flags.writeable:
+                raise self._fail(ACL_ERROR_INVALID_PARAM, api, "destination host array is read-only")
+            flat = where.reshape(-1).view(np.uint8)
+        else:
+            view = memoryview(where)
+            if not view.c_contiguous:
+                raise self._fail(ACL_ERROR_INVALID_PARAM, api, "host buffer must be C-contiguous")
+            if writable and view.readonly:
+                raise self._fail(ACL_ERROR_INVALID_PARAM, api, "destination host buffer is read-only")
+            flat = np.frombuffer(view.cast("B"), dtype=np.uint8)
         if count > flat.size:
             raise self._fail(ACL_ERROR_INVALID_PARAM, api,
                              f"count {count} exceeds the host buffer's {flat.size} bytes")

@@ -1,0 +1,22 @@
+"""aclnnMseLossBackward: the documentation sample in idiomatic pyaclnn.
+
+Same data and output as mse_loss_backward_acl.py (the line-by-line port of the C++ sample).
+
+    python examples/mse_loss_backward.py
+"""
+import numpy as np
+
+import pyaclnn
+
+with pyaclnn.Device(0) as device, device.create_stream() as stream:
+    grad_output = pyaclnn.Tensor.from_numpy(np.array([[0, 1], [2, 3]], np.float32))
+    input = pyaclnn.Tensor.from_numpy(np.array([[0, 1], [2, 3]], np.float32))
+    target = pyaclnn.Tensor.from_numpy(np.ones((2, 2), np.float32))
+    out = pyaclnn.Tensor.zeros((2, 2), np.float32)
+
+    executor = pyaclnn.MseLossBackward(grad_output, input, target, "mean", out)  # phase 1
+    executor.run(stream)                                                       # phase 2
+    stream.synchronize()
+
+    for i, value in enumerate(out.numpy().ravel()):
+        print("result[%d] is: %f" % (i, value))

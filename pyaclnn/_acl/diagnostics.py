@@ -1,0 +1,189 @@
+"""What ``python -m pyaclnn doctor`` knows about the CANN install, gathered without raising.
+
+``report()`` walks the same path the acl backend takes (discovery, dlopen of the three
+libraries, every declared function, aclInit, devices, SoC, version) and records each step's
+result or its error string, so a broken install is described rather than thrown. It loads
+the libraries independently of ``_lib.get()`` (which stops at the first failure), reusing the
+backend's handles when they are already loaded.
+
+aclInit: if this report initialises CANN itself (status 0) it also calls aclFinalize; if CANN
+was already initialised (100002, e.g. the acl backend is running) it leaves it alone.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .. import _env
+from . import _lib, _loader
+from ._ffi import FUNCTIONS, ffi
+
+ROLES = ("runtime", "nnopbase", "opapi")
+ACL_ERROR_REPEAT_INITIALIZE = 100002
+
+__all__ = ["report", "ROLES"]
+
+
+def _err(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return f"{type(exc).__name__}: {text}"
+
+
+def _probe(fn: Callable[[], Any]) -> dict[str, Any]:
+    try:
+        return {"value": fn(), "error": None}
+    except Exception as exc:  # noqa: BLE001 - a report never raises
+        return {"value": None, "error": _err(exc)}
+
+
+def _empty_libraries(error: str) -> dict[str, dict[str, Any]]:
+    return {role: {"path": None, "loaded": False, "error": error} for role in ROLES}
+
+
+def _load_each(found: _loader.Discovery) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    """dlopen each library on its own (dependencies first), so one failure does not hide the others."""
+    existing = _lib.loaded()
+    libraries: dict[str, dict[str, Any]] = {}
+    handles: dict[str, Any] = {}
+    done: dict[str, Any] = {}
+    for role in ROLES:
+        path = getattr(found, role)
+        libraries[role] = {"path": None if path is None else str(path), "loaded": False, "error": None}
+        if existing is not None and existing.found.home == found.home:
+            handles[role] = {"runtime": existing.rt, "nnopbase": existing.nn, "opapi": existing.op}[role]
+            libraries[role]["loaded"] = True
+            continue
+        try:
+            _loader._preload(path, found.search_dirs, done)
+            handle = done.get(path.name) or ffi.dlopen(str(path), ffi.RTLD_NOW | ffi.RTLD_GLOBAL)
+        except Exception as exc:  # noqa: BLE001 - OSError from dlopen, or anything odd
+            libraries[role]["error"] = _err(exc)
+            continue
+        done[path.name] = handle
+        handles[role] = handle
+        libraries[role]["loaded"] = True
+    return libraries, handles
+
+
+def _symbols(handles: dict[str, Any]) -> dict[str, dict[str, bool | None]]:
+    """{role: {function: found}}; None for every function of a library that did not load."""
+    out: dict[str, dict[str, bool | None]] = {}
+    for role in ROLES:
+        handle = handles.get(role)
+        out[role] = {name: (None if handle is None else _lib._has(handle, name)) for name in FUNCTIONS[role]}
+    return out
+
+
+def _runtime_probes(found: _loader.Discovery, handles: dict[str, Any], symbols: dict[str, Any]) -> dict[str, Any]:
+    from .runtime import AclRuntime
+
+    result: dict[str, Any] = {
+        "acl_init": {"ok": None, "status": None, "error": "not attempted: the libraries did not load"},
+        "cann_version": {"value": None, "error": "not attempted"},
+        "device_count": {"value": None, "error": "not attempted"},
+        "soc_name": {"value": None, "error": "not attempted"},
+    }
+    if set(handles) != set(ROLES):
+        return result
+    missing_rt = [n for n, ok in symbols["runtime"].items() if not ok]
+    if "aclInit" in missing_rt:
+        result["acl_init"] = {"ok": False, "status": None, "error": "aclInit is not exported by the runtime library"}
+        return result
+    lib = _lib.loaded()
+    if lib is None or lib.found.home != found.home:
+        lib = _lib.Lib(found, _loader.Loaded(handles["runtime"], handles["nnopbase"], handles["opapi"], []))
+    try:
+        runtime = AclRuntime(lib)
+    except Exception as exc:  # noqa: BLE001 - an op pair missing: AttributeError
+        runtime = None
+        init_error = _err(exc)
+    try:
+        status = int(lib.rt.aclInit(ffi.NULL))
+    except Exception as exc:  # noqa: BLE001
+        result["acl_init"] = {"ok": False, "status": None, "error": _err(exc)}
+        return result
+    ok = status in (0, ACL_ERROR_REPEAT_INITIALIZE)
+    message = None if ok else (_lib.recent_error() or "")
+    result["acl_init"] = {"ok": ok, "status": status,
+                          "error": None if ok else f"aclInit returned {status}" + (f": {message}" if message else "")}
+    if not ok:
+        for key in ("cann_version", "device_count", "soc_name"):
+            result[key] = {"value": None, "error": "not attempted: aclInit failed"}
+        return result
+    try:
+        if runtime is None:
+            for key in ("cann_version", "device_count", "soc_name"):
+                result[key] = {"value": None, "error": init_error}
+            return result
+        result["cann_version"] = _probe(runtime.cann_version)
+        if result["cann_version"]["value"] is None and result["cann_version"]["error"] is None:
+            result["cann_version"]["error"] = ("the runtime reports no version (aclsysGetVersionStr and "
+                                               "aclsysGetCANNVersion are missing or fail)")
+        result["device_count"] = _probe(runtime.device_count)
+        result["soc_name"] = _probe(runtime.soc_name)
+        if result["soc_name"]["value"] == "unknown":
+            result["soc_name"] = {"value": None, "error": "aclrtGetSocName is missing or returned NULL"}
+    finally:
+        if status == 0:  # this report initialised CANN: undo it
+            try:
+                lib.rt.aclFinalize()
+            except Exception:  # noqa: BLE001
+                pass
+    return result
+
+
+def report() -> dict[str, Any]:
+    """Everything known about the CANN install; never raises. Keys:
+
+    - ``discovery``: found, home, layout, runtime/nnopbase/opapi paths, search_dirs,
+      attempts (every place looked at), error;
+    - ``env``: the CANN environment variables (None when unset);
+    - ``libraries``: {role: {path, loaded, error}} for runtime, nnopbase, opapi;
+    - ``symbols``: {role: {function: True|False|None}} for every declared function (None: the
+      library did not load); ``missing_required`` / ``missing_optional``: function names;
+    - ``acl_init``: {ok, status, error}; ``cann_version``, ``device_count``, ``soc_name``:
+      {value, error}.
+    """
+    out: dict[str, Any] = {}
+    try:
+        out["env"] = _env.cann_vars()
+    except Exception as exc:  # noqa: BLE001
+        out["env"] = {"error": _err(exc)}
+    try:
+        found = _loader.discover()
+        disc = found.as_dict()
+        disc["found"] = found.found
+        disc["error"] = None if found.found else "CANN not found: " + "; ".join(found.attempts)
+        out["discovery"] = disc
+    except Exception as exc:  # noqa: BLE001
+        found = None
+        out["discovery"] = {"found": False, "home": None, "layout": None, "runtime": None, "nnopbase": None,
+                            "opapi": None, "search_dirs": [], "attempts": [], "error": _err(exc)}
+    handles: dict[str, Any] = {}
+    if found is not None and found.found:
+        try:
+            out["libraries"], handles = _load_each(found)
+        except Exception as exc:  # noqa: BLE001
+            out["libraries"] = _empty_libraries(_err(exc))
+    else:
+        out["libraries"] = _empty_libraries("not found (see discovery)")
+    try:
+        out["symbols"] = _symbols(handles)
+    except Exception:  # noqa: BLE001 - report the libraries as unchecked rather than raise
+        out["symbols"] = _symbols({})
+    optional = _lib.OPTIONAL
+    missing = [n for role in ROLES for n, ok in out["symbols"][role].items() if ok is False]
+    out["missing_required"] = [n for n in missing if n not in optional]
+    out["missing_optional"] = [n for n in missing if n in optional]
+    if found is not None and found.found:
+        try:
+            out.update(_runtime_probes(found, handles, out["symbols"]))
+        except Exception as exc:  # noqa: BLE001
+            out.update({"acl_init": {"ok": False, "status": None, "error": _err(exc)},
+                        "cann_version": {"value": None, "error": _err(exc)},
+                        "device_count": {"value": None, "error": _err(exc)},
+                        "soc_name": {"value": None, "error": _err(exc)}})
+    else:
+        out.update(_runtime_probes(_loader.Discovery(), {}, out["symbols"]))
+        for key in ("acl_init", "cann_version", "device_count", "soc_name"):
+            out[key]["error"] = "not attempted: CANN not found"
+    return out

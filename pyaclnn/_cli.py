@@ -1,0 +1,365 @@
+"""The command line: ``python -m pyaclnn {samples,doctor,bench}`` (console script ``pyaclnn``).
+
+Exit codes: 0 success; 1 the work failed (the requested backend is unavailable, a sample
+raised an AclError); 2 usage errors (bad arguments, a bad PYACLNN_* variable, ``bench``
+not available). Expected failures print one line on stderr, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import platform
+import sys
+import textwrap
+from typing import Any, Sequence
+
+from . import __version__, _env
+from .errors import AclError, BackendUnavailableError, PyaclnnError
+
+OK, FAILED, USAGE = 0, 1, 2
+PROG = "pyaclnn"
+
+
+def one_line(text: Any) -> str:
+    """A message of several lines (attempt lists, CANN text, hints) as one line."""
+    parts = [p for p in (line.strip().lstrip("- ").strip() for line in str(text).splitlines()) if p]
+    out = ""
+    for part in parts:
+        out += part if not out else (" " if out.endswith(":") else "; ") + part
+    return out
+
+
+def _error(message: Any) -> None:
+    print(f"{PROG}: error: {one_line(message)}", file=sys.stderr)
+
+
+def _backend_line(info: dict[str, Any]) -> str:
+    if info["backend"] == "numpy":
+        soc = f"SoC {info['soc_name']} (emulated by the NumPy reference backend)"
+    else:
+        soc = f"SoC {info['soc_name']}" + (f", CANN {info['cann_version']}" if info.get("cann_version") else "")
+    lines = str(info["reason"]).strip().splitlines() or [""]
+    why = lines[0].rstrip(":") + (f" (details: `{PROG} doctor`)" if len(lines) > 1 else "")
+    return f"backend: {info['backend']}, {soc}; why: {why}"
+
+
+def env_problems() -> list[dict[str, str]]:
+    """A {problem, fix} for each PYACLNN_* variable whose value is invalid."""
+    problems = []
+    for name, read, fix in (
+            ("PYACLNN_BACKEND", _env.backend, "unset PYACLNN_BACKEND or set it to auto, acl or numpy"),
+            ("PYACLNN_SOC", _env.soc, "unset PYACLNN_SOC or set it to one of " + ", ".join(_env.SOCS)),
+            ("PYACLNN_DEVICE", _env.device_id, "unset PYACLNN_DEVICE or set it to a device id (0, 1, ...)")):
+        try:
+            read()
+        except ValueError as exc:
+            text = str(exc) if name in str(exc) else f"{name}={_env.get(name)!r}: {exc}"
+            problems.append({"problem": text, "fix": fix})
+    return problems
+
+
+# -- samples ------------------------------------------------------------------------------------
+def cmd_samples(args: argparse.Namespace) -> int:
+    from . import backend_info
+    from ._samples import SAMPLES
+
+    problems = env_problems()
+    if problems:
+        _error(f"{problems[0]['problem']} (fix: {problems[0]['fix']})")
+        return USAGE
+    try:
+        info = backend_info()
+    except ValueError as exc:
+        _error(exc)
+        return USAGE
+    except BackendUnavailableError as exc:
+        _error(f"{exc} (run `{PROG} doctor` for details)")
+        return FAILED
+    print(_backend_line(info), flush=True)
+    status = OK
+    for name in args.names or list(SAMPLES):
+        print(f"== aclnn{name} ==", flush=True)
+        try:
+            SAMPLES[name](print)
+        except (PyaclnnError, ValueError) as exc:
+            _error(f"{name}: {exc}")
+            status = FAILED
+        sys.stdout.flush()
+    return status
+
+
+# -- doctor -------------------------------------------------------------------------------------
+def _cann_report() -> dict[str, Any]:
+    try:
+        from ._acl import diagnostics
+    except Exception as exc:  # noqa: BLE001 - cffi or headers/ missing: still report
+        error = f"cannot import the acl binding: {type(exc).__name__}: {exc}"
+        probe = {"value": None, "error": error}
+        return {"env": _env.cann_vars(), "discovery": {"found": False, "attempts": [], "error": error},
+                "libraries": {}, "symbols": {}, "missing_required": [], "missing_optional": [],
+                "acl_init": {"ok": None, "status": None, "error": error}, "cann_version": dict(probe),
+                "device_count": dict(probe), "soc_name": dict(probe)}
+    return diagnostics.report()
+
+
+def doctor_report() -> dict[str, Any]:
+    """Everything ``doctor`` prints, as one JSON-ready dict (see ``DOCTOR_KEYS``)."""
+    from . import backend_info
+
+    data: dict[str, Any] = {"pyaclnn": __version__, "python": platform.python_version(),
+                            "platform": f"{platform.system()} {platform.machine()}"}
+    problems: list[dict[str, str]] = []
+    notes: list[str] = []
+    exit_code = OK
+
+    requested = _env.get("PYACLNN_BACKEND") or "auto"
+    data["pyaclnn_env"] = {name: _env.get(name) for name in ("PYACLNN_BACKEND", "PYACLNN_SOC", "PYACLNN_DEVICE")}
+    problems += env_problems()
+    if problems:
+        exit_code = USAGE
+    data["requested_backend"] = requested
+
+    backend: dict[str, Any] = {"name": None, "reason": None, "soc": None, "soc_name": None,
+                               "cann_version": None, "paths": {}, "error": None}
+    if exit_code == OK:
+        try:
+            backend.update(backend_info())
+            backend["name"] = backend.pop("backend")
+        except BackendUnavailableError as exc:
+            backend["error"] = str(exc)
+            exit_code = FAILED
+        except Exception as exc:  # noqa: BLE001 - doctor reports, never crashes
+            backend["error"] = f"{type(exc).__name__}: {exc}"
+            exit_code = FAILED
+    else:
+        backend["error"] = "not chosen: fix the environment variables first"
+    data["backend"] = backend
+
+    cann = _cann_report()
+    data.update(cann)
+    count = cann.get("device_count", {}).get("value")
+    data["device_found"] = backend["name"] == "acl" or bool(count)
+
+    disc = cann.get("discovery", {})
+    env = cann.get("env", {})
+    home = disc.get("home")
+    if not disc.get("found"):
+        where = one_line("\n".join(disc.get("attempts") or [])) or disc.get("error") or "nowhere"
+        if env.get("ASCEND_HOME_PATH") or env.get("ASCEND_TOOLKIT_HOME"):
+            fix = ("point ASCEND_HOME_PATH at the toolkit directory that holds lib64/ "
+                   "(e.g. /usr/local/Ascend/ascend-toolkit/latest) or source <toolkit>/set_env.sh")
+        else:
+            fix = "install the CANN toolkit, then set ASCEND_HOME_PATH=<toolkit> or source <toolkit>/set_env.sh"
+        problems.append({"problem": f"CANN not found ({where})", "fix": fix})
+    else:
+        for role, lib in cann.get("libraries", {}).items():
+            if not lib.get("loaded"):
+                problems.append({
+                    "problem": f"the {role} library {lib.get('path')} does not load: {one_line(lib.get('error'))}",
+                    "fix": f"source {home}/set_env.sh (its dependencies, e.g. the driver's libascend_hal.so, "
+                           "must be found) or reinstall the toolkit"})
+        missing = cann.get("missing_required") or []
+        if missing:
+            problems.append({
+                "problem": f"{len(missing)} required function(s) missing: {', '.join(missing)}",
+                "fix": "install a complete CANN toolkit (8.x or later) with its operator package; "
+                       "the op library must export the four aclnn operators"})
+        init = cann.get("acl_init", {})
+        if init.get("ok") is False:
+            problems.append({"problem": f"aclInit failed: {one_line(init.get('error'))}",
+                             "fix": "check the driver (npu-smi info) and that the toolkit version matches it"})
+        elif init.get("ok") and not count and backend["name"] != "acl":
+            why = cann.get("device_count", {}).get("error") or "aclrtGetDeviceCount reports 0 devices"
+            problems.append({
+                "problem": f"libraries load but no device ({one_line(why)})",
+                "fix": "stub toolkit without a driver: install the Ascend driver (npu-smi info must list a "
+                       "device) or use PYACLNN_BACKEND=numpy"})
+        opp = env.get("ASCEND_OPP_PATH")
+        if not opp:
+            problems.append({"problem": "ASCEND_OPP_PATH is not set: aclnn returns 561107 without it",
+                             "fix": f"export ASCEND_OPP_PATH={home}/opp, or source {home}/set_env.sh"})
+        else:
+            from pathlib import Path
+            if not Path(opp).is_dir():
+                problems.append({"problem": f"ASCEND_OPP_PATH={opp} is not a directory: aclnn will fail (561107)",
+                                 "fix": f"export ASCEND_OPP_PATH={home}/opp, or source {home}/set_env.sh"})
+    optional = cann.get("missing_optional") or []
+    if optional:
+        notes.append(f"optional functions this CANN does not export (pyaclnn works without them): "
+                     f"{', '.join(optional)}")
+
+    if backend["error"] and exit_code == FAILED:
+        problems.append({"problem": str(backend["error"]).strip().splitlines()[0].rstrip(":"),
+                         "fix": "fix the problems above, or use PYACLNN_BACKEND=auto (falls back) or "
+                                "PYACLNN_BACKEND=numpy to run on the reference backend"})
+    if backend["name"] == "numpy":
+        if requested.strip().lower() == "numpy":
+            notes.append(f"PYACLNN_BACKEND=numpy: no device is used; the NumPy reference backend emulates "
+                         f"{backend['soc']}")
+        else:
+            notes.append(f"no Ascend device found: pyaclnn runs on the NumPy reference backend "
+                         f"(emulating {backend['soc']})")
+    data["problems"] = problems
+    data["notes"] = notes
+    data["exit_code"] = exit_code
+    return {key: data.get(key) for key in DOCTOR_KEYS}
+
+
+# Top-level keys of `doctor --json`.
+DOCTOR_KEYS = ("pyaclnn", "python", "platform", "pyaclnn_env", "requested_backend", "backend", "device_found",
+               "env", "discovery", "libraries", "symbols", "missing_required", "missing_optional", "acl_init",
+               "cann_version", "device_count", "soc_name", "problems", "notes", "exit_code")
+
+
+def _value(probe: dict[str, Any]) -> str:
+    return str(probe["value"]) if probe.get("value") is not None else f"unknown ({probe.get('error')})"
+
+
+def doctor_text(data: dict[str, Any]) -> str:
+    out: list[str] = [f"pyaclnn {data['pyaclnn']} doctor (Python {data['python']}, {data['platform']})", ""]
+    b = data["backend"]
+    if b["name"]:
+        out.append(_backend_line({"backend": b["name"], **b}))
+    else:
+        out.append(f"backend: unavailable (requested: {data['requested_backend']})")
+        out += ["  " + line for line in str(b["error"]).splitlines()]
+    out.append("device: " + ("found" if data["device_found"] else "NO ASCEND DEVICE FOUND"))
+
+    disc = data.get("discovery", {})
+    out += ["", "CANN discovery (ASCEND_HOME_PATH, ASCEND_TOOLKIT_HOME, then the default install dirs):"]
+    out += [f"  {a}" for a in disc.get("attempts") or []]
+    if disc.get("found"):
+        out.append(f"  => CANN {disc.get('layout')} layout at {disc.get('home')}")
+    elif disc.get("error") and not disc.get("attempts"):
+        out.append(f"  {disc['error']}")
+    out += ["", "environment:"]
+    for name, value in {**data.get("env", {}), **data.get("pyaclnn_env", {})}.items():
+        out.append(f"  {name}={value}" if value is not None else f"  {name} (unset)")
+    if data.get("libraries"):
+        out += ["", "libraries:"]
+        for role, lib in data["libraries"].items():
+            state = "loaded" if lib.get("loaded") else f"NOT LOADED: {one_line(lib.get('error'))}"
+            out.append(f"  {role:<9} {lib.get('path') or '-'}  {state}")
+    if data.get("symbols"):
+        out += ["", "declared functions (headers/), per library:"]
+        optional = set(data.get("missing_optional") or [])
+        for role, symbols in data["symbols"].items():
+            found = [n for n, ok in symbols.items() if ok]
+            missing = [n for n, ok in symbols.items() if ok is False]
+            if all(ok is None for ok in symbols.values()):
+                out.append(f"  {role}: {len(symbols)} declared, not checked (library not loaded)")
+                continue
+            out.append(f"  {role}: {len(found)}/{len(symbols)} found")
+            for name in missing:
+                out.append(f"    MISSING {name}" + (" (optional)" if name in optional else ""))
+            if found:
+                out += textwrap.wrap(" ".join(found), width=100, initial_indent="    found: ",
+                                     subsequent_indent="           ")
+    out += ["", "runtime:"]
+    init = data.get("acl_init", {})
+    state = {True: "ok", False: "FAILED", None: "not attempted"}[init.get("ok")]
+    out.append(f"  aclInit: {state}" + (f" ({init['error']})" if init.get("error") else ""))
+    out.append(f"  CANN version: {_value(data.get('cann_version', {}))}")
+    out.append(f"  devices: {_value(data.get('device_count', {}))}")
+    out.append(f"  SoC: {_value(data.get('soc_name', {}))}")
+    if data["notes"]:
+        out += ["", "notes:"] + [f"  - {n}" for n in data["notes"]]
+    out += [""]
+    if data["problems"]:
+        out.append("problems:")
+        for p in data["problems"]:
+            out.append(f"  x {p['problem']}")
+            out.append(f"    fix: {p['fix']}")
+    else:
+        out.append("no problems found")
+    code = data["exit_code"]
+    out += ["", {OK: f"result: OK, backend {b['name']} works",
+                 FAILED: f"result: FAILED, PYACLNN_BACKEND={data['requested_backend']} is unavailable",
+                 USAGE: "result: FAILED, fix the environment variables above"}[code]]
+    return "\n".join(out)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    data = doctor_report()
+    if args.json:
+        print(json.dumps(data, indent=None if args.compact else 2, sort_keys=False))
+    else:
+        print(doctor_text(data))
+    return int(data["exit_code"])
+
+
+# -- bench ----------------------------------------------------------------------------------------
+def cmd_bench(argv: Sequence[str]) -> int:
+    try:
+        _bench = importlib.import_module("pyaclnn._bench")
+    except ImportError as exc:
+        if getattr(exc, "name", None) == "pyaclnn._bench":
+            _error("the `bench` command is not available in this build of pyaclnn "
+                   "(module pyaclnn._bench is missing)")
+        else:
+            _error(f"the `bench` command cannot be loaded: {type(exc).__name__}: {exc}")
+        return USAGE
+    return int(_bench.main(list(argv)) or 0)
+
+
+# -- main -----------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    from ._samples import SAMPLES
+
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Drive Huawei CANN aclnn operators from Python (or the NumPy reference backend).",
+        epilog="Environment: PYACLNN_BACKEND=auto|acl|numpy, PYACLNN_SOC, PYACLNN_DEVICE, ASCEND_HOME_PATH. "
+               "Exit codes: 0 ok, 1 failed, 2 usage error.")
+    parser.add_argument("--version", action="version", version=f"pyaclnn {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    samples = sub.add_parser("samples", help="run the four documented samples on the active backend",
+                             description="Run the documented samples (the data of the CANN C++ samples) on "
+                                         "the active backend and print their results as the samples do.")
+    samples.add_argument("names", nargs="*", metavar="NAME",
+                         help=f"samples to run (default: all): {', '.join(SAMPLES)}")
+    doctor = sub.add_parser("doctor", help="check the CANN install, libraries, symbols, devices and backend",
+                            description="Report CANN discovery, environment variables, libraries, every "
+                                        "declared function found or missing, devices, SoC, CANN version and "
+                                        "the chosen backend, with a fix for each problem. Exit 0 when the "
+                                        "chosen backend works, 1 when PYACLNN_BACKEND=acl is unavailable, "
+                                        "2 for a bad PYACLNN_* variable.")
+    doctor.add_argument("--json", action="store_true", help="print one JSON object (for CI)")
+    doctor.add_argument("--compact", action="store_true", help="with --json: on one line")
+    parser.samples_parser = samples  # type: ignore[attr-defined]
+    sub.add_parser("bench", help="benchmark the operators (see `pyaclnn bench --help`)", add_help=False)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] == "bench":
+            return cmd_bench(argv[1:])
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+            if args.command == "samples":
+                from ._samples import SAMPLES
+                unknown = [n for n in args.names if n not in SAMPLES]
+                if unknown:
+                    parser.samples_parser.error(
+                        f"unknown sample {', '.join(unknown)} (choose from {', '.join(SAMPLES)})")
+        except SystemExit as exc:  # --help (0) or a usage error (2)
+            return int(exc.code or 0)
+        if args.command == "samples":
+            return cmd_samples(args)
+        return cmd_doctor(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `pyaclnn samples | head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return FAILED
+    except ValueError as exc:  # bad environment variables surfacing late
+        _error(exc)
+        return USAGE
+    except (AclError, PyaclnnError) as exc:
+        _error(exc)
+        return FAILED
