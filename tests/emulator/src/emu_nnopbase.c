@@ -1,0 +1,829 @@
+/*
+ * emu_nnopbase.c - libnnopbase.so of the emulator.
+ *
+ * Exports every function of headers/acl_meta.h and headers/aclnn_base.h: tensors, scalars,
+ * arrays, lists (create / destroy / getters), executors, aclnnInit/aclnnFinalize; plus the
+ * internal executor services libopapi builds on (emu_executor_new/add/launch).
+ *
+ * Handles are registered in the runtime library's registry, so a destroyed or foreign pointer is
+ * recognised (never dereferenced blindly): destroying it again counts a misuse and returns
+ * ACLNN_ERR_PARAM_INVALID (161002); executors answer ACLNN_ERR_INNER_NULLPTR (561103).
+ *
+ * Getters that return arrays (aclGetViewShape, aclGetStorageShape, aclGetViewStrides) allocate
+ * them with malloc(): release with free(). (Real CANN uses C++ new[] and expects delete[].)
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "emu_internal.h"
+
+#define MAGIC_SCALAR 0x5343414cu
+#define MAGIC_ARRAY 0x41525259u
+#define MAGIC_LIST 0x4c495354u
+#define MAX_ARRAY_ELEMS (1ull << 32)
+
+/* ========================================================================================== */
+/* Helpers                                                                                     */
+/* ========================================================================================== */
+static void tensor_set(aclTensor *t, const int64_t *viewDims, uint64_t n, aclDataType dtype,
+                       const int64_t *stride, int64_t offset, aclFormat format,
+                       const int64_t *storageDims, uint64_t sn, void *data)
+{
+    t->magic = EMU_TENSOR_MAGIC;
+    t->ndim = (uint32_t)n;
+    for (uint64_t i = 0; i < n; i++)
+        t->dims[i] = viewDims[i];
+    if (stride) {
+        for (uint64_t i = 0; i < n; i++)
+            t->strides[i] = stride[i];
+    } else {                                  /* NULL stride: contiguous */
+        int64_t s = 1;
+        for (uint64_t i = n; i-- > 0;) {
+            t->strides[i] = s;
+            s *= t->dims[i];
+        }
+    }
+    t->offset = offset;
+    t->dtype = dtype;
+    t->format = format;
+    t->storage_ndim = (uint32_t)sn;
+    for (uint64_t i = 0; i < sn; i++)
+        t->storage_dims[i] = storageDims[i];
+    t->data = data;
+}
+
+/* Shared argument rules of aclCreateTensor / aclInitTensor (CANN: a NULL dims array is only
+ * allowed with a count of 0). Returns a message or NULL. */
+static const char *tensor_args_bad(const int64_t *viewDims, uint64_t n, const int64_t *storageDims, uint64_t sn)
+{
+    if (!viewDims && n > 0)
+        return "viewDims is nullptr but viewDimsNum > 0";
+    if (!storageDims && sn > 0)
+        return "storageDims is nullptr but storageDimsNum > 0";
+    if (n > EMU_MAX_DIMS || sn > EMU_MAX_DIMS)
+        return "rank exceeds the emulator limit of 64";
+    return NULL;
+}
+
+/* A live handle of `kind`? Otherwise count a misuse and report 161002. */
+static int need_live(const char *func, int kind, const void *p, const char *what)
+{
+    if (emu_reg_kind(p) == kind)
+        return 0;
+    emu_note_misuse(func, "%s %p is unknown or already destroyed", what, p);
+    return emu_error(ACLNN_ERR_PARAM_INVALID, func, "%s %p is unknown or already destroyed", what, p);
+}
+
+EMU_EXPORT int emu_is_tensor(const aclTensor *t) { return emu_reg_kind(t) == EMU_K_TENSOR; }
+
+/* ========================================================================================== */
+/* Creation                                                                                    */
+/* ========================================================================================== */
+aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                           const int64_t *stride, int64_t offset, aclFormat format,
+                           const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData)
+{
+    if (emu_enter(__func__))
+        return NULL;
+    const char *bad = tensor_args_bad(viewDims, viewDimsNum, storageDims, storageDimsNum);
+    if (bad) {
+        emu_error(viewDimsNum > EMU_MAX_DIMS || storageDimsNum > EMU_MAX_DIMS ? ACLNN_ERR_PARAM_INVALID
+                                                                             : ACLNN_ERR_PARAM_NULLPTR,
+                  __func__, "%s", bad);
+        return NULL;
+    }
+    aclTensor *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    tensor_set(t, viewDims, viewDimsNum, dataType, stride, offset, format, storageDims, storageDimsNum, tensorData);
+    emu_reg_add(EMU_K_TENSOR, t);
+    return t;
+}
+
+aclScalar *aclCreateScalar(void *value, aclDataType dataType)
+{
+    if (emu_enter(__func__))
+        return NULL;
+    size_t size = emu_dtype_size(dataType);
+    if (!value || size == 0) {
+        emu_error(ACLNN_ERR_PARAM_NULLPTR, __func__, value ? "unsupported dataType %d" : "value is nullptr (dataType %d)", (int)dataType);
+        return NULL;
+    }
+    aclScalar *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->magic = MAGIC_SCALAR;
+    s->dtype = dataType;
+    memcpy(s->value, value, size);            /* copied: the host buffer may go right away */
+    emu_reg_add(EMU_K_SCALAR, s);
+    return s;
+}
+
+/* Copies `size` elements of `elem` bytes into a new buffer (never NULL on success). */
+static void *copy_elems(const char *func, const void *value, uint64_t size, size_t elem, int *ok)
+{
+    *ok = 0;
+    if (!value && size > 0) {
+        emu_error(ACLNN_ERR_PARAM_NULLPTR, func, "value is nullptr but size is %llu", (unsigned long long)size);
+        return NULL;
+    }
+    if (size > MAX_ARRAY_ELEMS) {
+        emu_error(ACLNN_ERR_PARAM_INVALID, func, "size %llu is too large", (unsigned long long)size);
+        return NULL;
+    }
+    void *v = malloc(size ? size * elem : 1);
+    if (!v)
+        return NULL;
+    if (size)
+        memcpy(v, value, size * elem);
+    *ok = 1;
+    return v;
+}
+
+aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size)
+{
+    int ok;
+    if (emu_enter(__func__))
+        return NULL;
+    int64_t *v = copy_elems(__func__, value, size, sizeof *v, &ok);
+    aclIntArray *a = ok ? calloc(1, sizeof *a) : NULL;
+    if (!a) {
+        free(v);
+        return NULL;
+    }
+    a->magic = MAGIC_ARRAY;
+    a->size = size;
+    a->v = v;
+    emu_reg_add(EMU_K_INT_ARRAY, a);
+    return a;
+}
+
+aclFloatArray *aclCreateFloatArray(const float *value, uint64_t size)
+{
+    int ok;
+    if (emu_enter(__func__))
+        return NULL;
+    float *v = copy_elems(__func__, value, size, sizeof *v, &ok);
+    aclFloatArray *a = ok ? calloc(1, sizeof *a) : NULL;
+    if (!a) {
+        free(v);
+        return NULL;
+    }
+    a->magic = MAGIC_ARRAY;
+    a->size = size;
+    a->v = v;
+    emu_reg_add(EMU_K_FLOAT_ARRAY, a);
+    return a;
+}
+
+aclBoolArray *aclCreateBoolArray(const bool *value, uint64_t size)
+{
+    int ok;
+    if (emu_enter(__func__))
+        return NULL;
+    bool *v = copy_elems(__func__, value, size, sizeof *v, &ok);
+    aclBoolArray *a = ok ? calloc(1, sizeof *a) : NULL;
+    if (!a) {
+        free(v);
+        return NULL;
+    }
+    a->magic = MAGIC_ARRAY;
+    a->size = size;
+    a->v = v;
+    emu_reg_add(EMU_K_BOOL_ARRAY, a);
+    return a;
+}
+
+/* Lists take ownership of their elements (aclDestroy*List destroys them). Every non-NULL element
+ * must be a live handle of the element kind. */
+static void **make_list(const char *func, int kind, const void *const *value, uint64_t size, int *ok)
+{
+    *ok = 0;
+    void **v = copy_elems(func, value, size, sizeof(void *), ok);
+    if (!*ok)
+        return NULL;
+    for (uint64_t i = 0; i < size; i++)
+        if (v[i] && emu_reg_kind(v[i]) != kind) {
+            emu_note_misuse(func, "element %llu (%p) is not a live handle", (unsigned long long)i, v[i]);
+            emu_error(ACLNN_ERR_PARAM_INVALID, func, "element %llu (%p) is unknown or already destroyed", (unsigned long long)i, v[i]);
+            free(v);
+            *ok = 0;
+            return NULL;
+        }
+    return v;
+}
+
+aclTensorList *aclCreateTensorList(const aclTensor *const *value, uint64_t size)
+{
+    int ok;
+    if (emu_enter(__func__))
+        return NULL;
+    void **v = make_list(__func__, EMU_K_TENSOR, (const void *const *)value, size, &ok);
+    aclTensorList *l = ok ? calloc(1, sizeof *l) : NULL;
+    if (!l) {
+        free(v);
+        return NULL;
+    }
+    l->magic = MAGIC_LIST;
+    l->size = size;
+    l->v = (aclTensor **)v;
+    emu_reg_add(EMU_K_TENSOR_LIST, l);
+    return l;
+}
+
+aclScalarList *aclCreateScalarList(const aclScalar *const *value, uint64_t size)
+{
+    int ok;
+    if (emu_enter(__func__))
+        return NULL;
+    void **v = make_list(__func__, EMU_K_SCALAR, (const void *const *)value, size, &ok);
+    aclScalarList *l = ok ? calloc(1, sizeof *l) : NULL;
+    if (!l) {
+        free(v);
+        return NULL;
+    }
+    l->magic = MAGIC_LIST;
+    l->size = size;
+    l->v = (aclScalar **)v;
+    emu_reg_add(EMU_K_SCALAR_LIST, l);
+    return l;
+}
+
+/* ========================================================================================== */
+/* Destruction: NULL -> 0; unknown / already destroyed -> misuse + 161002.                     */
+/* ========================================================================================== */
+static aclnnStatus destroy_simple(const char *func, int kind, const void *p, const char *what)
+{
+    if (!p)
+        return ACLNN_SUCCESS;
+    emu_lock();
+    int live = emu_reg_kind(p) == kind;
+    if (live) {
+        /* free the element buffer of arrays; the struct itself is quarantined by the registry */
+        if (kind == EMU_K_INT_ARRAY)
+            free(((aclIntArray *)p)->v);
+        else if (kind == EMU_K_FLOAT_ARRAY)
+            free(((aclFloatArray *)p)->v);
+        else if (kind == EMU_K_BOOL_ARRAY)
+            free(((aclBoolArray *)p)->v);
+        emu_reg_release(kind, p);
+    }
+    emu_unlock();
+    if (!live) {
+        emu_note_misuse(func, "%s %p destroyed twice or never created", what, p);
+        return emu_error(ACLNN_ERR_PARAM_INVALID, func, "%s %p is unknown or already destroyed", what, p);
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclDestroyTensor(const aclTensor *tensor)
+{
+    int st = emu_enter(__func__);
+    return st ? st : destroy_simple(__func__, EMU_K_TENSOR, tensor, "tensor");
+}
+
+aclnnStatus aclDestroyScalar(const aclScalar *scalar)
+{
+    int st = emu_enter(__func__);
+    return st ? st : destroy_simple(__func__, EMU_K_SCALAR, scalar, "scalar");
+}
+
+aclnnStatus aclDestroyIntArray(const aclIntArray *array)
+{
+    int st = emu_enter(__func__);
+    return st ? st : destroy_simple(__func__, EMU_K_INT_ARRAY, array, "int array");
+}
+
+aclnnStatus aclDestroyFloatArray(const aclFloatArray *array)
+{
+    int st = emu_enter(__func__);
+    return st ? st : destroy_simple(__func__, EMU_K_FLOAT_ARRAY, array, "float array");
+}
+
+aclnnStatus aclDestroyBoolArray(const aclBoolArray *array)
+{
+    int st = emu_enter(__func__);
+    return st ? st : destroy_simple(__func__, EMU_K_BOOL_ARRAY, array, "bool array");
+}
+
+/* Destroys the list and every element still alive; an element already destroyed counts a misuse
+ * (the caller destroyed it separately: a double free in real CANN). */
+static aclnnStatus destroy_list(const char *func, int list_kind, int elem_kind, const void *p, void **elems,
+                                uint64_t n)
+{
+    int bad = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (!elems[i])
+            continue;
+        if (emu_reg_kind(elems[i]) == elem_kind)
+            emu_reg_release(elem_kind, elems[i]);
+        else {
+            emu_note_misuse(func, "list element %llu (%p) was already destroyed", (unsigned long long)i, elems[i]);
+            bad = 1;
+        }
+    }
+    free(elems);
+    emu_reg_release(list_kind, p);
+    if (bad)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, func, "a list element was already destroyed");
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclDestroyTensorList(const aclTensorList *array)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    if (!array)
+        return ACLNN_SUCCESS;
+    emu_lock();
+    if ((st = need_live(__func__, EMU_K_TENSOR_LIST, array, "tensor list")) == 0)
+        st = destroy_list(__func__, EMU_K_TENSOR_LIST, EMU_K_TENSOR, array, (void **)array->v, array->size);
+    emu_unlock();
+    return st;
+}
+
+aclnnStatus aclDestroyScalarList(const aclScalarList *array)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    if (!array)
+        return ACLNN_SUCCESS;
+    emu_lock();
+    if ((st = need_live(__func__, EMU_K_SCALAR_LIST, array, "scalar list")) == 0)
+        st = destroy_list(__func__, EMU_K_SCALAR_LIST, EMU_K_SCALAR, array, (void **)array->v, array->size);
+    emu_unlock();
+    return st;
+}
+
+/* ========================================================================================== */
+/* Getters                                                                                     */
+/* ========================================================================================== */
+/* NULL tensor or output pointer -> 161001; unknown tensor -> misuse + 161002. */
+static int tensor_getter(const char *func, const aclTensor *t, const void *out1, const void *out2)
+{
+    if (!t || !out1 || !out2)
+        return emu_error(ACLNN_ERR_PARAM_NULLPTR, func, "tensor or output pointer is nullptr");
+    return need_live(func, EMU_K_TENSOR, t, "tensor");
+}
+
+static int64_t *dup_dims(const int64_t *src, uint32_t n)
+{
+    int64_t *v = malloc(n ? n * sizeof *v : sizeof *v);   /* never NULL for a 0-D tensor */
+    if (v && n)
+        memcpy(v, src, n * sizeof *v);
+    return v;
+}
+
+static aclnnStatus get_dims(const char *func, const aclTensor *t, int64_t **out, uint64_t *num, int which)
+{
+    int st = tensor_getter(func, t, out, num);
+    if (st)
+        return st;
+    emu_lock();
+    uint32_t n = which == 1 ? t->storage_ndim : t->ndim;
+    const int64_t *src = which == 0 ? t->dims : which == 1 ? t->storage_dims : t->strides;
+    int64_t *v = dup_dims(src, n);
+    emu_unlock();
+    if (!v)
+        return emu_error(ACLNN_ERR_INNER, func, "out of memory");
+    *out = v;
+    *num = n;
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetViewShape(const aclTensor *tensor, int64_t **viewDims, uint64_t *viewDimsNum)
+{
+    int st = emu_enter(__func__);
+    return st ? st : get_dims(__func__, tensor, viewDims, viewDimsNum, 0);
+}
+
+aclnnStatus aclGetStorageShape(const aclTensor *tensor, int64_t **storageDims, uint64_t *storageDimsNum)
+{
+    int st = emu_enter(__func__);
+    return st ? st : get_dims(__func__, tensor, storageDims, storageDimsNum, 1);
+}
+
+aclnnStatus aclGetViewStrides(const aclTensor *tensor, int64_t **stridesValue, uint64_t *stridesNum)
+{
+    int st = emu_enter(__func__);
+    return st ? st : get_dims(__func__, tensor, stridesValue, stridesNum, 2);
+}
+
+aclnnStatus aclGetViewOffset(const aclTensor *tensor, int64_t *offset)
+{
+    int st = emu_enter(__func__);
+    if (st || (st = tensor_getter(__func__, tensor, offset, offset)))
+        return st;
+    *offset = tensor->offset;
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetFormat(const aclTensor *tensor, aclFormat *format)
+{
+    int st = emu_enter(__func__);
+    if (st || (st = tensor_getter(__func__, tensor, format, format)))
+        return st;
+    *format = tensor->format;
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetDataType(const aclTensor *tensor, aclDataType *dataType)
+{
+    int st = emu_enter(__func__);
+    if (st || (st = tensor_getter(__func__, tensor, dataType, dataType)))
+        return st;
+    *dataType = tensor->dtype;
+    return ACLNN_SUCCESS;
+}
+
+/* Element count of a live array/list of `kind`; NULL arguments -> 161001, unknown -> 161002. */
+static aclnnStatus get_size(const char *func, int kind, const void *p, uint64_t *size)
+{
+    if (!p || !size)
+        return emu_error(ACLNN_ERR_PARAM_NULLPTR, func, "array or size is nullptr");
+    emu_lock();
+    int st = need_live(func, kind, p, "array");
+    if (!st) {
+        switch (kind) {
+        case EMU_K_INT_ARRAY: *size = ((const aclIntArray *)p)->size; break;
+        case EMU_K_FLOAT_ARRAY: *size = ((const aclFloatArray *)p)->size; break;
+        case EMU_K_BOOL_ARRAY: *size = ((const aclBoolArray *)p)->size; break;
+        case EMU_K_TENSOR_LIST: *size = ((const aclTensorList *)p)->size; break;
+        default: *size = ((const aclScalarList *)p)->size; break;
+        }
+    }
+    emu_unlock();
+    return st;
+}
+
+aclnnStatus aclGetIntArraySize(const aclIntArray *array, uint64_t *size)
+{
+    int st = emu_enter(__func__);
+    return st ? st : get_size(__func__, EMU_K_INT_ARRAY, array, size);
+}
+
+aclnnStatus aclGetFloatArraySize(const aclFloatArray *array, uint64_t *size)
+{
+    int st = emu_enter(__func__);
+    return st ? st : get_size(__func__, EMU_K_FLOAT_ARRAY, array, size);
+}
+
+aclnnStatus aclGetBoolArraySize(const aclBoolArray *array, uint64_t *size)
+{
+    int st = emu_enter(__func__);
+    return st ? st : get_size(__func__, EMU_K_BOOL_ARRAY, array, size);
+}
+
+aclnnStatus aclGetTensorListSize(const aclTensorList *tensorList, uint64_t *size)
+{
+    int st = emu_enter(__func__);
+    return st ? st : get_size(__func__, EMU_K_TENSOR_LIST, tensorList, size);
+}
+
+aclnnStatus aclGetScalarListSize(const aclScalarList *scalarList, uint64_t *size)
+{
+    int st = emu_enter(__func__);
+    return st ? st : get_size(__func__, EMU_K_SCALAR_LIST, scalarList, size);
+}
+
+aclnnStatus aclInitTensor(aclTensor *tensor, const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                          const int64_t *stride, int64_t offset, aclFormat format, const int64_t *storageDims,
+                          uint64_t storageDimsNum, void *tensorDataAddr)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    if (!tensor)
+        return emu_error(ACLNN_ERR_PARAM_NULLPTR, __func__, "tensor is nullptr");
+    const char *bad = tensor_args_bad(viewDims, viewDimsNum, storageDims, storageDimsNum);
+    if (bad)
+        return emu_error(ACLNN_ERR_PARAM_NULLPTR, __func__, "%s", bad);
+    emu_lock();
+    if ((st = need_live(__func__, EMU_K_TENSOR, tensor, "tensor")) == 0)
+        tensor_set(tensor, viewDims, viewDimsNum, dataType, stride, offset, format, storageDims, storageDimsNum,
+                   tensorDataAddr);
+    emu_unlock();
+    return st;
+}
+
+aclnnStatus aclSetRawTensorAddr(aclTensor *tensor, void *addr)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    if (!tensor)
+        return emu_error(ACLNN_ERR_PARAM_NULLPTR, __func__, "tensor is nullptr");
+    emu_lock();
+    if ((st = need_live(__func__, EMU_K_TENSOR, tensor, "tensor")) == 0)
+        tensor->data = addr;
+    emu_unlock();
+    return st;
+}
+
+aclnnStatus aclGetRawTensorAddr(const aclTensor *tensor, void **addr)
+{
+    int st = emu_enter(__func__);
+    if (st || (st = tensor_getter(__func__, tensor, addr, addr)))
+        return st;
+    *addr = tensor->data;
+    return ACLNN_SUCCESS;
+}
+
+/* ========================================================================================== */
+/* aclnnInit / aclnnFinalize                                                                   */
+/* ========================================================================================== */
+aclnnStatus aclnnInit(const char *configPath)
+{
+    (void)configPath;
+    return emu_enter(__func__);
+}
+
+aclnnStatus aclnnFinalize(void) { return emu_enter(__func__); }
+
+/* ========================================================================================== */
+/* Executors                                                                                   */
+/* ========================================================================================== */
+/* A live executor, or a status: NULL -> 561103; unknown/freed -> misuse + 561103. */
+static int need_executor(const char *func, const aclOpExecutor *e)
+{
+    if (!e)
+        return emu_error(ACLNN_ERR_INNER_NULLPTR, func, "executor is nullptr");
+    if (emu_reg_kind(e) == EMU_K_EXECUTOR)
+        return 0;
+    emu_note_misuse(func, "executor %p is unknown or already freed", (const void *)e);
+    return emu_error(ACLNN_ERR_INNER_NULLPTR, func, "executor %p is unknown or already freed (phase 2 frees a non-repeatable executor)", (const void *)e);
+}
+
+EMU_EXPORT aclOpExecutor *emu_executor_new(const char *phase2_api)
+{
+    aclOpExecutor *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    e->magic = EMU_EXECUTOR_MAGIC;
+    e->api = phase2_api;
+    emu_reg_add(EMU_K_EXECUTOR, e);
+    return e;
+}
+
+EMU_EXPORT void emu_executor_add(aclOpExecutor *e, const aclTensor *t, int is_output)
+{
+    int r = e->nroles++;
+    emu_tview *v = &e->t[r];
+    e->role_is_output[r] = is_output;
+    v->handle = t;
+    if (!t)
+        return;
+    v->ndim = (int)t->ndim;
+    memcpy(v->dims, t->dims, sizeof v->dims);
+    memcpy(v->strides, t->strides, sizeof v->strides);
+    v->offset = t->offset;
+    v->dtype = t->dtype;
+    if (is_output)
+        e->out_role[e->nout++] = r;
+    else
+        e->in_role[e->nin++] = r;
+}
+
+EMU_EXPORT void emu_executor_discard(aclOpExecutor *e) { emu_reg_release(EMU_K_EXECUTOR, e); }
+
+aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    emu_lock();
+    if ((st = need_executor(__func__, executor)) == 0)
+        executor->repeatable = 1;
+    emu_unlock();
+    return st;
+}
+
+/* Frees any executor (repeatable or not, e.g. one whose phase 2 never ran). */
+aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    emu_lock();
+    if ((st = need_executor(__func__, executor)) == 0)
+        emu_reg_release(EMU_K_EXECUTOR, executor);
+    emu_unlock();
+    return st;
+}
+
+/* which: 0 = input index, 1 = output index, 2 = inputs then outputs. The address is kept in the
+ * executor (the aclTensor handle itself is not modified). `tensor` may be NULL; when given it
+ * must be the tensor captured at that index by phase 1. */
+static aclnnStatus set_addr(const char *func, aclOpExecutor *e, size_t index, const aclTensor *tensor, void *addr,
+                            int which)
+{
+    int st;
+    emu_lock();
+    if ((st = need_executor(func, e))) {
+        emu_unlock();
+        return st;
+    }
+    int role = -1;
+    if (which == 0 && index < (size_t)e->nin)
+        role = e->in_role[index];
+    else if (which == 1 && index < (size_t)e->nout)
+        role = e->out_role[index];
+    else if (which == 2 && index < (size_t)e->nin)
+        role = e->in_role[index];
+    else if (which == 2 && index < (size_t)(e->nin + e->nout))
+        role = e->out_role[index - (size_t)e->nin];
+    if (role < 0) {
+        emu_unlock();
+        return emu_error(ACLNN_ERR_PARAM_INVALID, func, "index %zu out of range (%d inputs, %d outputs)", index, e->nin, e->nout);
+    }
+    if (tensor && tensor != e->t[role].handle) {
+        emu_unlock();
+        return emu_error(ACLNN_ERR_PARAM_INVALID, func, "tensor %p is not the tensor at index %zu", (const void *)tensor, index);
+    }
+    e->t[role].data = addr;
+    e->addr_set[role] = 1;
+    emu_unlock();
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclSetInputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr)
+{
+    int st = emu_enter(__func__);
+    return st ? st : set_addr(__func__, executor, index, tensor, addr, 0);
+}
+
+aclnnStatus aclSetOutputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr)
+{
+    int st = emu_enter(__func__);
+    return st ? st : set_addr(__func__, executor, index, tensor, addr, 1);
+}
+
+aclnnStatus aclSetTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr)
+{
+    int st = emu_enter(__func__);
+    return st ? st : set_addr(__func__, executor, index, tensor, addr, 2);
+}
+
+/* None of the emulated operators has a dynamic (tensor-list) parameter: after validating the
+ * executor these answer 161002. */
+static aclnnStatus set_dynamic(const char *func, aclOpExecutor *e, size_t irIndex)
+{
+    emu_lock();
+    int st = need_executor(func, e);
+    emu_unlock();
+    if (st)
+        return st;
+    return emu_error(ACLNN_ERR_PARAM_INVALID, func, "the operator has no dynamic tensor-list parameter %zu", irIndex);
+}
+
+aclnnStatus aclSetDynamicInputTensorAddr(aclOpExecutor *executor, size_t irIndex, const size_t relativeIndex,
+                                         aclTensorList *tensors, void *addr)
+{
+    (void)relativeIndex, (void)tensors, (void)addr;
+    int st = emu_enter(__func__);
+    return st ? st : set_dynamic(__func__, executor, irIndex);
+}
+
+aclnnStatus aclSetDynamicOutputTensorAddr(aclOpExecutor *executor, size_t irIndex, const size_t relativeIndex,
+                                          aclTensorList *tensors, void *addr)
+{
+    (void)relativeIndex, (void)tensors, (void)addr;
+    int st = emu_enter(__func__);
+    return st ? st : set_dynamic(__func__, executor, irIndex);
+}
+
+aclnnStatus aclSetDynamicTensorAddr(aclOpExecutor *executor, size_t irIndex, const size_t relativeIndex,
+                                    aclTensorList *tensors, void *addr)
+{
+    (void)relativeIndex, (void)tensors, (void)addr;
+    int st = emu_enter(__func__);
+    return st ? st : set_dynamic(__func__, executor, irIndex);
+}
+
+/* ========================================================================================== */
+/* Phase 2                                                                                     */
+/* ========================================================================================== */
+/* Byte range [*lo, *lo + *len) touched by a non-empty view; 0 for an empty one. */
+static int view_span(const emu_tview *v, char *base, char **lo, uint64_t *len)
+{
+    size_t es = emu_dtype_size(v->dtype);
+    int64_t mn = v->offset, mx = v->offset;
+    for (int i = 0; i < v->ndim; i++) {
+        if (v->dims[i] <= 0)
+            return 0;
+        int64_t ext = v->strides[i] * (v->dims[i] - 1);
+        if (ext < 0)
+            mn += ext;
+        else
+            mx += ext;
+    }
+    *lo = base + mn * (int64_t)es;
+    *len = (uint64_t)(mx - mn + 1) * es;
+    return 1;
+}
+
+/*
+ * The second phase of every operator. Order:
+ *   injected fault / unknown executor (561103, misuse; nothing to free) / executor of another op
+ *   -> from here on a non-repeatable executor is consumed (freed) whatever the result ->
+ *   no context (107002) -> bad stream (361001) -> workspace NULL with size > 0 (161001) ->
+ *   workspaceSize smaller than phase 1 asked (161002) -> workspace not device memory (361001) ->
+ *   a captured tensor destroyed since phase 1 (561103) -> a tensor not in device memory (361001)
+ *   -> the kernel.
+ */
+EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uint64_t workspaceSize,
+                                           aclOpExecutor *executor, aclrtStream stream)
+{
+    int fault = emu_enter(api);
+    if (!executor)
+        return fault ? fault : emu_error(ACLNN_ERR_PARAM_NULLPTR, api, "executor is nullptr");
+
+    /* Take a private copy of the executor under the lock, consuming it if not repeatable. */
+    aclOpExecutor *e = malloc(sizeof *e);
+    if (!e)
+        return emu_error(ACLNN_ERR_INNER, api, "out of memory");
+    emu_lock();
+    int st = need_executor(api, executor);
+    if (st) {
+        emu_unlock();
+        free(e);
+        return fault ? fault : st;
+    }
+    *e = *executor;
+    if (!e->repeatable)
+        emu_reg_release(EMU_K_EXECUTOR, executor);
+    emu_unlock();
+
+    if (fault) {
+        st = fault;
+        goto out;
+    }
+    if (strcmp(e->api, api) != 0) {
+        emu_note_misuse(api, "executor created for %s", e->api);
+        st = emu_error(ACLNN_ERR_INNER_NULLPTR, api, "executor was created for %s", e->api);
+        goto out;
+    }
+    if ((st = emu_need_context())) {
+        st = emu_error(st, api, st == ACL_ERROR_RT_CONTEXT_NULL
+                                    ? "no current context in this thread (call aclrtSetDevice or aclrtSetCurrentContext in this thread first)"
+                                    : "acl is not initialized (call aclInit first)");
+        goto out;
+    }
+    if ((st = emu_check_stream(stream))) {
+        if (st == ACL_ERROR_RT_PARAM_INVALID)
+            emu_note_misuse(api, "unknown or destroyed stream %p", stream);
+        st = emu_error(ACLNN_ERR_RUNTIME_ERROR, api, "stream %p: %s", stream,
+                       st == ACL_ERROR_RT_PARAM_INVALID ? "unknown or already destroyed" : "belongs to another context");
+        goto out;
+    }
+    if (e->workspace > 0 && !workspace) {
+        st = emu_error(ACLNN_ERR_PARAM_NULLPTR, api, "workspace is nullptr but %llu bytes are needed", (unsigned long long)e->workspace);
+        goto out;
+    }
+    if (workspaceSize < e->workspace) {
+        st = emu_error(ACLNN_ERR_PARAM_INVALID, api, "workspaceSize %llu is smaller than the %llu bytes phase 1 asked for",
+                       (unsigned long long)workspaceSize, (unsigned long long)e->workspace);
+        goto out;
+    }
+    if (e->workspace > 0 && !emu_device_range_ok(workspace, e->workspace)) {
+        emu_note_misuse(api, "workspace %p is not %llu bytes of device memory", workspace, (unsigned long long)e->workspace);
+        st = emu_error(ACLNN_ERR_RUNTIME_ERROR, api, "workspace %p (+%llu bytes) is not inside a live aclrtMalloc allocation",
+                       workspace, (unsigned long long)e->workspace);
+        goto out;
+    }
+    if (!e->kernel) {                         /* empty-tensor fast path: no kernel, nothing written */
+        st = ACLNN_SUCCESS;
+        goto out;
+    }
+    for (int r = 0; r < e->nroles; r++) {
+        emu_tview *v = &e->t[r];
+        if (!v->handle)
+            continue;
+        emu_lock();
+        int live = emu_is_tensor(v->handle);
+        if (live && !e->addr_set[r])
+            v->data = v->handle->data;        /* current address of the handle */
+        emu_unlock();
+        if (!live) {
+            emu_note_misuse(api, "tensor %p (parameter %d) destroyed between phase 1 and phase 2", (const void *)v->handle, r);
+            st = emu_error(ACLNN_ERR_INNER_NULLPTR, api, "tensor %p was destroyed before phase 2", (const void *)v->handle);
+            goto out;
+        }
+        char *lo;
+        uint64_t len;
+        if (view_span(v, v->data, &lo, &len) && !emu_device_range_ok(lo, len)) {
+            emu_note_misuse(api, "tensor %p data %p is not device memory", (const void *)v->handle, v->data);
+            st = emu_error(ACLNN_ERR_RUNTIME_ERROR, api,
+                           "%s tensor %d: [%p, +%llu bytes) is not inside a live aclrtMalloc allocation (host pointer or freed memory?)",
+                           e->role_is_output[r] ? "output" : "input", r, (void *)lo, (unsigned long long)len);
+            goto out;
+        }
+    }
+    st = e->kernel(e);
+out:
+    free(e);
+    return st;
+}

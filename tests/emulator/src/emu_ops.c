@@ -1,0 +1,576 @@
+/*
+ * emu_ops.c - libopapi.so / libopapi_nn.so of the emulator: the phase-1 functions
+ * (aclnn<Op>GetWorkspaceSize) and phase-2 entry points of the four operators.
+ *
+ * Phase 1 follows shared/reference/ops.md (sections 1.2, 2.2, 3.2, 4.2) for the Ascend910B /
+ * Ascend910_93 (DAV_2201) dtype tables and limits, whatever EMU_SOC_NAME says: the check order and
+ * the status codes are those of the real op_api sources. Additions of the emulator (each noted
+ * where it happens):
+ *   - a tensor argument that is not a live aclTensor -> misuse + 161002 (real CANN would crash);
+ *   - checks real CANN skips but whose violation is undefined behaviour on a device (a crash, an
+ *     out-of-bounds read or write) are reported instead of emulated, as 561002;
+ *   - an unset/missing ASCEND_OPP_PATH -> 561107 (ACLNN_ERR_INNER_OPP_PATH_NOT_FOUND), as CANN
+ *     does; disable with EMU_REQUIRE_OPP_PATH=0.
+ * Phase 1 writes *workspaceSize and *executor only on success. Workspace: 0 for MSE and PReLU,
+ * 1024 bytes for non-empty GroupNorm and CrossEntropy, 0 for every empty-tensor case.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "emu_ops.h"
+
+#define EMU_WORKSPACE_BYTES 1024u
+#define MAX_DIM 8                         /* OP_CHECK_MAX_DIM */
+
+/* ========================================================================================== */
+/* Helpers                                                                                     */
+/* ========================================================================================== */
+/* Product of the view dims, saturated at INT64_MAX (negative dims are multiplied as given). */
+static int64_t numel(const aclTensor *t)
+{
+    int64_t n = 1;
+    for (uint32_t i = 0; i < t->ndim; i++)
+        if (__builtin_mul_overflow(n, t->dims[i], &n))
+            return INT64_MAX;
+    return n;
+}
+
+static int is_empty(const aclTensor *t)
+{
+    for (uint32_t i = 0; i < t->ndim; i++)
+        if (t->dims[i] == 0)
+            return 1;
+    return 0;
+}
+
+/* "(2, 3)" / "(4,)" / "()" */
+static const char *shape_str(const int64_t *d, uint32_t n, char *buf, size_t size)
+{
+    size_t k = (size_t)snprintf(buf, size, "(");
+    for (uint32_t i = 0; i < n && k < size; i++)
+        k += (size_t)snprintf(buf + k, size - k, i ? ", %lld" : "%lld", (long long)d[i]);
+    if (k < size)
+        snprintf(buf + k, size - k, n == 1 ? ",)" : ")");
+    return buf;
+}
+
+#define SHAPE(t, buf) shape_str((t)->dims, (t)->ndim, buf, sizeof buf)
+
+static int same_shape(const aclTensor *a, const int64_t *d, uint32_t n)
+{
+    if (a->ndim != n)
+        return 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (a->dims[i] != d[i])
+            return 0;
+    return 1;
+}
+
+/* NumPy broadcast of two shapes; 0 when they do not broadcast. */
+static int broadcast(const int64_t *a, uint32_t na, const int64_t *b, uint32_t nb, int64_t *out, uint32_t *no)
+{
+    uint32_t n = na > nb ? na : nb;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t x = i < na ? a[na - 1 - i] : 1;
+        int64_t y = i < nb ? b[nb - 1 - i] : 1;
+        if (x == y || y == 1)
+            out[n - 1 - i] = x;
+        else if (x == 1)
+            out[n - 1 - i] = y;
+        else
+            return 0;
+    }
+    *no = n;
+    return 1;
+}
+
+/* DAV_2201 support list of the hand-written ops (GetDtypeSupportListV2 on A2/A3). */
+static int float_dtype(int dt) { return dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16; }
+
+static int null_err(const char *api, const char *name)
+{
+    return emu_error(ACLNN_ERR_PARAM_NULLPTR, api, "%s is nullptr", name);
+}
+
+static int invalid(const char *api, const char *fmt, const char *a, const char *b)
+{
+    return emu_error(ACLNN_ERR_PARAM_INVALID, api, fmt, a, b);
+}
+
+/* Emulator addition: every non-NULL tensor argument must be a live aclTensor. */
+static int live_tensors(const char *api, int n, const aclTensor *const *ts, const char *const *names)
+{
+    for (int i = 0; i < n; i++)
+        if (ts[i] && !emu_is_tensor(ts[i])) {
+            emu_note_misuse(api, "%s %p is not a live aclTensor", names[i], (const void *)ts[i]);
+            return emu_error(ACLNN_ERR_PARAM_INVALID, api, "%s %p is not a live aclTensor (destroyed?)", names[i],
+                             (const void *)ts[i]);
+        }
+    return 0;
+}
+
+/* dtype of `t` must equal `want` */
+static int dtype_same(const char *api, const aclTensor *t, const char *name, int want, const char *wname)
+{
+    if (t->dtype == (aclDataType)want)
+        return 0;
+    return emu_error(ACLNN_ERR_PARAM_INVALID, api, "%s dtype %s should be the same as %s dtype %s", name,
+                     emu_dtype_name(t->dtype), wname, emu_dtype_name(want));
+}
+
+static int dtype_supported(const char *api, const aclTensor *t, const char *name)
+{
+    if (float_dtype(t->dtype))
+        return 0;
+    return emu_error(ACLNN_ERR_PARAM_INVALID, api, "%s dtype %s (%d) not supported: expected float32, float16 or bfloat16",
+                     name, emu_dtype_name(t->dtype), (int)t->dtype);
+}
+
+static int max_dim(const char *api, const aclTensor *t, const char *name)
+{
+    if (t->ndim <= MAX_DIM)
+        return 0;
+    return emu_error(ACLNN_ERR_PARAM_INVALID, api, "%s rank %u exceeds the maximum of 8", name, t->ndim);
+}
+
+/* CANN: aclnn needs ASCEND_OPP_PATH (else 561107). EMU_REQUIRE_OPP_PATH=0 switches this off. */
+static int need_opp_path(const char *api)
+{
+    const char *req = getenv("EMU_REQUIRE_OPP_PATH");
+    if (req && strcmp(req, "0") == 0)
+        return 0;
+    const char *p = getenv("ASCEND_OPP_PATH");
+    struct stat sb;
+    if (p && *p && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return 0;
+    return emu_error(ACLNN_ERR_INNER_OPP_PATH_NOT_FOUND, api, "ASCEND_OPP_PATH is %s%s", p && *p ? "not a directory: " : "not set",
+                     p && *p ? p : "");
+}
+
+/* Creates the executor (inside the lock held by the caller) and hands it out. */
+static aclOpExecutor *new_executor(const char *phase2, emu_kernel_fn kernel, uint64_t workspace)
+{
+    aclOpExecutor *e = emu_executor_new(phase2);
+    if (e) {
+        e->kernel = kernel;
+        e->workspace = workspace;
+    }
+    return e;
+}
+
+static int finish(const char *api, aclOpExecutor *e, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    if (!e)
+        return emu_error(ACLNN_ERR_INNER_CREATE_EXECUTOR, api, "out of memory");
+    *workspaceSize = e->workspace;
+    *executor = e;
+    return ACLNN_SUCCESS;
+}
+
+/* ========================================================================================== */
+/* aclnnMseLossBackward (ops.md 1.2)                                                          */
+/* ========================================================================================== */
+static int mse_phase1(const aclTensor *gradOutput, const aclTensor *self, const aclTensor *target, int64_t reduction,
+                      aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    static const char api[] = "aclnnMseLossBackwardGetWorkspaceSize";
+    char b1[256], b2[256];
+    int st;
+    /* 0. OP_CHECK_COMM_INPUT */
+    if (!workspaceSize || !executor)
+        return null_err(api, !workspaceSize ? "workspaceSize" : "executor");
+    /* 1. null checks */
+    if (!gradOutput) return null_err(api, "gradOutput");
+    if (!self) return null_err(api, "self");
+    if (!target) return null_err(api, "target");
+    if (!out) return null_err(api, "out");
+    const aclTensor *ts[] = {gradOutput, self, target, out};
+    static const char *const names[] = {"gradOutput", "self", "target", "out"};
+    if ((st = live_tensors(api, 4, ts, names)))
+        return st;
+    /* 2. dtypes: no promotion; out may be any supported dtype */
+    if ((st = dtype_same(api, gradOutput, "gradOutput", self->dtype, "self")) ||
+        (st = dtype_same(api, target, "target", self->dtype, "self")) ||
+        (st = dtype_supported(api, self, "self")) || (st = dtype_supported(api, out, "out")))
+        return st;
+    /* 3. reduction */
+    if (reduction < 0 || reduction > 2)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "reduction %lld is invalid: expected 0 (none), 1 (mean) or 2 (sum)",
+                         (long long)reduction);
+    /* 4. shapes */
+    if ((st = max_dim(api, gradOutput, "gradOutput")) || (st = max_dim(api, self, "self")) ||
+        (st = max_dim(api, target, "target")))
+        return st;
+    int64_t b[2 * MAX_DIM], bb[2 * MAX_DIM];
+    uint32_t nb, nbb;
+    if (!broadcast(gradOutput->dims, gradOutput->ndim, self->dims, self->ndim, b, &nb))
+        return invalid(api, "gradOutput shape %s and self shape %s cannot broadcast", SHAPE(gradOutput, b1), SHAPE(self, b2));
+    if (!broadcast(b, nb, target->dims, target->ndim, bb, &nbb))
+        return invalid(api, "shape %s (gradOutput with self) and target shape %s cannot broadcast", shape_str(b, nb, b1, sizeof b1),
+                       SHAPE(target, b2));
+    if (!same_shape(out, bb, nbb))
+        return invalid(api, "out shape %s mismatch: expected the broadcast shape %s", SHAPE(out, b1), shape_str(bb, nbb, b2, sizeof b2));
+    /* 5. empty: success, no kernel, out untouched */
+    int empty = is_empty(self) || is_empty(gradOutput) || is_empty(target);
+    if (!empty && (st = need_opp_path(api)))
+        return st;
+    aclOpExecutor *e = new_executor("aclnnMseLossBackward", empty ? NULL : emu_kernel_mse, 0);
+    if (e) {
+        emu_executor_add(e, gradOutput, 0);
+        emu_executor_add(e, self, 0);
+        emu_executor_add(e, target, 0);
+        emu_executor_add(e, out, 1);
+        e->iattr[MSE_A_REDUCTION] = reduction;
+    }
+    return finish(api, e, workspaceSize, executor);
+}
+
+aclnnStatus aclnnMseLossBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
+                                                 const aclTensor *target, int64_t reduction, aclTensor *out,
+                                                 uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    emu_lock();
+    st = mse_phase1(gradOutput, self, target, reduction, out, workspaceSize, executor);
+    emu_unlock();
+    return st;
+}
+
+aclnnStatus aclnnMseLossBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return emu_executor_launch(__func__, workspace, workspaceSize, executor, stream);
+}
+
+/* ========================================================================================== */
+/* aclnnGroupNormBackward (ops.md 2.2)                                                        */
+/* ========================================================================================== */
+static int gn_phase1(const aclTensor *gradOut, const aclTensor *input, const aclTensor *mean, const aclTensor *rstd,
+                     const aclTensor *gamma, int64_t N, int64_t C, int64_t HxW, int64_t group,
+                     const aclBoolArray *outputMask, aclTensor *gradInput, aclTensor *gradGammaOut,
+                     aclTensor *gradBetaOut, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    static const char api[] = "aclnnGroupNormBackwardGetWorkspaceSize";
+    char b1[256], b2[256];
+    int st;
+    /* 0. OP_CHECK_COMM_INPUT */
+    if (!workspaceSize || !executor)
+        return null_err(api, !workspaceSize ? "workspaceSize" : "executor");
+    /* 1. null checks (gamma may be NULL) */
+    if (!gradOut) return null_err(api, "gradOut");
+    if (!input) return null_err(api, "input");
+    if (!mean) return null_err(api, "mean");
+    if (!rstd) return null_err(api, "rstd");
+    const aclTensor *ts[] = {gradOut, input, mean, rstd, gamma, gradInput, gradGammaOut, gradBetaOut};
+    static const char *const names[] = {"gradOut", "input", "mean", "rstd", "gamma", "gradInput", "gradGammaOut", "gradBetaOut"};
+    if ((st = live_tensors(api, 8, ts, names)))
+        return st;
+    /* 2. CheckMaskNotNull: 161002 (the code; the docs say 161001 for the null outputs) */
+    if (!outputMask)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "outputMask is nullptr");
+    if (emu_reg_kind(outputMask) != EMU_K_BOOL_ARRAY) {
+        emu_note_misuse(api, "outputMask %p is not a live aclBoolArray", (const void *)outputMask);
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "outputMask %p is not a live aclBoolArray", (const void *)outputMask);
+    }
+    if (outputMask->size != 3)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "outputMask size %llu should be 3", (unsigned long long)outputMask->size);
+    bool m0 = outputMask->v[0], m1 = outputMask->v[1], m2 = outputMask->v[2];
+    if (m0 && !gradInput)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "outputMask[0] is true but gradInput is nullptr");
+    if (m1 && !gradGammaOut)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "outputMask[1] is true but gradGammaOut is nullptr");
+    if (m2 && !gradBetaOut)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "outputMask[2] is true but gradBetaOut is nullptr");
+    /* 3. dtypes (non-950): gradOut supported, all others equal to it */
+    int dt = gradOut->dtype;
+    if ((st = dtype_supported(api, gradOut, "gradOut")) || (st = dtype_same(api, input, "input", dt, "gradOut")) ||
+        (st = dtype_same(api, mean, "mean", dt, "gradOut")) || (st = dtype_same(api, rstd, "rstd", dt, "gradOut")) ||
+        (gamma && (st = dtype_same(api, gamma, "gamma", dt, "gradOut"))) ||
+        (m0 && (st = dtype_same(api, gradInput, "gradInput", dt, "gradOut"))) ||
+        (m1 && (st = dtype_same(api, gradGammaOut, "gradGammaOut", dt, "gradOut"))) ||
+        (m2 && (st = dtype_same(api, gradBetaOut, "gradBetaOut", dt, "gradOut"))))
+        return st;
+    /* 4. attributes (the last two only on DAV_2201, which is what is emulated) */
+    if (group <= 0)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "group %lld should be greater than 0", (long long)group);
+    if (C % group != 0)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "C %lld should be divisible by group %lld", (long long)C, (long long)group);
+    if (C / group > 8000)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "C/group %lld should not exceed 8000", (long long)(C / group));
+    if (C > 240000)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "C %lld should not exceed 240000", (long long)C);
+    /* 5. shapes: numels only, plus exact output shapes */
+    if ((st = max_dim(api, gradOut, "gradOut")))
+        return st;
+    int64_t nchw, ng;
+    int ovf = __builtin_mul_overflow(N, C, &nchw) | __builtin_mul_overflow(nchw, HxW, &nchw) |
+              __builtin_mul_overflow(N, group, &ng);
+    if (ovf)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "N*C*HxW or N*group overflows int64");
+    if (numel(gradOut) != nchw)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "gradOut numel %lld should be N*C*HxW = %lld", (long long)numel(gradOut),
+                         (long long)nchw);
+    if (numel(input) != nchw)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "input numel %lld should be N*C*HxW = %lld", (long long)numel(input),
+                         (long long)nchw);
+    if (numel(mean) != ng)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "mean numel %lld should be N*group = %lld", (long long)numel(mean), (long long)ng);
+    if (numel(rstd) != ng)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "rstd numel %lld should be N*group = %lld", (long long)numel(rstd), (long long)ng);
+    if (gamma && numel(gamma) != C)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "gamma numel %lld should be C = %lld", (long long)numel(gamma), (long long)C);
+    if (m0 && !same_shape(gradInput, input->dims, input->ndim))
+        return invalid(api, "gradInput shape %s should equal input shape %s", SHAPE(gradInput, b1), SHAPE(input, b2));
+    const int64_t cshape[1] = {C};
+    const int64_t *pshape = gamma ? gamma->dims : cshape;
+    uint32_t pn = gamma ? gamma->ndim : 1;
+    if (m1 && !same_shape(gradGammaOut, pshape, pn))
+        return invalid(api, "gradGammaOut shape %s should be %s", SHAPE(gradGammaOut, b1), shape_str(pshape, pn, b2, sizeof b2));
+    if (m2 && !same_shape(gradBetaOut, pshape, pn))
+        return invalid(api, "gradBetaOut shape %s should be %s", SHAPE(gradBetaOut, b1), shape_str(pshape, pn, b2, sizeof b2));
+    /* 6. empty (non-950): success, workspace 0, nothing written */
+    int empty = is_empty(gradOut) || is_empty(input);
+    if (!empty) {
+        /* emulator guard: negative C/HxW (possible with gamma NULL) make no sense to the kernel */
+        if (C <= 0 || HxW <= 0)
+            return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "C %lld and HxW %lld must be positive (emulator guard)",
+                             (long long)C, (long long)HxW);
+        if ((st = need_opp_path(api)))
+            return st;
+    }
+    aclOpExecutor *e = new_executor("aclnnGroupNormBackward", empty ? NULL : emu_kernel_group_norm,
+                                    empty ? 0 : EMU_WORKSPACE_BYTES);
+    if (e) {
+        for (int i = 0; i < 8; i++)
+            emu_executor_add(e, ts[i], i >= GN_DX);
+        e->iattr[GN_A_N] = N;
+        e->iattr[GN_A_C] = C;
+        e->iattr[GN_A_HXW] = HxW;
+        e->iattr[GN_A_G] = group;
+        e->iattr[GN_A_MASK + 0] = m0;
+        e->iattr[GN_A_MASK + 1] = m1;
+        e->iattr[GN_A_MASK + 2] = m2;
+    }
+    return finish(api, e, workspaceSize, executor);
+}
+
+aclnnStatus aclnnGroupNormBackwardGetWorkspaceSize(const aclTensor *gradOut, const aclTensor *input, const aclTensor *mean,
+                                                   const aclTensor *rstd, const aclTensor *gamma, int64_t N, int64_t C,
+                                                   int64_t HxW, int64_t group, const aclBoolArray *outputMask,
+                                                   aclTensor *gradInput, aclTensor *gradGammaOut, aclTensor *gradBetaOut,
+                                                   uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    emu_lock();
+    st = gn_phase1(gradOut, input, mean, rstd, gamma, N, C, HxW, group, outputMask, gradInput, gradGammaOut, gradBetaOut,
+                   workspaceSize, executor);
+    emu_unlock();
+    return st;
+}
+
+aclnnStatus aclnnGroupNormBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, const aclrtStream stream)
+{
+    return emu_executor_launch(__func__, workspace, workspaceSize, executor, stream);
+}
+
+/* ========================================================================================== */
+/* aclnnCrossEntropyLossGrad (ops.md 3.2: generated aclnn + A2/A3 tiling)                     */
+/* ========================================================================================== */
+static int ce_phase1(const aclTensor *gradLoss, const aclTensor *logProb, const aclTensor *target,
+                     const aclTensor *weight, const aclTensor *gradZloss, const aclTensor *lse, const char *reduction,
+                     int64_t ignoreIndex, double labelSmoothing, const aclTensor *out, uint64_t *workspaceSize,
+                     aclOpExecutor **executor)
+{
+    static const char api[] = "aclnnCrossEntropyLossGradGetWorkspaceSize";
+    int st;
+    /* 1. required tensors, in parameter order */
+    if (!gradLoss) return null_err(api, "gradLoss");
+    if (!logProb) return null_err(api, "logProb");
+    if (!target) return null_err(api, "target");
+    if (!out) return null_err(api, "out");
+    /* 2. executor (workspaceSize is not checked up front) */
+    if (!executor)
+        return null_err(api, "executor");
+    const aclTensor *ts[] = {gradLoss, logProb, target, weight, gradZloss, lse, out};
+    static const char *const names[] = {"gradLoss", "logProb", "target", "weightOptional", "gradZlossOptional",
+                                        "lseForZlossOptional", "out"};
+    if ((st = live_tensors(api, 7, ts, names)))
+        return st;
+    /* 3. NULL string attribute -> op-def default; unknown strings act as "none" on A2/A3 */
+    if (!reduction)
+        reduction = "mean";
+    int red = strcmp(reduction, "mean") == 0 ? CE_RED_MEAN : strcmp(reduction, "sum") == 0 ? CE_RED_SUM : CE_RED_NONE;
+    /* 4. dtype combination of the A2/A3 op-def rows: (x, x, int64, fp32, x, x, x), x in {bf16, fp16, fp32} */
+    int dt = gradLoss->dtype;
+    if (!float_dtype(dt))
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "gradLoss dtype %s not supported: expected float32, float16 or bfloat16",
+                         emu_dtype_name(dt));
+    if ((st = dtype_same(api, logProb, "logProb", dt, "gradLoss")))
+        return st;
+    if (target->dtype != ACL_INT64)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "target dtype %s not supported: expected int64", emu_dtype_name(target->dtype));
+    if (weight && weight->dtype != ACL_FLOAT)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "weightOptional dtype %s not supported: expected float32",
+                         emu_dtype_name(weight->dtype));
+    if ((gradZloss && (st = dtype_same(api, gradZloss, "gradZlossOptional", dt, "gradLoss"))) ||
+        (lse && (st = dtype_same(api, lse, "lseForZlossOptional", dt, "gradLoss"))) ||
+        (st = dtype_same(api, out, "out", dt, "gradLoss")))
+        return st;
+    /* 5. A2/A3 tiling: 561002 (a missing dim is the emulator's guard: the kernel would read garbage) */
+    if (logProb->ndim < 2 || target->ndim < 1)
+        return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "logProb must have 2 dims and target at least 1 (got %u and %u)",
+                         logProb->ndim, target->ndim);
+    int64_t N = logProb->dims[0], C = logProb->dims[1];
+    if (target->dims[0] != N)
+        return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "target dim 0 (%lld) should equal logProb dim 0 (%lld)",
+                         (long long)target->dims[0], (long long)N);
+    if (weight && (weight->ndim < 1 || weight->dims[0] != C))
+        return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "weightOptional dim 0 should equal logProb dim 1 (%lld)", (long long)C);
+    /* emulator: workspaceSize is dereferenced from here on (real CANN does not check it) */
+    if (!workspaceSize)
+        return null_err(api, "workspaceSize");
+    /* 7. empty N or C: nothing to do */
+    int empty = is_empty(logProb);
+    if (!empty) {
+        /* emulator guards: undefined behaviour on a device (unchecked by the A2/A3 tiling) */
+        if (logProb->ndim != 2)
+            return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "logProb must be 2-D (N, C), got rank %u (emulator guard)",
+                             logProb->ndim);
+        if (numel(target) < N)
+            return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "target has fewer than N elements (emulator guard)");
+        if (weight && numel(weight) < C)
+            return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "weightOptional has fewer than C elements (emulator guard)");
+        if (numel(gradLoss) < (red == CE_RED_NONE ? N : 1))
+            return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api,
+                             "gradLoss has %lld elements, reduction '%s' reads %lld (emulator guard)", (long long)numel(gradLoss),
+                             reduction, (long long)(red == CE_RED_NONE ? N : 1));
+        int64_t nc;
+        if (__builtin_mul_overflow(N, C, &nc) || numel(out) != nc)
+            return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "out has %lld elements, expected N*C = %lld*%lld (emulator guard)",
+                             (long long)numel(out), (long long)N, (long long)C);
+        if ((st = need_opp_path(api)))
+            return st;
+    }
+    aclOpExecutor *e = new_executor("aclnnCrossEntropyLossGrad", empty ? NULL : emu_kernel_cross_entropy,
+                                    empty ? 0 : EMU_WORKSPACE_BYTES);
+    if (e) {
+        for (int i = 0; i < 7; i++)
+            emu_executor_add(e, ts[i], i == CE_OUT);
+        e->iattr[CE_A_IGNORE] = ignoreIndex;
+        e->iattr[CE_A_REDUCTION] = red;
+        e->fattr[CE_A_LS] = (float)labelSmoothing;        /* float attribute in the op def */
+        snprintf(e->sattr, sizeof e->sattr, "%s", reduction);
+    }
+    return finish(api, e, workspaceSize, executor);
+}
+
+aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(const aclTensor *gradLoss, const aclTensor *logProb,
+                                                      const aclTensor *target, const aclTensor *weightOptional,
+                                                      const aclTensor *gradZlossOptional,
+                                                      const aclTensor *lseForZlossOptional, char *reductionOptional,
+                                                      int64_t ignoreIndex, double labelSmoothing,
+                                                      double lseSquareScaleForZloss, const aclTensor *out,
+                                                      uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    (void)lseSquareScaleForZloss;                         /* zloss: no effect */
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    emu_lock();
+    st = ce_phase1(gradLoss, logProb, target, weightOptional, gradZlossOptional, lseForZlossOptional, reductionOptional,
+                   ignoreIndex, labelSmoothing, out, workspaceSize, executor);
+    emu_unlock();
+    return st;
+}
+
+aclnnStatus aclnnCrossEntropyLossGrad(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return emu_executor_launch(__func__, workspace, workspaceSize, executor, stream);
+}
+
+/* ========================================================================================== */
+/* aclnnPreluBackward (ops.md 4.2)                                                            */
+/* ========================================================================================== */
+static int prelu_phase1(const aclTensor *gradOutput, const aclTensor *self, const aclTensor *weight, aclTensor *gradInput,
+                        aclTensor *gradWeight, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    static const char api[] = "aclnnPreluBackwardGetWorkspaceSize";
+    char b1[256], b2[256];
+    int st;
+    /* (no OP_CHECK_COMM_INPUT in this op) 1. null checks */
+    if (!gradOutput) return null_err(api, "gradOutput");
+    if (!self) return null_err(api, "self");
+    if (!weight) return null_err(api, "weight");
+    if (!gradInput) return null_err(api, "gradInput");
+    if (!gradWeight) return null_err(api, "gradWeight");
+    const aclTensor *ts[] = {gradOutput, self, weight, gradInput, gradWeight};
+    static const char *const names[] = {"gradOutput", "self", "weight", "gradInput", "gradWeight"};
+    if ((st = live_tensors(api, 5, ts, names)))
+        return st;
+    /* 2. dtypes: self supported, all others equal to self */
+    int dt = self->dtype;
+    if ((st = dtype_supported(api, self, "self")) || (st = dtype_same(api, gradOutput, "gradOutput", dt, "self")) ||
+        (st = dtype_same(api, weight, "weight", dt, "self")) || (st = dtype_same(api, gradInput, "gradInput", dt, "self")) ||
+        (st = dtype_same(api, gradWeight, "gradWeight", dt, "self")))
+        return st;
+    /* 3. shapes */
+    for (int i = 0; i < 5; i++)
+        if ((st = max_dim(api, ts[i], names[i])))
+            return st;
+    if (!same_shape(gradInput, self->dims, self->ndim))
+        return invalid(api, "gradInput shape %s should equal self shape %s", SHAPE(gradInput, b1), SHAPE(self, b2));
+    int64_t wn = numel(weight);
+    if (wn != 1) {
+        if (self->ndim < 1)
+            return emu_error(ACLNN_ERR_PARAM_INVALID, api, "a 0-D self needs a weight of 1 element, got %lld", (long long)wn);
+        int64_t C = self->ndim > 1 ? self->dims[1] : 1;
+        if (wn != C)
+            return emu_error(ACLNN_ERR_PARAM_INVALID, api, "weight numel %lld should be 1 or the channel count %lld (self dim 1)",
+                             (long long)wn, (long long)C);
+        const int64_t cshape[1] = {C};
+        if (!same_shape(gradWeight, cshape, 1))
+            return invalid(api, "gradWeight shape %s should be %s", SHAPE(gradWeight, b1), shape_str(cshape, 1, b2, sizeof b2));
+    } else if (!same_shape(gradWeight, weight->dims, weight->ndim)) {
+        return invalid(api, "gradWeight shape %s should equal weight shape %s", SHAPE(gradWeight, b1), SHAPE(weight, b2));
+    }
+    int64_t bs[2 * MAX_DIM];
+    uint32_t nbs;
+    if (!broadcast(self->dims, self->ndim, gradOutput->dims, gradOutput->ndim, bs, &nbs) ||
+        !same_shape(self, bs, nbs))
+        return invalid(api, "gradOutput shape %s cannot broadcast to self shape %s", SHAPE(gradOutput, b1), SHAPE(self, b2));
+    /* emulator: the real op never checks these (it would crash on NULL) */
+    if (!workspaceSize || !executor)
+        return null_err(api, !workspaceSize ? "workspaceSize" : "executor");
+    /* 4. empty: success, nothing written (gradWeight not zeroed) */
+    int empty = is_empty(gradOutput) || is_empty(self) || is_empty(weight);
+    if (!empty && (st = need_opp_path(api)))
+        return st;
+    aclOpExecutor *e = new_executor("aclnnPreluBackward", empty ? NULL : emu_kernel_prelu, 0);
+    if (e)
+        for (int i = 0; i < 5; i++)
+            emu_executor_add(e, ts[i], i >= PR_DX);
+    return finish(api, e, workspaceSize, executor);
+}
+
+aclnnStatus aclnnPreluBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self, const aclTensor *weight,
+                                               aclTensor *gradInput, aclTensor *gradWeight, uint64_t *workspaceSize,
+                                               aclOpExecutor **executor)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    emu_lock();
+    st = prelu_phase1(gradOutput, self, weight, gradInput, gradWeight, workspaceSize, executor);
+    emu_unlock();
+    return st;
+}
+
+aclnnStatus aclnnPreluBackward(void *workspace, uint64_t workspace_size, aclOpExecutor *executor, aclrtStream stream)
+{
+    return emu_executor_launch(__func__, workspace, workspace_size, executor, stream);
+}

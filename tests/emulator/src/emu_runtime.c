@@ -1,0 +1,1562 @@
+/*
+ * emu_runtime.c - libascendcl.so / libacl_rt.so of the emulator.
+ *
+ * Exports every function of headers/acl_base.h and headers/acl_rt.h, plus the control API used
+ * by the tests (emu_live, emu_calls, emu_misuse, emu_fail, ...), plus the internal glue that
+ * libnnopbase and libopapi call (emu_enter, emu_error, the handle registry, ...).
+ *
+ * Model:
+ *  - "Device memory" is host memory from posix_memalign (64-byte aligned), so device addresses
+ *    are real host pointers. Every allocation is recorded (pointer, size) for range checks.
+ *  - Devices and contexts: aclrtSetDevice(id) makes the device's default context (shared by all
+ *    threads that set the same device) current in the calling thread; the current context is
+ *    thread-local. aclrtResetDevice is reference-counted: the default context dies when the count
+ *    of sets reaches 0. Work that needs a context fails with ACL_ERROR_RT_CONTEXT_NULL in a thread
+ *    that has none.
+ *  - Streams and events are bookkeeping only: operators run synchronously inside phase 2, so
+ *    every stream is always "already done".
+ *  - All state is guarded by one recursive mutex (tests call in from many threads).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "emu_internal.h"
+
+#ifndef EMU_DEFAULT_DEVICE_COUNT
+#define EMU_DEFAULT_DEVICE_COUNT 1      /* the "stub" build compiles this as 0 */
+#endif
+#define EMU_MAX_DEVICES 64
+#define EMU_ERR_MAX 8192                /* recent error text kept per thread (older text dropped) */
+#define EMU_DEVICE_MEM_TOTAL (64ull << 30)
+
+/* ========================================================================================== */
+/* Locking                                                                                     */
+/* ========================================================================================== */
+static pthread_mutex_t g_mu;
+static pthread_once_t g_mu_once = PTHREAD_ONCE_INIT;
+
+static void mu_init(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&g_mu, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+EMU_EXPORT void emu_lock(void)
+{
+    pthread_once(&g_mu_once, mu_init);
+    pthread_mutex_lock(&g_mu);
+}
+
+EMU_EXPORT void emu_unlock(void) { pthread_mutex_unlock(&g_mu); }
+
+/* ========================================================================================== */
+/* Handle registry                                                                             */
+/* ========================================================================================== */
+typedef struct reg_node {
+    const void *p;
+    int kind;
+    struct reg_node *next;
+} reg_node;
+
+#define REG_BUCKETS 4096
+#define QUARANTINE 4096
+static reg_node *g_reg[REG_BUCKETS];
+static int64_t g_live[EMU_K_COUNT];
+static void *g_quarantine[QUARANTINE];   /* released handle structs, free()d when evicted */
+static size_t g_qpos;
+
+static size_t reg_hash(const void *p)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (size_t)(x & (REG_BUCKETS - 1));
+}
+
+EMU_EXPORT void emu_reg_add(int kind, const void *p)
+{
+    reg_node *n = malloc(sizeof *n);
+    if (!n)
+        abort();                          /* the emulator cannot track the handle: give up loudly */
+    emu_lock();
+    size_t h = reg_hash(p);
+    n->p = p;
+    n->kind = kind;
+    n->next = g_reg[h];
+    g_reg[h] = n;
+    g_live[kind]++;
+    emu_unlock();
+}
+
+EMU_EXPORT int emu_reg_kind(const void *p)
+{
+    int kind = EMU_K_NONE;
+    if (!p)
+        return kind;
+    emu_lock();
+    for (reg_node *n = g_reg[reg_hash(p)]; n; n = n->next)
+        if (n->p == p) {
+            kind = n->kind;
+            break;
+        }
+    emu_unlock();
+    return kind;
+}
+
+EMU_EXPORT int emu_reg_release(int kind, const void *p)
+{
+    int found = 0;
+    if (!p)
+        return 0;
+    emu_lock();
+    reg_node **pp = &g_reg[reg_hash(p)];
+    for (; *pp; pp = &(*pp)->next)
+        if ((*pp)->p == p && (*pp)->kind == kind) {
+            reg_node *dead = *pp;
+            *pp = dead->next;
+            free(dead);
+            g_live[kind]--;
+            found = 1;
+            break;
+        }
+    if (found) {
+        /* keep the struct allocated for a while: a stale handle then never aliases a new one */
+        free(g_quarantine[g_qpos]);
+        g_quarantine[g_qpos] = (void *)p;
+        g_qpos = (g_qpos + 1) % QUARANTINE;
+    }
+    emu_unlock();
+    return found;
+}
+
+/* ========================================================================================== */
+/* Call counters and fault injection                                                           */
+/* ========================================================================================== */
+typedef struct counter {
+    char *name;
+    int64_t n;
+    struct counter *next;
+} counter;
+
+typedef struct fault {
+    char *name;
+    int status;
+    int64_t skip;                         /* calls still to let through */
+    int64_t times;                        /* failures still to inject; < 0 = forever */
+    struct fault *next;
+} fault;
+
+#define CALL_BUCKETS 512
+static counter *g_calls[CALL_BUCKETS];
+static fault *g_faults;
+static int64_t g_misuse;
+static char g_last_misuse[512];
+
+static size_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (size_t)(h & (CALL_BUCKETS - 1));
+}
+
+static counter *counter_get(const char *name, int create)
+{
+    size_t h = str_hash(name);
+    for (counter *c = g_calls[h]; c; c = c->next)
+        if (strcmp(c->name, name) == 0)
+            return c;
+    if (!create)
+        return NULL;
+    counter *c = calloc(1, sizeof *c);
+    if (!c || !(c->name = strdup(name)))
+        abort();
+    c->next = g_calls[h];
+    g_calls[h] = c;
+    return c;
+}
+
+/* ========================================================================================== */
+/* Thread-local error state                                                                    */
+/* ========================================================================================== */
+static __thread char t_err[EMU_ERR_MAX];      /* accumulated, not yet read */
+static __thread size_t t_err_len;
+static __thread char t_err_out[EMU_ERR_MAX];  /* what the last aclGetRecentErrMsg returned */
+static __thread int t_last_error;             /* aclrtGetLastError / aclrtPeekAtLastError */
+
+static const char *err_code_for(int status)
+{
+    if (status >= 161000 && status < 162000)
+        return "EZ1001";                      /* aclnn parameter error */
+    if (status >= 561000 && status < 562000)
+        return "EZ9999";                      /* aclnn inner error */
+    if (status >= 361000 && status < 362000)
+        return "EZ9903";
+    if (status >= 100000 && status < 200000)
+        return "EH0001";                      /* acl / runtime parameter error */
+    return "EE9999";
+}
+
+static void err_vappend(int status, const char *func, const char *fmt, va_list ap)
+{
+    char line[1024];
+    int n = snprintf(line, sizeof line, "%s: %s: ", err_code_for(status), func);
+    if (n < 0)
+        n = 0;
+    if ((size_t)n < sizeof line)
+        vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    size_t len = strlen(line);
+    /* messages pile up until read (as in CANN); keep the newest text when the buffer is full */
+    if (t_err_len + len + 2 >= EMU_ERR_MAX) {
+        t_err_len = 0;
+        t_err[0] = 0;
+    }
+    if (t_err_len)
+        t_err[t_err_len++] = '\n';
+    memcpy(t_err + t_err_len, line, len + 1);
+    t_err_len += len;
+    t_last_error = status;
+}
+
+EMU_EXPORT int emu_error(int status, const char *func, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    err_vappend(status, func, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+EMU_EXPORT void emu_note_misuse(const char *func, const char *fmt, ...)
+{
+    char text[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    emu_lock();
+    g_misuse++;
+    snprintf(g_last_misuse, sizeof g_last_misuse, "%s: %s", func, text);
+    emu_unlock();
+}
+
+EMU_EXPORT int emu_enter(const char *func)
+{
+    int status = 0;
+    emu_lock();
+    counter_get(func, 1)->n++;
+    for (fault *f = g_faults; f; f = f->next) {
+        if (strcmp(f->name, func) != 0)
+            continue;
+        if (f->skip > 0) {
+            f->skip--;
+        } else if (f->times != 0) {
+            if (f->times > 0)
+                f->times--;
+            /* status 0 (natural for pointer-returning functions) still has to fail the call */
+            status = f->status ? f->status : ACL_ERROR_FAILURE;
+        }
+        break;
+    }
+    emu_unlock();
+    if (status)
+        emu_error(status, func, "injected failure (emu_fail), status %d", status);
+    return status;
+}
+
+/* ========================================================================================== */
+/* Global runtime state                                                                        */
+/* ========================================================================================== */
+typedef struct emu_ctx {
+    uint32_t magic;
+    uint64_t id;                              /* unique, never reused */
+    int32_t device;
+    int is_default;                           /* created by aclrtSetDevice, not by the user */
+} emu_ctx;
+
+typedef struct emu_stream {
+    uint32_t magic;
+    emu_ctx *ctx;
+    uint64_t ctx_id;
+} emu_stream;
+
+typedef struct emu_event {
+    uint32_t magic;
+    uint32_t flags;                           /* 0 = aclrtCreateEvent (timing allowed) */
+    int with_flag;
+    int recorded;
+    uint64_t ns;
+} emu_event;
+
+typedef struct alloc_rec {
+    char *p;
+    size_t size;
+} alloc_rec;
+
+typedef struct alloc_table {
+    alloc_rec *v;
+    size_t n, cap;
+    uint64_t bytes;
+} alloc_table;
+
+static int g_initialized;
+static int64_t g_init_refs;                   /* aclInit calls since the last finalize */
+static uint64_t g_next_id = 1;
+static emu_ctx *g_default_ctx[EMU_MAX_DEVICES];
+static int64_t g_dev_refs[EMU_MAX_DEVICES];
+static int g_dev_override = -1;               /* emu_set_device_count */
+static alloc_table g_dev_mem, g_host_mem;
+
+static __thread emu_ctx *t_ctx;               /* current context of this thread */
+static __thread uint64_t t_ctx_id;
+
+static int device_count(void)
+{
+    int n = EMU_DEFAULT_DEVICE_COUNT;
+    if (g_dev_override >= 0) {
+        n = g_dev_override;
+    } else {
+        const char *s = getenv("EMU_DEVICE_COUNT");
+        if (s && *s) {
+            char *end;
+            long v = strtol(s, &end, 10);
+            if (*end == 0 && v >= 0)
+                n = (int)v;
+        }
+    }
+    return n > EMU_MAX_DEVICES ? EMU_MAX_DEVICES : n;
+}
+
+/* The calling thread's live current context, or NULL. Call with the lock held. */
+static emu_ctx *cur_ctx(void)
+{
+    if (!t_ctx || emu_reg_kind(t_ctx) != EMU_K_CONTEXT || t_ctx->id != t_ctx_id)
+        return NULL;
+    return t_ctx;
+}
+
+static void set_cur_ctx(emu_ctx *c)
+{
+    t_ctx = c;
+    t_ctx_id = c ? c->id : 0;
+}
+
+static emu_ctx *ctx_new(int32_t device, int is_default)
+{
+    emu_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->magic = 0x43545821u;
+    c->id = g_next_id++;
+    c->device = device;
+    c->is_default = is_default;
+    emu_reg_add(EMU_K_CONTEXT, c);
+    return c;
+}
+
+#define NEED_INIT(func)                                                                   \
+    do {                                                                                  \
+        if (!g_initialized)                                                               \
+            return emu_error(ACL_ERROR_UNINITIALIZE, func, "acl is not initialized (call aclInit first)"); \
+    } while (0)
+
+EMU_EXPORT int emu_need_context(void)
+{
+    int st = 0;
+    emu_lock();
+    if (!g_initialized)
+        st = ACL_ERROR_UNINITIALIZE;
+    else if (!cur_ctx())
+        st = ACL_ERROR_RT_CONTEXT_NULL;
+    emu_unlock();
+    return st;
+}
+
+/* Reports the missing-context error of `func` (st from emu_need_context). */
+static int ctx_error(int st, const char *func)
+{
+    if (st == ACL_ERROR_UNINITIALIZE)
+        return emu_error(st, func, "acl is not initialized (call aclInit first)");
+    return emu_error(st, func, "no current context in this thread (call aclrtSetDevice or aclrtSetCurrentContext in this thread first)");
+}
+
+#define NEED_CTX(func)                                                                    \
+    do {                                                                                  \
+        int st_ = emu_need_context();                                                     \
+        if (st_)                                                                          \
+            return ctx_error(st_, func);                                                  \
+    } while (0)
+
+EMU_EXPORT int emu_check_stream(const void *stream)
+{
+    int st = 0;
+    if (!stream)
+        return 0;
+    emu_lock();
+    if (emu_reg_kind(stream) != EMU_K_STREAM) {
+        st = ACL_ERROR_RT_PARAM_INVALID;
+    } else {
+        const emu_stream *s = stream;
+        emu_ctx *c = cur_ctx();
+        if (!c || s->ctx != c || s->ctx_id != c->id)
+            st = ACL_ERROR_RT_STREAM_CONTEXT;
+    }
+    emu_unlock();
+    return st;
+}
+
+/* ---- allocation tables ---- */
+static int table_add(alloc_table *t, void *p, size_t size)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        alloc_rec *v = realloc(t->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        t->v = v;
+        t->cap = cap;
+    }
+    t->v[t->n].p = p;
+    t->v[t->n].size = size;
+    t->n++;
+    t->bytes += size;
+    return 0;
+}
+
+/* Index of the allocation starting exactly at p, or -1. */
+static long table_find(const alloc_table *t, const void *p)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->v[i].p == p)
+            return (long)i;
+    return -1;
+}
+
+static void table_remove(alloc_table *t, size_t i)
+{
+    t->bytes -= t->v[i].size;
+    t->v[i] = t->v[--t->n];
+}
+
+/* 1 when [p, p+bytes) is inside one allocation of the table. */
+static int table_contains(const alloc_table *t, const void *p, uint64_t bytes)
+{
+    const char *c = p;
+    for (size_t i = 0; i < t->n; i++) {
+        const char *b = t->v[i].p;
+        if (c >= b && c <= b + t->v[i].size && bytes <= (uint64_t)(b + t->v[i].size - c))
+            return 1;
+    }
+    return 0;
+}
+
+EMU_EXPORT int emu_device_range_ok(const void *p, uint64_t bytes)
+{
+    emu_lock();
+    int ok = p && table_contains(&g_dev_mem, p, bytes);
+    emu_unlock();
+    return ok;
+}
+
+static int malloc_fill_byte(void)
+{
+    const char *s = getenv("EMU_MALLOC_FILL");
+    if (s && *s)
+        return (int)(strtol(s, NULL, 0) & 0xff);
+    return 0xff;                              /* 0xffffffff is a NaN for f32/f16/bf16 */
+}
+
+/* ========================================================================================== */
+/* Control API (for tests)                                                                     */
+/* ========================================================================================== */
+static const char *const g_kind_names[EMU_K_COUNT] = {
+    [EMU_K_TENSOR] = "tensor",           [EMU_K_SCALAR] = "scalar",
+    [EMU_K_INT_ARRAY] = "int_array",     [EMU_K_FLOAT_ARRAY] = "float_array",
+    [EMU_K_BOOL_ARRAY] = "bool_array",   [EMU_K_TENSOR_LIST] = "tensor_list",
+    [EMU_K_SCALAR_LIST] = "scalar_list", [EMU_K_EXECUTOR] = "executor",
+    [EMU_K_STREAM] = "stream",           [EMU_K_EVENT] = "event",
+    [EMU_K_CONTEXT] = "context",
+};
+
+/* Live objects of a kind; -1 for an unknown kind name. */
+EMU_EXPORT int64_t emu_live(const char *kind)
+{
+    int64_t v = -1;
+    if (!kind)
+        return -1;
+    emu_lock();
+    for (int k = 1; k < EMU_K_COUNT; k++)
+        if (strcmp(kind, g_kind_names[k]) == 0)
+            v = g_live[k];
+    if (strcmp(kind, "device_alloc") == 0)
+        v = (int64_t)g_dev_mem.n;
+    else if (strcmp(kind, "device_bytes") == 0)
+        v = (int64_t)g_dev_mem.bytes;
+    else if (strcmp(kind, "host_alloc") == 0)
+        v = (int64_t)g_host_mem.n;
+    else if (strcmp(kind, "host_bytes") == 0)
+        v = (int64_t)g_host_mem.bytes;
+    else if (strcmp(kind, "device_set") == 0) {
+        v = 0;
+        for (int d = 0; d < EMU_MAX_DEVICES; d++)
+            v += g_dev_refs[d];
+    } else if (strcmp(kind, "init") == 0)
+        v = g_initialized;
+    emu_unlock();
+    return v;
+}
+
+EMU_EXPORT int64_t emu_calls(const char *func)
+{
+    if (!func)
+        return 0;
+    emu_lock();
+    counter *c = counter_get(func, 0);
+    int64_t n = c ? c->n : 0;
+    emu_unlock();
+    return n;
+}
+
+EMU_EXPORT int64_t emu_misuse(void)
+{
+    emu_lock();
+    int64_t n = g_misuse;
+    emu_unlock();
+    return n;
+}
+
+/* Description of the latest misuse ("" when none since the last emu_reset_counters). */
+EMU_EXPORT const char *emu_last_misuse(void) { return g_last_misuse; }
+
+/* Arm a fault: the next `skip` calls of `func` pass, then `times` calls fail with `status`
+ * (times < 0: every call from then on; times == 0: disarm). Replaces an earlier fault on func.
+ * Pointer-returning functions return NULL instead; status 0 means ACL_ERROR_FAILURE (500001). */
+EMU_EXPORT void emu_fail(const char *func, int status, int skip, int times)
+{
+    if (!func)
+        return;
+    emu_lock();
+    fault **pp = &g_faults;
+    while (*pp && strcmp((*pp)->name, func) != 0)
+        pp = &(*pp)->next;
+    if (!*pp) {
+        fault *f = calloc(1, sizeof *f);
+        if (!f || !(f->name = strdup(func)))
+            abort();
+        *pp = f;
+    }
+    (*pp)->status = status;
+    (*pp)->skip = skip < 0 ? 0 : skip;
+    (*pp)->times = times;
+    emu_unlock();
+}
+
+EMU_EXPORT void emu_reset_faults(void)
+{
+    emu_lock();
+    while (g_faults) {
+        fault *f = g_faults;
+        g_faults = f->next;
+        free(f->name);
+        free(f);
+    }
+    emu_unlock();
+}
+
+/* Zero the call counters and the misuse count (live counts reflect real state: untouched). */
+EMU_EXPORT void emu_reset_counters(void)
+{
+    emu_lock();
+    for (size_t i = 0; i < CALL_BUCKETS; i++)
+        for (counter *c = g_calls[i]; c; c = c->next)
+            c->n = 0;
+    g_misuse = 0;
+    g_last_misuse[0] = 0;
+    emu_unlock();
+}
+
+/* n >= 0: pretend to have n devices (overrides EMU_DEVICE_COUNT); n < 0: back to the env/default. */
+EMU_EXPORT void emu_set_device_count(int n)
+{
+    emu_lock();
+    g_dev_override = n < 0 ? -1 : n;
+    emu_unlock();
+}
+
+/* ========================================================================================== */
+/* acl_base.h                                                                                  */
+/* ========================================================================================== */
+static __thread char t_soc[128];
+
+const char *aclrtGetSocName(void)
+{
+    if (emu_enter(__func__))
+        return NULL;
+    emu_lock();
+    int init = g_initialized;
+    emu_unlock();
+    if (!init) {
+        emu_error(ACL_ERROR_UNINITIALIZE, __func__, "acl is not initialized (call aclInit first)");
+        return NULL;
+    }
+    const char *s = getenv("EMU_SOC_NAME");
+    snprintf(t_soc, sizeof t_soc, "%s", (s && *s) ? s : "Ascend910B3");
+    return t_soc;
+}
+
+aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t *value)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_INIT(__func__);
+    if (!value)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "value is nullptr");
+    if ((int64_t)deviceId >= device_count())
+        return emu_error(ACL_ERROR_RT_INVALID_DEVICEID, __func__, "device id %u is invalid (device count %d)", deviceId, device_count());
+    switch (deviceInfo) {
+    case ACL_DEVICE_INFO_AI_CORE_NUM: *value = 20; break;
+    case ACL_DEVICE_INFO_VECTOR_CORE_NUM: *value = 40; break;
+    case ACL_DEVICE_INFO_L2_SIZE: *value = 192ll << 20; break;
+    default:
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "deviceInfo %d is invalid", (int)deviceInfo);
+    }
+    return ACL_SUCCESS;
+}
+
+EMU_EXPORT size_t emu_dtype_size(int dtype)
+{
+    switch (dtype) {
+    case ACL_FLOAT: case ACL_INT32: case ACL_UINT32: case ACL_COMPLEX32: return 4;
+    case ACL_FLOAT16: case ACL_INT16: case ACL_UINT16: case ACL_BF16: return 2;
+    case ACL_INT8: case ACL_UINT8: case ACL_BOOL: case ACL_HIFLOAT8: case ACL_FLOAT8_E5M2:
+    case ACL_FLOAT8_E4M3FN: case ACL_FLOAT8_E8M0: return 1;
+    case ACL_INT64: case ACL_UINT64: case ACL_DOUBLE: case ACL_COMPLEX64: return 8;
+    case ACL_COMPLEX128: return 16;
+    default: return 0;        /* undefined, string, and the sub-byte types (int4, uint1, fp6, fp4) */
+    }
+}
+
+EMU_EXPORT const char *emu_dtype_name(int dtype)
+{
+    switch (dtype) {
+    case ACL_FLOAT: return "float32";
+    case ACL_FLOAT16: return "float16";
+    case ACL_BF16: return "bfloat16";
+    case ACL_INT8: return "int8";
+    case ACL_INT16: return "int16";
+    case ACL_INT32: return "int32";
+    case ACL_INT64: return "int64";
+    case ACL_UINT8: return "uint8";
+    case ACL_UINT16: return "uint16";
+    case ACL_UINT32: return "uint32";
+    case ACL_UINT64: return "uint64";
+    case ACL_DOUBLE: return "float64";
+    case ACL_BOOL: return "bool";
+    case ACL_COMPLEX64: return "complex64";
+    case ACL_COMPLEX128: return "complex128";
+    default: return "other";
+    }
+}
+
+size_t aclDataTypeSize(aclDataType dataType)
+{
+    if (emu_enter(__func__))
+        return 0;
+    return emu_dtype_size(dataType);
+}
+
+float aclFloat16ToFloat(aclFloat16 value)
+{
+    emu_enter(__func__);                      /* counted; a fault cannot change a conversion */
+    return emu_f16_to_f32(value);
+}
+
+aclFloat16 aclFloatToFloat16(float value)
+{
+    emu_enter(__func__);
+    return emu_f32_to_f16(value);
+}
+
+/* ========================================================================================== */
+/* Init / finalize / errors / versions                                                         */
+/* ========================================================================================== */
+/* Finalize: all devices are reset (their default contexts die). User-created contexts, streams,
+ * events and allocations are NOT released, so a leak stays visible in emu_live. Lock held. */
+static void finalize_locked(void)
+{
+    g_initialized = 0;
+    g_init_refs = 0;
+    for (int d = 0; d < EMU_MAX_DEVICES; d++) {
+        if (g_default_ctx[d])
+            emu_reg_release(EMU_K_CONTEXT, g_default_ctx[d]);
+        g_default_ctx[d] = NULL;
+        g_dev_refs[d] = 0;
+    }
+}
+
+aclError aclInit(const char *configPath)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    if (configPath && *configPath) {
+        FILE *f = fopen(configPath, "r");
+        if (!f)
+            return emu_error(ACL_ERROR_INVALID_FILE, __func__, "cannot open config file %s", configPath);
+        fclose(f);
+    }
+    emu_lock();
+    g_init_refs++;
+    if (g_initialized) {
+        emu_unlock();
+        t_last_error = ACL_ERROR_REPEAT_INITIALIZE;   /* no error text: CANN says "ignorable" */
+        return ACL_ERROR_REPEAT_INITIALIZE;
+    }
+    g_initialized = 1;
+    emu_unlock();
+    return ACL_SUCCESS;
+}
+
+aclError aclFinalize(void)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    emu_lock();
+    if (!g_initialized) {
+        emu_unlock();
+        return emu_error(ACL_ERROR_REPEAT_FINALIZE, __func__, "acl is not initialized or already finalized");
+    }
+    finalize_locked();
+    emu_unlock();
+    return ACL_SUCCESS;
+}
+
+aclError aclFinalizeReference(uint64_t *refCount)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    emu_lock();
+    if (!g_initialized) {
+        emu_unlock();
+        return emu_error(ACL_ERROR_REPEAT_FINALIZE, __func__, "acl is not initialized or already finalized");
+    }
+    if (--g_init_refs <= 0)
+        finalize_locked();
+    if (refCount)
+        *refCount = (uint64_t)(g_init_refs < 0 ? 0 : g_init_refs);
+    emu_unlock();
+    return ACL_SUCCESS;
+}
+
+/* Returns and clears this thread's accumulated error text; NULL when there is none. The pointer
+ * stays valid until the next aclGetRecentErrMsg call in the same thread. */
+const char *aclGetRecentErrMsg(void)
+{
+    if (emu_enter(__func__)) {
+        return NULL;                          /* an injected failure: NULL, text kept for later */
+    }
+    if (t_err_len == 0)
+        return NULL;
+    memcpy(t_err_out, t_err, t_err_len + 1);
+    t_err_len = 0;
+    t_err[0] = 0;
+    return t_err_out;
+}
+
+static const char *cann_version(void)
+{
+    const char *s = getenv("EMU_CANN_VERSION");
+    return (s && *s) ? s : "8.1.RC1";
+}
+
+/* Splits "8.1.RC1" / "9.1.0" / "8.0.0.alpha001" into up to 4 dot-separated parts. */
+static void split_version(const char *v, char parts[4][64])
+{
+    memset(parts, 0, 4 * 64);
+    for (int i = 0; i < 4 && *v; i++) {
+        size_t n = strcspn(v, ".");
+        snprintf(parts[i], 64, "%.*s", (int)(n < 63 ? n : 63), v);
+        v += n;
+        if (*v == '.')
+            v++;
+    }
+}
+
+aclError aclsysGetCANNVersion(aclCANNPackageName name, aclCANNPackageVersion *version)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    if (!version)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "version is nullptr");
+    if ((int)name < ACL_PKG_NAME_CANN || (int)name > ACL_PKG_NAME_DRIVER)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "package name %d is invalid", (int)name);
+    char parts[4][64];
+    const char *v = cann_version();
+    split_version(v, parts);
+    memset(version, 0, sizeof *version);
+    snprintf(version->version, sizeof version->version, "%s", v);
+    snprintf(version->majorVersion, sizeof version->majorVersion, "%s", parts[0]);
+    snprintf(version->minorVersion, sizeof version->minorVersion, "%s", parts[1]);
+    snprintf(version->releaseVersion, sizeof version->releaseVersion, "%s", parts[2]);
+    snprintf(version->patchVersion, sizeof version->patchVersion, "%s", parts[3]);
+    return ACL_SUCCESS;
+}
+
+aclError aclsysGetVersionStr(char *pkgName, char *versionStr)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    if (!pkgName || !*pkgName || !versionStr)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "pkgName or versionStr is nullptr/empty");
+    snprintf(versionStr, ACL_PKG_VERSION_MAX_SIZE, "%s", cann_version());
+    return ACL_SUCCESS;
+}
+
+/* Number = major*1000000 + minor*10000 + (digits of the 3rd part)*100 + (digits of the 4th part),
+ * e.g. 8.1.RC1 -> 8010100, 9.1.0 -> 9010000 (the emulator's own encoding). */
+aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    if (!pkgName || !*pkgName || !versionNum)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "pkgName or versionNum is nullptr/empty");
+    char parts[4][64];
+    split_version(cann_version(), parts);
+    int32_t num[4] = {0, 0, 0, 0};
+    for (int i = 0; i < 4; i++) {
+        const char *d = parts[i] + strcspn(parts[i], "0123456789");
+        num[i] = (int32_t)strtol(d, NULL, 10) % 100;
+    }
+    *versionNum = num[0] * 1000000 + num[1] * 10000 + num[2] * 100 + num[3];
+    return ACL_SUCCESS;
+}
+
+aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    if (!majorVersion || !minorVersion || !patchVersion)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "version output is nullptr");
+    const char *s = getenv("EMU_ACL_VERSION");
+    int a = 1, b = 13, c = 0;
+    if (s && *s)
+        sscanf(s, "%d.%d.%d", &a, &b, &c);
+    *majorVersion = a;
+    *minorVersion = b;
+    *patchVersion = c;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtGetLastError(aclrtLastErrLevel level)
+{
+    (void)level;
+    emu_enter(__func__);
+    int e = t_last_error;
+    t_last_error = 0;
+    return e;
+}
+
+aclError aclrtPeekAtLastError(aclrtLastErrLevel level)
+{
+    (void)level;
+    emu_enter(__func__);
+    return t_last_error;
+}
+
+/* ========================================================================================== */
+/* Devices and contexts                                                                        */
+/* ========================================================================================== */
+aclError aclrtGetDeviceCount(uint32_t *count)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_INIT(__func__);
+    if (!count)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "count is nullptr");
+    *count = (uint32_t)device_count();        /* 0 in the no-driver ("stub") mode, status 0 */
+    return ACL_SUCCESS;
+}
+
+static int check_device_id(const char *func, int32_t deviceId)
+{
+    int n = device_count();
+    if (n == 0)
+        return emu_error(ACL_ERROR_RT_NO_DEVICE, func, "no device (driver not installed)");
+    if (deviceId < 0 || deviceId >= n)
+        return emu_error(ACL_ERROR_RT_INVALID_DEVICEID, func, "device id %d is invalid (device count %d)", (int)deviceId, n);
+    return 0;
+}
+
+aclError aclrtSetDevice(int32_t deviceId)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_INIT(__func__);
+    if ((st = check_device_id(__func__, deviceId)))
+        return st;
+    emu_lock();
+    if (!g_default_ctx[deviceId] && !(g_default_ctx[deviceId] = ctx_new(deviceId, 1))) {
+        emu_unlock();
+        return emu_error(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, __func__, "out of memory");
+    }
+    g_dev_refs[deviceId]++;
+    set_cur_ctx(g_default_ctx[deviceId]);
+    emu_unlock();
+    return ACL_SUCCESS;
+}
+
+aclError aclrtResetDevice(int32_t deviceId)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_INIT(__func__);
+    if ((st = check_device_id(__func__, deviceId)))
+        return st;
+    emu_lock();
+    if (g_dev_refs[deviceId] == 0) {
+        emu_unlock();
+        emu_note_misuse(__func__, "device %d reset more often than set", (int)deviceId);
+        return ACL_SUCCESS;
+    }
+    if (--g_dev_refs[deviceId] == 0) {
+        /* the default context dies; threads still pointing at it now have no context */
+        emu_reg_release(EMU_K_CONTEXT, g_default_ctx[deviceId]);
+        g_default_ctx[deviceId] = NULL;
+    }
+    emu_unlock();
+    return ACL_SUCCESS;
+}
+
+aclError aclrtGetDevice(int32_t *deviceId)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_CTX(__func__);
+    if (!deviceId)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "deviceId is nullptr");
+    emu_lock();
+    emu_ctx *c = cur_ctx();
+    *deviceId = c ? c->device : 0;
+    emu_unlock();
+    return ACL_SUCCESS;
+}
+
+aclError aclrtGetRunMode(aclrtRunMode *runMode)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_INIT(__func__);
+    if (!runMode)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "runMode is nullptr");
+    *runMode = ACL_HOST;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_INIT(__func__);
+    if (!context)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "context is nullptr");
+    if ((st = check_device_id(__func__, deviceId)))
+        return st;
+    emu_lock();
+    emu_ctx *c = ctx_new(deviceId, 0);
+    if (c)
+        set_cur_ctx(c);                       /* a new context becomes the thread's current one */
+    emu_unlock();
+    if (!c)
+        return emu_error(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, __func__, "out of memory");
+    *context = c;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtDestroyContext(aclrtContext context)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_INIT(__func__);
+    if (!context)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "context is nullptr");
+    emu_lock();
+    if (emu_reg_kind(context) != EMU_K_CONTEXT) {
+        emu_unlock();
+        emu_note_misuse(__func__, "unknown or destroyed context %p", context);
+        return emu_error(ACL_ERROR_RT_PARAM_INVALID, __func__, "context %p is unknown or already destroyed", context);
+    }
+    if (((emu_ctx *)context)->is_default) {
+        emu_unlock();
+        emu_note_misuse(__func__, "default context %p destroyed by the user", context);
+        return emu_error(ACL_ERROR_RT_PARAM_INVALID, __func__, "context %p is a device's default context (use aclrtResetDevice)", context);
+    }
+    emu_reg_release(EMU_K_CONTEXT, context);
+    emu_unlock();
+    return ACL_SUCCESS;
+}
+
+aclError aclrtSetCurrentContext(aclrtContext context)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_INIT(__func__);
+    if (!context)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "context is nullptr");
+    emu_lock();
+    if (emu_reg_kind(context) != EMU_K_CONTEXT) {
+        emu_unlock();
+        emu_note_misuse(__func__, "unknown or destroyed context %p", context);
+        return emu_error(ACL_ERROR_RT_PARAM_INVALID, __func__, "context %p is unknown or already destroyed", context);
+    }
+    set_cur_ctx(context);
+    emu_unlock();
+    return ACL_SUCCESS;
+}
+
+aclError aclrtGetCurrentContext(aclrtContext *context)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_INIT(__func__);
+    if (!context)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "context is nullptr");
+    emu_lock();
+    emu_ctx *c = cur_ctx();
+    emu_unlock();
+    if (!c)
+        return ctx_error(ACL_ERROR_RT_CONTEXT_NULL, __func__);
+    *context = c;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_INIT(__func__);
+    if (!value)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "value is nullptr");
+    if ((st = check_device_id(__func__, (int32_t)deviceId)))
+        return st;
+    switch (attr) {
+    case ACL_DEV_ATTR_AICPU_CORE_NUM: *value = 6; break;
+    case ACL_DEV_ATTR_AICORE_CORE_NUM: *value = 20; break;
+    case ACL_DEV_ATTR_CUBE_CORE_NUM: *value = 20; break;
+    case ACL_DEV_ATTR_VECTOR_CORE_NUM: *value = 40; break;
+    case ACL_DEV_ATTR_WARP_SIZE: *value = 32; break;
+    case ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE: *value = (int64_t)EMU_DEVICE_MEM_TOTAL; break;
+    case ACL_DEV_ATTR_L2_CACHE_SIZE: *value = 192ll << 20; break;
+    case ACL_DEV_ATTR_PHY_CHIP_ID: *value = deviceId; break;
+    case ACL_DEV_ATTR_IS_VIRTUAL: *value = 0; break;
+    default:
+        return emu_error(ACL_ERROR_FEATURE_UNSUPPORTED, __func__, "attribute %d not supported", (int)attr);
+    }
+    return ACL_SUCCESS;
+}
+
+/* ========================================================================================== */
+/* Streams                                                                                     */
+/* ========================================================================================== */
+aclError aclrtCreateStream(aclrtStream *stream)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_CTX(__func__);
+    if (!stream)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "stream is nullptr");
+    emu_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return emu_error(ACL_ERROR_RT_NO_STREAM_RESOURCE, __func__, "out of memory");
+    emu_lock();
+    s->magic = 0x5354524du;
+    s->ctx = cur_ctx();
+    s->ctx_id = s->ctx ? s->ctx->id : 0;
+    emu_reg_add(EMU_K_STREAM, s);
+    emu_unlock();
+    *stream = s;
+    return ACL_SUCCESS;
+}
+
+/* A known stream (or NULL = default) for the non-launch calls; counts a misuse otherwise. */
+static int known_stream(const char *func, aclrtStream stream)
+{
+    if (stream && emu_reg_kind(stream) != EMU_K_STREAM) {
+        emu_note_misuse(func, "unknown or destroyed stream %p", stream);
+        return emu_error(ACL_ERROR_RT_PARAM_INVALID, func, "stream %p is unknown or already destroyed", stream);
+    }
+    return 0;
+}
+
+/* A stream that may take work from this thread (launches: copies, memsets, events, ops). */
+static int launch_stream(const char *func, aclrtStream stream)
+{
+    int st = emu_check_stream(stream);
+    if (st == ACL_ERROR_RT_PARAM_INVALID)
+        return known_stream(func, stream);
+    if (st)
+        return emu_error(st, func, "stream %p does not belong to the current context of this thread", stream);
+    return 0;
+}
+
+aclError aclrtDestroyStream(aclrtStream stream)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_INIT(__func__);
+    if (!stream)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "stream is nullptr");
+    if (!emu_reg_release(EMU_K_STREAM, stream)) {
+        emu_note_misuse(__func__, "unknown or destroyed stream %p", stream);
+        return emu_error(ACL_ERROR_RT_PARAM_INVALID, __func__, "stream %p is unknown or already destroyed", stream);
+    }
+    return ACL_SUCCESS;
+}
+
+aclError aclrtSynchronizeStream(aclrtStream stream)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_CTX(__func__);
+    return known_stream(__func__, stream);    /* work ran synchronously: nothing to wait for */
+}
+
+aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_CTX(__func__);
+    if (timeout < -1)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "timeout %d is invalid (-1 or >= 0)", (int)timeout);
+    return known_stream(__func__, stream);
+}
+
+aclError aclrtSynchronizeDevice(void)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_CTX(__func__);
+    return ACL_SUCCESS;
+}
+
+/* ========================================================================================== */
+/* Memory                                                                                      */
+/* ========================================================================================== */
+static int policy_ok(aclrtMemMallocPolicy policy)
+{
+    uint32_t p = (uint32_t)policy;
+    uint32_t high = p & ~0xffu;
+    return (p & 0xffu) <= 7u &&
+           (high & ~(uint32_t)(ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH |
+                               ACL_MEM_ACCESS_USER_SPACE_READONLY)) == 0;
+}
+
+static void *aligned_alloc64(size_t size)
+{
+    void *p = NULL;
+    /* CANN rounds up to 32 and pads 32 bytes; do the same so the real footprint is similar */
+    size_t real = ((size + 31) & ~(size_t)31) + 32;
+    if (posix_memalign(&p, 64, real) != 0)
+        return NULL;
+    memset(p, malloc_fill_byte(), real);      /* "uninitialised" memory: NaN bytes by default */
+    return p;
+}
+
+aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;                            /* *devPtr untouched */
+    NEED_INIT(__func__);
+    if (!devPtr)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "devPtr is nullptr");
+    if (size == 0)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "size must not be 0");
+    if (!policy_ok(policy))
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "policy %d is invalid", (int)policy);
+    NEED_CTX(__func__);
+    if (size > EMU_DEVICE_MEM_TOTAL)
+        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of device memory (%zu bytes requested)", size);
+    void *p = aligned_alloc64(size);
+    if (!p)
+        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of device memory (%zu bytes requested)", size);
+    emu_lock();
+    int bad = table_add(&g_dev_mem, p, size);
+    emu_unlock();
+    if (bad) {
+        free(p);
+        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of memory");
+    }
+    *devPtr = p;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtFree(void *devPtr)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_INIT(__func__);
+    if (!devPtr)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "devPtr is nullptr");
+    emu_lock();
+    long i = table_find(&g_dev_mem, devPtr);
+    if (i >= 0)
+        table_remove(&g_dev_mem, (size_t)i);
+    emu_unlock();
+    if (i < 0) {
+        emu_note_misuse(__func__, "free of unknown device pointer %p (double free?)", devPtr);
+        return emu_error(ACL_ERROR_RT_PARAM_INVALID, __func__, "%p is not an aclrtMalloc'd address (double free?)", devPtr);
+    }
+    free(devPtr);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtMallocHost(void **hostPtr, size_t size)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_INIT(__func__);
+    if (!hostPtr)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "hostPtr is nullptr");
+    if (size == 0)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "size must not be 0");
+    if (size > EMU_DEVICE_MEM_TOTAL)
+        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of host memory (%zu bytes requested)", size);
+    void *p = aligned_alloc64(size);
+    if (!p)
+        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of host memory");
+    emu_lock();
+    int bad = table_add(&g_host_mem, p, size);
+    emu_unlock();
+    if (bad) {
+        free(p);
+        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of memory");
+    }
+    *hostPtr = p;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtFreeHost(void *hostPtr)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_INIT(__func__);
+    if (!hostPtr)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "hostPtr is nullptr");
+    emu_lock();
+    long i = table_find(&g_host_mem, hostPtr);
+    if (i >= 0)
+        table_remove(&g_host_mem, (size_t)i);
+    emu_unlock();
+    if (i < 0) {
+        emu_note_misuse(__func__, "free of unknown host pointer %p (double free?)", hostPtr);
+        return emu_error(ACL_ERROR_RT_PARAM_INVALID, __func__, "%p is not an aclrtMallocHost'd address (double free?)", hostPtr);
+    }
+    free(hostPtr);
+    return ACL_SUCCESS;
+}
+
+/* The device side of a copy must lie in a live aclrtMalloc allocation. */
+static int check_device_side(const char *func, const char *what, const void *p, size_t count)
+{
+    if (emu_device_range_ok(p, count))
+        return 0;
+    emu_note_misuse(func, "%s %p (+%zu bytes) is not inside a live device allocation", what, p, count);
+    return emu_error(ACL_ERROR_RT_PARAM_INVALID, func, "%s %p (+%zu bytes) is not inside a live device allocation", what, p, count);
+}
+
+static int memcpy_checks(const char *func, void *dst, size_t destMax, const void *src, size_t count,
+                         aclrtMemcpyKind kind)
+{
+    if ((!dst || !src) && count > 0)
+        return emu_error(ACL_ERROR_INVALID_PARAM, func, "dst or src is nullptr");
+    if (destMax < count)
+        return emu_error(ACL_ERROR_INVALID_PARAM, func, "count %zu exceeds destMax %zu", count, destMax);
+    if ((int)kind < ACL_MEMCPY_HOST_TO_HOST || (int)kind > ACL_MEMCPY_INTER_DEVICE_TO_DEVICE)
+        return emu_error(ACL_ERROR_INVALID_PARAM, func, "kind %d is invalid", (int)kind);
+    if (count == 0)
+        return 0;
+    int st = 0;
+    int dst_dev = kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_DEVICE_TO_DEVICE ||
+                  kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE || kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE ||
+                  kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE;
+    int src_dev = kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE ||
+                  kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE || kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE;
+    if (dst_dev && (st = check_device_side(func, "dst", dst, count)))
+        return st;
+    if (src_dev && (st = check_device_side(func, "src", src, count)))
+        return st;
+    return 0;
+}
+
+aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_CTX(__func__);
+    if ((st = memcpy_checks(__func__, dst, destMax, src, count, kind)))
+        return st;
+    if (count)
+        memmove(dst, src, count);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
+                          aclrtStream stream)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_CTX(__func__);
+    if ((st = launch_stream(__func__, stream)))
+        return st;
+    if ((st = memcpy_checks(__func__, dst, destMax, src, count, kind)))
+        return st;
+    if (kind == ACL_MEMCPY_HOST_TO_HOST)
+        return emu_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, __func__, "ACL_MEMCPY_HOST_TO_HOST is not supported by the async copy");
+    if (count)
+        memmove(dst, src, count);             /* executed at once: the stream is always idle */
+    return ACL_SUCCESS;
+}
+
+static int memset_checks(const char *func, void *devPtr, size_t maxCount, size_t count)
+{
+    if (!devPtr)
+        return emu_error(ACL_ERROR_INVALID_PARAM, func, "devPtr is nullptr");
+    if (maxCount < count)
+        return emu_error(ACL_ERROR_INVALID_PARAM, func, "count %zu exceeds maxCount %zu", count, maxCount);
+    return 0;
+}
+
+aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_CTX(__func__);
+    if ((st = memset_checks(__func__, devPtr, maxCount, count)))
+        return st;
+    memset(devPtr, (int)(value & 0xff), count);  /* host or device: CANN decides by the address */
+    return ACL_SUCCESS;
+}
+
+aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_CTX(__func__);
+    if ((st = launch_stream(__func__, stream)))
+        return st;
+    if ((st = memset_checks(__func__, devPtr, maxCount, count)))
+        return st;
+    memset(devPtr, (int)(value & 0xff), count);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *freeBytes, size_t *totalBytes)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_CTX(__func__);
+    if (!freeBytes || !totalBytes)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "free or total is nullptr");
+    if ((int)attr < ACL_DDR_MEM || (int)attr > ACL_MEM_P2P_HUGE1G)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "attr %d is invalid", (int)attr);
+    int ddr = attr == ACL_DDR_MEM || attr == ACL_DDR_MEM_HUGE || attr == ACL_DDR_MEM_NORMAL ||
+              attr == ACL_DDR_MEM_P2P_HUGE || attr == ACL_DDR_MEM_P2P_NORMAL;
+    emu_lock();
+    uint64_t used = g_dev_mem.bytes;
+    emu_unlock();
+    *totalBytes = ddr ? 0 : (size_t)EMU_DEVICE_MEM_TOTAL;
+    *freeBytes = ddr ? 0 : (size_t)(used > EMU_DEVICE_MEM_TOTAL ? 0 : EMU_DEVICE_MEM_TOTAL - used);
+    return ACL_SUCCESS;
+}
+
+/* ========================================================================================== */
+/* Events                                                                                      */
+/* ========================================================================================== */
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int event_new(const char *func, aclrtEvent *event, uint32_t flags, int with_flag)
+{
+    NEED_CTX(func);
+    if (!event)
+        return emu_error(ACL_ERROR_INVALID_PARAM, func, "event is nullptr");
+    const uint32_t known = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE |
+                           ACL_EVENT_DEVICE_USE_ONLY | ACL_EVENT_EXTERNAL | ACL_EVENT_IPC;
+    if (with_flag && (flags & ~known))
+        return emu_error(ACL_ERROR_INVALID_PARAM, func, "flag 0x%x is invalid", flags);
+    emu_event *e = calloc(1, sizeof *e);
+    if (!e)
+        return emu_error(ACL_ERROR_RT_NO_EVENT_RESOURCE, func, "out of memory");
+    e->magic = 0x45564e54u;
+    e->flags = flags;
+    e->with_flag = with_flag;
+    emu_reg_add(EMU_K_EVENT, e);
+    *event = e;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtCreateEvent(aclrtEvent *event)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    return event_new(__func__, event, 0, 0);
+}
+
+aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    return event_new(__func__, event, flag, 1);
+}
+
+static int known_event(const char *func, aclrtEvent event)
+{
+    if (!event)
+        return emu_error(ACL_ERROR_INVALID_PARAM, func, "event is nullptr");
+    if (emu_reg_kind(event) != EMU_K_EVENT) {
+        emu_note_misuse(func, "unknown or destroyed event %p", event);
+        return emu_error(ACL_ERROR_RT_PARAM_INVALID, func, "event %p is unknown or already destroyed", event);
+    }
+    return 0;
+}
+
+aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_CTX(__func__);
+    if ((st = known_event(__func__, event)) || (st = launch_stream(__func__, stream)))
+        return st;
+    emu_lock();
+    ((emu_event *)event)->recorded = 1;
+    ((emu_event *)event)->ns = now_ns();
+    emu_unlock();
+    return ACL_SUCCESS;
+}
+
+aclError aclrtSynchronizeEvent(aclrtEvent event)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_INIT(__func__);
+    return known_event(__func__, event);
+}
+
+/* Elapsed time in ms between two recorded events. Events made by aclrtCreateEventWithFlag need
+ * ACL_EVENT_TIME_LINE; an event never recorded gives ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID. */
+aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_INIT(__func__);
+    if (!ms)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "ms is nullptr");
+    if ((st = known_event(__func__, startEvent)) || (st = known_event(__func__, endEvent)))
+        return st;
+    emu_lock();
+    emu_event a = *(emu_event *)startEvent, b = *(emu_event *)endEvent;
+    emu_unlock();
+    if ((a.with_flag && !(a.flags & ACL_EVENT_TIME_LINE)) || (b.with_flag && !(b.flags & ACL_EVENT_TIME_LINE)))
+        return emu_error(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, __func__, "event created without ACL_EVENT_TIME_LINE");
+    if (!a.recorded || !b.recorded)
+        return emu_error(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, __func__, "event not recorded");
+    if (b.ns < a.ns)
+        return emu_error(ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL, __func__, "end event recorded before start event");
+    *ms = (float)((double)(b.ns - a.ns) / 1e6);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_INIT(__func__);
+    if (!status)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "status is nullptr");
+    if ((st = known_event(__func__, event)))
+        return st;
+    emu_lock();
+    *status = ((emu_event *)event)->recorded ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    emu_unlock();
+    return ACL_SUCCESS;
+}
+
+aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_CTX(__func__);
+    if ((st = launch_stream(__func__, stream)) || (st = known_event(__func__, event)))
+        return st;
+    emu_lock();
+    emu_event e = *(emu_event *)event;
+    emu_unlock();
+    if (e.with_flag && !(e.flags & ACL_EVENT_SYNC))
+        return emu_error(ACL_ERROR_RT_PARAM_INVALID, __func__, "event created without ACL_EVENT_SYNC cannot be waited on");
+    return ACL_SUCCESS;
+}
+
+aclError aclrtDestroyEvent(aclrtEvent event)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    NEED_INIT(__func__);
+    if (!event)
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "event is nullptr");
+    if (!emu_reg_release(EMU_K_EVENT, event)) {
+        emu_note_misuse(__func__, "unknown or destroyed event %p", event);
+        return emu_error(ACL_ERROR_RT_PARAM_INVALID, __func__, "event %p is unknown or already destroyed", event);
+    }
+    return ACL_SUCCESS;
+}
