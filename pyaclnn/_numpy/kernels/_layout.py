@@ -32,7 +32,7 @@ def at_least_1d(a: np.ndarray) -> np.ndarray:
 
 
 def memory_order(arrays: Sequence[np.ndarray], by: np.ndarray) -> list[np.ndarray]:
-    """Transpose every array (same shape) so that ``by``'s axes run from largest to smallest |stride|.
+    """Transpose same-shaped arrays so ``by``'s axes run from largest to smallest |stride|.
 
     Only for elementwise work: iterating tiles in ``by``'s memory order keeps each tile compact
     in memory even when ``by`` is, say, a transposed view.
@@ -72,7 +72,8 @@ def coalesce(arrays: Sequence[np.ndarray], keep: int = 0) -> list[np.ndarray]:
 def tiles(shape: Sequence[int], block: int, *, min_axis: int = 0) -> list[tuple[slice, ...]]:
     """Rectangular tiles of about ``block`` elements covering ``shape``, in row-major order.
 
-    Tiles keep every axis (outer axes are ``slice(i, i + 1)``). The split axis is the outermost
+    Tiles keep every axis (outer axes are ``slice(i, i + 1)``) and every slice has explicit
+    start and stop. The split axis is the outermost
     one whose inner part still fits in ``block``, but never before ``min_axis`` (a kernel passes
     ``min_axis=1`` to keep axis 0 out of the tile, e.g. one row or one sample per tile). The tiling
     depends only on the shape and ``block``, never on the number of threads.
@@ -84,7 +85,7 @@ def tiles(shape: Sequence[int], block: int, *, min_axis: int = 0) -> list[tuple[
         k -= 1
     step = max(1, block // inner)
     out: list[tuple[slice, ...]] = []
-    rest = (slice(None),) * (nd - k - 1)
+    rest = tuple(slice(0, shape[j]) for j in range(k + 1, nd))
     for outer in np.ndindex(*shape[:k]):
         head = tuple(slice(i, i + 1) for i in outer)
         for s in range(0, shape[k], step):

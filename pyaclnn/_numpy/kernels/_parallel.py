@@ -56,7 +56,7 @@ if hasattr(os, "register_at_fork"):
 
 
 def run_blocks(fn: Callable[[int], Any], n_blocks: int) -> list[Any]:
-    """Call ``fn(i)`` for every block ``i`` in ``range(n_blocks)``; return the results in block order.
+    """Call ``fn(i)`` for each block ``i`` in ``range(n_blocks)``; return results in block order.
 
     Blocks are handed out one at a time from a shared counter to the calling thread and up to
     ``num_threads() - 1`` pool threads. Blocks must write disjoint outputs. Floating-point

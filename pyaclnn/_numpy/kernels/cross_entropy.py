@@ -1,0 +1,123 @@
+"""aclnnCrossEntropyLossGrad (ops.md §3.1): out = exp(logProb)*nll - onehot(target)*nll (+ ls).
+
+All arithmetic is fp32 (logProb and gradLoss cast to fp32, exp in fp32, weight always fp32); the
+result is rounded once to ``out``'s dtype. There is no softmax renormalisation.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._spec import is_regbase
+from ...errors import AclnnParamInvalidError
+from ._layout import F32, as_f32, store, tiles
+from ._parallel import run_blocks, scratch
+
+__all__ = ["cross_entropy_loss_grad", "row_scales"]
+
+API = "aclnnCrossEntropyLossGrad"
+BLOCK = 1 << 16  # elements per tile: a few rows of logProb and out stay in L2
+
+
+def _first(a: np.ndarray) -> np.float32:
+    return np.float32(a[(0,) * a.ndim])
+
+
+def row_scales(grad_loss, target, weight, reduction: str, ignore_index: int,
+               label_smoothing: float, C: int, soc: str):
+    """Per-row terms: (target int64, nll fp32, smooth fp32 | None, weight fp32 | None, sum_w).
+
+    ``smooth`` (s_i) and ``sum_w`` (sum of the weights, C without one) are None without
+    label smoothing.
+
+    nll_i = lossOutGrad_i * w_i with lossOutGrad = g*(1-ls)[/W] * mask; W = sum_i w_i*mask_i.
+    An all-ignored ``mean`` gives W = 0 and NaN in every row: inf*0 or 0/0 (ops.md §3.1).
+    """
+    t = np.asarray(target).reshape(-1).astype(np.int64)
+    n = t.size
+    if is_regbase(soc):
+        # 950 applies the ignore mask only for ignoreIndex >= 0.
+        mask = t != ignore_index if ignore_index >= 0 else np.ones(n, bool)
+    else:
+        # A2/A3 compare after casting both sides to fp32 (ComputeIgnoreMask).
+        mask = t.astype(F32) != np.float32(ignore_index)
+    in_range = (t >= 0) & (t < C)
+    bad = np.flatnonzero(mask & ~in_range)
+    if bad.size:
+        i = int(bad[0])
+        raise AclnnParamInvalidError(
+            api=API, detail=f"target[{i}]={int(t[i])} is out of range [0, {C}) and not ignored "
+                            f"(ignore_index={ignore_index}); the device would read out of bounds")
+    w = None if weight is None else as_f32(weight)
+    tw = np.zeros(n, F32)
+    if w is None:
+        tw[in_range] = 1.0
+    else:
+        tw[in_range] = w[t[in_range]]
+    maskf = mask.astype(F32)
+    ls = np.float32(label_smoothing)
+    with np.errstate(all="ignore"):
+        if reduction == "none":
+            g = as_f32(grad_loss)
+            if g.size != n:
+                raise AclnnParamInvalidError(
+                    api=API, detail=f"reduction 'none' needs {n} gradLoss elements, got {g.size}")
+        else:
+            g = _first(np.asarray(grad_loss))
+        total = np.add.reduce(tw * maskf, dtype=F32) if reduction == "mean" else None
+        loss_grad = g * (np.float32(1) - ls)
+        if total is not None:
+            loss_grad = loss_grad / total
+        loss_grad = loss_grad * maskf
+        nll = (loss_grad * tw).astype(F32)
+        smooth = sum_w = None
+        if ls != 0:
+            s = g / total if total is not None else g
+            smooth = ((s * ls) / np.float32(C) * maskf).astype(F32)
+            sum_w = np.float32(C) if w is None else np.add.reduce(w, dtype=F32)
+    return t, nll, smooth, w, sum_w
+
+
+def cross_entropy_loss_grad(grad_loss, log_prob, target, weight, reduction: str,
+                            ignore_index: int, label_smoothing: float, out, soc: str) -> None:
+    """Write the CrossEntropyLoss gradient w.r.t. logits (given log-probs) into ``out`` (N, C).
+
+    ``label_smoothing`` is only implemented by the 950 kernels (callers refuse it elsewhere):
+    out[i,j] += exp(lp[i,j]) * s_i * sum_k w_k - s_i * w_j.
+    """
+    N, C = log_prob.shape
+    t, nll, smooth, w, sum_w = row_scales(grad_loss, target, weight, reduction, ignore_index,
+                                          label_smoothing, C, soc)
+    if smooth is not None:
+        smooth_sum = smooth * sum_w
+        w_row = np.ones(C, F32) if w is None else w
+    tl = tiles((N, C), BLOCK)
+    direct = out.dtype == F32 and smooth is None
+    native = log_prob.dtype == F32
+
+    def block(i: int) -> None:
+        rows, cols = tl[i]
+        r0, r1, c0, c1 = rows.start, rows.stop, cols.start, cols.stop
+        o = out[rows, cols]
+        e = o if direct else scratch("ce_e", o.shape, F32)
+        if native:
+            np.exp(log_prob[rows, cols], out=e)
+        else:
+            np.exp(log_prob[rows, cols], out=e, dtype=F32)
+        acc = e if smooth is None else scratch("ce_acc", o.shape, F32)
+        if smooth is not None:
+            np.multiply(e, nll[r0:r1, None], out=acc)
+        else:
+            np.multiply(e, nll[r0:r1, None], out=e)
+        tr = t[r0:r1]
+        hit = np.flatnonzero((tr >= c0) & (tr < c1))
+        if hit.size:
+            acc[hit, tr[hit] - c0] -= nll[r0 + hit]
+        if smooth is not None:
+            # e*(s_i*sum_w) - s_i*w_j, added to the main term
+            np.multiply(e, smooth_sum[r0:r1, None], out=e)
+            e -= smooth[r0:r1, None] * w_row[None, c0:c1]
+            acc += e
+        if not direct:
+            store(o, acc)
+
+    run_blocks(block, len(tl))
