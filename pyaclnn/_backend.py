@@ -34,6 +34,7 @@ class Backend:
         self.soc, self.soc_name, self.cann_version, self.paths = soc, soc_name, cann_version, paths
         self.pid = os.getpid()
         self.finalized = False
+        self.default_device: Any = None  # the Device the high-level API uses (pyaclnn._tensor)
         self.live: dict[str, weakref.WeakSet[Any]] = {kind: weakref.WeakSet() for kind in CLOSE_ORDER}
         self._local = threading.local()
         self.lock = threading.Lock()

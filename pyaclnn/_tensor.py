@@ -28,10 +28,10 @@ def default_device() -> Device:
         device.use()
         return device
     backend = _backend.current()
-    device = getattr(backend, "default_device", None)
+    device = backend.default_device
     if device is None or device.closed:
         with backend.lock:
-            device = getattr(backend, "default_device", None)
+            device = backend.default_device
             if device is None or device.closed:
                 from . import _env
                 device = backend.default_device = Device(_env.device_id())
