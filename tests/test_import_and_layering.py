@@ -102,3 +102,11 @@ def test_only_the_binding_core_turns_statuses_into_exceptions():
         if path.name not in ("_lib.py", "runtime.py") and ("from_status(" in text or "def check(" in text):
             offenders.append(path.name)
     assert not offenders
+
+
+def test_pyproject_lists_every_package():
+    """A package missing from pyproject.toml would be missing from the wheel."""
+    import tomllib
+    listed = set(tomllib.loads((PKG.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    on_disk = {".".join(p.parent.relative_to(PKG.parent).parts) for p in PKG.rglob("__init__.py")}
+    assert on_disk | {"pyaclnn._headers"} == listed

@@ -12,11 +12,16 @@ Per sample n and group g (D = C/G channels, M = D*HxW elements), with d = x - me
     dx = rstd*(gamma*dy - c1 - xhat*c2) = A[c]*dy + B[g]*d + K[g]
          with A = rstd*gamma, B = -rstd^2*c2, K = -rstd*c1
 x - mean is formed explicitly (no cancellation-prone sum(dy*x) - mean*sum(dy) as in PyTorch's
-CPU kernel). A tile keeps [dy, d, 1] side by side in one fp32 scratch, so the sums are two
-einsum passes and dx is one small matrix product per channel row (BLAS gemv: every output
-element is its own 3-term dot product, so BLAS threading cannot change the result).
+CPU kernel). A tile keeps [dy, d, 1] as three fp32 planes of one scratch, so both sums are one
+einsum pass (dy against [d, 1]) and dx is one small matrix product per channel row (BLAS gemv:
+every output element is its own 3-term dot product, so BLAS threading cannot change it). The
+sums themselves never go through BLAS, whose reduction order could depend on its threads.
+Results match the kernel's formula to fp32 rounding; the device's own summation tree and FMA
+use are not reproduced bit for bit (ops.md §6).
 """
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 
@@ -25,9 +30,11 @@ from ._parallel import run_blocks, scratch
 
 __all__ = ["group_norm_backward"]
 
-# Elements per tile (whole groups of one sample when they fit): the [dy, d, 1] scratch and the
-# dx tile stay in L2.
-BLOCK = 1 << 17
+_tls = threading.local()
+
+# Elements per tile (whole groups of one sample when they fit). Large enough that each NumPy
+# call outlasts a GIL hand-over between threads; the [dy, d, 1] planes then live in L2/L3.
+BLOCK = 1 << 18
 # A group bigger than this is done in two sweeps (sums, then dx) over cache-sized tiles.
 FUSE_MAX = 1 << 18
 
@@ -74,6 +81,20 @@ class _Sink:
         scatter_flat(self.a, start, stop, t.reshape(-1))
 
 
+def _tile_buffer(cb: int, L: int) -> np.ndarray:
+    """Per-thread fp32 planes (3, cb, L) for [dy, x - mean, 1]; the ones plane is kept filled."""
+    cache = getattr(_tls, "planes", None)
+    if cache is None:
+        cache = _tls.planes = {}
+    S = cache.get((cb, L))
+    if S is None:
+        if len(cache) >= 4:
+            cache.clear()
+        S = cache[(cb, L)] = np.empty((3, cb, L), F32)
+        S[2] = 1
+    return S
+
+
 class _Plan:
     """Everything the tiles share: fp32 statistics, sources, sink and the (N, C) sums."""
 
@@ -82,11 +103,15 @@ class _Plan:
         self.D = D = C // G
         self.M = D * HW
         self.mean = as_f32(mean).reshape(N, G)
-        self.rstd = as_f32(rstd).reshape(N, G)
-        self.rstd_c = np.repeat(self.rstd, D, axis=1)
+        self.rstd = r = as_f32(rstd).reshape(N, G)
+        self.rstd_c = np.repeat(r, D, axis=1)
         self.gamma = np.ones(C, F32) if gamma is None else as_f32(gamma)
+        self.gamma_g = self.gamma.reshape(G, D)
         with np.errstate(all="ignore"):
             self.A = self.rstd_c * self.gamma  # (N, C): rstd*gamma
+            m = np.float32(self.M)
+            # (N, 2, G): factors turning [sum_c gamma*S2, sum_c gamma*S1] into [B, K]
+            self.F = np.stack([-(r * r) / m, -r / m], axis=1)
         shape3 = (N, C, HW)
         self.dy, self.x = _Source(grad_out, shape3), _Source(input, shape3)
         self.sink = None if grad_input is None else _Sink(grad_input, shape3)
@@ -94,39 +119,42 @@ class _Plan:
         self.S2 = np.zeros((N, C), F32)
 
     def load(self, n: int, c0: int, c1: int, h0: int, h1: int) -> np.ndarray:
-        """fp32 scratch (cb, 3, L) holding [dy, x - mean, 1] for one tile."""
-        S = scratch("gn_S", (c1 - c0, 3, h1 - h0), F32)
-        np.copyto(S[:, 0], self.dy.get(n, c0, c1, h0, h1, "gn_dy"), casting="unsafe")
+        """fp32 planes (3, cb, L) holding [dy, x - mean, 1] for one tile."""
+        cb, L, D = c1 - c0, h1 - h0, self.D
+        S = _tile_buffer(cb, L)
+        np.copyto(S[0], self.dy.get(n, c0, c1, h0, h1, "gn_dy"), casting="unsafe")
         x = self.x.get(n, c0, c1, h0, h1, "gn_x")
-        D = self.D
-        for g in range(c0 // D, (c1 - 1) // D + 1):  # one scalar subtract per group
+        g0, g1 = c0 // D, (c1 - 1) // D + 1
+        if c0 == g0 * D and c1 == g1 * D and L == self.HW:
+            rows = view_as(x, (g1 - g0, D * L))  # whole groups: one long row per group
+            if rows is not None:
+                np.subtract(rows, self.mean[n, g0:g1, None], out=S[1].reshape(g1 - g0, D * L),
+                            dtype=F32)
+                return S
+        for g in range(g0, g1):  # one scalar subtract per group segment
             a, b = max(c0, g * D) - c0, min(c1, (g + 1) * D) - c0
-            np.subtract(x[a:b], self.mean[n, g], out=S[a:b, 1], dtype=F32)
-        S[:, 2] = 1
+            np.subtract(x[a:b], self.mean[n, g], out=S[1, a:b], dtype=F32)
         return S
 
     @staticmethod
-    def sums(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per-row sum(dy) and sum(dy*d), fp32."""
-        return np.einsum("ij->i", S[:, 0]), np.einsum("ij,ij->i", S[:, 0], S[:, 1])
+    def sums(S: np.ndarray) -> np.ndarray:
+        """(2, cb) fp32: per-row [sum(dy*d), sum(dy)] in one pass over the tile."""
+        return np.einsum("ch,kch->kc", S[0], S[1:3])
 
-    def write_dx(self, n, c0, c1, h0, h1, S, a, b, k) -> None:
-        """dx = a*dy + b*d + k for the tile, with a, b, k per channel row."""
-        W = scratch("gn_W", (c1 - c0, 1, 3), F32)
-        W[:, 0, 0], W[:, 0, 1], W[:, 0, 2] = a, b, k
+    def write_dx(self, n, c0, c1, h0, h1, S, a, bk) -> None:
+        """dx = a*dy + b*d + k for the tile; ``a`` per row, ``bk`` (cb, 2) rows of [b, k]."""
+        cb, L = c1 - c0, h1 - h0
+        W = scratch("gn_W", (cb, 1, 3), F32)
+        W[:, 0, 0] = a
+        W[:, 0, 1:] = bk
         out = self.sink.target(n, c0, c1, h0, h1)
-        np.matmul(W, S, out=out.reshape(c1 - c0, 1, h1 - h0))
+        np.matmul(W, S.transpose(1, 0, 2), out=out.reshape(cb, 1, L))
         self.sink.commit(n, c0, c1, h0, h1, out)
 
-    def group_terms(self, s1, s2, n, g0, g1):
-        """Per-group B = -rstd^2*c2 and K = -rstd*c1 from per-channel sums of groups g0..g1."""
-        D = self.D
-        gam = self.gamma[g0 * D:g1 * D].reshape(-1, D)
-        m = np.float32(self.M)
-        c1 = np.einsum("gd,gd->g", gam, s1.reshape(-1, D)) / m
-        c2 = np.einsum("gd,gd->g", gam, s2.reshape(-1, D)) / m
-        r = self.rstd[n, g0:g1]
-        return -(r * r * c2), -(r * c1)
+    def group_terms(self, s2, s1, n: int, g0: int, g1: int) -> np.ndarray:
+        """(g1-g0, 2) [B, K] per group from the per-channel S2, S1 of whole groups g0..g1."""
+        E = np.stack([s2, s1]).reshape(2, g1 - g0, self.D)
+        return (np.einsum("jgd,gd->jg", E, self.gamma_g[g0:g1]) * self.F[n, :, g0:g1]).T
 
 
 def group_norm_backward(grad_out, input, mean, rstd, gamma, N: int, C: int, HxW: int, group: int,
@@ -149,13 +177,13 @@ def group_norm_backward(grad_out, input, mean, rstd, gamma, N: int, C: int, HxW:
             n, g0, g1 = units[i]
             c0, c1 = g0 * D, g1 * D
             S = p.load(n, c0, c1, 0, HW)
-            s1, dot = p.sums(S)
-            s2 = dot * p.rstd_c[n, c0:c1]
-            p.S1[n, c0:c1] = s1
-            p.S2[n, c0:c1] = s2
+            E = p.sums(S)
+            s2 = np.multiply(E[0], p.rstd_c[n, c0:c1], out=p.S2[n, c0:c1])
+            s1 = p.S1[n, c0:c1]
+            s1[...] = E[1]
             if p.sink is not None:
-                b, kk = p.group_terms(s1, s2, n, g0, g1)
-                p.write_dx(n, c0, c1, 0, HW, S, p.A[n, c0:c1], np.repeat(b, D), np.repeat(kk, D))
+                bk = p.group_terms(s2, s1, n, g0, g1)
+                p.write_dx(n, c0, c1, 0, HW, S, p.A[n, c0:c1], np.repeat(bk, D, axis=0))
 
         run_blocks(fused, len(units))
     else:
@@ -165,20 +193,19 @@ def group_norm_backward(grad_out, input, mean, rstd, gamma, N: int, C: int, HxW:
               for t in tiles((N, C, HW), BLOCK, min_axis=1)]
         partial = run_blocks(lambda i: p.sums(p.load(*tl[i])), len(tl))
         dot = np.zeros((N, C), F32)
-        for (n, c0, c1, _, _), (s1, d1) in zip(tl, partial):
-            p.S1[n, c0:c1] += s1
-            dot[n, c0:c1] += d1
+        for (n, c0, c1, _, _), E in zip(tl, partial):
+            dot[n, c0:c1] += E[0]
+            p.S1[n, c0:c1] += E[1]
         np.multiply(dot, p.rstd_c, out=p.S2)
         if p.sink is not None:
             with np.errstate(all="ignore"):
-                terms = [p.group_terms(p.S1[n], p.S2[n], n, 0, G) for n in range(N)]
-            b_c = np.repeat(np.stack([t[0] for t in terms]), D, axis=1)
-            k_c = np.repeat(np.stack([t[1] for t in terms]), D, axis=1)
+                bk = np.stack([p.group_terms(p.S2[n], p.S1[n], n, 0, G) for n in range(N)])
+            bk_c = np.repeat(bk, D, axis=1)  # (N, C, 2)
 
             def grads(i: int) -> None:
                 n, c0, c1, h0, h1 = tl[i]
                 S = p.load(n, c0, c1, h0, h1)
-                p.write_dx(n, c0, c1, h0, h1, S, p.A[n, c0:c1], b_c[n, c0:c1], k_c[n, c0:c1])
+                p.write_dx(n, c0, c1, h0, h1, S, p.A[n, c0:c1], bk_c[n, c0:c1])
 
             run_blocks(grads, len(tl))
 

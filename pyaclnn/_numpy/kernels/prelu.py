@@ -22,7 +22,9 @@ from ._parallel import run_blocks, scratch
 
 __all__ = ["prelu_backward"]
 
-BLOCK = 1 << 16  # elements per tile: x, dy, dx and two scratch tiles stay in L2
+# Elements per tile. Big enough that each NumPy call outlasts a GIL hand-over between the two
+# threads, small enough that the tile and its scratch mostly stay in cache.
+BLOCK = 1 << 18
 _ZERO = np.float32(0)
 
 
@@ -47,6 +49,18 @@ def _select_dx(dy, w, m32, out) -> None:
     np.bitwise_xor(a, b, out=t)
     np.bitwise_and(t, m32, out=t)
     np.bitwise_xor(a, t, out=a)  # a ^ ((a ^ b) & m): b where m, else a
+
+
+def _dx_unit_weights(x, dy, w, out) -> None:
+    """out = dy where x > 0 else dy*w, for weights in [+0, 1] (the usual PReLU slopes).
+
+    Then max(float(x > 0), w) is exactly 1 where x > 0 and exactly w elsewhere (NaN x compares
+    false), so one multiply by it gives both branches bit-exactly, in three passes.
+    """
+    f = scratch("prelu_f", out.shape, F32)
+    np.greater(x, _ZERO, out=f, casting="unsafe")
+    np.maximum(f, w, out=f)
+    np.multiply(dy, f, out=out)
 
 
 def _exact_update_sums(x32, dy32, dx32, m32, axes, low_dtype, quirk: bool) -> np.ndarray:
@@ -82,22 +96,31 @@ def prelu_backward(grad_output, self, weight, grad_input, grad_weight, soc: str)
     axes = (0,) + tuple(range(2, nd))
     sub = list(range(nd))
     tl = tiles(xv.shape, BLOCK)
+    check_dx = quirk and not bool(np.all(np.abs(w_c) <= 1))
+    unit_weights = bool(np.all((w_c >= 0) & (w_c <= 1) & ~np.signbit(w_c)))
 
     def block(i: int) -> np.ndarray:
         idx = tl[i]
         xt, dyt, dxt = xv[idx], dyv[idx], dxv[idx]
         wb = w_c[idx[1]].reshape((1, -1) + (1,) * (nd - 2))
         if dt == F32:
-            m32 = _positive_mask(xt)
-            _select_dx(dyt, wb, m32, dxt)
-            # Fast sum: min(0, x)*dy equals the update wherever dy is finite at x > 0; a
-            # non-finite result (or, with the quirk, a non-finite dx) redoes the tile exactly.
+            m32 = None
+            if unit_weights:
+                _dx_unit_weights(xt, dyt, wb, dxt)
+            else:
+                m32 = _positive_mask(xt)
+                _select_dx(dyt, wb, m32, dxt)
+            # Fast sum: min(0, x)*dy equals the update wherever dy is finite at x > 0. A finite
+            # result means every dy was finite; with the quirk, dx = dy*w can then only be
+            # non-finite if some |w| > 1 (overflow). Otherwise the tile is redone exactly.
             xm = scratch("prelu_xm", xt.shape, F32)
             np.minimum(_ZERO, xt, out=xm)
             part = np.einsum(xm, sub, dyt, sub, [1])
             if np.isfinite(part).all() and not (
-                    quirk and not np.isfinite(np.einsum(dxt, sub, []))):
+                    check_dx and not np.isfinite(np.einsum(dxt, sub, []))):
                 return part
+            if m32 is None:
+                m32 = _positive_mask(xt)
             return _exact_update_sums(xt, dyt, dxt, m32, axes, F32, quirk)
         x32 = scratch("prelu_x", xt.shape, F32)
         dy32 = scratch("prelu_dy", xt.shape, F32)
