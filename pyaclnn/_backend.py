@@ -98,14 +98,18 @@ def current() -> Backend:
     return _initialise()
 
 
+def forked_error() -> errors.PyaclnnError:
+    return errors.PyaclnnError(
+        "pyaclnn was initialised before this process was forked; CANN (and so pyaclnn, on "
+        "either backend) cannot be used in a forked child. Use the 'spawn' or 'forkserver' "
+        "start method, or first use pyaclnn in the child only.")
+
+
 def _initialise() -> Backend:
     global _current
     with _lock:
         if _forked_after_init:
-            raise errors.PyaclnnError(
-                "pyaclnn was initialised before this process was forked; CANN (and so pyaclnn, on "
-                "either backend) cannot be used in a forked child. Use the 'spawn' or 'forkserver' "
-                "start method, or first use pyaclnn in the child only.")
+            raise forked_error()
         if _current is None:
             backend = _choose()
             atexit.register(backend.shutdown)

@@ -41,16 +41,25 @@ class Device(Resource):
         self.children: weakref.WeakSet[Resource] = weakref.WeakSet()
         self._runtime.set_device(self.id)
         self._tls.set = True
-        self._own(self.backend, "device", _reset_device, self._runtime, self.id, self.children)
+        # aclrtSetDevice calls made for this Device in all threads: aclrtResetDevice is
+        # reference-counted per device, so close() resets once per set (abi.md §6.3).
+        self._sets = [1]
+        self._sets_lock = threading.Lock()
+        self._own(self.backend, "device", _reset_device, self._runtime, self.id, self.children, self._sets,
+                  self._tls)
         if not hasattr(_local, "stack"):
             _local.stack = []
         _local.stack.append(self)
 
     def use(self) -> None:
         """Make this device current in the calling thread (aclrtSetDevice, once per thread)."""
+        if _backend._forked_after_init:
+            raise _backend.forked_error()
         if not getattr(self._tls, "set", False):
             self._check_open()
             self._runtime.set_device(self.id)
+            with self._sets_lock:
+                self._sets[0] += 1
             self._tls.set = True
 
     def create_stream(self) -> "Stream":
@@ -65,11 +74,29 @@ class Device(Resource):
         return f"<pyaclnn.Device {self.id} ({state}, {self.backend.soc})>"
 
 
-def _reset_device(runtime: Any, device_id: int, children: weakref.WeakSet) -> None:
+def _reset_device(runtime: Any, device_id: int, children: weakref.WeakSet, sets: list[int],
+                  tls: threading.local) -> None:
+    if not getattr(tls, "set", False):  # closing from a thread that never used the device:
+        runtime.set_device(device_id)   # the children's releases need it current here
+        sets[0] += 1
+        tls.set = True
+    # A child that fails to close must not stop the others, nor the device reset: the first
+    # error is raised once everything else has been released.
     order = {"executor": 0, "tensor": 1, "event": 2, "stream": 3}
+    error: BaseException | None = None
     for child in sorted(list(children), key=lambda c: order.get(getattr(c, "_kind", ""), 9)):
-        child.close()
-    runtime.reset_device(device_id)
+        try:
+            child.close()
+        except Exception as exc:  # noqa: BLE001 - re-raised below
+            error = error or exc
+    try:
+        while sets[0] > 0:
+            sets[0] -= 1
+            runtime.reset_device(device_id)
+    except Exception as exc:  # noqa: BLE001
+        error = error or exc
+    if error is not None:
+        raise error
 
 
 class Stream(Resource):
@@ -105,6 +132,7 @@ class Stream(Resource):
         """A device buffer of at least ``size`` bytes for the next op on this stream (0 if size is 0)."""
         if size <= 0:
             return 0
+        self.device.use()
         addr, have = self._workspace
         if size > have:
             if addr:
@@ -124,10 +152,12 @@ def _destroy_stream(device: Device, raw: Any, workspace: list[int]) -> None:
     try:
         runtime.synchronize_stream(raw)
     finally:
-        if workspace[0]:
-            runtime.free(workspace[0])
-            workspace[:] = [0, 0]
-        runtime.destroy_stream(raw)
+        try:
+            if workspace[0]:
+                addr, workspace[:] = workspace[0], [0, 0]
+                runtime.free(addr)
+        finally:  # a refused free must not keep the stream alive
+            runtime.destroy_stream(raw)
 
 
 class Event(Resource):
@@ -146,16 +176,19 @@ class Event(Resource):
     def record(self, stream: Stream) -> None:
         """aclrtRecordEvent on ``stream``."""
         self._check_open()
+        self.device.use()
         self._runtime.record_event(self._raw, stream._raw)
 
     def synchronize(self) -> None:
         self._check_open()
+        self.device.use()
         self._runtime.synchronize_event(self._raw)
 
     def elapsed_ms(self, end: "Event") -> float:
         """Milliseconds from this event to ``end`` (aclrtEventElapsedTime); both recorded."""
         self._check_open()
         end._check_open()
+        self.device.use()
         return self._runtime.event_elapsed_time(self._raw, end._raw)
 
 

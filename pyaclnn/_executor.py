@@ -108,7 +108,10 @@ class Executor(Resource):
             if self.repeatable:
                 runtime.set_executor_repeatable(self._state[0])
         except BaseException:
-            _destroy_executor(device, self._state)
+            try:
+                _destroy_executor(device, self._state)
+            except Exception:  # noqa: BLE001 - the phase-1 error is the one to report
+                pass
             raise
         self._args = tuple(args)  # keeps every tensor (and its descriptor) alive until phase 2
         self._own(device.backend, "executor", _destroy_executor, device, self._state)
@@ -137,19 +140,27 @@ class Executor(Resource):
         for t in self._args:
             if isinstance(t, Tensor) and t.closed:
                 raise ClosedError(f"aclnn{self.op}: a tensor of this executor was closed before launch")
-        stream = stream or default_stream(self.device)
-        self.device.use()
-        workspace = stream.workspace(self.workspace_size)
+        device = self.device
+        stream = stream or default_stream(device)
+        device.use()
+        size = self.workspace_size
+        workspace = stream.workspace(size) if size > 0 else 0
         if self.repeatable:
-            self._runtime.launch(self.op, workspace, self.workspace_size, executor, stream._raw)
+            self._runtime.launch(self.op, workspace, size, executor, stream._raw)
             return
         self._state[0] = None  # consumed by phase 2 even if it fails (abi.md §6.1)
         try:
-            self._runtime.launch(self.op, workspace, self.workspace_size, executor, stream._raw)
-        finally:
-            # Arguments must outlive phase 2 (abi.md §6.2); after it returns they may go.
+            self._runtime.launch(self.op, workspace, size, executor, stream._raw)
+        except BaseException:
             self._args = ()
-            _destroy_owned(self._runtime, self._state[1])
+            try:
+                _destroy_owned(self._runtime, self._state[1])
+            except Exception:  # noqa: BLE001 - the operator's own error is the one to report
+                pass
+            raise
+        # Arguments must outlive phase 2 (abi.md §6.2); after it returns they may go.
+        self._args = ()
+        _destroy_owned(self._runtime, self._state[1])
 
     def set_input(self, index: int, tensor: Tensor) -> None:
         """Point input ``index`` (non-null input tensors, in parameter order) at ``tensor``."""
@@ -161,6 +172,7 @@ class Executor(Resource):
 
     def _set(self, index: int, tensor: Tensor, output: bool) -> None:
         self._check_open()
+        self.device.use()
         if not self.repeatable:
             raise ExecutorConsumedError(f"aclnn{self.op}: set_input/set_output need repeatable=True")
         group = self.outputs if output else self.inputs
@@ -172,11 +184,13 @@ class Executor(Resource):
                              f"got shape {tensor.shape} {tensor.dtype} strides {tensor.strides} offset "
                              f"{tensor.offset}, expected {old.shape} {old.dtype} strides {old.strides} "
                              f"offset {old.offset}")
-        position = (len(self.inputs) + index) if output else index
-        setter = self._runtime.set_output_tensor_addr if output else self._runtime.set_input_tensor_addr
-        setter(self._state[0], index, self._descriptors[position], tensor.storage.addr)
+        if output:
+            self._runtime.set_output_tensor_addr(self._state[0], index, self._descriptors[len(self.inputs) + index],
+                                                 tensor.storage.addr)
+        else:
+            self._runtime.set_input_tensor_addr(self._state[0], index, self._descriptors[index], tensor.storage.addr)
         group[index] = tensor
-        self._args = tuple(self.inputs + self.outputs)
+        self._args = (*self.inputs, *self.outputs)
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else ("launched" if self.launched else
@@ -205,9 +219,15 @@ def _destroy_executor(device: Device, state: list[Any]) -> None:
 
 
 def _destroy_owned(runtime: Any, owned: list[tuple[str, Any]]) -> None:
-    while owned:
+    error: Exception | None = None
+    while owned:  # a refused destroy does not stop the others; the first error is raised
         kind, handle = owned.pop()
-        (runtime.destroy_tensor if kind == "tensor" else runtime.destroy_bool_array)(handle)
+        try:
+            (runtime.destroy_tensor if kind == "tensor" else runtime.destroy_bool_array)(handle)
+        except Exception as exc:  # noqa: BLE001 - re-raised below
+            error = error or exc
+    if error is not None:
+        raise error
 
 
 class MseLossBackward(Executor):

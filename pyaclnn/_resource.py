@@ -8,6 +8,7 @@ a finalizer that would run after that does nothing.
 """
 from __future__ import annotations
 
+import os
 import weakref
 from typing import Any, Callable
 
@@ -33,7 +34,13 @@ class Resource:
     def close(self) -> None:
         """Release the native handle now. Calling it again does nothing."""
         if self._finalizer is not None:
-            self._finalizer()
+            # detach() + call, not finalizer(): once weakref.finalize's own atexit hook has run
+            # (it may be registered after the backend's), __call__ silently does nothing, and
+            # the backend's exit hook closes everything through here.
+            info = self._finalizer.detach()
+            if info is not None:
+                _, release, args, _ = info
+                release(*args)
 
     def _check_open(self) -> None:
         if self.closed:
@@ -47,5 +54,6 @@ class Resource:
 
 
 def _release_unless_finalized(backend: Any, release: Callable[..., None], *args: Any) -> None:
-    if not backend.finalized:
+    # In a forked child the handles are the parent's: the child must not release them.
+    if not backend.finalized and os.getpid() == backend.pid:
         release(*args)

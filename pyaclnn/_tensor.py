@@ -6,6 +6,8 @@ copying; the storage is freed when its last tensor is closed (or collected).
 """
 from __future__ import annotations
 
+import math
+from functools import lru_cache
 from typing import Any, Sequence
 
 import numpy as np
@@ -71,6 +73,11 @@ def _contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
+# Tensor() runs on every operator call: the contiguous strides of a shape (a tuple of ints) are
+# looked up instead of recomputed.
+_contiguous_strides_of = lru_cache(maxsize=1024)(_contiguous_strides)
+
+
 def extent(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, int]:
     """(lowest, highest) element offset a strided view touches, relative to its first element."""
     lo = sum(min(0, (d - 1) * s) for d, s in zip(shape, strides) if d > 0)
@@ -107,18 +114,18 @@ class Tensor(Resource):
         device = storage.device
         device.use()
         self.storage, self.device = storage, device
-        self.shape = tuple(int(d) for d in shape)
-        self.dtype = np.dtype(dtype)
-        self.acl_dtype: DType = from_numpy(self.dtype)
-        self.strides = tuple(int(s) for s in strides) if strides is not None else _contiguous_strides(self.shape)
-        self.offset = int(offset)
-        self._runtime = device._runtime
-        item = self.dtype.itemsize
-        whole = self.offset == 0 and self.strides == _contiguous_strides(self.shape) \
-            and int(np.prod(self.shape)) * item == storage.nbytes
-        storage_shape = self.shape if whole else (storage.nbytes // item,)
-        self._raw = self._runtime.create_tensor(self.shape, int(self.acl_dtype), self.strides, self.offset,
-                                                ACL_FORMAT_ND, storage_shape, storage.addr)
+        self.shape = shape = tuple(map(int, shape))
+        self.dtype = dtype = np.dtype(dtype)
+        self.acl_dtype: DType = from_numpy(dtype)
+        contiguous = _contiguous_strides_of(shape)
+        self.strides = strides = tuple(map(int, strides)) if strides is not None else contiguous
+        self.offset = offset = int(offset)
+        self._runtime = runtime = device._runtime
+        item = dtype.itemsize
+        whole = offset == 0 and strides == contiguous and math.prod(shape) * item == storage.nbytes
+        storage_shape = shape if whole else (storage.nbytes // item,)
+        self._raw = runtime.create_tensor(shape, int(self.acl_dtype), strides, offset, ACL_FORMAT_ND,
+                                          storage_shape, storage.addr)
         storage.users += 1
         self._own(device.backend, "tensor", _destroy_tensor, device, self._raw, storage)
         device.children.add(self)
@@ -130,13 +137,17 @@ class Tensor(Resource):
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         device = device or default_device()
         nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-        return cls(Storage(device, nbytes), shape, dtype)
+        return _first_view(cls, Storage(device, nbytes), shape, dtype)
 
     @classmethod
     def zeros(cls, shape: Sequence[int] | int, dtype: Any = np.float32, device: Device | None = None) -> "Tensor":
         t = cls.empty(shape, dtype, device)
         if t.storage.nbytes:
-            t._runtime.memset(t.storage.addr, t.storage.nbytes, 0, t.storage.nbytes)
+            try:
+                t._runtime.memset(t.storage.addr, t.storage.nbytes, 0, t.storage.nbytes)
+            except BaseException:
+                t.close()  # a factory that fails half-way releases what it made now, not at GC
+                raise
         return t
 
     @classmethod
@@ -144,17 +155,27 @@ class Tensor(Resource):
         """Copy an array to the device (aclrtMemcpy). A strided array keeps its strides: the
         memory it spans is copied as it is, not made contiguous on the host first."""
         array = np.asarray(array)
+        from_numpy(array.dtype)  # NotSupportedError for a dtype with no aclDataType, before any work
         device = device or default_device()
         if array.size == 0 or array.flags.c_contiguous:
             t = cls.empty(array.shape, array.dtype, device)
             if array.nbytes:
-                t._runtime.memcpy(t.storage.addr, t.storage.nbytes, np.ascontiguousarray(array),
-                                  array.nbytes, ACL_MEMCPY_HOST_TO_DEVICE)
+                try:
+                    t._runtime.memcpy(t.storage.addr, t.storage.nbytes, np.ascontiguousarray(array),
+                                      array.nbytes, ACL_MEMCPY_HOST_TO_DEVICE)
+                except BaseException:
+                    t.close()
+                    raise
             return t
         span, first = host_span(array)
         storage = Storage(device, span.nbytes)
-        device._runtime.memcpy(storage.addr, storage.nbytes, span, span.nbytes, ACL_MEMCPY_HOST_TO_DEVICE)
-        return cls(storage, array.shape, array.dtype, [s // array.itemsize for s in array.strides], first)
+        try:
+            device._runtime.memcpy(storage.addr, storage.nbytes, span, span.nbytes, ACL_MEMCPY_HOST_TO_DEVICE)
+        except BaseException:
+            storage.close()
+            raise
+        return _first_view(cls, storage, array.shape, array.dtype,
+                           [s // array.itemsize for s in array.strides], first)
 
     # -- properties ----------------------------------------------------------------------------
     @property
@@ -258,6 +279,15 @@ class Tensor(Resource):
             return "<pyaclnn.Tensor (closed)>"
         return (f"<pyaclnn.Tensor shape={self.shape} dtype={self.dtype} strides={self.strides} "
                 f"offset={self.offset} device={self.device.id}>")
+
+
+def _first_view(cls: type, storage: Storage, *args: Any) -> Any:
+    """The first tensor on a new storage; if it cannot be made, the storage is freed at once."""
+    try:
+        return cls(storage, *args)
+    except BaseException:
+        storage.close()
+        raise
 
 
 def _destroy_tensor(device: Device, raw: Any, storage: Storage) -> None:

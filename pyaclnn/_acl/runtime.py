@@ -13,6 +13,10 @@ from .. import errors
 from ._lib import Lib, check, ffi, get, recent_error
 
 NULL = ffi.NULL
+# Parsed once: ffi.new/ffi.cast with a C type string parse (or look up) the string every call.
+_VOID_P = ffi.typeof("void *")
+_U64_P = ffi.typeof("uint64_t *")
+_EXECUTOR_PP = ffi.typeof("aclOpExecutor **")
 ACL_ERROR_REPEAT_INITIALIZE = 100002
 # aclCreate* report failure only by returning NULL; pyaclnn raises ACLNN_ERR_INNER_NULLPTR for it.
 NULL_RETURNED = 561103
@@ -173,18 +177,20 @@ class AclRuntime:
     # -- aclnn meta objects --------------------------------------------------------------------
     def create_tensor(self, shape: Sequence[int], dtype: int, strides: Sequence[int] | None, offset: int,
                       fmt: int, storage_shape: Sequence[int], addr: int) -> Any:
+        # cffi passes a list or tuple given for an ``int64_t *`` parameter as a temporary
+        # int64_t array alive for the call (aclCreateTensor copies the dims): no ffi.new needed.
         tensor = self.nn.aclCreateTensor(
-            ffi.new("int64_t[]", shape) if shape else NULL, len(shape), dtype,
-            ffi.new("int64_t[]", strides) if strides else NULL, offset, fmt,
-            ffi.new("int64_t[]", storage_shape) if storage_shape else NULL, len(storage_shape),
-            ffi.cast("void *", addr))
+            shape if shape else NULL, len(shape), dtype, strides if strides else NULL, offset, fmt,
+            storage_shape if storage_shape else NULL, len(storage_shape), ffi.cast(_VOID_P, addr))
         if tensor == NULL:  # the constructors report failure by returning NULL
             raise errors.from_status(NULL_RETURNED, "aclCreateTensor", "aclCreateTensor returned NULL",
                                      recent_error())
         return tensor
 
     def destroy_tensor(self, tensor: Any) -> None:
-        check(self.nn.aclDestroyTensor(tensor), "aclDestroyTensor")
+        status = self.nn.aclDestroyTensor(tensor)
+        if status:
+            check(status, "aclDestroyTensor")
 
     def create_bool_array(self, values: Sequence[bool]) -> Any:
         array = self.nn.aclCreateBoolArray(ffi.new("bool[]", list(values)), len(values))
@@ -208,15 +214,19 @@ class AclRuntime:
 
     # -- operators -------------------------------------------------------------------------------
     def workspace_size(self, op: str, args: tuple) -> tuple[int, Any]:
-        size, executor = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **")
+        size, executor = ffi.new(_U64_P), ffi.new(_EXECUTOR_PP)
         c_args = [NULL if a is None else (ffi.new("char[]", a.encode()) if isinstance(a, str) else a)
                   for a in args]
-        check(self._phase1[op](*c_args, size, executor), f"aclnn{op}GetWorkspaceSize")
+        status = self._phase1[op](*c_args, size, executor)
+        if status:
+            check(status, f"aclnn{op}GetWorkspaceSize")
         return int(size[0]), executor[0]
 
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any) -> None:
-        ws = ffi.cast("void *", workspace) if workspace else NULL
-        check(self._phase2[op](ws, workspace_size, executor, stream), f"aclnn{op}")
+        status = self._phase2[op](ffi.cast(_VOID_P, workspace) if workspace else NULL, workspace_size,
+                                  executor, stream)
+        if status:
+            check(status, f"aclnn{op}")
 
     def set_executor_repeatable(self, executor: Any) -> None:
         check(self.nn.aclSetAclOpExecutorRepeatable(executor), "aclSetAclOpExecutorRepeatable")
@@ -225,9 +235,11 @@ class AclRuntime:
         check(self.nn.aclDestroyAclOpExecutor(executor), "aclDestroyAclOpExecutor")
 
     def set_input_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
-        check(self.nn.aclSetInputTensorAddr(executor, index, tensor, ffi.cast("void *", addr)),
-              "aclSetInputTensorAddr")
+        status = self.nn.aclSetInputTensorAddr(executor, index, tensor, ffi.cast(_VOID_P, addr))
+        if status:
+            check(status, "aclSetInputTensorAddr")
 
     def set_output_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
-        check(self.nn.aclSetOutputTensorAddr(executor, index, tensor, ffi.cast("void *", addr)),
-              "aclSetOutputTensorAddr")
+        status = self.nn.aclSetOutputTensorAddr(executor, index, tensor, ffi.cast(_VOID_P, addr))
+        if status:
+            check(status, "aclSetOutputTensorAddr")

@@ -62,13 +62,12 @@ class Executor:
 
 
 class _Thread(threading.local):
-    """Per-thread state, as CANN keeps it: current device, set counts, recent error text."""
+    """Per-thread state, as CANN keeps it: current device and context, recent error text."""
 
     def __init__(self) -> None:
         self.device: int | None = None
         self.context: int | None = None
         self.error: str | None = None
-        self.set_counts: dict[int, int] = {}
 
 
 def _contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
@@ -91,6 +90,7 @@ class NumpyRuntime:
         self._thread = _Thread()
         self.memory = AddressSpace()
         self._contexts: dict[int, int] = {}
+        self._set_counts: dict[int, int] = {}  # aclrtSetDevice references, per device (all threads)
         self._streams: set[int] = set()
         self._events: dict[int, float | None] = {}
         self._tensors: dict[int, TensorDesc] = {}
@@ -121,6 +121,7 @@ class NumpyRuntime:
         return {"tensor": len(self._tensors), "bool_array": len(self._bool_arrays),
                 "int_array": len(self._int_arrays), "executor": len(self._executors),
                 "stream": len(self._streams), "event": len(self._events), "context": len(self._contexts),
+                "device_set": sum(self._set_counts.values()),
                 "device_alloc": self.memory.live("device"), "host_alloc": self.memory.live("host")}
 
     # -- init, versions, devices ---------------------------------------------------------------
@@ -148,17 +149,19 @@ class NumpyRuntime:
         if not 0 <= device_id < self._device_count:
             raise self._fail(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtSetDevice",
                              f"device {device_id} does not exist ({self._device_count} device(s))")
-        t = self._thread
-        t.device = device_id
-        t.set_counts[device_id] = t.set_counts.get(device_id, 0) + 1
+        self._thread.device = device_id
+        with self._lock:
+            self._set_counts[device_id] = self._set_counts.get(device_id, 0) + 1
 
     def reset_device(self, device_id: int) -> None:
+        """One reset per aclrtSetDevice, counted per device over all threads (as CANN does)."""
+        with self._lock:
+            count = self._set_counts.get(device_id, 0)
+            if count == 0:
+                raise self._fail(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtResetDevice",
+                                 f"device {device_id} is not set (more resets than aclrtSetDevice calls)")
+            self._set_counts[device_id] = count - 1
         t = self._thread
-        count = t.set_counts.get(device_id, 0)
-        if count == 0:
-            raise self._fail(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtResetDevice",
-                             f"device {device_id} was not set in this thread")
-        t.set_counts[device_id] = count - 1
         if count == 1 and t.device == device_id:
             t.device = None
 

@@ -1,0 +1,142 @@
+"""``python -m pyaclnn bench`` and ``benchmarks/acl_overhead.py``: they run and their output is
+well formed. No timing is judged here (the figures of --quick mean nothing)."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import pyaclnn
+from pyaclnn import _bench
+
+ROOT = Path(__file__).resolve().parents[1]
+ACL_OVERHEAD = ROOT / "benchmarks" / "acl_overhead.py"
+LABELS = ("MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward")
+TOP_KEYS = {"schema", "pyaclnn", "argv", "quick", "repeat", "warmup", "backend", "machine", "peer",
+            "copy_bandwidth", "cases", "elapsed_s"}
+CASE_KEYS = {"name", "label", "params", "bytes_read", "bytes_written", "bound_ms", "output_bytes", "pyaclnn",
+             "peer", "ratio", "x_bound", "extra_peak_bytes", "first_call_extra_peak_bytes", "max_abs_diff"}
+
+
+def env(**extra: str) -> dict[str, str]:
+    out = {k: v for k, v in os.environ.items() if not k.startswith("PYACLNN_")}
+    out["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(pyaclnn.__file__).resolve().parents[1]),
+                                                    out.get("PYTHONPATH")) if p)
+    out.update(extra)
+    return out
+
+
+def run(*cmd: str, timeout: int = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *cmd], env=env(), capture_output=True, text=True, timeout=timeout,
+                          cwd=ROOT, check=False)
+
+
+def positive(x: object) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
+
+
+def has_torch() -> bool:
+    import importlib.util
+    return importlib.util.find_spec("torch") is not None
+
+
+def test_bench_quick_prints_the_table_and_writes_the_json(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    proc = run("-m", "pyaclnn", "bench", "--quick", "--json", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    for column in ("case", "pyaclnn", "peer", "ratio", "bound", "x bound", "extra peak"):
+        assert column in proc.stdout
+    for label in LABELS:
+        assert label in proc.stdout, label
+    assert "copy bandwidth" in proc.stdout
+    assert "bench: [1/4]" in proc.stderr and "bench: [4/4]" in proc.stderr  # progress on stderr
+
+    data = json.loads(out.read_text())
+    assert TOP_KEYS <= set(data)
+    assert data["schema"] == _bench.SCHEMA and data["quick"] is True and data["repeat"] == 1
+    assert data["backend"]["backend"] == "numpy"
+    assert positive(data["machine"]["cores"]) and data["machine"]["numpy"]
+    bw = data["copy_bandwidth"]
+    assert positive(bw["gbps"]) and positive(bw["single_thread_gbps"])
+    assert all(positive(t) for t in bw["samples_single_ms"])
+    assert [c["name"] for c in data["cases"]] == list(_bench.CASE_NAMES)
+    for case in data["cases"]:
+        assert CASE_KEYS <= set(case), case.get("error")
+        for key in ("bytes_read", "bytes_written", "bound_ms", "output_bytes", "x_bound"):
+            assert positive(case[key]), (case["name"], key)
+        ours = case["pyaclnn"]
+        assert positive(ours["median_ms"]) and positive(ours["warmup_ms"])
+        assert len(ours["samples_ms"]) == 1 and all(positive(t) for t in ours["samples_ms"])
+        assert isinstance(case["extra_peak_bytes"], int) and case["extra_peak_bytes"] >= 0
+        assert isinstance(case["first_call_extra_peak_bytes"], int)
+        if data["peer"]["available"]:
+            peer = case["peer"]
+            assert positive(peer["median_ms"]) and all(positive(t) for t in peer["samples_ms"])
+            assert positive(case["ratio"])
+            assert peer["ops"] and all(op.startswith("torch.ops.aten.") for op in peer["ops"])
+            # the peer computes the same thing (float32 round-off apart)
+            assert case["max_abs_diff"] is not None and case["max_abs_diff"] < 1e-3, case["name"]
+        else:
+            assert case["peer"] is None and case["ratio"] is None
+    assert data["peer"]["available"] == has_torch()
+
+
+def test_bench_without_torch_measures_pyaclnn_alone(tmp_path: Path) -> None:
+    out = tmp_path / "alone.json"
+    proc = run("-m", "pyaclnn", "bench", "--quick", "--no-torch", "--case", "mse", "--json", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "no peer" in proc.stdout and "measured alone" in proc.stdout
+    assert "PyTorch is not available" in proc.stderr
+    data = json.loads(out.read_text())
+    assert data["peer"]["available"] is False and data["peer"]["reason"]
+    (case,) = data["cases"]
+    assert case["name"] == "mse" and case["peer"] is None and case["ratio"] is None
+    assert positive(case["pyaclnn"]["median_ms"])
+
+
+@pytest.mark.parametrize("argv", [["--repeat", "0"], ["--case", "nope"], ["--bogus"]])
+def test_bench_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert _bench.main(argv) == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def _c_compiler() -> bool:
+    cc = shlex.split(os.environ.get("CC") or "cc")
+    return bool(cc) and shutil.which(cc[0]) is not None
+
+
+ACL_ROWS = ("a. full call, public objects", "a. full call, pyaclnn.acl", "b. repeatable executor, public objects",
+            "b. repeatable executor, pyaclnn.acl", "d. import pyaclnn")
+
+
+@pytest.mark.skipif(not _c_compiler(), reason="no C compiler: the emulator and the C baseline are built at run time")
+def test_acl_overhead_quick(tmp_path: Path) -> None:
+    out = tmp_path / "acl.json"
+    proc = run(str(ACL_OVERHEAD), "--quick", "--json", str(out))
+    assert proc.returncode == 0, proc.stderr
+    for row in ACL_ROWS:
+        assert row in proc.stdout, row
+    for column in ("Python", "C", "Py/C", "target", "result"):
+        assert column in proc.stdout
+    data = json.loads(out.read_text())
+    for key in ("public_full_us", "acl_full_us", "public_repeat_us", "acl_repeat_us", "c_full_us", "c_repeat_us",
+                "import_pyaclnn_ms", "import_numpy_ms"):
+        assert positive(data["medians"][key]), key
+    assert all(positive(v) for v in data["ratios"].values())
+    assert set(data["targets"]) >= {"public_full", "acl_full", "public_repeat", "import"}
+    assert all(positive(v) for v in data["public_full_stages_us"].values())
+
+
+@pytest.mark.skipif(not _c_compiler(), reason="no C compiler: the emulator and the C baseline are built at run time")
+def test_bench_acl_runs_the_overhead_benchmark_from_a_checkout() -> None:
+    proc = run("-m", "pyaclnn", "bench", "--acl", "--quick")
+    assert proc.returncode == 0, proc.stderr
+    assert "through the CANN emulator" in proc.stdout and "a. full call" in proc.stdout
