@@ -14,15 +14,11 @@ from __future__ import annotations
 import atexit
 import os
 import threading
-import weakref
 from typing import Any
 
 from . import _env, errors
 from ._spec import soc_family
 
-# Closing order at exit: executors hold tensors, tensors hold storage, storage and events
-# belong to streams and devices (abi.md §6.3: events, streams, then device reset).
-CLOSE_ORDER = ("executor", "tensor", "storage", "event", "stream", "device")
 
 
 class Backend:
@@ -35,12 +31,8 @@ class Backend:
         self.pid = os.getpid()
         self.finalized = False
         self.default_device: Any = None  # the Device the high-level API uses (pyaclnn._tensor)
-        self.live: dict[str, weakref.WeakSet[Any]] = {kind: weakref.WeakSet() for kind in CLOSE_ORDER}
         self._local = threading.local()
         self.lock = threading.Lock()
-
-    def track(self, kind: str, obj: Any) -> None:
-        self.live[kind].add(obj)
 
     def run_host(self, op: str, args: tuple) -> None:
         """Run ``op`` on host arrays (C-shaped args; ndarrays or Tensors in tensor slots;
@@ -63,12 +55,10 @@ class Backend:
         """Close every live object in dependency order, then finalize. Idempotent."""
         if self.finalized or os.getpid() != self.pid:
             return
-        for kind in CLOSE_ORDER:
-            for obj in list(self.live[kind]):
-                try:
-                    obj.close()
-                except Exception:  # noqa: BLE001 - exit must go on; nothing useful to raise to
-                    pass
+        # executors, tensors, storage, events, streams, then devices (abi.md §6.3); exit must go
+        # on whatever fails, so the first error is dropped rather than raised.
+        from ._resource import close_all
+        close_all(lambda entry: entry[0] is self)
         self.finalized = True
         try:
             self.runtime.finalize()

@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import threading
-import weakref
 from typing import Any
 
 from . import _backend
-from ._resource import Resource
+from ._resource import Resource, close_all
 
 ACL_MEM_MALLOC_HUGE_FIRST = 0
 
@@ -38,14 +37,14 @@ class Device(Resource):
         self.id = int(device_id)
         self._runtime = self.backend.runtime
         self._tls = threading.local()
-        self.children: weakref.WeakSet[Resource] = weakref.WeakSet()
+        self._token = object()  # marks this device's children in the registry
         self._runtime.set_device(self.id)
         self._tls.set = True
         # aclrtSetDevice calls made for this Device in all threads: aclrtResetDevice is
         # reference-counted per device, so close() resets once per set (abi.md §6.3).
         self._sets = [1]
         self._sets_lock = threading.Lock()
-        self._own(self.backend, "device", _reset_device, self._runtime, self.id, self.children, self._sets,
+        self._own(self.backend, None, "device", _reset_device, self._runtime, self.id, self._token, self._sets,
                   self._tls)
         if not hasattr(_local, "stack"):
             _local.stack = []
@@ -74,21 +73,14 @@ class Device(Resource):
         return f"<pyaclnn.Device {self.id} ({state}, {self.backend.soc})>"
 
 
-def _reset_device(runtime: Any, device_id: int, children: weakref.WeakSet, sets: list[int],
-                  tls: threading.local) -> None:
+def _reset_device(runtime: Any, device_id: int, token: object, sets: list[int], tls: threading.local) -> None:
     if not getattr(tls, "set", False):  # closing from a thread that never used the device:
         runtime.set_device(device_id)   # the children's releases need it current here
         sets[0] += 1
         tls.set = True
     # A child that fails to close must not stop the others, nor the device reset: the first
     # error is raised once everything else has been released.
-    order = {"executor": 0, "tensor": 1, "event": 2, "stream": 3}
-    error: BaseException | None = None
-    for child in sorted(list(children), key=lambda c: order.get(getattr(c, "_kind", ""), 9)):
-        try:
-            child.close()
-        except Exception as exc:  # noqa: BLE001 - re-raised below
-            error = error or exc
+    error = close_all(lambda entry: entry[1] is not None and entry[1]._token is token)
     try:
         while sets[0] > 0:
             sets[0] -= 1
@@ -106,7 +98,6 @@ class Stream(Resource):
     in order, so the buffer can be reused; it only grows (after a synchronize).
     """
     _what = "Stream"
-    _kind = "stream"
 
     def __init__(self, device: Device) -> None:
         device.use()
@@ -114,8 +105,7 @@ class Stream(Resource):
         self._runtime = device._runtime
         self._raw = self._runtime.create_stream()
         self._workspace = [0, 0]  # [address, size], shared with the finalizer
-        self._own(device.backend, "stream", _destroy_stream, device, self._raw, self._workspace)
-        device.children.add(self)
+        self._own(device.backend, device, "stream", _destroy_stream, device, self._raw, self._workspace)
 
     @property
     def handle(self) -> int:
@@ -163,15 +153,13 @@ def _destroy_stream(device: Device, raw: Any, workspace: list[int]) -> None:
 class Event(Resource):
     """An event (aclrtCreateEvent), for timing work on a stream."""
     _what = "Event"
-    _kind = "event"
 
     def __init__(self, device: Device) -> None:
         device.use()
         self.device = device
         self._runtime = device._runtime
         self._raw = self._runtime.create_event()
-        self._own(device.backend, "event", _destroy_event, device, self._raw)
-        device.children.add(self)
+        self._own(device.backend, device, "event", _destroy_event, device, self._raw)
 
     def record(self, stream: Stream) -> None:
         """aclrtRecordEvent on ``stream``."""

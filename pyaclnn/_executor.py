@@ -71,7 +71,6 @@ def default_stream(device: Device) -> Stream:
 class Executor(Resource):
     """An aclOpExecutor planned by phase 1. See the module docstring for its life cycle."""
     _what = "Executor"
-    _kind = "executor"
     op = ""
 
     def _plan(self, args: Sequence[Any], repeatable: bool) -> None:
@@ -114,8 +113,7 @@ class Executor(Resource):
                 pass
             raise
         self._args = tuple(args)  # keeps every tensor (and its descriptor) alive until phase 2
-        self._own(device.backend, "executor", _destroy_executor, device, self._state)
-        device.children.add(self)
+        self._own(device.backend, device, "executor", _destroy_executor, device, self._state)
 
     @classmethod
     def from_args(cls, op: str, args: Sequence[Any], repeatable: bool = False) -> "Executor":

@@ -1,10 +1,17 @@
 """The ownership pattern every native handle in pyaclnn follows.
 
 One owner per handle; ``close()`` is explicit and idempotent; ``with obj:`` closes on exit.
-The release function is a ``weakref.finalize`` holding the handle and the *parents* (never
-``self``), so children keep parents alive and garbage collection is only a safety net. At
-interpreter exit the backend closes live objects in dependency order before finalizing, and
-a finalizer that would run after that does nothing.
+Every live handle has one entry in a single registry, keyed by a weak reference to its owner:
+``(backend, device, kind, release, args)``. The entry holds the parents (never the owner), so
+children keep parents alive; "closed" simply means "no longer in the registry".
+
+- ``close()`` takes the entry out and calls ``release(*args)``: exactly once, even when two
+  threads race (``dict.pop`` is atomic).
+- Garbage collection is only a safety net: the weak reference's callback releases the
+  handle of an owner dropped without ``close()``.
+- Closing a device, and the backend's exit hook, close what is left of theirs in dependency
+  order (executors, tensors, storage, events, streams, devices); after the backend is
+  finalized, or in a forked child, a release does nothing.
 """
 from __future__ import annotations
 
@@ -14,33 +21,39 @@ from typing import Any, Callable
 
 from .errors import ClosedError
 
+# Dependency order for closing many handles at once: users before what they use.
+KIND_ORDER = {"executor": 0, "tensor": 1, "storage": 2, "event": 3, "stream": 4, "device": 5}
+
+Entry = tuple  # (backend, device or None, kind, release, args)
+_live: dict[weakref.ref, Entry] = {}
+
 
 class Resource:
     """Base of objects owning a native handle."""
 
-    _finalizer: weakref.finalize | None = None
+    _ref: weakref.ref | None = None
     _what = "object"
 
-    def _own(self, backend: Any, kind: str, release: Callable[..., None], *args: Any) -> None:
-        """Register ``release(*args)`` as the one way this handle is freed."""
-        self._finalizer = weakref.finalize(self, _release_unless_finalized, backend, release, *args)
-        self._finalizer.atexit = False  # the backend's own exit hook closes in order
-        backend.track(kind, self)
+    def _own(self, backend: Any, device: Any, kind: str, release: Callable[..., None], *args: Any) -> None:
+        """Register ``release(*args)`` as the one way this handle is freed. ``device`` is the
+        Device it belongs to (None for a device itself)."""
+        ref = weakref.ref(self, _collected)
+        _live[ref] = (backend, device, kind, release, args)
+        self._ref = ref
 
     @property
     def closed(self) -> bool:
-        return self._finalizer is None or not self._finalizer.alive
+        ref = self._ref
+        return ref is None or ref not in _live
 
     def close(self) -> None:
         """Release the native handle now. Calling it again does nothing."""
-        if self._finalizer is not None:
-            # detach() + call, not finalizer(): once weakref.finalize's own atexit hook has run
-            # (it may be registered after the backend's), __call__ silently does nothing, and
-            # the backend's exit hook closes everything through here.
-            info = self._finalizer.detach()
-            if info is not None:
-                _, release, args, _ = info
-                release(*args)
+        ref = self._ref
+        if ref is not None:
+            entry = _live.pop(ref, None)
+            if entry is not None:
+                self._ref = None  # drop the weak reference: no callback when the owner dies
+                _release(entry)
 
     def _check_open(self) -> None:
         if self.closed:
@@ -53,7 +66,43 @@ class Resource:
         self.close()
 
 
-def _release_unless_finalized(backend: Any, release: Callable[..., None], *args: Any) -> None:
-    # In a forked child the handles are the parent's: the child must not release them.
+def _release(entry: Entry) -> None:
+    backend, _device, _kind, release, args = entry
+    # After the exit hook finalized the runtime there is nothing left to free; in a forked
+    # child the handles are the parent's, and the child must not release them.
     if not backend.finalized and os.getpid() == backend.pid:
         release(*args)
+
+
+def _collected(ref: weakref.ref) -> None:
+    """The safety net: an owner was garbage-collected without close()."""
+    entry = _live.pop(ref, None)
+    if entry is not None:
+        _release(entry)
+
+
+def close_all(belongs: Callable[[Entry], bool]) -> BaseException | None:
+    """Close every live handle for which ``belongs(entry)``, in dependency order.
+
+    One failure does not stop the others; the first error is returned for the caller to raise.
+    """
+    chosen = sorted(((ref, e) for ref, e in list(_live.items()) if belongs(e)),
+                    key=lambda item: KIND_ORDER[item[1][2]])
+    error: BaseException | None = None
+    for ref, _ in chosen:
+        entry = _live.pop(ref, None)  # gone already if closing a tensor freed its storage
+        if entry is None:
+            continue
+        try:
+            _release(entry)
+        except Exception as exc:  # noqa: BLE001 - the first one is returned
+            error = error or exc
+    return error
+
+
+def live_counts() -> dict[str, int]:
+    """How many handles of each kind are live (all backends), for leak checks."""
+    counts = dict.fromkeys(KIND_ORDER, 0)
+    for entry in list(_live.values()):
+        counts[entry[2]] += 1
+    return counts

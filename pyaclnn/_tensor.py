@@ -44,14 +44,13 @@ def default_device() -> Device:
 class Storage(Resource):
     """One aclrtMalloc allocation (none for 0 bytes: aclrtMalloc rejects size 0)."""
     _what = "Storage"
-    _kind = "storage"
 
     def __init__(self, device: Device, nbytes: int) -> None:
         device.use()
         self.device, self.nbytes = device, int(nbytes)
         self.addr = device._runtime.malloc(self.nbytes, ACL_MEM_MALLOC_HUGE_FIRST) if self.nbytes else 0
         self.users = 0  # open tensors viewing this storage
-        self._own(device.backend, "storage", _free, device, self.addr)
+        self._own(device.backend, device, "storage", _free, device, self.addr)
 
     def release_user(self) -> None:
         self.users -= 1
@@ -106,7 +105,6 @@ class Tensor(Resource):
     the storage it views.
     """
     _what = "Tensor"
-    _kind = "tensor"
 
     def __init__(self, storage: Storage, shape: Sequence[int], dtype: Any,
                  strides: Sequence[int] | None = None, offset: int = 0) -> None:
@@ -127,8 +125,7 @@ class Tensor(Resource):
         self._raw = runtime.create_tensor(shape, int(self.acl_dtype), strides, offset, ACL_FORMAT_ND,
                                           storage_shape, storage.addr)
         storage.users += 1
-        self._own(device.backend, "tensor", _destroy_tensor, device, self._raw, storage)
-        device.children.add(self)
+        self._own(device.backend, device, "tensor", _destroy_tensor, device, self._raw, storage)
 
     # -- factories ---------------------------------------------------------------------------
     @classmethod

@@ -23,7 +23,10 @@ Buffer = Any  # a host buffer (NumPy array, bytearray...) or an int address
 
 
 def _rt() -> Any:
-    return _backend.current().runtime
+    backend = _backend._current  # the fast path of _backend.current(), taken on every call
+    if backend is None or _backend._forked_after_init:
+        backend = _backend.current()
+    return backend.runtime
 
 
 # -- initialisation, devices -------------------------------------------------------------------
@@ -170,8 +173,13 @@ def aclCreateTensor(viewDims: Sequence[int], viewDimsNum: int, dataType: int, st
         from .errors import AclnnParamInvalidError
         raise AclnnParamInvalidError("aclCreateTensor", f"viewDimsNum {viewDimsNum} / storageDimsNum "
                                      f"{storageDimsNum} do not match {len(viewDims)} / {len(storageDims)} dims")
-    return _rt().create_tensor(list(viewDims), dataType, None if stride is None else list(stride), offset,
-                               format, list(storageDims), tensorData)
+    return _rt().create_tensor(_seq(viewDims), dataType, None if stride is None else _seq(stride), offset,
+                               format, _seq(storageDims), tensorData)
+
+
+def _seq(values: Sequence[int]) -> Sequence[int]:
+    """Lists and tuples go to C as they are; anything else (a NumPy array...) becomes a list."""
+    return values if isinstance(values, (list, tuple)) else [int(v) for v in values]
 
 
 def aclDestroyTensor(tensor: Handle) -> None:
