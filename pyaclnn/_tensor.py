@@ -7,7 +7,6 @@ copying; the storage is freed when its last tensor is closed (or collected).
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import Any, Sequence
 
 import numpy as np
@@ -15,6 +14,7 @@ import numpy as np
 from . import _backend
 from ._device import Device, current_device
 from ._resource import Resource
+from ._strides import contiguous_strides, extent
 from .dtypes import DType, from_numpy, to_numpy
 
 ACL_FORMAT_ND = 2
@@ -64,26 +64,6 @@ def _free(device: Device, addr: int) -> None:
         device._runtime.free(addr)
 
 
-def _contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.append(step)
-        step *= max(d, 1)
-    return tuple(reversed(strides))
-
-
-# Tensor() runs on every operator call: the contiguous strides of a shape (a tuple of ints) are
-# looked up instead of recomputed.
-_contiguous_strides_of = lru_cache(maxsize=1024)(_contiguous_strides)
-
-
-def extent(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, int]:
-    """(lowest, highest) element offset a strided view touches, relative to its first element."""
-    lo = sum(min(0, (d - 1) * s) for d, s in zip(shape, strides) if d > 0)
-    hi = sum(max(0, (d - 1) * s) for d, s in zip(shape, strides) if d > 0)
-    return lo, hi
-
-
 def host_span(array: np.ndarray) -> tuple[np.ndarray, int]:
     """The bytes an array's elements occupy, as one contiguous uint8 view (no copy), and the
     element offset of ``array[0, ...]`` inside that span."""
@@ -115,7 +95,7 @@ class Tensor(Resource):
         self.shape = shape = tuple(map(int, shape))
         self.dtype = dtype = np.dtype(dtype)
         self.acl_dtype: DType = from_numpy(dtype)
-        contiguous = _contiguous_strides_of(shape)
+        contiguous = contiguous_strides(shape)
         self.strides = strides = tuple(map(int, strides)) if strides is not None else contiguous
         self.offset = offset = int(offset)
         self._runtime = runtime = device._runtime
@@ -196,7 +176,7 @@ class Tensor(Resource):
         return self.storage.addr
 
     def is_contiguous(self) -> bool:
-        return self.strides == _contiguous_strides(self.shape)
+        return self.strides == contiguous_strides(self.shape)
 
     # -- data movement -------------------------------------------------------------------------
     def numpy(self) -> np.ndarray:

@@ -12,6 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .._strides import extent
 from ..errors import from_status
 
 ALIGN = 64
@@ -83,8 +84,8 @@ class AddressSpace:
         itemsize = dtype.itemsize
         if 0 in shape:
             return np.empty(shape, dtype)
-        lo = offset + sum(min(0, (d - 1) * s) for d, s in zip(shape, strides))
-        hi = offset + sum(max(0, (d - 1) * s) for d, s in zip(shape, strides))
+        lo, hi = extent(shape, strides)
+        lo, hi = lo + offset, hi + offset
         alloc = self.find(addr + lo * itemsize) if lo * itemsize + addr >= 0 else None
         end = addr + (hi + 1) * itemsize
         if alloc is None or end > alloc.base + alloc.size:

@@ -19,6 +19,7 @@ import numpy as np
 from .. import errors
 from ..dtypes import DType, itemsize, to_numpy
 from .._runtime import ARG_KINDS
+from .._strides import contiguous_strides
 from . import ops
 from .memory import AddressSpace
 
@@ -68,14 +69,6 @@ class _Thread(threading.local):
         self.device: int | None = None
         self.context: int | None = None
         self.error: str | None = None
-
-
-def _contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.append(step)
-        step *= max(d, 1)
-    return tuple(reversed(strides))
 
 
 class NumpyRuntime:
@@ -342,7 +335,7 @@ class NumpyRuntime:
         if any(d < 0 for d in shape) or (strides is not None and len(strides) != len(shape)):
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, "aclCreateTensor",
                              f"aclCreateTensor returned NULL: bad shape {shape} / strides {strides}")
-        desc = TensorDesc(shape, dt, tuple(strides) if strides is not None else _contiguous_strides(shape),
+        desc = TensorDesc(shape, dt, tuple(strides) if strides is not None else contiguous_strides(shape),
                           int(offset), int(fmt), tuple(storage_shape), int(addr))
         handle = self._new_handle()
         with self._lock:
