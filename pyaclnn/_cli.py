@@ -7,7 +7,6 @@ not available). Expected failures print one line on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import platform
@@ -292,15 +291,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 # -- bench ----------------------------------------------------------------------------------------
 def cmd_bench(argv: Sequence[str]) -> int:
-    try:
-        _bench = importlib.import_module("pyaclnn._bench")
-    except ImportError as exc:
-        if getattr(exc, "name", None) == "pyaclnn._bench":
-            _error("the `bench` command is not available in this build of pyaclnn "
-                   "(module pyaclnn._bench is missing)")
-        else:
-            _error(f"the `bench` command cannot be loaded: {type(exc).__name__}: {exc}")
-        return USAGE
+    from . import _bench  # imported here: it is only needed for this command
     return int(_bench.main(list(argv)) or 0)
 
 

@@ -6,7 +6,6 @@ PYACLNN_* variable, ``bench`` not available). Expected failures are one line, no
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -196,13 +195,6 @@ def test_samples_acl_requested_without_cann_is_one_line_exit_1(tmp_path: Path) -
 
 
 # -- bench and argparse -------------------------------------------------------------------------------
-@pytest.mark.skipif(importlib.util.find_spec("pyaclnn._bench") is not None, reason="pyaclnn._bench exists")
-def test_bench_without_the_module_is_a_clear_usage_error() -> None:
-    proc = pyaclnn_cli("bench", "--help")
-    assert proc.returncode == 2
-    assert_one_line_error(proc, "bench", "pyaclnn._bench is missing")
-
-
 @pytest.mark.parametrize("argv", [["--help"], ["samples", "--help"], ["doctor", "--help"], ["--version"]])
 def test_help_exits_0(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 0
