@@ -319,7 +319,6 @@ def build_parser() -> argparse.ArgumentParser:
                                         "2 for a bad PYACLNN_* variable.")
     doctor.add_argument("--json", action="store_true", help="print one JSON object (for CI)")
     doctor.add_argument("--compact", action="store_true", help="with --json: on one line")
-    parser.samples_parser = samples  # type: ignore[attr-defined]
     sub.add_parser("bench", help="benchmark the operators (see `pyaclnn bench --help`)", add_help=False)
     return parser
 
@@ -336,8 +335,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from ._samples import SAMPLES
                 unknown = [n for n in args.names if n not in SAMPLES]
                 if unknown:
-                    parser.samples_parser.error(
-                        f"unknown sample {', '.join(unknown)} (choose from {', '.join(SAMPLES)})")
+                    parser.error(f"samples: unknown sample {', '.join(unknown)} "
+                                 f"(choose from {', '.join(SAMPLES)})")
         except SystemExit as exc:  # --help (0) or a usage error (2)
             return int(exc.code or 0)
         if args.command == "samples":

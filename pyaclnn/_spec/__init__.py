@@ -102,11 +102,13 @@ def fail(status: int, api: str, detail: str) -> NoReturn:
     raise from_status(status, api, detail)
 
 
-def require_not_null(api: str, **tensors: object) -> None:
-    """161001 for the first None, in the order given (the library's null-check order)."""
+def require_not_null(api: str, **tensors: TensorMeta | None) -> tuple[TensorMeta, ...]:
+    """161001 for the first None, in the order given (the library's null-check order).
+    Returns the tensors, in that order, now known to be present."""
     for name, value in tensors.items():
         if value is None:
             fail_null(api, f"{name} is nullptr")
+    return tuple(tensors.values())  # type: ignore[arg-type]  # none is None past the loop
 
 
 # --- helpers shared by the op modules -------------------------------------------------------

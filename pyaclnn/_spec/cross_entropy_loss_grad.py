@@ -14,8 +14,8 @@ from typing import NoReturn
 
 import numpy as np
 
-from . import (FP32_FP16_BF16, TILING_ERROR, TensorMeta, fail, fail_invalid, fail_null,
-               fmt_shape, is_regbase, require_dtype_in, require_same_dtype)
+from . import (FP32_FP16_BF16, TILING_ERROR, TensorMeta, fail, fail_invalid, fail_null, fmt_shape,
+               is_regbase, require_dtype_in, require_not_null, require_same_dtype)
 from ..dtypes import DType
 
 API = "aclnnCrossEntropyLossGradGetWorkspaceSize"
@@ -165,10 +165,8 @@ def check(soc: str, grad_loss: TensorMeta | None, log_prob: TensorMeta | None,
     accepted and have no effect (doc), apart from the dtype rows of the two tensors.
     """
     # Generated code: NNOPBASE_ASSERT_NOTNULL_RETVAL on the required tensors, in order.
-    for name, t in (("gradLoss", grad_loss), ("logProb", log_prob), ("target", target),
-                    ("out", out)):
-        if t is None:
-            fail_null(API, f"{name} is nullptr")
+    grad_loss, log_prob, target, out = require_not_null(API, gradLoss=grad_loss, logProb=log_prob,
+                                                        target=target, out=out)
     # On an SoC without a binary for this op (910, 310P), NnopbaseGetExecutor finds no regInfo
     # ("binary_info_config.json of socVersion [...] does not support opType [...]") and returns
     # nullptr; the generated code then returns ACLNN_ERR_PARAM_NULLPTR via

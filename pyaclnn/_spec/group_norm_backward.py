@@ -135,7 +135,8 @@ def check(soc: str, grad_out: TensorMeta | None, input: TensorMeta | None,
 
     On 950 an empty call may still zero-fill dgamma/dbeta: see ``empty_zero_fills``.
     """
-    require_not_null(API, gradOut=grad_out, input=input, mean=mean, rstd=rstd)  # gamma optional
+    grad_out, input, mean, rstd = require_not_null(API, gradOut=grad_out, input=input, mean=mean,
+                                                   rstd=rstd)  # gamma is optional
     mask = _check_mask(output_mask, grad_input, grad_gamma, grad_beta)
     _check_dtypes(soc, mask, grad_out, input, mean, rstd, gamma, grad_input, grad_gamma, grad_beta)
     _check_attrs(soc, C, group)

@@ -24,7 +24,8 @@ def supported_dtypes(soc: str) -> tuple:
 def check(soc: str, grad_output: TensorMeta | None, self: TensorMeta | None,
           target: TensorMeta | None, reduction: int, out: TensorMeta | None) -> bool:
     """Raise the library's error for the first failing rule; True means empty (no kernel)."""
-    require_not_null(API, gradOutput=grad_output, self=self, target=target, out=out)
+    grad_output, self, target, out = require_not_null(API, gradOutput=grad_output, self=self,
+                                                      target=target, out=out)
 
     # Dtypes: the three inputs must match exactly (no promotion); out may differ, if listed.
     require_same_dtype(API, "gradOutput", grad_output, "self", self)

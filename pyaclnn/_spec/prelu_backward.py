@@ -35,8 +35,8 @@ def check(soc: str, grad_output: TensorMeta | None, self: TensorMeta | None,
           weight: TensorMeta | None, grad_input: TensorMeta | None,
           grad_weight: TensorMeta | None) -> bool:
     """Raise the library's error for the first failing rule; True means empty (no kernel)."""
-    require_not_null(API, gradOutput=grad_output, self=self, weight=weight,
-                     gradInput=grad_input, gradWeight=grad_weight)
+    grad_output, self, weight, grad_input, grad_weight = require_not_null(
+        API, gradOutput=grad_output, self=self, weight=weight, gradInput=grad_input, gradWeight=grad_weight)
     tensors = (("gradOutput", grad_output), ("self", self), ("weight", weight),
                ("gradInput", grad_input), ("gradWeight", grad_weight))
 
