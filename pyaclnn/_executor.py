@@ -86,8 +86,9 @@ class Executor(Resource):
         tensor_args = [a for a, k in zip(args, kinds) if k == "tensor"]
         self.inputs = [a for a in tensor_args[:n_in] if a is not None]
         self.outputs = [a for a in tensor_args[n_in:] if a is not None]
-        # state: [executor or None once consumed, owned handles to destroy, repeatable]
-        self._state: list[Any] = [None, [], self.repeatable]
+        # state, shared with the release function: [executor, or None once consumed by phase 2;
+        # the handles this executor owns (private descriptors, the mask's bool array)]
+        self._state: list[Any] = [None, []]
         owned = self._state[1]
         c_args: list[Any] = []
         try:
@@ -150,15 +151,18 @@ class Executor(Resource):
         try:
             self._runtime.launch(self.op, workspace, size, executor, stream._raw)
         except BaseException:
-            self._args = ()
-            try:
-                _destroy_owned(self._runtime, self._state[1])
-            except Exception:  # noqa: BLE001 - the operator's own error is the one to report
-                pass
+            self._release_arguments(quiet=True)  # the operator's own error is the one to report
             raise
-        # Arguments must outlive phase 2 (abi.md §6.2); after it returns they may go.
+        self._release_arguments()
+
+    def _release_arguments(self, quiet: bool = False) -> None:
+        """After phase 2 returned, the arguments may go (they must outlive it: abi.md §6.2)."""
         self._args = ()
-        _destroy_owned(self._runtime, self._state[1])
+        try:
+            _destroy_owned(self._runtime, self._state[1])
+        except Exception:
+            if not quiet:
+                raise
 
     def set_input(self, index: int, tensor: Tensor) -> None:
         """Point input ``index`` (non-null input tensors, in parameter order) at ``tensor``."""
@@ -203,7 +207,7 @@ def _private_descriptor(runtime: Any, t: Tensor) -> Any:
 
 
 def _destroy_executor(device: Device, state: list[Any]) -> None:
-    executor, owned, _ = state
+    executor, owned = state
     state[0] = None
     runtime = device._runtime
     try:
