@@ -19,10 +19,16 @@ from pyaclnn import _bench
 ROOT = Path(__file__).resolve().parents[1]
 ACL_OVERHEAD = ROOT / "benchmarks" / "acl_overhead.py"
 LABELS = ("MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward")
-TOP_KEYS = {"schema", "pyaclnn", "argv", "quick", "repeat", "warmup", "backend", "machine", "peer",
-            "copy_bandwidth", "cases", "elapsed_s"}
+TOP_KEYS = {"schema", "pyaclnn", "argv", "quick", "repeat", "warmup", "modes", "backend", "machine", "peer",
+            "copy_bandwidth", "cases", "reuse_cases", "elapsed_s"}
 CASE_KEYS = {"name", "label", "params", "bytes_read", "bytes_written", "bound_ms", "output_bytes", "pyaclnn",
              "peer", "ratio", "x_bound", "extra_peak_bytes", "first_call_extra_peak_bytes", "max_abs_diff"}
+REUSE_KEYS = {"name", "label", "params", "bytes_read", "bytes_written", "bound_ms", "output_bytes", "pyaclnn",
+              "peer", "ratio", "x_bound", "extra_peak_bytes", "max_abs_diff"}
+ALLOC_TITLE = "Allocating:"
+REUSE_TITLE = "Steady state (outputs reused):"
+# aten has an out= overload for every peer but PReLU's _prelu_kernel_backward
+OUT_VARIANT = {"mse": True, "group_norm": True, "cross_entropy": True, "prelu": False}
 
 
 def env(**extra: str) -> dict[str, str]:
@@ -58,10 +64,20 @@ def test_bench_quick_prints_the_table_and_writes_the_json(tmp_path: Path) -> Non
         assert label in proc.stdout, label
     assert "copy bandwidth" in proc.stdout
     assert "bench: [1/4]" in proc.stderr and "bench: [4/4]" in proc.stderr  # progress on stderr
+    # both tables by default, the allocating one first; the steady-state one says how the peer writes
+    assert ALLOC_TITLE in proc.stdout and REUSE_TITLE in proc.stdout
+    reuse_part = proc.stdout[proc.stdout.index(REUSE_TITLE):]
+    assert proc.stdout.index(ALLOC_TITLE) < proc.stdout.index(REUSE_TITLE)
+    assert "peer outputs" in reuse_part
+    for label in LABELS:
+        assert label in reuse_part, label
+    if has_torch():
+        assert "preallocated (out=)" in reuse_part and "allocated: no out= overload" in reuse_part
 
     data = json.loads(out.read_text())
     assert TOP_KEYS <= set(data)
     assert data["schema"] == _bench.SCHEMA and data["quick"] is True and data["repeat"] == 1
+    assert data["modes"] == ["alloc", "reuse"]
     assert data["backend"]["backend"] == "numpy"
     assert positive(data["machine"]["cores"]) and data["machine"]["numpy"]
     bw = data["copy_bandwidth"]
@@ -87,6 +103,55 @@ def test_bench_quick_prints_the_table_and_writes_the_json(tmp_path: Path) -> Non
         else:
             assert case["peer"] is None and case["ratio"] is None
     assert data["peer"]["available"] == has_torch()
+    check_reuse_cases(data, list(_bench.CASE_NAMES))
+
+
+def check_reuse_cases(data: dict, names: list[str]) -> None:
+    assert [c["name"] for c in data["reuse_cases"]] == names
+    for case in data["reuse_cases"]:
+        assert REUSE_KEYS <= set(case), case.get("error")
+        for key in ("bytes_read", "bytes_written", "bound_ms", "output_bytes", "x_bound"):
+            assert positive(case[key]), (case["name"], key)
+        ours = case["pyaclnn"]
+        assert ours["api"].startswith("pyaclnn.") and "plan + run" in ours["api"]
+        assert positive(ours["median_ms"]) and positive(ours["warmup_ms"])
+        assert len(ours["samples_ms"]) == data["repeat"] and all(positive(t) for t in ours["samples_ms"])
+        assert isinstance(case["extra_peak_bytes"], int) and case["extra_peak_bytes"] >= 0
+        if data["peer"]["available"]:
+            peer = case["peer"]
+            assert peer["out_variant"] is OUT_VARIANT[case["name"]]
+            assert peer["ops"] and all(op.startswith("torch.ops.aten.") for op in peer["ops"])
+            if peer["out_variant"]:
+                assert any(op.endswith((".out", ".grad_input")) for op in peer["ops"]), peer["ops"]
+            assert positive(peer["median_ms"]) and all(positive(t) for t in peer["samples_ms"])
+            assert positive(case["ratio"])
+            # the same numbers as the peer's, read back from the preallocated outputs
+            assert case["max_abs_diff"] is not None and case["max_abs_diff"] < 1e-3, case["name"]
+        else:
+            assert case["peer"] is None and case["ratio"] is None
+
+
+def test_bench_reuse_outputs_gives_only_the_steady_state_table(tmp_path: Path) -> None:
+    out = tmp_path / "reuse.json"
+    proc = run("-m", "pyaclnn", "bench", "--quick", "--reuse-outputs", "--case", "group_norm", "--case", "prelu",
+               "--json", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert REUSE_TITLE in proc.stdout and ALLOC_TITLE not in proc.stdout
+    assert "GroupNormBackward" in proc.stdout and "PreluBackward" in proc.stdout
+    data = json.loads(out.read_text())
+    assert data["modes"] == ["reuse"] and data["cases"] == []
+    check_reuse_cases(data, ["group_norm", "prelu"])
+
+
+def test_bench_alloc_mode_gives_only_the_allocating_table(tmp_path: Path) -> None:
+    out = tmp_path / "alloc.json"
+    proc = run("-m", "pyaclnn", "bench", "--quick", "--mode", "alloc", "--case", "mse", "--json", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert ALLOC_TITLE in proc.stdout and REUSE_TITLE not in proc.stdout
+    data = json.loads(out.read_text())
+    assert data["modes"] == ["alloc"] and data["reuse_cases"] == []
+    assert [c["name"] for c in data["cases"]] == ["mse"]
 
 
 def test_bench_without_torch_measures_pyaclnn_alone(tmp_path: Path) -> None:
@@ -100,9 +165,13 @@ def test_bench_without_torch_measures_pyaclnn_alone(tmp_path: Path) -> None:
     (case,) = data["cases"]
     assert case["name"] == "mse" and case["peer"] is None and case["ratio"] is None
     assert positive(case["pyaclnn"]["median_ms"])
+    (steady,) = data["reuse_cases"]
+    assert steady["name"] == "mse" and steady["peer"] is None and steady["ratio"] is None
+    assert positive(steady["pyaclnn"]["median_ms"])
 
 
-@pytest.mark.parametrize("argv", [["--repeat", "0"], ["--case", "nope"], ["--bogus"]])
+@pytest.mark.parametrize("argv", [["--repeat", "0"], ["--case", "nope"], ["--bogus"], ["--mode", "nope"],
+                                  ["--reuse-outputs", "--mode", "alloc"]])
 def test_bench_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert _bench.main(argv) == 2
     assert "Traceback" not in capsys.readouterr().err

@@ -16,6 +16,10 @@ CPU kernel). A tile keeps [dy, d, 1] as three fp32 planes of one scratch, so bot
 einsum pass (dy against [d, 1]) and dx is one small matrix product per channel row (BLAS gemv:
 every output element is its own 3-term dot product, so BLAS threading cannot change it). The
 sums themselves never go through BLAS, whose reduction order could depend on its threads.
+Every channel's [A, B, K] lives in one (N, C, 3) array (A filled up front, B and K written per
+unit once its groups' sums exist), so a unit is a handful of NumPy calls over ~1 MiB planes:
+with two threads every call hands the GIL over, which costs more than cache misses do when the
+calls are short.
 Results match the kernel's formula to fp32 rounding; the device's own summation tree and FMA
 use are not reproduced bit for bit (ops.md §6).
 """
@@ -107,16 +111,21 @@ class _Plan:
         self.rstd_c = np.repeat(r, D, axis=1)
         self.gamma = np.ones(C, F32) if gamma is None else as_f32(gamma)
         self.gamma_g = self.gamma.reshape(G, D)
-        with np.errstate(all="ignore"):
-            self.A = self.rstd_c * self.gamma  # (N, C): rstd*gamma
-            m = np.float32(self.M)
-            # (N, 2, G): factors turning [sum_c gamma*S2, sum_c gamma*S1] into [B, K]
-            self.F = np.stack([-(r * r) / m, -r / m], axis=1)
         shape3 = (N, C, HW)
         self.dy, self.x = _Source(grad_out, shape3), _Source(input, shape3)
         self.sink = None if grad_input is None else _Sink(grad_input, shape3)
-        self.S1 = np.zeros((N, C), F32)
-        self.S2 = np.zeros((N, C), F32)
+        # Per (n, c): [sum(dy*d) (then times rstd: S2), sum(dy) (S1)], written tile by tile.
+        self.sums = np.zeros((N, 2, C), F32)
+        self.S2, self.S1 = self.sums[:, 0], self.sums[:, 1]
+        if self.sink is not None:
+            with np.errstate(all="ignore"):
+                m = np.float32(self.M)
+                # (N, 2, G): factors turning [sum_c gamma*S2, sum_c gamma*S1] into [B, K]
+                self.F = np.stack([-(r * r) / m, -r / m], axis=1)
+                # (N, C, 3): each channel's dx weights [A, B, K] for its [dy, d, 1] planes;
+                # A = rstd*gamma now, B and K once the channel's group sums are known.
+                self.W = np.empty((N, C, 3), F32)
+                np.multiply(self.rstd_c, self.gamma, out=self.W[:, :, 0])
 
     def load(self, n: int, c0: int, c1: int, h0: int, h1: int) -> np.ndarray:
         """fp32 planes (3, cb, L) holding [dy, x - mean, 1] for one tile."""
@@ -137,24 +146,24 @@ class _Plan:
         return S
 
     @staticmethod
-    def sums(S: np.ndarray) -> np.ndarray:
-        """(2, cb) fp32: per-row [sum(dy*d), sum(dy)] in one pass over the tile."""
-        return np.einsum("ch,kch->kc", S[0], S[1:3])
+    def sums_into(S: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+        """(2, cb) fp32: per-row [sum(dy*d), sum(dy)] in one pass over the tile (into ``out``)."""
+        return np.einsum("ch,kch->kc", S[0], S[1:3], out=out)
 
-    def write_dx(self, n, c0, c1, h0, h1, S, a, bk) -> None:
-        """dx = a*dy + b*d + k for the tile; ``a`` per row, ``bk`` (cb, 2) rows of [b, k]."""
+    def set_group_terms(self, n: int, g0: int, g1: int) -> None:
+        """[B, K] of whole groups g0..g1 of sample n into their channels' dx weights."""
+        D = self.D
+        E = np.einsum("jgd,gd->jg", self.sums[n, :, g0 * D:g1 * D].reshape(2, g1 - g0, D),
+                      self.gamma_g[g0:g1])
+        E *= self.F[n, :, g0:g1]
+        self.W[n, g0 * D:g1 * D, 1:].reshape(g1 - g0, D, 2)[...] = E.T[:, None, :]
+
+    def write_dx(self, n, c0, c1, h0, h1, S) -> None:
+        """dx = A*dy + B*d + K for the tile: per channel row, [A, B, K] @ [dy; d; 1] (BLAS)."""
         cb, L = c1 - c0, h1 - h0
-        W = scratch("gn_W", (cb, 1, 3), F32)
-        W[:, 0, 0] = a
-        W[:, 0, 1:] = bk
         out = self.sink.target(n, c0, c1, h0, h1)
-        np.matmul(W, S.transpose(1, 0, 2), out=out.reshape(cb, 1, L))
+        np.matmul(self.W[n, c0:c1, None, :], S.transpose(1, 0, 2), out=out.reshape(cb, 1, L))
         self.sink.commit(n, c0, c1, h0, h1, out)
-
-    def group_terms(self, s2, s1, n: int, g0: int, g1: int) -> np.ndarray:
-        """(g1-g0, 2) [B, K] per group from the per-channel S2, S1 of whole groups g0..g1."""
-        E = np.stack([s2, s1]).reshape(2, g1 - g0, self.D)
-        return (np.einsum("jgd,gd->jg", E, self.gamma_g[g0:g1]) * self.F[n, :, g0:g1]).T
 
 
 def group_norm_backward(grad_out, input, mean, rstd, gamma, N: int, C: int, HxW: int, group: int,
@@ -169,21 +178,20 @@ def group_norm_backward(grad_out, input, mean, rstd, gamma, N: int, C: int, HxW:
 
     if p.M <= FUSE_MAX:
         # One sweep: a unit holds whole groups of one sample, so dx follows from the unit's own
-        # sums while its data is still in cache.
-        k = max(1, BLOCK // p.M)
+        # sums while its data is still in cache. Units of one sample are made equal in size.
+        per = -(-G // max(1, BLOCK // p.M))  # units per sample
+        k = -(-G // per)
         units = [(n, g0, min(g0 + k, G)) for n in range(N) for g0 in range(0, G, k)]
 
         def fused(i: int) -> None:
             n, g0, g1 = units[i]
             c0, c1 = g0 * D, g1 * D
             S = p.load(n, c0, c1, 0, HW)
-            E = p.sums(S)
-            s2 = np.multiply(E[0], p.rstd_c[n, c0:c1], out=p.S2[n, c0:c1])
-            s1 = p.S1[n, c0:c1]
-            s1[...] = E[1]
+            sums = p.sums_into(S, p.sums[n, :, c0:c1])
+            np.multiply(sums[0], p.rstd_c[n, c0:c1], out=sums[0])
             if p.sink is not None:
-                bk = p.group_terms(s2, s1, n, g0, g1)
-                p.write_dx(n, c0, c1, 0, HW, S, p.A[n, c0:c1], np.repeat(bk, D, axis=0))
+                p.set_group_terms(n, g0, g1)
+                p.write_dx(n, c0, c1, 0, HW, S)
 
         run_blocks(fused, len(units))
     else:
@@ -191,7 +199,7 @@ def group_norm_backward(grad_out, input, mean, rstd, gamma, N: int, C: int, HxW:
         # one channel's HxW): partial sums first, combined in tile order, then dx.
         tl = [(t[0].start, t[1].start, t[1].stop, t[2].start, t[2].stop)
               for t in tiles((N, C, HW), BLOCK, min_axis=1)]
-        partial = run_blocks(lambda i: p.sums(p.load(*tl[i])), len(tl))
+        partial = run_blocks(lambda i: p.sums_into(p.load(*tl[i]), None), len(tl))
         dot = np.zeros((N, C), F32)
         for (n, c0, c1, _, _), E in zip(tl, partial):
             dot[n, c0:c1] += E[0]
@@ -199,13 +207,12 @@ def group_norm_backward(grad_out, input, mean, rstd, gamma, N: int, C: int, HxW:
         np.multiply(dot, p.rstd_c, out=p.S2)
         if p.sink is not None:
             with np.errstate(all="ignore"):
-                bk = np.stack([p.group_terms(p.S2[n], p.S1[n], n, 0, G) for n in range(N)])
-            bk_c = np.repeat(bk, D, axis=1)  # (N, C, 2)
+                for n in range(N):
+                    p.set_group_terms(n, 0, G)
 
             def grads(i: int) -> None:
                 n, c0, c1, h0, h1 = tl[i]
-                S = p.load(n, c0, c1, h0, h1)
-                p.write_dx(n, c0, c1, h0, h1, S, p.A[n, c0:c1], bk_c[n, c0:c1])
+                p.write_dx(n, c0, c1, h0, h1, p.load(n, c0, c1, h0, h1))
 
             run_blocks(grads, len(tl))
 
