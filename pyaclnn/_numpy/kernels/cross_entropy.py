@@ -56,6 +56,7 @@ def row_scales(grad_loss, target, weight, reduction: str, ignore_index: int,
         tw[in_range] = w[t[in_range]]
     maskf = mask.astype(F32)
     ls = np.float32(label_smoothing)
+    g: np.ndarray | np.float32  # per-row gradients ('none'), else gradLoss[0] for every row
     with np.errstate(all="ignore"):
         if reduction == "none":
             g = as_f32(grad_loss)
