@@ -72,9 +72,12 @@ _forked_after_init = False
 
 
 def _mark_forked() -> None:
-    global _forked_after_init
+    # In a child forked after initialisation, forget the backend: the next current() then
+    # raises the fork error, and callers holding no backend reference cannot reach CANN.
+    global _forked_after_init, _current
     if _current is not None:
         _forked_after_init = True
+        _current = None
 
 
 os.register_at_fork(after_in_child=_mark_forked)

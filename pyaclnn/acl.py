@@ -23,10 +23,8 @@ Buffer = Any  # a host buffer (NumPy array, bytearray...) or an int address
 
 
 def _rt() -> Any:
-    backend = _backend._current  # the fast path of _backend.current(), taken on every call
-    if backend is None or _backend._forked_after_init:
-        backend = _backend.current()
-    return backend.runtime
+    # The backend's fast path; after a fork the backend is forgotten, so current() raises.
+    return (_backend._current or _backend.current()).runtime
 
 
 # -- initialisation, devices -------------------------------------------------------------------

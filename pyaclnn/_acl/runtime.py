@@ -5,6 +5,7 @@ addresses are ints. This module never interprets a status itself.
 """
 from __future__ import annotations
 
+import threading
 from typing import Any, Sequence
 
 import numpy as np
@@ -42,6 +43,7 @@ class AclRuntime:
         self._phase1 = {op: getattr(self.op, f"aclnn{op}GetWorkspaceSize") for op in
                         ("MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward")}
         self._phase2 = {op: getattr(self.op, f"aclnn{op}") for op in self._phase1}
+        self._outs = threading.local()  # per-thread phase-1 out-parameters, reused call after call
 
     # -- init, versions, devices ---------------------------------------------------------------
     def init(self, config_path: str | None = None) -> None:
@@ -182,7 +184,7 @@ class AclRuntime:
         tensor = self.nn.aclCreateTensor(
             shape if shape else NULL, len(shape), dtype, strides if strides else NULL, offset, fmt,
             storage_shape if storage_shape else NULL, len(storage_shape), ffi.cast(_VOID_P, addr))
-        if tensor == NULL:  # the constructors report failure by returning NULL
+        if not tensor:  # the constructors report failure by returning NULL
             raise errors.from_status(NULL_RETURNED, "aclCreateTensor", "aclCreateTensor returned NULL",
                                      recent_error())
         return tensor
@@ -214,9 +216,15 @@ class AclRuntime:
 
     # -- operators -------------------------------------------------------------------------------
     def workspace_size(self, op: str, args: tuple) -> tuple[int, Any]:
-        size, executor = ffi.new(_U64_P), ffi.new(_EXECUTOR_PP)
-        c_args = [NULL if a is None else (ffi.new("char[]", a.encode()) if isinstance(a, str) else a)
-                  for a in args]
+        outs = getattr(self._outs, "pair", None)
+        if outs is None:
+            outs = self._outs.pair = (ffi.new(_U64_P), ffi.new(_EXECUTOR_PP))
+        size, executor = outs
+        if op == "CrossEntropyLossGrad":  # the only op with a char* (reductionOptional)
+            c_args = [NULL if a is None else (ffi.new("char[]", a.encode()) if isinstance(a, str) else a)
+                      for a in args]
+        else:
+            c_args = [NULL if a is None else a for a in args]
         status = self._phase1[op](*c_args, size, executor)
         if status:
             check(status, f"aclnn{op}GetWorkspaceSize")
