@@ -183,6 +183,29 @@ def _worker(batches: int, calls: int, profile: bool) -> dict[str, Any]:
         _log(f"a. full call through pyaclnn.acl ({batches} x {calls} calls)")
         results["acl_full_us"] = _time_batches(acl_full, batches, calls)
 
+        # the floor: the identical calls straight through the cffi library objects, no pyaclnn
+        # code in between (what ABI-mode cffi alone costs on this machine)
+        from pyaclnn._acl._lib import ffi, get
+        lib = get()
+        nn_create, nn_destroy = lib.nn.aclCreateTensor, lib.nn.aclDestroyTensor
+        op1, op2 = lib.op.aclnnMseLossBackwardGetWorkspaceSize, lib.op.aclnnMseLossBackward
+        ws_p, ex_p = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **")
+
+        def cffi_full() -> None:
+            g = nn_create(dims, 2, FLOAT, strides, 0, ND, dims, 2, ffi.cast("void *", a0))
+            x = nn_create(dims, 2, FLOAT, strides, 0, ND, dims, 2, ffi.cast("void *", a1))
+            y = nn_create(dims, 2, FLOAT, strides, 0, ND, dims, 2, ffi.cast("void *", a2))
+            o = nn_create(dims, 2, FLOAT, strides, 0, ND, dims, 2, ffi.cast("void *", a3))
+            op1(g, x, y, 0, o, ws_p, ex_p)
+            op2(ffi.NULL, ws_p[0], ex_p[0], raw_stream)
+            nn_destroy(g)
+            nn_destroy(x)
+            nn_destroy(y)
+            nn_destroy(o)
+
+        _log(f"a. the same calls through raw cffi, the floor ({batches} x {calls} calls)")
+        results["cffi_full_us"] = _time_batches(cffi_full, batches, calls)
+
         # -- b. reused repeatable executor ------------------------------------------------------
         g, x, y, o, g2, o2 = bases
         rep = Mse(g, x, y, "none", o, repeatable=True)
@@ -338,6 +361,8 @@ def _table(res: dict[str, Any]) -> str:
     rows.append(("a. full call, pyaclnn.acl (aclCreateTensor x4, phase 1, phase 2, destroy x4)",
                  us(m["acl_full_us"]), us(m["c_full_us"]), ratio(m["acl_full_us"], m["c_full_us"]),
                  "<= 15 us", _verdict(m["acl_full_us"], TARGETS["full_us"])))
+    rows.append(("   (the same calls through raw cffi, no pyaclnn code: the ABI-mode floor)",
+                 us(m["cffi_full_us"]), us(m["c_full_us"]), ratio(m["cffi_full_us"], m["c_full_us"]), "-", "info"))
     rows.append(("b. repeatable executor, public objects (set_input, set_output, run)",
                  us(m["public_repeat_us"]), us(m["c_repeat_us"]), ratio(m["public_repeat_us"], m["c_repeat_us"]),
                  "<= 5 us", _verdict(m["public_repeat_us"], TARGETS["repeat_us"])))
@@ -402,7 +427,7 @@ def run(quick: bool = False, batches: int | None = None, calls: int | None = Non
 
     medians = {
         "public_full_us": _median(py["public_full_us"]), "public_existing_us": _median(py["public_existing_us"]),
-        "acl_full_us": _median(py["acl_full_us"]),
+        "acl_full_us": _median(py["acl_full_us"]), "cffi_full_us": _median(py["cffi_full_us"]),
         "public_repeat_us": _median(py["public_repeat_us"]), "acl_repeat_us": _median(py["acl_repeat_us"]),
         "c_full_us": _median(c["full"]), "c_repeat_us": _median(c["repeat"]),
         "import_pyaclnn_ms": _median(imports["pyaclnn_ms"]), "import_numpy_ms": _median(imports["numpy_ms"]),
@@ -426,7 +451,7 @@ def run(quick: bool = False, batches: int | None = None, calls: int | None = Non
                     "import": _verdict(medians["import_pyaclnn_ms"], TARGETS["import_ms"])},
         "public_full_stages_us": py["public_stages_us"],
         "samples": {"public_full_us": py["public_full_us"], "public_existing_us": py["public_existing_us"],
-                    "acl_full_us": py["acl_full_us"],
+                    "acl_full_us": py["acl_full_us"], "cffi_full_us": py["cffi_full_us"],
                     "public_repeat_us": py["public_repeat_us"], "acl_repeat_us": py["acl_repeat_us"],
                     "c_full_us": c["full"], "c_repeat_us": c["repeat"],
                     "import_pyaclnn_ms": imports["pyaclnn_ms"], "import_numpy_ms": imports["numpy_ms"],
