@@ -84,7 +84,7 @@ class NumpyRuntime:
         self.memory = AddressSpace()
         self._contexts: dict[int, int] = {}
         self._set_counts: dict[int, int] = {}  # aclrtSetDevice references, per device (all threads)
-        self._streams: set[int] = set()
+        self._streams: dict[int, None] = {}
         self._events: dict[int, float | None] = {}
         self._tensors: dict[int, TensorDesc] = {}
         self._bool_arrays: dict[int, tuple[bool, ...]] = {}
@@ -106,8 +106,20 @@ class NumpyRuntime:
             raise self._fail(ACL_ERROR_RT_CONTEXT_NULL, api,
                              "no device set in this thread (call aclrtSetDevice first)")
 
-    def _new_handle(self) -> int:
-        return next(self._ids) * 0x40
+    def _register(self, table: dict, value: Any) -> int:
+        """A new handle (an aligned fake address) for ``value`` in ``table``."""
+        handle = next(self._ids) * 0x40
+        with self._lock:
+            table[handle] = value
+        return handle
+
+    def _destroy(self, table: dict, handle: Any, api: str, what: str) -> None:
+        """aclDestroy*: NULL is a no-op (they return 0); anything else must be live."""
+        if handle is None:
+            return
+        with self._lock:
+            if table.pop(handle, None) is None:
+                raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"{handle!r} is not a live {what}")
 
     def live_counts(self) -> dict[str, int]:
         """Live emulated handles, for tests and leak checks."""
@@ -168,9 +180,7 @@ class NumpyRuntime:
         self._need_init("aclrtCreateContext")
         if not 0 <= device_id < self._device_count:
             raise self._fail(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtCreateContext", f"device {device_id} does not exist")
-        handle = self._new_handle()
-        with self._lock:
-            self._contexts[handle] = device_id
+        handle = self._register(self._contexts, device_id)
         self._thread.device, self._thread.context = device_id, handle
         return handle
 
@@ -203,10 +213,7 @@ class NumpyRuntime:
     # -- streams and events --------------------------------------------------------------------
     def create_stream(self) -> int:
         self._need_context("aclrtCreateStream")
-        handle = self._new_handle()
-        with self._lock:
-            self._streams.add(handle)
-        return handle
+        return self._register(self._streams, None)
 
     def _need_stream(self, stream: Any, api: str) -> None:
         if stream not in self._streams:
@@ -214,9 +221,8 @@ class NumpyRuntime:
 
     def destroy_stream(self, stream: int) -> None:
         with self._lock:
-            if stream not in self._streams:
+            if self._streams.pop(stream, False) is False:
                 raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyStream", f"stream {stream!r} is not live")
-            self._streams.discard(stream)
 
     def synchronize_stream(self, stream: int) -> None:
         self._need_context("aclrtSynchronizeStream")
@@ -224,10 +230,7 @@ class NumpyRuntime:
 
     def create_event(self) -> int:
         self._need_context("aclrtCreateEvent")
-        handle = self._new_handle()
-        with self._lock:
-            self._events[handle] = None
-        return handle
+        return self._register(self._events, None)
 
     def record_event(self, event: int, stream: int) -> None:
         self._need_context("aclrtRecordEvent")
@@ -337,43 +340,22 @@ class NumpyRuntime:
                              f"aclCreateTensor returned NULL: bad shape {shape} / strides {strides}")
         desc = TensorDesc(shape, dt, tuple(strides) if strides is not None else contiguous_strides(shape),
                           int(offset), int(fmt), tuple(storage_shape), int(addr))
-        handle = self._new_handle()
-        with self._lock:
-            self._tensors[handle] = desc
-        return handle
+        return self._register(self._tensors, desc)
 
     def destroy_tensor(self, tensor: Any) -> None:
-        if tensor is None:
-            return  # aclDestroyTensor(NULL) returns 0
-        with self._lock:
-            if self._tensors.pop(tensor, None) is None:
-                raise self._fail(ACLNN_ERR_PARAM_INVALID, "aclDestroyTensor", f"{tensor!r} is not a live aclTensor")
+        self._destroy(self._tensors, tensor, "aclDestroyTensor", "aclTensor")
 
     def create_bool_array(self, values: Sequence[bool]) -> int:
-        handle = self._new_handle()
-        with self._lock:
-            self._bool_arrays[handle] = tuple(bool(v) for v in values)
-        return handle
+        return self._register(self._bool_arrays, tuple(bool(v) for v in values))
 
     def destroy_bool_array(self, array: Any) -> None:
-        if array is None:
-            return
-        with self._lock:
-            if self._bool_arrays.pop(array, None) is None:
-                raise self._fail(ACLNN_ERR_PARAM_INVALID, "aclDestroyBoolArray", f"{array!r} is not a live aclBoolArray")
+        self._destroy(self._bool_arrays, array, "aclDestroyBoolArray", "aclBoolArray")
 
     def create_int_array(self, values: Sequence[int]) -> int:
-        handle = self._new_handle()
-        with self._lock:
-            self._int_arrays[handle] = tuple(int(v) for v in values)
-        return handle
+        return self._register(self._int_arrays, tuple(int(v) for v in values))
 
     def destroy_int_array(self, array: Any) -> None:
-        if array is None:
-            return
-        with self._lock:
-            if self._int_arrays.pop(array, None) is None:
-                raise self._fail(ACLNN_ERR_PARAM_INVALID, "aclDestroyIntArray", f"{array!r} is not a live aclIntArray")
+        self._destroy(self._int_arrays, array, "aclDestroyIntArray", "aclIntArray")
 
     # -- operators -------------------------------------------------------------------------------
     def _resolve(self, op: str, args: tuple) -> tuple:
@@ -408,10 +390,7 @@ class NumpyRuntime:
             self._thread.error = str(exc)
             raise
         inputs, outputs = ops.split_io(op, resolved)
-        handle = self._new_handle()
-        with self._lock:
-            self._executors[handle] = Executor(op, resolved, empty, inputs, outputs)
-        return 0, handle  # the reference kernels need no device workspace
+        return 0, self._register(self._executors, Executor(op, resolved, empty, inputs, outputs))  # the reference kernels need no device workspace
 
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any) -> None:
         api = f"aclnn{op}"
