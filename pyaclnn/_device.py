@@ -104,7 +104,7 @@ class Stream(Resource):
         self.device = device
         self._runtime = device._runtime
         self._raw = self._runtime.create_stream()
-        self._workspace = [0, 0]  # [address, size], shared with the finalizer
+        self._workspace = [0, 0]  # [address, size], shared with the release function
         self._own(device.backend, device, "stream", _destroy_stream, device, self._raw, self._workspace)
 
     @property

@@ -1,0 +1,71 @@
+"""``python -m pyaclnn bench``: the NumPy reference backend against PyTorch CPU and the memory bound.
+
+For each of the four operators (float32) it measures two things, in the same run and on the
+same input arrays as PyTorch CPU's aten backward kernels (all of torch's threads):
+
+1. allocating (the first table): the public NumPy-in/NumPy-out call (``pyaclnn.mse_loss_backward``
+   etc.), output allocation included, against the aten call that allocates its outputs too;
+2. steady state (``--mode reuse``, the second table): outputs preallocated and written in place.
+   pyaclnn goes through its public two-phase API on the NumPy backend: the tensors are made once
+   (``Tensor.from_numpy`` for the inputs, ``Tensor.empty`` for the outputs) and each timed
+   iteration plans an executor (phase 1: every check) and runs it (phase 2: the kernel). Torch
+   writes into preallocated tensors through the aten ``out=`` overload where there is one;
+   ``_prelu_kernel_backward`` has none, so there the peer still allocates (the table says so).
+
+=============  ==============================================  ==================================================
+case           shapes                                          peer (torch.ops.aten); steady state: out= overload
+=============  ==============================================  ==================================================
+mse            reduction none, 2^24 elements, 3 inputs alike   mse_loss_backward; .grad_input
+group_norm     N=32, C=256, HxW=3136 (56x56), group=32, gamma  native_group_norm_backward, mask (True,)*3; .out
+cross_entropy  N=4096, C=32000, mean, int64 targets, no weight nll_loss_backward then _log_softmax_backward_data;
+                                                               .grad_input then .out
+prelu          32x256x56x56, 256 weights                       _prelu_kernel_backward, then the weight gradient
+                                                               summed to (C,) as autograd's sum_to_size does; no
+                                                               out= overload (allocates in both tables)
+=============  ==============================================  ==================================================
+
+Inputs are made (and converted with ``torch.from_numpy``, no copy) before any timing. Each
+case and mode runs one warm-up call of each side, then ``--repeat`` samples (default 7)
+alternating pyaclnn and torch; the medians and their ratio come from the same run. The machine
+may be shared and noisy: read the ratios, not single absolute figures.
+
+The memory-traffic bound of a case is the bytes it must read and write once (every input
+element read once, every output element written once; see ``Case.bytes_read`` /
+``bytes_written``) divided by the machine's copy bandwidth, measured first as the median of
+``np.copyto`` over a 256 MiB float32 array (counted as 256 MiB read + 256 MiB written), on one
+thread and on one thread per usable core; the faster of the two is used, so the bound is
+the lower (stricter) one.
+
+The extra peak memory is that of one pyaclnn call traced by ``tracemalloc`` (NumPy reports
+its buffers to it, in every thread) minus the bytes of the outputs it returns: temporaries,
+copies and scratch buffers. It is measured after the timed runs; the first call, which also
+grows the kernels' per-thread scratch buffers, is reported in the JSON. In steady state the
+call returns nothing and its outputs already exist, so the figure is the whole traced peak of
+one plan-and-run iteration.
+
+``--quick`` uses tiny shapes and one sample: it checks the command and its output are well
+formed (CI), and its figures mean nothing. ``--acl`` instead runs benchmarks/acl_overhead.py
+(host overhead of the acl path through the CANN emulator), which needs a source checkout.
+
+``--mode`` picks the tables: ``both`` (default), ``alloc`` or ``reuse``; ``--reuse-outputs``
+is short for ``--mode reuse``.
+
+JSON (``--json PATH``, default ``bench-results.json`` in the current directory), top-level keys:
+``schema, pyaclnn, argv, quick, repeat, warmup, modes, backend, machine, peer, copy_bandwidth,
+cases, reuse_cases, elapsed_s``. ``cases`` holds the allocating measurements (empty without
+that mode): ``name, label, params, bytes_read, bytes_written, bound_ms, output_bytes, pyaclnn
+{median_ms, samples_ms, warmup_ms}, peer {ops, median_ms, samples_ms, warmup_ms} or null,
+ratio, x_bound, extra_peak_bytes, first_call_extra_peak_bytes, max_abs_diff`` (or ``error``
+when the case failed). ``reuse_cases`` holds the steady-state ones (empty without that mode):
+``name, label, params, bytes_read, bytes_written, bound_ms, output_bytes, pyaclnn {api,
+median_ms, samples_ms, warmup_ms}, peer {ops, out_variant, median_ms, samples_ms, warmup_ms}
+or null, ratio, x_bound, extra_peak_bytes, max_abs_diff`` (or ``error``).
+
+Exit codes: 0 done, 1 a case (or ``--acl``) failed, 2 usage error.
+"""
+from __future__ import annotations
+
+from .cases import CASE_NAMES
+from .cli import SCHEMA, main
+
+__all__ = ["main", "CASE_NAMES", "SCHEMA"]
