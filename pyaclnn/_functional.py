@@ -14,7 +14,6 @@ import numpy as np
 
 from . import _backend
 from ._executor import ce_reduction, mse_reduction
-from ._spec import cross_entropy_loss_grad as _ce
 from ._spec import group_norm_backward as _gn
 from ._spec import mse_loss_backward as _mse
 from ._spec import prelu_backward as _prelu

@@ -40,10 +40,6 @@ class Lib:
     def required_missing(self) -> list[str]:
         return [n for names in self.missing.values() for n in names if n not in OPTIONAL]
 
-    def symbols(self) -> dict[str, dict[str, bool]]:
-        """{role: {function: found}} for every declared function."""
-        return {role: {n: n not in self.missing[role] for n in FUNCTIONS[role]} for role in FUNCTIONS}
-
 
 def _has(lib: Any, name: str) -> bool:
     try:

@@ -127,10 +127,15 @@ def load(found: Discovery) -> Loaded:
     """dlopen runtime, nnopbase and op library (dependencies first). Raises OSError."""
     assert found.found and found.runtime and found.nnopbase and found.opapi
     done: dict[str, Any] = {}
-    handles = []
-    for path in (found.runtime, found.nnopbase, found.opapi):
-        _preload(path, found.search_dirs, done)
-        handle = done.get(path.name) or ffi.dlopen(str(path), ffi.RTLD_NOW | ffi.RTLD_GLOBAL)
-        done[path.name] = handle
-        handles.append(handle)
+    handles = [open_library(path, found.search_dirs, done)
+               for path in (found.runtime, found.nnopbase, found.opapi)]
     return Loaded(handles[0], handles[1], handles[2], list(done.values()))
+
+
+def open_library(path: Path, dirs: list[Path], done: dict[str, Any]) -> Any:
+    """dlopen ``path`` (its dependencies in ``dirs`` first); ``done`` maps file names to the
+    handles opened so far, so nothing is opened twice. Raises OSError."""
+    _preload(path, dirs, done)
+    handle = done.get(path.name) or ffi.dlopen(str(path), ffi.RTLD_NOW | ffi.RTLD_GLOBAL)
+    done[path.name] = handle
+    return handle

@@ -53,13 +53,10 @@ def _load_each(found: _loader.Discovery) -> tuple[dict[str, dict[str, Any]], dic
             libraries[role]["loaded"] = True
             continue
         try:
-            _loader._preload(path, found.search_dirs, done)
-            handle = done.get(path.name) or ffi.dlopen(str(path), ffi.RTLD_NOW | ffi.RTLD_GLOBAL)
+            handles[role] = _loader.open_library(path, found.search_dirs, done)
         except Exception as exc:  # noqa: BLE001 - OSError from dlopen, or anything odd
             libraries[role]["error"] = _err(exc)
             continue
-        done[path.name] = handle
-        handles[role] = handle
         libraries[role]["loaded"] = True
     return libraries, handles
 

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import errors
-from ..dtypes import DType, itemsize, to_numpy
+from ..dtypes import DType, to_numpy
 from .._runtime import ARG_KINDS
 from .._strides import contiguous_strides
 from . import ops
