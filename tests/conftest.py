@@ -21,6 +21,22 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"pyaclnn tests: default backend numpy (SoC Ascend910B); numpy {numpy.__version__}"
 
 
+CANN_VARS = ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_OPP_PATH", "ASCEND_AICPU_PATH",
+             "ASCEND_CUSTOM_OPP_PATH")
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    """A clean environment for a child Python: no PYACLNN_*/CANN variables, the reference
+    backend, and the pyaclnn these tests import; ``extra`` is added last."""
+    import pyaclnn
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYACLNN_") and k not in CANN_VARS}
+    env["PYACLNN_BACKEND"] = "numpy"
+    package_root = str(Path(pyaclnn.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    env.update(extra)
+    return env
+
+
 @pytest.fixture
 def use_backend(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., object]]:
     """use_backend("numpy", soc="Ascend950") or use_backend("acl", home=...): switch for one test."""

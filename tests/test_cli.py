@@ -7,7 +7,6 @@ PYACLNN_* variable, ``bench`` not available). Expected failures are one line, no
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -15,30 +14,17 @@ from pathlib import Path
 
 import pytest
 
-import pyaclnn
 from pyaclnn._acl._ffi import FUNCTIONS
 from pyaclnn._acl._loader import DEFAULT_HOMES
 from pyaclnn._cli import DOCTOR_KEYS, main
 
+from conftest import CANN_VARS, subprocess_env
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 EMULATOR_BUILD = Path(__file__).resolve().parent / "emulator" / "build.py"
-CANN_VARS = ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_OPP_PATH", "ASCEND_AICPU_PATH",
-             "ASCEND_CUSTOM_OPP_PATH")
-
-
-def cli_env(**extra: str) -> dict[str, str]:
-    """A clean environment: no PYACLNN_*/CANN variables, the reference backend, this pyaclnn."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYACLNN_") and k not in CANN_VARS}
-    env["PYACLNN_BACKEND"] = "numpy"
-    package_root = str(Path(pyaclnn.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-    env.update(extra)
-    return env
-
-
 def pyaclnn_cli(*args: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pyaclnn", *args], env=cli_env(**env), capture_output=True,
+    return subprocess.run([sys.executable, "-m", "pyaclnn", *args], env=subprocess_env(**env), capture_output=True,
                           text=True, check=False, timeout=60, cwd=ROOT)
 
 
@@ -75,7 +61,7 @@ def test_samples_names_backend_and_soc_and_prints_the_examples_numbers() -> None
     # The same lines as the idiomatic examples (checked against oracles in test_examples.py).
     for op, script in (("MseLossBackward", "mse_loss_backward"), ("GroupNormBackward", "group_norm_backward"),
                        ("CrossEntropyLossGrad", "cross_entropy_loss_grad"), ("PreluBackward", "prelu_backward")):
-        example = subprocess.run([sys.executable, str(EXAMPLES / f"{script}.py")], env=cli_env(),
+        example = subprocess.run([sys.executable, str(EXAMPLES / f"{script}.py")], env=subprocess_env(),
                                  capture_output=True, text=True, timeout=60, check=True).stdout
         assert sections[op] == example.splitlines(), op
 

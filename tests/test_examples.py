@@ -8,7 +8,6 @@ backend through the CANN ABI emulator (tests/emulator).
 """
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -17,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import pyaclnn
+from conftest import subprocess_env
 
 torch = pytest.importorskip("torch")
 
@@ -27,21 +26,8 @@ OPS = ("mse_loss_backward", "group_norm_backward", "prelu_backward", "cross_entr
 LINE = re.compile(r"^(\w+)\[(\d+)\] is: (-?\d+\.\d{6})$")
 
 
-CANN_VARS = ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_OPP_PATH")
-
-
-def script_env(**extra: str) -> dict[str, str]:
-    """The environment of a subprocess: the reference backend, and the pyaclnn these tests import."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYACLNN_") and k not in CANN_VARS}
-    env["PYACLNN_BACKEND"] = "numpy"
-    package_root = str(Path(pyaclnn.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-    env.update(extra)
-    return env
-
-
 def run_script(path: Path) -> str:
-    proc = subprocess.run([sys.executable, str(path)], env=script_env(), capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, str(path)], env=subprocess_env(), capture_output=True, text=True,
                           check=False, timeout=60, cwd=ROOT)
     assert proc.returncode == 0, f"{path.name} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     assert proc.stderr == "", proc.stderr
@@ -151,7 +137,7 @@ def test_examples_run_on_the_acl_backend_through_the_emulator(outputs, emulator_
     numbers up to float32 rounding noise (the emulator's kernels are not the reference's)."""
     home = Path(emulator_home)
     proc = subprocess.run([sys.executable, str(EXAMPLES / f"{op}{style}.py")],
-                          env=script_env(PYACLNN_BACKEND="acl", ASCEND_HOME_PATH=str(home),
+                          env=subprocess_env(PYACLNN_BACKEND="acl", ASCEND_HOME_PATH=str(home),
                                          ASCEND_OPP_PATH=str(home / "opp")),
                           capture_output=True, text=True, check=False, timeout=60, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
