@@ -99,10 +99,3 @@ def close_all(belongs: Callable[[Entry], bool]) -> BaseException | None:
             error = error or exc
     return error
 
-
-def live_counts() -> dict[str, int]:
-    """How many handles of each kind are live (all backends), for leak checks."""
-    counts = dict.fromkeys(KIND_ORDER, 0)
-    for entry in list(_live.values()):
-        counts[entry[2]] += 1
-    return counts
