@@ -30,6 +30,9 @@ class Backend:
         self.soc, self.soc_name, self.cann_version, self.paths = soc, soc_name, cann_version, paths
         self.pid = os.getpid()
         self.finalized = False
+        # False once finalized, and in a forked child (the handles are the parent's): then
+        # releasing a handle does nothing. A flag, not a getpid() per release: it is on every close.
+        self.releases = True
         self.default_device: Any = None  # the Device the high-level API uses (pyaclnn._tensor)
         self._local = threading.local()
         self.lock = threading.Lock()
@@ -60,6 +63,7 @@ class Backend:
         from ._resource import close_all
         close_all(lambda entry: entry[0] is self)
         self.finalized = True
+        self.releases = False
         try:
             self.runtime.finalize()
         except errors.AclError:
@@ -77,6 +81,7 @@ def _mark_forked() -> None:
     global _forked_after_init, _current
     if _current is not None:
         _forked_after_init = True
+        _current.releases = False
         _current = None
 
 

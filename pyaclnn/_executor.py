@@ -18,7 +18,7 @@ import threading
 from typing import Any, Sequence
 
 from ._device import Device, Stream
-from ._resource import Resource
+from ._resource import Resource, _live
 from ._runtime import ARG_KINDS, N_INPUT_TENSORS
 from ._tensor import ACL_FORMAT_ND, Tensor, default_device
 from .errors import AclnnParamInvalidError, ClosedError, ExecutorConsumedError
@@ -68,41 +68,58 @@ def default_stream(device: Device) -> Stream:
     return stream
 
 
+class _Slots:
+    """Where an op's tensor and bool-array parameters sit in its C argument tuple."""
+
+    def __init__(self, op: str) -> None:
+        kinds = ARG_KINDS[op]
+        self.tensors = tuple(i for i, k in enumerate(kinds) if k == "tensor")
+        self.inputs, self.outputs = self.tensors[:N_INPUT_TENSORS[op]], self.tensors[N_INPUT_TENSORS[op]:]
+        self.bool_arrays = tuple(i for i, k in enumerate(kinds) if k == "bool_array")
+
+
+_SLOTS = {op: _Slots(op) for op in ARG_KINDS}
+
+
 class Executor(Resource):
     """An aclOpExecutor planned by phase 1. See the module docstring for its life cycle."""
     _what = "Executor"
     op = ""
 
-    def _plan(self, args: Sequence[Any], repeatable: bool) -> None:
-        tensors = [a for a in args if isinstance(a, Tensor)]
-        device = tensors[0].device if tensors else default_device()
+    def _plan(self, args: tuple, repeatable: bool) -> None:
+        slots = _SLOTS[self.op]
+        self.inputs = [args[i] for i in slots.inputs if args[i] is not None]
+        self.outputs = [args[i] for i in slots.outputs if args[i] is not None]
+        tensors = self.inputs + self.outputs
         for t in tensors:
-            t._check_open()
+            if not isinstance(t, Tensor):
+                raise TypeError(f"aclnn{self.op}: tensor arguments must be pyaclnn.Tensor or None, got "
+                                f"{type(t).__name__} (Tensor.from_numpy uploads an array; the "
+                                "pyaclnn.<op>() functions take NumPy arrays)")
+            if t._ref not in _live:
+                raise ClosedError(f"aclnn{self.op}: a tensor argument is closed")
+        device = tensors[0].device if tensors else default_device()
         device.use()
         self.device, self.repeatable = device, bool(repeatable)
         runtime = self._runtime = device._runtime
-        kinds = ARG_KINDS[self.op]
-        n_in = N_INPUT_TENSORS[self.op]
-        tensor_args = [a for a, k in zip(args, kinds) if k == "tensor"]
-        self.inputs = [a for a in tensor_args[:n_in] if a is not None]
-        self.outputs = [a for a in tensor_args[n_in:] if a is not None]
         # state, shared with the release function: [executor, or None once consumed by phase 2;
         # the handles this executor owns (private descriptors, the mask's bool array)]
         self._state: list[Any] = [None, []]
         owned = self._state[1]
-        c_args: list[Any] = []
+        c_args = list(args)
         try:
-            for a, kind in zip(args, kinds):
-                if kind == "tensor" and a is not None:
+            for i in slots.tensors:
+                t = args[i]
+                if t is not None:
                     if self.repeatable:  # private descriptors: set_input must not move user tensors
-                        a = _private_descriptor(runtime, a)
-                        owned.append(("tensor", a))
+                        c_args[i] = _private_descriptor(runtime, t)
+                        owned.append(("tensor", c_args[i]))
                     else:
-                        a = a._raw
-                elif kind == "bool_array" and a is not None:
-                    a = runtime.create_bool_array(a)
-                    owned.append(("bool_array", a))
-                c_args.append(a)
+                        c_args[i] = t._raw
+            for i in slots.bool_arrays:
+                if args[i] is not None:
+                    c_args[i] = runtime.create_bool_array(args[i])
+                    owned.append(("bool_array", c_args[i]))
             self._descriptors = [h for kind, h in owned if kind == "tensor"]
             self.workspace_size, self._state[0] = runtime.workspace_size(self.op, tuple(c_args))
             if self.repeatable:
@@ -113,7 +130,7 @@ class Executor(Resource):
             except Exception:  # noqa: BLE001 - the phase-1 error is the one to report
                 pass
             raise
-        self._args = tuple(args)  # keeps every tensor (and its descriptor) alive until phase 2
+        self._args = tensors  # keeps every tensor (and its descriptor) alive until phase 2
         self._own(device.backend, device, "executor", _destroy_executor, device, self._state)
 
     @classmethod
@@ -137,7 +154,7 @@ class Executor(Resource):
                 f"aclnn{self.op}: this executor was already launched; CANN freed it. "
                 "Plan a new one, or pass repeatable=True to run it many times")
         for t in self._args:
-            if isinstance(t, Tensor) and t.closed:
+            if t._ref not in _live:
                 raise ClosedError(f"aclnn{self.op}: a tensor of this executor was closed before launch")
         device = self.device
         stream = stream or default_stream(device)
@@ -157,7 +174,7 @@ class Executor(Resource):
 
     def _release_arguments(self, quiet: bool = False) -> None:
         """After phase 2 returned, the arguments may go (they must outlive it: abi.md §6.2)."""
-        self._args = ()
+        self._args = []
         try:
             _destroy_owned(self._runtime, self._state[1])
         except Exception:
@@ -192,7 +209,7 @@ class Executor(Resource):
         else:
             self._runtime.set_input_tensor_addr(self._state[0], index, self._descriptors[index], tensor.storage.addr)
         group[index] = tensor
-        self._args = (*self.inputs, *self.outputs)
+        self._args = self.inputs + self.outputs
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else ("launched" if self.launched else

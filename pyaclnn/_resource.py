@@ -15,7 +15,6 @@ children keep parents alive; "closed" simply means "no longer in the registry".
 """
 from __future__ import annotations
 
-import os
 import weakref
 from typing import Any, Callable
 
@@ -67,11 +66,10 @@ class Resource:
 
 
 def _release(entry: Entry) -> None:
-    backend, _device, _kind, release, args = entry
     # After the exit hook finalized the runtime there is nothing left to free; in a forked
     # child the handles are the parent's, and the child must not release them.
-    if not backend.finalized and os.getpid() == backend.pid:
-        release(*args)
+    if entry[0].releases:
+        entry[3](*entry[4])
 
 
 def _collected(ref: weakref.ref) -> None:

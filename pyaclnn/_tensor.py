@@ -93,19 +93,17 @@ class Tensor(Resource):
         device.use()
         self.storage, self.device = storage, device
         self.shape = shape = tuple(map(int, shape))
-        self.dtype = dtype = np.dtype(dtype)
-        self.acl_dtype: DType = from_numpy(dtype)
+        self.dtype, self.acl_dtype = dtype, acl_dtype = _dtype_pair(dtype)
         contiguous = contiguous_strides(shape)
-        self.strides = strides = tuple(map(int, strides)) if strides is not None else contiguous
+        self.strides = strides = contiguous if strides is None else tuple(map(int, strides))
         self.offset = offset = int(offset)
         self._runtime = runtime = device._runtime
         item = dtype.itemsize
         whole = offset == 0 and strides == contiguous and math.prod(shape) * item == storage.nbytes
-        storage_shape = shape if whole else (storage.nbytes // item,)
-        self._raw = runtime.create_tensor(shape, int(self.acl_dtype), strides, offset, ACL_FORMAT_ND,
-                                          storage_shape, storage.addr)
+        self._raw = runtime.create_tensor(shape, acl_dtype, strides, offset, ACL_FORMAT_ND,
+                                          shape if whole else (storage.nbytes // item,), storage.addr)
         storage.users += 1
-        self._own(device.backend, device, "tensor", _destroy_tensor, device, self._raw, storage)
+        self._own(device.backend, device, "tensor", _destroy_tensor, runtime, self._raw, storage)
 
     # -- factories ---------------------------------------------------------------------------
     @classmethod
@@ -267,11 +265,30 @@ def _first_view(cls: type, storage: Storage, *args: Any) -> Any:
         raise
 
 
-def _destroy_tensor(device: Device, raw: Any, storage: Storage) -> None:
+def _destroy_tensor(runtime: Any, raw: Any, storage: Storage) -> None:
     try:
-        device._runtime.destroy_tensor(raw)
+        runtime.destroy_tensor(raw)
     finally:
         storage.release_user()
+
+
+_DTYPES: dict[Any, tuple[np.dtype, DType]] = {}
+
+
+def _dtype_pair(dtype: Any) -> tuple[np.dtype, DType]:
+    """(np.dtype, aclDataType) of a dtype-like, cached by the object given: np.dtype() and the
+    table lookup cost more than the rest of a Tensor's Python-side set-up."""
+    try:
+        return _DTYPES[dtype]
+    except (KeyError, TypeError):  # TypeError: an unhashable dtype-like
+        npdt = np.dtype(dtype)
+        pair = (npdt, from_numpy(npdt))
+        if len(_DTYPES) < 256:
+            try:
+                _DTYPES[dtype] = pair
+            except TypeError:
+                pass
+        return pair
 
 
 def as_numpy_dtype(dtype: Any) -> np.dtype:

@@ -118,6 +118,18 @@ def test_executor_errors_are_raised_in_phase_one(backend):
             pyaclnn.MseLossBackward(tg, tx, None, "mean", pyaclnn.Tensor.zeros((2, 2)))
 
 
+def test_executors_refuse_non_tensors_and_closed_tensors(backend):
+    g, x, y = mse_inputs()
+    with pyaclnn.Device(0):
+        tg, tx, ty = (pyaclnn.Tensor.from_numpy(a) for a in (g, x, y))
+        out = pyaclnn.Tensor.zeros(g.shape)
+        with pytest.raises(TypeError, match="must be pyaclnn.Tensor or None, got ndarray"):
+            pyaclnn.MseLossBackward(tg, x, ty, "none", out)
+        ty.close()
+        with pytest.raises(pyaclnn.ClosedError, match="closed"):
+            pyaclnn.MseLossBackward(tg, tx, ty, "none", out)
+
+
 def test_closing_a_device_closes_what_was_made_on_it_and_leaks_nothing(backend):
     before = live_handles()
     g, x, y = mse_inputs()
