@@ -47,8 +47,9 @@ def mse_loss_backward(grad_output: Array, input: Array, target: Array, reduction
     """
     r = mse_reduction(reduction)
     g, x, y = _arg(grad_output), _arg(input), _arg(target)
-    out = np.zeros(_mse.out_shape(_shape(g), _shape(x), _shape(y)), _dtype(x))
-    _backend.current().run_host("MseLossBackward", (g, x, y, r, out))
+    backend = _backend.current()
+    out = backend.new_output(_mse.out_shape(_shape(g), _shape(x), _shape(y)), _dtype(x))
+    backend.run_host("MseLossBackward", (g, x, y, r, out))
     return out
 
 
@@ -66,9 +67,10 @@ def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array,
     mask = tuple(bool(v) for v in output_mask)
     shapes = _gn.output_shapes(_shape(x), None if g is None else _shape(g), int(C))
     dtypes = (_dtype(dy), _dtype(m, _dtype(dy)), _dtype(m, _dtype(dy)))  # 950: dgamma/dbeta follow mean
-    outs = [np.zeros(s, d) if (i >= len(mask) or mask[i]) else None
+    backend = _backend.current()
+    outs = [backend.new_output(s, d) if (i >= len(mask) or mask[i]) else None
             for i, (s, d) in enumerate(zip(shapes, dtypes))]
-    _backend.current().run_host("GroupNormBackward", (dy, x, m, r, g, int(N), int(C), int(HxW), int(group),
+    backend.run_host("GroupNormBackward", (dy, x, m, r, g, int(N), int(C), int(HxW), int(group),
                                                       mask, *outs))
     grad_input, grad_gamma, grad_beta = outs
     return grad_input, grad_gamma, grad_beta
@@ -89,8 +91,9 @@ def cross_entropy_loss_grad(grad_loss: Array, log_prob: Array, target: Array, we
     red = ce_reduction(reduction)
     gl, lp, t, w = _arg(grad_loss), _arg(log_prob), _arg(target), _arg(weight)
     gz, lse = _arg(grad_zloss), _arg(lse_for_zloss)
-    out = np.zeros(_shape(lp), _dtype(gl, _dtype(lp)))
-    _backend.current().run_host("CrossEntropyLossGrad", (gl, lp, t, w, gz, lse, red, int(ignore_index),
+    backend = _backend.current()
+    out = backend.new_output(_shape(lp), _dtype(gl, _dtype(lp)))
+    backend.run_host("CrossEntropyLossGrad", (gl, lp, t, w, gz, lse, red, int(ignore_index),
                                                          float(label_smoothing),
                                                          float(lse_square_scale_for_zloss), out))
     return out
@@ -105,6 +108,7 @@ def prelu_backward(grad_output: Array, input: Array, weight: Array) -> tuple[np.
     """
     dy, x, w = _arg(grad_output), _arg(input), _arg(weight)
     gi_shape, gw_shape = _prelu.output_shapes(_shape(x), _shape(w))
-    grad_input, grad_weight = np.zeros(gi_shape, _dtype(x)), np.zeros(gw_shape, _dtype(x))
-    _backend.current().run_host("PreluBackward", (dy, x, w, grad_input, grad_weight))
+    backend = _backend.current()
+    grad_input, grad_weight = backend.new_output(gi_shape, _dtype(x)), backend.new_output(gw_shape, _dtype(x))
+    backend.run_host("PreluBackward", (dy, x, w, grad_input, grad_weight))
     return grad_input, grad_weight

@@ -725,3 +725,27 @@ def test_prelu_tbe_quirk_when_dy_times_weight_overflows():
     np.testing.assert_array_equal(dw_b[1], dw_9[1])
     _, rdw = prelu_oracle(g, x, w)
     close(dw_9, rdw, F32)
+
+
+# --------------------------------------------------------------------------------------------
+# Fresh outputs of the NumPy-in/NumPy-out functions
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+@pytest.mark.parametrize("shape, dtype", [((3, 5), F32), (((1 << 21) + 7,), F32), ((1031, 4099), F16)],
+                         ids=["small", "big-f32", "big-f16-odd"])
+def test_zeros_faulted_in_is_plain_zeros(monkeypatch, threads, shape, dtype):
+    from pyaclnn._numpy.kernels._parallel import zeros_faulted_in
+    monkeypatch.setenv("PYACLNN_NUM_THREADS", threads)
+    a = zeros_faulted_in(shape, dtype)
+    assert a.shape == shape and a.dtype == dtype and a.flags.c_contiguous and a.flags.writeable
+    assert a.flags.owndata and not a.any()
+
+
+def test_functional_output_big_enough_to_be_faulted_in_matches_torch(use_backend):
+    import pyaclnn
+    use_backend("numpy")
+    rng = np.random.default_rng(7)
+    g, x, y = (rng.standard_normal((1 << 21) + 3, dtype=np.float32) for _ in range(3))  # 8 MiB out
+    got = pyaclnn.mse_loss_backward(g, x, y, "none")
+    want = torch.ops.aten.mse_loss_backward(*(torch.from_numpy(a).double() for a in (g, x, y)), 0)
+    np.testing.assert_allclose(got, want.numpy(), rtol=2e-6, atol=0)
