@@ -22,7 +22,7 @@ LABELS = ("MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "Prelu
 TOP_KEYS = {"schema", "pyaclnn", "argv", "quick", "repeat", "warmup", "modes", "backend", "machine", "peer",
             "copy_bandwidth", "cases", "reuse_cases", "elapsed_s"}
 CASE_KEYS = {"name", "label", "params", "bytes_read", "bytes_written", "bound_ms", "output_bytes", "pyaclnn",
-             "peer", "ratio", "x_bound", "extra_peak_bytes", "first_call_extra_peak_bytes", "max_abs_diff"}
+             "fresh_pages_ms", "peer", "ratio", "x_bound", "extra_peak_bytes", "first_call_extra_peak_bytes", "max_abs_diff"}
 REUSE_KEYS = {"name", "label", "params", "bytes_read", "bytes_written", "bound_ms", "output_bytes", "pyaclnn",
               "peer", "ratio", "x_bound", "extra_peak_bytes", "max_abs_diff"}
 ALLOC_TITLE = "Allocating:"
@@ -66,6 +66,7 @@ def test_bench_quick_prints_the_table_and_writes_the_json(tmp_path: Path) -> Non
     assert "bench: [1/4]" in proc.stderr and "bench: [4/4]" in proc.stderr  # progress on stderr
     # both tables by default, the allocating one first; the steady-state one says how the peer writes
     assert ALLOC_TITLE in proc.stdout and REUSE_TITLE in proc.stdout
+    assert "fresh pages" in proc.stdout[:proc.stdout.index(REUSE_TITLE)]
     reuse_part = proc.stdout[proc.stdout.index(REUSE_TITLE):]
     assert proc.stdout.index(ALLOC_TITLE) < proc.stdout.index(REUSE_TITLE)
     assert "peer outputs" in reuse_part
@@ -86,7 +87,7 @@ def test_bench_quick_prints_the_table_and_writes_the_json(tmp_path: Path) -> Non
     assert [c["name"] for c in data["cases"]] == list(_bench.CASE_NAMES)
     for case in data["cases"]:
         assert CASE_KEYS <= set(case), case.get("error")
-        for key in ("bytes_read", "bytes_written", "bound_ms", "output_bytes", "x_bound"):
+        for key in ("bytes_read", "bytes_written", "bound_ms", "output_bytes", "x_bound", "fresh_pages_ms"):
             assert positive(case[key]), (case["name"], key)
         ours = case["pyaclnn"]
         assert positive(ours["median_ms"]) and positive(ours["warmup_ms"])

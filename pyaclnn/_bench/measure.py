@@ -140,6 +140,18 @@ def _alternate(ours: Callable[[], Any], theirs: Callable[[], Any] | None,
     return samples_ours, samples_theirs, last_ours, last_theirs
 
 
+def fresh_pages_ms(nbytes: int, repeat: int) -> float:
+    """Median time to get ``nbytes`` of new memory ready to write: allocated, zeroed by the OS on
+    first touch and faulted in by all kernel threads (one touch per page). Any allocating call
+    pays this for its outputs before computing anything, so bound + this is its floor."""
+    from .._numpy.kernels._parallel import zeros_faulted_in
+
+    def fresh() -> None:
+        zeros_faulted_in((nbytes,), np.uint8)
+
+    return _median([_timed(fresh)[0] for _ in range(max(1, repeat))])
+
+
 def _case_head(case: Case, inputs: dict[str, Any], bandwidth_gbps: float) -> dict[str, Any]:
     read, written = case.bytes_read(inputs), case.bytes_written(inputs)
     return {"name": case.name, "label": case.label, "params": case.params, "bytes_read": read,
@@ -180,6 +192,7 @@ def measure_alloc(case: Case, inputs: dict[str, Any], tinputs: dict[str, Any] | 
     gc.collect()
     extra, result = traced_extra_peak(ours)
     del result
+    fresh = fresh_pages_ms(out_bytes, repeat)
 
     med = _median(samples_ours)
     peer: dict[str, Any] | None = None
@@ -191,7 +204,7 @@ def measure_alloc(case: Case, inputs: dict[str, Any], tinputs: dict[str, Any] | 
         ratio = med / peer_med
     _progress(f"{tag} {case.label}: pyaclnn {_ms(med)}"
               + (f", torch {_ms(peer['median_ms'])}" if peer else "") + f", bound {_ms(head['bound_ms'])}")
-    return {**head, "output_bytes": out_bytes,
+    return {**head, "output_bytes": out_bytes, "fresh_pages_ms": fresh,
             "pyaclnn": {"median_ms": med, "samples_ms": samples_ours, "warmup_ms": warm_ours},
             "peer": peer, "ratio": ratio, "x_bound": med / head["bound_ms"],
             "extra_peak_bytes": extra, "first_call_extra_peak_bytes": first_extra, "max_abs_diff": diff}
