@@ -40,7 +40,7 @@ def _mib(n: int | None) -> str:
 
 def format_table(cases: Sequence[dict[str, Any]], steady: bool = False) -> str:
     head = ("case", "pyaclnn", "peer", "ratio", "bound", "x bound", "extra peak")
-    rows = [head + (("peer outputs",) if steady else ("fresh pages",))]
+    rows: list[tuple[str, ...]] = [head + (("peer outputs",) if steady else ("fresh pages",))]
     for c in cases:
         if "error" in c:
             rows.append((c["label"], "FAILED") + ("-",) * (len(rows[0]) - 2))
