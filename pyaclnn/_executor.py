@@ -146,7 +146,7 @@ class Executor(Resource):
 
     def run(self, stream: Stream | None = None) -> None:
         """Phase 2: aclnn<Op>(workspace, workspace_size, executor, stream)."""
-        if self.closed:
+        if self._ref not in _live:  # self.closed, without a property call on the hot path
             raise ClosedError(f"{self.op} executor is closed")
         executor = self._state[0]
         if executor is None:
@@ -175,6 +175,8 @@ class Executor(Resource):
     def _release_arguments(self, quiet: bool = False) -> None:
         """After phase 2 returned, the arguments may go (they must outlive it: abi.md §6.2)."""
         self._args = []
+        if not self._state[1]:
+            return
         try:
             _destroy_owned(self._runtime, self._state[1])
         except Exception:

@@ -166,18 +166,20 @@ def aclDataTypeSize(dataType: int) -> int:
 def aclCreateTensor(viewDims: Sequence[int], viewDimsNum: int, dataType: int, stride: Sequence[int] | None,
                     offset: int, format: int, storageDims: Sequence[int], storageDimsNum: int,
                     tensorData: int) -> Handle:
-    """aclCreateTensor -> aclTensor*. ``stride`` None means contiguous; counts must match."""
+    """aclCreateTensor -> aclTensor*. ``stride`` None means contiguous; counts must match.
+    Lists and tuples go to C as they are; other sequences (a NumPy array...) become lists."""
     if len(viewDims) != viewDimsNum or len(storageDims) != storageDimsNum:
         from .errors import AclnnParamInvalidError
         raise AclnnParamInvalidError("aclCreateTensor", f"viewDimsNum {viewDimsNum} / storageDimsNum "
                                      f"{storageDimsNum} do not match {len(viewDims)} / {len(storageDims)} dims")
-    return _rt().create_tensor(_seq(viewDims), dataType, None if stride is None else _seq(stride), offset,
-                               format, _seq(storageDims), tensorData)
-
-
-def _seq(values: Sequence[int]) -> Sequence[int]:
-    """Lists and tuples go to C as they are; anything else (a NumPy array...) becomes a list."""
-    return values if isinstance(values, (list, tuple)) else [int(v) for v in values]
+    # inline checks, not a helper call per sequence: this sits on every ported operator call
+    if not isinstance(viewDims, (list, tuple)):
+        viewDims = [int(v) for v in viewDims]
+    if stride is not None and not isinstance(stride, (list, tuple)):
+        stride = [int(v) for v in stride]
+    if not isinstance(storageDims, (list, tuple)):
+        storageDims = [int(v) for v in storageDims]
+    return _rt().create_tensor(viewDims, dataType, stride, offset, format, storageDims, tensorData)
 
 
 def aclDestroyTensor(tensor: Handle) -> None:
