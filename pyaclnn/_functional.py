@@ -70,8 +70,7 @@ def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array,
     backend = _backend.current()
     outs = [backend.new_output(s, d) if (i >= len(mask) or mask[i]) else None
             for i, (s, d) in enumerate(zip(shapes, dtypes))]
-    backend.run_host("GroupNormBackward", (dy, x, m, r, g, int(N), int(C), int(HxW), int(group),
-                                                      mask, *outs))
+    backend.run_host("GroupNormBackward", (dy, x, m, r, g, int(N), int(C), int(HxW), int(group), mask, *outs))
     grad_input, grad_gamma, grad_beta = outs
     return grad_input, grad_gamma, grad_beta
 
@@ -94,8 +93,7 @@ def cross_entropy_loss_grad(grad_loss: Array, log_prob: Array, target: Array, we
     backend = _backend.current()
     out = backend.new_output(_shape(lp), _dtype(gl, _dtype(lp)))
     backend.run_host("CrossEntropyLossGrad", (gl, lp, t, w, gz, lse, red, int(ignore_index),
-                                                         float(label_smoothing),
-                                                         float(lse_square_scale_for_zloss), out))
+                                              float(label_smoothing), float(lse_square_scale_for_zloss), out))
     return out
 
 

@@ -66,10 +66,11 @@ class Resource:
 
 
 def _release(entry: Entry) -> None:
+    backend, _device, _kind, release, args = entry
     # After the exit hook finalized the runtime there is nothing left to free; in a forked
     # child the handles are the parent's, and the child must not release them.
-    if entry[0].releases:
-        entry[3](*entry[4])
+    if backend.releases:
+        release(*args)
 
 
 def _collected(ref: weakref.ref) -> None:
