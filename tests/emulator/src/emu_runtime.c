@@ -1192,6 +1192,43 @@ static void *aligned_alloc64(size_t size)
     return p;
 }
 
+/* The shared second half of aclrtMalloc / aclrtMallocHost, after their own argument checks:
+ * allocate ``size`` bytes and record the block in ``t`` (``side``: "device" or "host"). */
+static aclError alloc_tracked(const char *func, alloc_table *t, const char *side, size_t size, void **out)
+{
+    if (size > EMU_DEVICE_MEM_TOTAL)
+        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, func, "out of %s memory (%zu bytes requested)", side, size);
+    void *p = aligned_alloc64(size);
+    if (!p)
+        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, func, "out of %s memory (%zu bytes requested)", side, size);
+    emu_lock();
+    int bad = table_add(t, p, size);
+    emu_unlock();
+    if (bad) {
+        free(p);
+        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, func, "out of memory");
+    }
+    *out = p;
+    return ACL_SUCCESS;
+}
+
+/* The shared second half of aclrtFree / aclrtFreeHost: forget a block recorded in ``t`` and free
+ * it; an unknown pointer (a double free) is refused and counted as misuse. */
+static aclError free_tracked(const char *func, alloc_table *t, const char *side, const char *allocator, void *ptr)
+{
+    emu_lock();
+    long i = table_find(t, ptr);
+    if (i >= 0)
+        table_remove(t, (size_t)i);
+    emu_unlock();
+    if (i < 0) {
+        emu_note_misuse(func, "free of unknown %s pointer %p (double free?)", side, ptr);
+        return emu_error(ACL_ERROR_RT_PARAM_INVALID, func, "%p is not an %s'd address (double free?)", ptr, allocator);
+    }
+    free(ptr);
+    return ACL_SUCCESS;
+}
+
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
     int st = emu_enter(__func__);
@@ -1205,20 +1242,7 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
     if (!policy_ok(policy))
         return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "policy %d is invalid", (int)policy);
     NEED_CTX(__func__);
-    if (size > EMU_DEVICE_MEM_TOTAL)
-        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of device memory (%zu bytes requested)", size);
-    void *p = aligned_alloc64(size);
-    if (!p)
-        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of device memory (%zu bytes requested)", size);
-    emu_lock();
-    int bad = table_add(&g_dev_mem, p, size);
-    emu_unlock();
-    if (bad) {
-        free(p);
-        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of memory");
-    }
-    *devPtr = p;
-    return ACL_SUCCESS;
+    return alloc_tracked(__func__, &g_dev_mem, "device", size, devPtr);
 }
 
 aclError aclrtFree(void *devPtr)
@@ -1229,17 +1253,7 @@ aclError aclrtFree(void *devPtr)
     NEED_INIT(__func__);
     if (!devPtr)
         return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "devPtr is nullptr");
-    emu_lock();
-    long i = table_find(&g_dev_mem, devPtr);
-    if (i >= 0)
-        table_remove(&g_dev_mem, (size_t)i);
-    emu_unlock();
-    if (i < 0) {
-        emu_note_misuse(__func__, "free of unknown device pointer %p (double free?)", devPtr);
-        return emu_error(ACL_ERROR_RT_PARAM_INVALID, __func__, "%p is not an aclrtMalloc'd address (double free?)", devPtr);
-    }
-    free(devPtr);
-    return ACL_SUCCESS;
+    return free_tracked(__func__, &g_dev_mem, "device", "aclrtMalloc", devPtr);
 }
 
 aclError aclrtMallocHost(void **hostPtr, size_t size)
@@ -1252,20 +1266,7 @@ aclError aclrtMallocHost(void **hostPtr, size_t size)
         return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "hostPtr is nullptr");
     if (size == 0)
         return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "size must not be 0");
-    if (size > EMU_DEVICE_MEM_TOTAL)
-        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of host memory (%zu bytes requested)", size);
-    void *p = aligned_alloc64(size);
-    if (!p)
-        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of host memory");
-    emu_lock();
-    int bad = table_add(&g_host_mem, p, size);
-    emu_unlock();
-    if (bad) {
-        free(p);
-        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of memory");
-    }
-    *hostPtr = p;
-    return ACL_SUCCESS;
+    return alloc_tracked(__func__, &g_host_mem, "host", size, hostPtr);
 }
 
 aclError aclrtFreeHost(void *hostPtr)
@@ -1276,17 +1277,7 @@ aclError aclrtFreeHost(void *hostPtr)
     NEED_INIT(__func__);
     if (!hostPtr)
         return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "hostPtr is nullptr");
-    emu_lock();
-    long i = table_find(&g_host_mem, hostPtr);
-    if (i >= 0)
-        table_remove(&g_host_mem, (size_t)i);
-    emu_unlock();
-    if (i < 0) {
-        emu_note_misuse(__func__, "free of unknown host pointer %p (double free?)", hostPtr);
-        return emu_error(ACL_ERROR_RT_PARAM_INVALID, __func__, "%p is not an aclrtMallocHost'd address (double free?)", hostPtr);
-    }
-    free(hostPtr);
-    return ACL_SUCCESS;
+    return free_tracked(__func__, &g_host_mem, "host", "aclrtMallocHost", hostPtr);
 }
 
 /* The device side of a copy must lie in a live aclrtMalloc allocation. */
