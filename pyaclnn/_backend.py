@@ -16,6 +16,8 @@ import os
 import threading
 from typing import Any
 
+import numpy as np
+
 from . import _env, errors
 from ._spec import soc_family
 
@@ -50,13 +52,12 @@ class Backend:
                       if isinstance(a, Tensor) else a for a in args)
         self.runtime.run_arrays(op, views)
 
-    def new_output(self, shape: tuple[int, ...], dtype: Any) -> Any:
+    def new_output(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         """A zeroed host ndarray for an operator's output (the NumPy-in/NumPy-out functions).
         numpy: its pages are faulted in by the kernel threads first (see zeros_faulted_in)."""
         if self.name == "numpy":
             from ._numpy.kernels._parallel import zeros_faulted_in
             return zeros_faulted_in(shape, dtype)
-        import numpy as np
         return np.zeros(shape, dtype)
 
     def info(self) -> dict[str, Any]:
