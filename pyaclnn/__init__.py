@@ -18,26 +18,46 @@ Two phases, on device tensors::
 
 The C-shaped layer for porting CANN samples line by line is ``pyaclnn.acl``.
 """
-from __future__ import annotations
-
 from ._backend import backend_info
 from ._device import Device, Event, Stream
 from ._executor import CrossEntropyLossGrad, Executor, GroupNormBackward, MseLossBackward, PreluBackward
 from ._functional import cross_entropy_loss_grad, group_norm_backward, mse_loss_backward, prelu_backward
 from ._tensor import Tensor
 from .dtypes import DType
+# The hierarchy, and the status classes users meet; every status has its class in pyaclnn.errors.
+from .errors import (
+    PyaclnnError, BackendUnavailableError, ClosedError, ExecutorConsumedError, NotSupportedError,
+    AclError, AclParamError, AclResourceError, AclRuntimeError, AclInternalError,
+    # aclnn: argument checks, and what fails inside the library
+    AclnnParamNullptrError, AclnnParamInvalidError, AclnnRuntimeError, AclnnInnerError,
+    AclnnInnerInfershapeError, AclnnInnerTilingError, AclnnInnerFindKernelError, AclnnInnerNullptrError,
+    AclnnInnerOppPathNotFoundError,
+    # acl and runtime: initialisation, devices, contexts, memory, a faulting kernel
+    AclInvalidParamError, AclUninitializeError, AclRepeatInitializeError, RtParamInvalidError,
+    RtInvalidDeviceidError, RtContextNullError, AclBadAllocError, RtMemoryAllocationError, RtNoDeviceError,
+    RtDeviceOomError, RtAicoreExceptionError,
+)
 from . import errors as _errors
-from .errors import *  # noqa: F401,F403  (the hierarchy, and one class per CANN status)
 
 __version__ = "0.1.0"
+
+_ERRORS = [
+    "PyaclnnError", "BackendUnavailableError", "ClosedError", "ExecutorConsumedError", "NotSupportedError",
+    "AclError", "AclParamError", "AclResourceError", "AclRuntimeError", "AclInternalError",
+    "AclnnParamNullptrError", "AclnnParamInvalidError", "AclnnRuntimeError", "AclnnInnerError",
+    "AclnnInnerInfershapeError", "AclnnInnerTilingError", "AclnnInnerFindKernelError", "AclnnInnerNullptrError",
+    "AclnnInnerOppPathNotFoundError",
+    "AclInvalidParamError", "AclUninitializeError", "AclRepeatInitializeError", "RtParamInvalidError",
+    "RtInvalidDeviceidError", "RtContextNullError", "AclBadAllocError", "RtMemoryAllocationError", "RtNoDeviceError",
+    "RtDeviceOomError", "RtAicoreExceptionError",
+]
 
 __all__ = [
     "mse_loss_backward", "group_norm_backward", "cross_entropy_loss_grad", "prelu_backward",
     "Device", "Stream", "Event", "Tensor", "Executor",
     "MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward",
-    "backend_info", "DType", *_errors.__all__,
+    "backend_info", "DType", *_ERRORS,
 ]
-for _name in ("PyaclnnError", "BackendUnavailableError", "ClosedError", "ExecutorConsumedError",
-              "NotSupportedError", "AclError", "AclParamError", "AclResourceError", "AclRuntimeError",
-              "AclInternalError"):
+for _name in _ERRORS:  # shown (and pickled, as classes) under the name users write
     getattr(_errors, _name).__module__ = "pyaclnn"
+del _name

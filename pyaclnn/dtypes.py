@@ -4,8 +4,6 @@
 The enum has gaps (5, 14, 15, 18-26 are unassigned), so every mapping is an explicit table.
 bfloat16 is ``ml_dtypes.bfloat16``, imported on first use to keep ``import pyaclnn`` cheap.
 """
-from __future__ import annotations
-
 from enum import IntEnum
 from typing import Any
 

@@ -4,9 +4,10 @@ Every CANN status code (acl, runtime and aclnn; taken from ``headers/``) has its
 generated below by ``tools/gen_errors.py``. ``from_status`` turns a raw status into the
 right instance. This module imports nothing native, so the NumPy backend raises exactly the
 classes the device path raises, and exceptions pickle across processes.
-"""
-from __future__ import annotations
 
+``pyaclnn`` itself re-exports the hierarchy and the status classes users meet most
+(``pyaclnn.AclnnParamInvalidError``...); every class is here.
+"""
 from typing import Any, ClassVar
 
 __all__ = [
@@ -86,7 +87,6 @@ class AclError(PyaclnnError):
         if status is not None:
             cls.status, cls.symbol = status, symbol or cls.symbol
             _BY_STATUS[status] = cls
-            cls.__module__ = "pyaclnn"
 
     def __init__(self, api: str = "", detail: str | None = None, cann_message: str | None = None,
                  status: int | None = None) -> None:
@@ -224,7 +224,7 @@ class AclInvalidResourceHandleError(AclResourceError, status=200005, symbol="ACL
 class AclFeatureUnsupportedError(AclResourceError, status=200006, symbol="ACL_ERROR_FEATURE_UNSUPPORTED"): pass
 class AclProfModulesUnsupportedError(AclResourceError, status=200007, symbol="ACL_ERROR_PROF_MODULES_UNSUPPORTED"): pass
 class AclStorageOverLimitError(AclRuntimeError, status=300000, symbol="ACL_ERROR_STORAGE_OVER_LIMIT"): pass
-class AclInternalErrorError(AclInternalError, status=500000, symbol="ACL_ERROR_INTERNAL_ERROR"): pass
+class AclGenericInternalError(AclInternalError, status=500000, symbol="ACL_ERROR_INTERNAL_ERROR"): pass
 class AclFailureError(AclInternalError, status=500001, symbol="ACL_ERROR_FAILURE"): pass
 class AclGeFailureError(AclInternalError, status=500002, symbol="ACL_ERROR_GE_FAILURE"): pass
 class AclDrvFailureError(AclInternalError, status=500004, symbol="ACL_ERROR_DRV_FAILURE"): pass
@@ -304,14 +304,14 @@ class RtFeatureNotSupportUpdateOpError(AclResourceError, status=207019, symbol="
 class RtTimeoutError(AclResourceError, status=207020, symbol="ACL_ERROR_RT_TIMEOUT"): pass
 class RtLinkTypeNotSupportedError(AclResourceError, status=207021, symbol="ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED"): pass
 class RtFailureError(AclInternalError, status=500003, symbol="ACL_ERROR_RT_FAILURE"): pass
-class RtInternalErrorError(AclInternalError, status=507000, symbol="ACL_ERROR_RT_INTERNAL_ERROR"): pass
-class RtTsErrorError(AclInternalError, status=507001, symbol="ACL_ERROR_RT_TS_ERROR"): pass
+class RtInternalError(AclInternalError, status=507000, symbol="ACL_ERROR_RT_INTERNAL_ERROR"): pass
+class RtTsError(AclInternalError, status=507001, symbol="ACL_ERROR_RT_TS_ERROR"): pass
 class RtStreamTaskFullError(AclInternalError, status=507002, symbol="ACL_ERROR_RT_STREAM_TASK_FULL"): pass
 class RtStreamTaskEmptyError(AclInternalError, status=507003, symbol="ACL_ERROR_RT_STREAM_TASK_EMPTY"): pass
 class RtStreamNotCompleteError(AclInternalError, status=507004, symbol="ACL_ERROR_RT_STREAM_NOT_COMPLETE"): pass
 class RtEndOfSequenceError(AclInternalError, status=507005, symbol="ACL_ERROR_RT_END_OF_SEQUENCE"): pass
 class RtEventNotCompleteError(AclInternalError, status=507006, symbol="ACL_ERROR_RT_EVENT_NOT_COMPLETE"): pass
-class RtContextReleaseErrorError(AclInternalError, status=507007, symbol="ACL_ERROR_RT_CONTEXT_RELEASE_ERROR"): pass
+class RtContextReleaseError(AclInternalError, status=507007, symbol="ACL_ERROR_RT_CONTEXT_RELEASE_ERROR"): pass
 class RtSocVersionError(AclInternalError, status=507008, symbol="ACL_ERROR_RT_SOC_VERSION"): pass
 class RtTaskTypeNotSupportError(AclInternalError, status=507009, symbol="ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT"): pass
 class RtLostHeartbeatError(AclInternalError, status=507010, symbol="ACL_ERROR_RT_LOST_HEARTBEAT"): pass
@@ -323,10 +323,10 @@ class RtAicoreExceptionError(AclInternalError, status=507015, symbol="ACL_ERROR_
 class RtAicoreTrapExceptionError(AclInternalError, status=507016, symbol="ACL_ERROR_RT_AICORE_TRAP_EXCEPTION"): pass
 class RtAicpuTimeoutError(AclInternalError, status=507017, symbol="ACL_ERROR_RT_AICPU_TIMEOUT"): pass
 class RtAicpuExceptionError(AclInternalError, status=507018, symbol="ACL_ERROR_RT_AICPU_EXCEPTION"): pass
-class RtAicpuDatadumpRspErrError(AclInternalError, status=507019, symbol="ACL_ERROR_RT_AICPU_DATADUMP_RSP_ERR"): pass
-class RtAicpuModelRspErrError(AclInternalError, status=507020, symbol="ACL_ERROR_RT_AICPU_MODEL_RSP_ERR"): pass
-class RtProfilingErrorError(AclInternalError, status=507021, symbol="ACL_ERROR_RT_PROFILING_ERROR"): pass
-class RtIpcErrorError(AclInternalError, status=507022, symbol="ACL_ERROR_RT_IPC_ERROR"): pass
+class RtAicpuDatadumpRspError(AclInternalError, status=507019, symbol="ACL_ERROR_RT_AICPU_DATADUMP_RSP_ERR"): pass
+class RtAicpuModelRspError(AclInternalError, status=507020, symbol="ACL_ERROR_RT_AICPU_MODEL_RSP_ERR"): pass
+class RtProfilingError(AclInternalError, status=507021, symbol="ACL_ERROR_RT_PROFILING_ERROR"): pass
+class RtIpcError(AclInternalError, status=507022, symbol="ACL_ERROR_RT_IPC_ERROR"): pass
 class RtModelAbortNormalError(AclInternalError, status=507023, symbol="ACL_ERROR_RT_MODEL_ABORT_NORMAL"): pass
 class RtKernelUnregisteringError(AclInternalError, status=507024, symbol="ACL_ERROR_RT_KERNEL_UNREGISTERING"): pass
 class RtRingbufferNotInitError(AclInternalError, status=507025, symbol="ACL_ERROR_RT_RINGBUFFER_NOT_INIT"): pass
@@ -337,13 +337,13 @@ class RtDebugRegisterFailError(AclInternalError, status=507029, symbol="ACL_ERRO
 class RtDebugUnregisterFailError(AclInternalError, status=507030, symbol="ACL_ERROR_RT_DEBUG_UNREGISTER_FAIL"): pass
 class RtLabelContextError(AclInternalError, status=507031, symbol="ACL_ERROR_RT_LABEL_CONTEXT"): pass
 class RtProgramUseOutError(AclInternalError, status=507032, symbol="ACL_ERROR_RT_PROGRAM_USE_OUT"): pass
-class RtDevSetupErrorError(AclInternalError, status=507033, symbol="ACL_ERROR_RT_DEV_SETUP_ERROR"): pass
+class RtDevSetupError(AclInternalError, status=507033, symbol="ACL_ERROR_RT_DEV_SETUP_ERROR"): pass
 class RtVectorCoreTimeoutError(AclInternalError, status=507034, symbol="ACL_ERROR_RT_VECTOR_CORE_TIMEOUT"): pass
 class RtVectorCoreExceptionError(AclInternalError, status=507035, symbol="ACL_ERROR_RT_VECTOR_CORE_EXCEPTION"): pass
 class RtVectorCoreTrapExceptionError(AclInternalError, status=507036, symbol="ACL_ERROR_RT_VECTOR_CORE_TRAP_EXCEPTION"): pass
 class RtCdqBatchAbnormalError(AclInternalError, status=507037, symbol="ACL_ERROR_RT_CDQ_BATCH_ABNORMAL"): pass
-class RtDieModeChangeErrorError(AclInternalError, status=507038, symbol="ACL_ERROR_RT_DIE_MODE_CHANGE_ERROR"): pass
-class RtDieSetErrorError(AclInternalError, status=507039, symbol="ACL_ERROR_RT_DIE_SET_ERROR"): pass
+class RtDieModeChangeError(AclInternalError, status=507038, symbol="ACL_ERROR_RT_DIE_MODE_CHANGE_ERROR"): pass
+class RtDieSetError(AclInternalError, status=507039, symbol="ACL_ERROR_RT_DIE_SET_ERROR"): pass
 class RtInvalidDieidError(AclInternalError, status=507040, symbol="ACL_ERROR_RT_INVALID_DIEID"): pass
 class RtDieModeNotSetError(AclInternalError, status=507041, symbol="ACL_ERROR_RT_DIE_MODE_NOT_SET"): pass
 class RtAicoreTrapReadOverflowError(AclInternalError, status=507042, symbol="ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW"): pass
@@ -357,33 +357,32 @@ class RtFftsPlusExceptionError(AclInternalError, status=507049, symbol="ACL_ERRO
 class RtFftsPlusTrapExceptionError(AclInternalError, status=507050, symbol="ACL_ERROR_RT_FFTS_PLUS_TRAP_EXCEPTION"): pass
 class RtSendMsgError(AclInternalError, status=507051, symbol="ACL_ERROR_RT_SEND_MSG"): pass
 class RtCopyDataError(AclInternalError, status=507052, symbol="ACL_ERROR_RT_COPY_DATA"): pass
-class RtDeviceMemErrorError(AclInternalError, status=507053, symbol="ACL_ERROR_RT_DEVICE_MEM_ERROR"): pass
-class RtHbmMultiBitEccErrorError(AclInternalError, status=507054, symbol="ACL_ERROR_RT_HBM_MULTI_BIT_ECC_ERROR"): pass
-class RtSuspectDeviceMemErrorError(AclInternalError, status=507055, symbol="ACL_ERROR_RT_SUSPECT_DEVICE_MEM_ERROR"): pass
-class RtLinkErrorError(AclInternalError, status=507056, symbol="ACL_ERROR_RT_LINK_ERROR"): pass
-class RtSuspectRemoteErrorError(AclInternalError, status=507057, symbol="ACL_ERROR_RT_SUSPECT_REMOTE_ERROR"): pass
-class RtDrvInternalErrorError(AclInternalError, status=507899, symbol="ACL_ERROR_RT_DRV_INTERNAL_ERROR"): pass
-class RtAicpuInternalErrorError(AclInternalError, status=507900, symbol="ACL_ERROR_RT_AICPU_INTERNAL_ERROR"): pass
+class RtDeviceMemError(AclInternalError, status=507053, symbol="ACL_ERROR_RT_DEVICE_MEM_ERROR"): pass
+class RtHbmMultiBitEccError(AclInternalError, status=507054, symbol="ACL_ERROR_RT_HBM_MULTI_BIT_ECC_ERROR"): pass
+class RtSuspectDeviceMemError(AclInternalError, status=507055, symbol="ACL_ERROR_RT_SUSPECT_DEVICE_MEM_ERROR"): pass
+class RtLinkError(AclInternalError, status=507056, symbol="ACL_ERROR_RT_LINK_ERROR"): pass
+class RtSuspectRemoteError(AclInternalError, status=507057, symbol="ACL_ERROR_RT_SUSPECT_REMOTE_ERROR"): pass
+class RtDrvInternalError(AclInternalError, status=507899, symbol="ACL_ERROR_RT_DRV_INTERNAL_ERROR"): pass
+class RtAicpuInternalError(AclInternalError, status=507900, symbol="ACL_ERROR_RT_AICPU_INTERNAL_ERROR"): pass
 class RtSocketCloseError(AclInternalError, status=507901, symbol="ACL_ERROR_RT_SOCKET_CLOSE"): pass
-class RtAicpuInfoLoadRspErrError(AclInternalError, status=507902, symbol="ACL_ERROR_RT_AICPU_INFO_LOAD_RSP_ERR"): pass
+class RtAicpuInfoLoadRspError(AclInternalError, status=507902, symbol="ACL_ERROR_RT_AICPU_INFO_LOAD_RSP_ERR"): pass
 class RtStreamCaptureInvalidatedError(AclInternalError, status=507903, symbol="ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED"): pass
 class RtCommOpRetryFailError(AclInternalError, status=507904, symbol="ACL_ERROR_RT_COMM_OP_RETRY_FAIL"): pass
-class RtL3PortErrorError(AclInternalError, status=507914, symbol="ACL_ERROR_RT_L3_PORT_ERROR"): pass
+class RtL3PortError(AclInternalError, status=507914, symbol="ACL_ERROR_RT_L3_PORT_ERROR"): pass
 class RtCcuTimeoutError(AclInternalError, status=507915, symbol="ACL_ERROR_RT_CCU_TIMEOUT"): pass
 class RtCcuExceptionError(AclInternalError, status=507916, symbol="ACL_ERROR_RT_CCU_EXCEPTION"): pass
 class AclnnParamNullptrError(AclParamError, status=161001, symbol="ACLNN_ERR_PARAM_NULLPTR"): pass
 class AclnnParamInvalidError(AclParamError, ValueError, status=161002, symbol="ACLNN_ERR_PARAM_INVALID"): pass
-class AclnnRuntimeErrorError(AclRuntimeError, status=361001, symbol="ACLNN_ERR_RUNTIME_ERROR"): pass
+class AclnnRuntimeError(AclRuntimeError, status=361001, symbol="ACLNN_ERR_RUNTIME_ERROR"): pass
 class AclnnInnerError(AclInternalError, status=561000, symbol="ACLNN_ERR_INNER"): pass
-class AclnnInnerInfershapeErrorError(AclInternalError, status=561001, symbol="ACLNN_ERR_INNER_INFERSHAPE_ERROR"): pass
-class AclnnInnerTilingErrorError(AclInternalError, status=561002, symbol="ACLNN_ERR_INNER_TILING_ERROR"): pass
-class AclnnInnerFindKernelErrorError(AclInternalError, status=561003, symbol="ACLNN_ERR_INNER_FIND_KERNEL_ERROR"): pass
+class AclnnInnerInfershapeError(AclInternalError, status=561001, symbol="ACLNN_ERR_INNER_INFERSHAPE_ERROR"): pass
+class AclnnInnerTilingError(AclInternalError, status=561002, symbol="ACLNN_ERR_INNER_TILING_ERROR"): pass
+class AclnnInnerFindKernelError(AclInternalError, status=561003, symbol="ACLNN_ERR_INNER_FIND_KERNEL_ERROR"): pass
 class AclnnInnerCreateExecutorError(AclInternalError, status=561101, symbol="ACLNN_ERR_INNER_CREATE_EXECUTOR"): pass
 class AclnnInnerNotTransExecutorError(AclInternalError, status=561102, symbol="ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR"): pass
 class AclnnInnerNullptrError(AclInternalError, status=561103, symbol="ACLNN_ERR_INNER_NULLPTR"): pass
 class AclnnInnerWrongAttrInfoSizeError(AclInternalError, status=561104, symbol="ACLNN_ERR_INNER_WRONG_ATTR_INFO_SIZE"): pass
-class AclnnInnerKeyConfilictError(AclInternalError, status=561105, symbol="ACLNN_ERR_INNER_KEY_CONFILICT"): pass
-AclnnInnerKeyConflictError = AclnnInnerKeyConfilictError  # ACLNN_ERR_INNER_KEY_CONFLICT = 561105
+class AclnnInnerKeyConflictError(AclInternalError, status=561105, symbol="ACLNN_ERR_INNER_KEY_CONFLICT"): pass
 class AclnnInnerInvalidImplModeError(AclInternalError, status=561106, symbol="ACLNN_ERR_INNER_INVALID_IMPL_MODE"): pass
 class AclnnInnerOppPathNotFoundError(AclInternalError, status=561107, symbol="ACLNN_ERR_INNER_OPP_PATH_NOT_FOUND"): pass
 class AclnnInnerLoadJsonFailedError(AclInternalError, status=561108, symbol="ACLNN_ERR_INNER_LOAD_JSON_FAILED"): pass

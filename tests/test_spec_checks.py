@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from pyaclnn.dtypes import DType
-from pyaclnn.errors import (AclnnInnerNullptrError, AclnnInnerTilingErrorError,
+from pyaclnn.errors import (AclnnInnerNullptrError, AclnnInnerTilingError,
                             AclnnParamInvalidError, AclnnParamNullptrError)
 from pyaclnn._spec import TensorMeta
 from pyaclnn._spec import cross_entropy_loss_grad as ce
@@ -22,7 +22,7 @@ BF16_SOCS = ["Ascend910B", "Ascend910_93", "Ascend950"]
 NO_BF16_SOCS = ["Ascend910", "Ascend310P"]
 NULL = (AclnnParamNullptrError, 161001)
 INVALID = (AclnnParamInvalidError, 161002)
-TILING = (AclnnInnerTilingErrorError, 561002)
+TILING = (AclnnInnerTilingError, 561002)
 NINE_D = (1,) * 9
 
 

@@ -26,26 +26,44 @@ def status_codes() -> list[tuple[str, int]]:
     return found
 
 
+# The hierarchy's own names, which a status class must not take.
+BASES = {"PyaclnnError", "AclError", *FAMILY.values()}
+# ACL_ERROR_INTERNAL_ERROR would become AclInternalError, the 5xxxxx family base: it is the
+# generic 500000 status, so it is named so.
+RENAMED = {"ACL_ERROR_INTERNAL_ERROR": "AclGenericInternalError"}
+
+
 def class_name(symbol: str) -> str:
+    """ACLNN_ERR_PARAM_INVALID -> AclnnParamInvalidError. A trailing ERROR/ERR word is dropped
+    (ACL_ERROR_RT_TS_ERROR -> RtTsError, not RtTsErrorError)."""
+    if symbol in RENAMED:
+        return RENAMED[symbol]
     for prefix, family in PREFIXES:
         if symbol.startswith(prefix):
             words = symbol[len(prefix):].split("_")
-            return family + "".join(w.capitalize() for w in words) + "Error"
+            if len(words) > 1 and words[-1] in ("ERROR", "ERR"):
+                words = words[:-1]
+            name = family + "".join(w.capitalize() for w in words) + "Error"
+            assert name not in BASES, f"{symbol} -> {name} collides with a base class: add it to RENAMED"
+            return name
     raise ValueError(symbol)
 
 
 def render() -> str:
-    lines = [START]
-    by_code: dict[int, str] = {}
-    seen: set[str] = set()
+    # One class per code. When the headers give a code two names, the one declared last names it:
+    # acl_meta.h keeps the misspelt ACLNN_ERR_INNER_KEY_CONFILICT and adds the corrected
+    # ACLNN_ERR_INNER_KEY_CONFLICT after it (both 561105). No alias class is made for the
+    # misspelling: class_for_status(561105) finds the class whatever the symbol.
+    symbols: dict[int, str] = {}
     for symbol, code in status_codes():
+        symbols.pop(code, None)
+        symbols[code] = symbol  # re-inserted: keeps the order of the last declaration
+    lines = [START]
+    seen: set[str] = set()
+    for code, symbol in symbols.items():
         cls = class_name(symbol)
         assert cls not in seen, f"duplicate class name {cls}"
         seen.add(cls)
-        if code in by_code:  # an alternative spelling of the same code (e.g. KEY_CONFILICT / KEY_CONFLICT)
-            lines.append(f"{cls} = {by_code[code]}  # {symbol} = {code}")
-            continue
-        by_code[code] = cls
         bases = FAMILY[str(code)[0]]
         if symbol == "ACLNN_ERR_PARAM_INVALID":
             bases += ", ValueError"
