@@ -85,6 +85,9 @@ class Executor(Resource):
     """An aclOpExecutor planned by phase 1. See the module docstring for its life cycle."""
     _what = "Executor"
     op = ""
+    workspace_size: int  # bytes phase 2 needs (aclnn<Op>GetWorkspaceSize's *workspaceSize)
+    inputs: list[Tensor]
+    outputs: list[Tensor]
 
     def _plan(self, args: tuple, repeatable: bool) -> None:
         slots = _SLOTS[self.op]

@@ -8,7 +8,7 @@ both backends raise the same error class and status for the same call.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence, overload
 
 import numpy as np
 
@@ -53,6 +53,20 @@ def mse_loss_backward(grad_output: Array, input: Array, target: Array, reduction
     return out
 
 
+AllTrue = tuple[Literal[True], Literal[True], Literal[True]]
+
+
+@overload
+def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array, gamma: Array | None,
+                        N: int, C: int, HxW: int, group: int,
+                        output_mask: AllTrue = (True, True, True)) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+@overload
+def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array, gamma: Array | None,
+                        N: int, C: int, HxW: int, group: int,
+                        output_mask: Sequence[bool] = ...
+                        ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]: ...
+
+
 def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array, gamma: Array | None,
                         N: int, C: int, HxW: int, group: int,
                         output_mask: Sequence[bool] = (True, True, True)
@@ -61,7 +75,8 @@ def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array,
 
     ``grad_out``/``input`` hold N*C*HxW elements (read as (N, C, HxW)); ``mean``/``rstd`` hold
     N*group (read as (N, group)); ``gamma`` is (C,) or None (ones). An output whose
-    ``output_mask`` entry is False is not computed and returned as None.
+    ``output_mask`` entry is False is not computed and returned as None (so with the default
+    mask, or a literal ``(True, True, True)``, the three are arrays, as type checkers see).
     """
     dy, x, m, r, g = _arg(grad_out), _arg(input), _arg(mean), _arg(rstd), _arg(gamma)
     mask = tuple(bool(v) for v in output_mask)

@@ -11,12 +11,11 @@ codes to check. Host buffers are NumPy arrays (or any buffer object); device add
 ints; ``None`` is nullptr. It runs on both backends: on the NumPy backend device memory,
 streams and executors are emulated, so a ported sample runs in CI unchanged.
 """
-from __future__ import annotations
-
 from typing import Any, Sequence
 
 from . import _backend
-from ._headers_path import constants as _constants
+# Enum constants and status codes, exactly as headers/ declares them (generated: tools/gen_constants.py).
+from ._constants import *  # noqa: F401,F403
 
 Handle = Any
 Buffer = Any  # a host buffer (NumPy array, bytearray...) or an int address
@@ -265,8 +264,3 @@ def aclnnPreluBackwardGetWorkspaceSize(gradOutput: Handle, self: Handle, weight:
 
 def aclnnPreluBackward(workspace: int | None, workspaceSize: int, executor: Handle, stream: Handle) -> None:
     _rt().launch("PreluBackward", workspace or 0, workspaceSize, executor, stream)
-
-
-# -- enum constants and status codes, exactly as headers/ declares them -------------------------------
-globals().update(_constants())
-ACL_SUCCESS = 0

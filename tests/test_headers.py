@@ -152,3 +152,14 @@ def test_error_table_is_generated_from_headers():
     result = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_errors.py"), "--check"],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_acl_constants_are_generated_from_headers():
+    import subprocess
+    import sys
+    result = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_constants.py"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    from pyaclnn import acl
+    from pyaclnn._headers_path import constants
+    assert {name: getattr(acl, name) for name in constants()} == constants()
