@@ -280,7 +280,8 @@ def test_layouts(toolkits):
         home8 / "lib64/libascendcl.so": [], home8 / "lib64/libnnopbase.so": ["libascendcl.so"],
         home8 / "lib64/libopapi.so": ["libnnopbase.so", "libascendcl.so"],
         home9 / "lib64/libacl_rt.so": [], home9 / "lib64/libascendcl.so": ["libacl_rt.so"],
-        home9 / "lib64/libnnopbase.so": ["libacl_rt.so"], home9 / "lib64/libopapi_math.so": [],
+        home9 / "lib64/libnnopbase.so": ["libacl_rt.so"],
+        home9 / "lib64/libopapi_math.so": ["libnnopbase.so", "libacl_rt.so"],
         home9 / "lib64/libopapi_nn.so": ["libopapi_math.so", "libnnopbase.so", "libacl_rt.so"],
     }
     for path, want in deps.items():

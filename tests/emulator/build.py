@@ -29,25 +29,30 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import json
 import os
 import shlex
 import shutil
 import subprocess
 from pathlib import Path
 
-__all__ = ["build_toolkit", "Emulator", "EmulatorBuildError", "LAYOUTS", "library_paths",
-           "toolkit_env"]
+__all__ = ["build_toolkit", "build_custom_opp", "Emulator", "EmulatorBuildError", "LAYOUTS",
+           "library_paths", "toolkit_env", "aclnnop_dir", "SOC_DIR"]
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE / "src"
 HEADERS = HERE.parents[1] / "headers"
+INCLUDE = HERE / "include"              # real-style operator headers the toolkit ships
+SHIM = SRC / "shim"                     # build-time stand-in for include/aclnn/*.h (see its comment)
+SOC_DIR = "ascend910b"                  # op info config folder of the default EMU_SOC_NAME (Ascend910B3)
 LAYOUTS = ("8.x", "9.x")
 CANN_VERSION_DIR = "8.1.RC1"
 
 # Flags of every library: the brief's "-shared -fPIC -O2 -Wall -Wl,-soname,<file>", plus hidden
 # visibility (only the API is exported) and -z defs (no undefined symbol slips through).
 _CFLAGS = ["-fPIC", "-O2", "-Wall", "-std=gnu11", "-fvisibility=hidden"]
-_SOURCES = ("emu_runtime", "emu_nnopbase", "emu_ops", "emu_kernels", "emu_compat", "emu_math")
+_SOURCES = ("emu_runtime", "emu_nnopbase", "emu_ops", "emu_kernels", "emu_compat", "emu_math", "emu_ops_math",
+            "emu_ops_custom")
 _OBJ_CACHE: dict[tuple, Path] = {}
 
 
@@ -72,7 +77,7 @@ def _run(cmd: list[str]) -> None:
 
 def _digest(cc: list[str], stub: bool) -> str:
     h = hashlib.sha256(repr((cc, stub, _CFLAGS)).encode())
-    for p in sorted(SRC.iterdir()) + sorted(HEADERS.glob("*.h")):
+    for p in sorted(SRC.rglob("*.[ch]")) + sorted(HEADERS.glob("*.h")) + sorted(INCLUDE.rglob("*.h")):
         h.update(p.name.encode())
         h.update(p.read_bytes())
     return h.hexdigest()[:16]
@@ -88,7 +93,8 @@ def _objects(cc: list[str], objdir: Path, stub: bool) -> Path:
     defines = ["-DEMU_DEFAULT_DEVICE_COUNT=0"] if stub else []
     procs = []
     for s in _SOURCES:
-        cmd = [*cc, *_CFLAGS, *defines, f"-I{HEADERS}", f"-I{SRC}", "-c", str(SRC / f"{s}.c"),
+        cmd = [*cc, *_CFLAGS, *defines, f"-I{HEADERS}", f"-I{SRC}", f"-I{SHIM}", f"-I{INCLUDE}",
+               f"-I{INCLUDE / 'custom'}", "-c", str(SRC / f"{s}.c"),
                "-o", str(objdir / f"{s}.o")]
         procs.append((cmd, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
     errors = []
@@ -102,10 +108,10 @@ def _objects(cc: list[str], objdir: Path, stub: bool) -> Path:
     return objdir
 
 
-def _link(cc: list[str], out: Path, objs: list[Path], needed: list[str]) -> None:
+def _link(cc: list[str], out: Path, objs: list[Path], needed: list[str], zdefs: bool = True) -> None:
     """Link a shared library whose SONAME is its file name, DT_NEEDED on `needed` (in out's dir)."""
-    cmd = [*cc, "-shared", "-fPIC", "-O2", "-Wall", f"-Wl,-soname,{out.name}", "-Wl,-z,defs",
-           "-o", str(out), *map(str, objs)]
+    cmd = [*cc, "-shared", "-fPIC", "-O2", "-Wall", f"-Wl,-soname,{out.name}",
+           *(["-Wl,-z,defs"] if zdefs else []), "-o", str(out), *map(str, objs)]
     if needed:
         cmd += ["-Wl,--no-as-needed", f"-L{out.parent}", *[f"-l:{n}" for n in needed]]
     cmd += ["-lm", "-lpthread"]
@@ -117,13 +123,13 @@ _PLAN = {
     "8.x": [
         ("libascendcl.so", ["emu_runtime"], []),
         ("libnnopbase.so", ["emu_nnopbase"], ["libascendcl.so"]),
-        ("libopapi.so", ["emu_ops", "emu_kernels"], ["libnnopbase.so", "libascendcl.so"]),
+        ("libopapi.so", ["emu_ops", "emu_kernels", "emu_ops_math"], ["libnnopbase.so", "libascendcl.so"]),
     ],
     "9.x": [
         ("libacl_rt.so", ["emu_runtime"], []),
         ("libascendcl.so", ["emu_compat"], ["libacl_rt.so"]),
         ("libnnopbase.so", ["emu_nnopbase"], ["libacl_rt.so"]),
-        ("libopapi_math.so", ["emu_math"], []),
+        ("libopapi_math.so", ["emu_math", "emu_ops_math"], ["libnnopbase.so", "libacl_rt.so"]),
         ("libopapi_nn.so", ["emu_ops", "emu_kernels"], ["libopapi_math.so", "libnnopbase.so", "libacl_rt.so"]),
     ],
 }
@@ -158,11 +164,179 @@ def build_toolkit(root: Path, layout: str = "8.x", *, stub: bool = False) -> Pat
         (home / "lib64").mkdir(parents=True, exist_ok=True)
         (home / "opp").mkdir(exist_ok=True)
     (home / "opp" / "version.info").write_text(f"Version={CANN_VERSION_DIR}\n")
+    _install_headers(home, layout)
+    _write_ops_info(home / "opp" / "built-in" / "op_impl" / "ai_core" / "tbe" / "config", _BUILTIN_OPS)
     for name, _, _ in _PLAN[layout]:
         tmp = home / "lib64" / f".{name}.tmp"
         shutil.copy2(stage / name, tmp)
         os.replace(tmp, home / "lib64" / name)
     return home
+
+
+# ---- headers and op definitions of the toolkit ---------------------------------------------
+_OPAPI_INCLUDE = Path("opp/built-in/op_impl/ai_core/tbe/op_api/include/aclnnop")
+
+# include/acl and include/aclnn of the toolkit: the project's headers/ (cffi declarations, no
+# includes) wrapped into includable C headers: (file, folder, includes it needs)
+_WRAPPED = [("acl_base.h", "acl", []), ("acl_rt.h", "acl", ["acl/acl_base.h"]),
+            ("acl_meta.h", "aclnn", ["acl/acl_base.h"]), ("aclnn_base.h", "aclnn", ["aclnn/acl_meta.h"])]
+
+
+def aclnnop_dir(home: Path) -> Path:
+    """Where the toolkit at `home` keeps its operator headers (the real folder, not a link).
+
+    8.x: ``<home>/opp/built-in/op_impl/ai_core/tbe/op_api/include/aclnnop`` (also reachable as
+    ``<home>/include/aclnnop``, a symlink); 9.x: ``<home>/include/aclnnop``.
+    """
+    home = Path(home)
+    return home / _OPAPI_INCLUDE if (home / "lib64" / "libopapi.so").exists() else home / "include" / "aclnnop"
+
+
+def _wrap_header(name: str, includes: list[str]) -> str:
+    guard = "EMU_TOOLKIT_" + name.upper().replace(".", "_") + "_"
+    body = (HEADERS / name).read_text()
+    inc = "".join(f'#include "{i}"\n' for i in includes)
+    return (f"/* Emulated CANN toolkit: headers/{name} of pyaclnn (its cffi declarations) made includable. */\n"
+            f"#ifndef {guard}\n#define {guard}\n\n#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n"
+            f"{inc}\n#ifdef __cplusplus\nextern \"C\" {{\n#endif\n\n{body}\n#ifdef __cplusplus\n}}\n#endif\n\n#endif\n")
+
+
+def _replace_dir(src: Path, dst: Path) -> None:
+    """Make `dst` a copy of the *.h files of `src` (old files removed)."""
+    if dst.is_symlink() or dst.is_file():
+        dst.unlink()
+    elif dst.exists():
+        shutil.rmtree(dst)
+    dst.mkdir(parents=True)
+    for h in sorted(src.glob("*.h")):
+        shutil.copy2(h, dst / h.name)
+
+
+def _install_headers(home: Path, layout: str) -> None:
+    include = home / "include"
+    for name, folder, includes in _WRAPPED:
+        (include / folder).mkdir(parents=True, exist_ok=True)
+        (include / folder / name).write_text(_wrap_header(name, includes))
+    (include / "acl" / "acl.h").write_text(
+        '/* Emulated CANN toolkit: acl/acl.h */\n#ifndef EMU_TOOLKIT_ACL_H_\n#define EMU_TOOLKIT_ACL_H_\n'
+        '#include "acl/acl_base.h"\n#include "acl/acl_rt.h"\n#endif\n')
+    if layout == "8.x":
+        # the real folder sits under opp/; include/aclnnop is a symlink to it
+        _replace_dir(INCLUDE / "aclnnop", home / _OPAPI_INCLUDE)
+        link = include / "aclnnop"
+        if link.is_symlink() or link.is_file():
+            link.unlink()
+        elif link.exists():
+            shutil.rmtree(link)
+        link.symlink_to(os.path.relpath(home / _OPAPI_INCLUDE, include))
+    else:
+        _replace_dir(INCLUDE / "aclnnop", include / "aclnnop")
+
+
+def _tensor_desc(name: str, param: str, dtypes: str, n: int) -> dict:
+    return {"dtype": dtypes, "format": ",".join(["ND"] * n), "name": name, "paramType": param, "shape": "all"}
+
+
+def _op_info(inputs: list, outputs: list, attrs: list, op_file: str) -> dict:
+    """One entry of aic-<soc>-ops-info.json: inputN/outputN with name, paramType (required,
+    optional, dynamic), dtype and format columns (one column per supported combination)."""
+    info: dict = {}
+    n = len(inputs[0][2].split(","))
+    for i, (name, param, dt) in enumerate(inputs):
+        info[f"input{i}"] = _tensor_desc(name, param, dt, n)
+    for i, (name, param, dt) in enumerate(outputs):
+        info[f"output{i}"] = _tensor_desc(name, param, dt, n)
+    if attrs:
+        info["attr"] = {"list": ",".join(a[0] for a in attrs)}
+        for name, param, typ in attrs:
+            info[f"attr_{name}"] = {"paramType": param, "type": typ, "value": "all"}
+    info["dynamicShapeSupport"] = {"flag": "true"}
+    info["opFile"] = {"value": op_file}
+    info["opInterface"] = {"value": op_file}
+    return info
+
+
+_X3 = "float,float16,bfloat16"
+# The built-in ops behind the emulated operators beyond the seed four (Ascend910B rows):
+# Add (aclnnAdd's kernel), ConcatD (aclnnCat's), AmpUpdateScale (generated aclnn).
+_BUILTIN_OPS = {
+    "Add": _op_info([("x1", "required", "float,float16,bfloat16,int32,int64,int8,uint8,bool"),
+                     ("x2", "required", "float,float16,bfloat16,int32,int64,int8,uint8,bool")],
+                    [("y", "required", "float,float16,bfloat16,int32,int64,int8,uint8,bool")], [], "add"),
+    "ConcatD": _op_info([("x", "dynamic", "float,float16,bfloat16,int32,int64,int16,int8,uint8,bool,double")],
+                        [("y", "required", "float,float16,bfloat16,int32,int64,int16,int8,uint8,bool,double")],
+                        [("concat_dim", "required", "int"), ("N", "optional", "int")], "concat_d"),
+    "AmpUpdateScale": _op_info([("current_scale", "required", _X3), ("growth_tracker", "required", "int32,int32,int32"),
+                                ("found_inf", "required", _X3)],
+                               [("updated_scale", "required", _X3), ("updated_growth_tracker", "required", "int32,int32,int32")],
+                               [("growth_factor", "required", "float"), ("backoff_factor", "required", "float"),
+                                ("growth_interval", "required", "int")], "amp_update_scale"),
+}
+
+_CUSTOM_OPS = {
+    "AddCustom": _op_info([("x", "required", "float16,float"), ("y", "required", "float16,float")],
+                          [("z", "required", "float16,float")], [], "add_custom"),
+}
+
+
+def _write_ops_info(config: Path, ops: dict) -> None:
+    folder = config / SOC_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"aic-{SOC_DIR}-ops-info.json").write_text(json.dumps(ops, indent=4, sort_keys=True) + "\n")
+
+
+def build_custom_opp(root: Path, vendor: str = "customize") -> Path:
+    """Build a custom operator package, as the Ascend C custom-op flow (msopgen project, build.sh,
+    installed with ``--install-path=<root>``) lays it out, and return its vendor folder
+    ``<root>/vendors/<vendor>`` (the path ASCEND_CUSTOM_OPP_PATH lists):
+
+    * ``op_api/include/aclnn_add_custom.h``: the generated header of the AddCustom sample op;
+    * ``op_api/lib/libcust_opapi.so``: its aclnn entry points, DT_NEEDED on libnnopbase.so only
+      (no rpath), so it loads into a process that has a toolkit's libnnopbase.so loaded (or on
+      the search path) and shares that toolkit's state;
+    * ``op_impl/ai_core/tbe/config/ascend910b/aic-ascend910b-ops-info.json``: the op definition;
+    * ``op_proto/inc/op_proto.h``, ``bin/set_env.bash`` (prepends the folder to
+      ASCEND_CUSTOM_OPP_PATH) and ``<root>/vendors/config.ini`` (``load_priority=``, this vendor
+      first).
+    """
+    if not vendor or "/" in vendor or vendor.startswith("."):
+        raise ValueError(f"vendor {vendor!r}: expected a plain folder name")
+    root = Path(root).resolve()
+    cc = _compiler()
+    objdir = _objects(cc, root / ".emu-build" / "obj", False)
+    stage = root / ".emu-build" / f"custom-{vendor}"
+    stage.mkdir(parents=True, exist_ok=True)
+    # link-time copies of the runtime and nnopbase (same SONAMEs as any toolkit's)
+    _link(cc, stage / "libascendcl.so", [objdir / "emu_runtime.o"], [])
+    _link(cc, stage / "libnnopbase.so", [objdir / "emu_nnopbase.o"], ["libascendcl.so"])
+    # the runtime's symbols (emu_enter...) resolve through libnnopbase.so's own dependency at
+    # load time, so the library is linked without -z defs
+    _link(cc, stage / "libcust_opapi.so", [objdir / "emu_ops_custom.o"], ["libnnopbase.so"], zdefs=False)
+
+    vdir = root / "vendors" / vendor
+    (vdir / "op_api" / "lib").mkdir(parents=True, exist_ok=True)
+    _replace_dir(INCLUDE / "custom", vdir / "op_api" / "include")
+    tmp = vdir / "op_api" / "lib" / ".libcust_opapi.so.tmp"
+    shutil.copy2(stage / "libcust_opapi.so", tmp)
+    os.replace(tmp, vdir / "op_api" / "lib" / "libcust_opapi.so")
+    _write_ops_info(vdir / "op_impl" / "ai_core" / "tbe" / "config", _CUSTOM_OPS)
+    (vdir / "op_proto" / "inc").mkdir(parents=True, exist_ok=True)
+    (vdir / "op_proto" / "inc" / "op_proto.h").write_text(
+        "/* Emulated custom operator package: graph prototype of AddCustom. */\n"
+        "#ifndef OP_PROTO_H_\n#define OP_PROTO_H_\n\n#include \"graph/operator_reg.h\"\n\nnamespace ge {\n"
+        "REG_OP(AddCustom)\n    .INPUT(x, ge::TensorType::ALL())\n    .INPUT(y, ge::TensorType::ALL())\n"
+        "    .OUTPUT(z, ge::TensorType::ALL())\n    .OP_END_FACTORY_REG(AddCustom);\n}\n\n#endif\n")
+    (vdir / "bin").mkdir(exist_ok=True)
+    (vdir / "bin" / "set_env.bash").write_text(
+        f'#!/bin/bash\nexport ASCEND_CUSTOM_OPP_PATH="{vdir}${{ASCEND_CUSTOM_OPP_PATH:+:$ASCEND_CUSTOM_OPP_PATH}}"\n')
+    config = root / "vendors" / "config.ini"
+    vendors = [vendor]
+    if config.exists():
+        for line in config.read_text().splitlines():
+            if line.startswith("load_priority="):
+                vendors += [v for v in line.split("=", 1)[1].split(",") if v and v != vendor]
+    config.write_text("load_priority=" + ",".join(vendors) + "\n")
+    return vdir
 
 
 def library_paths(home: Path) -> list[Path]:

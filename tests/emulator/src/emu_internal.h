@@ -170,6 +170,9 @@ struct aclOpExecutor {
     int64_t iattr[8];
     double fattr[4];
     char sattr[64];
+    /* 1: the executor of a generated ("Nnopbase") op, whose aclSet*TensorAddr index is the
+     * position in the op definition (issue 10, item 6): AmpUpdateScale, the custom ops. */
+    int generated;
 };
 
 /* Internal nnopbase services used by libopapi. */
