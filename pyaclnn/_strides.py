@@ -1,8 +1,11 @@
 """Strided-layout arithmetic shared by the tensor layer and the NumPy runtime (elements)."""
 from __future__ import annotations
 
+import operator
 from functools import lru_cache
 from typing import Sequence
+
+from numpy import bool_ as _np_bool
 
 
 @lru_cache(maxsize=1024)
@@ -21,3 +24,57 @@ def extent(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, int]:
     lo = sum(min(0, (d - 1) * s) for d, s in zip(shape, strides) if d > 0)
     hi = sum(max(0, (d - 1) * s) for d, s in zip(shape, strides) if d > 0)
     return lo, hi
+
+
+def index_view(shape: Sequence[int], strides: Sequence[int], key: object) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """(shape, strides, offset delta) in elements of the view that basic indexing ``key`` (ints,
+    slices, ``...``, ``None``) selects from a strided layout, as NumPy's basic indexing does.
+
+    Pure arithmetic: no memory is touched, so it works for any shape. Raises IndexError for an
+    out-of-range int, too many indices or a second ``...``, TypeError for anything that is not
+    basic indexing (bools, floats, lists, arrays: NumPy treats those as copies, not views).
+    """
+    keys = key if isinstance(key, tuple) else (key,)
+    kinds = []
+    for k in keys:
+        if k is None or k is Ellipsis or isinstance(k, slice):
+            kinds.append(k)
+        else:
+            try:
+                if isinstance(k, (bool, _np_bool)):
+                    raise TypeError
+                kinds.append(operator.index(k))  # ints, NumPy integers, 0-d integer arrays
+            except TypeError:
+                raise TypeError(f"Tensor indices must be ints, slices, ... or None (views only), not "
+                                f"{type(k).__name__} {k!r}; use .numpy() for boolean or advanced "
+                                "indexing") from None
+    if sum(k is Ellipsis for k in kinds) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = sum(k is not None and k is not Ellipsis for k in kinds)
+    if used > len(shape):
+        raise IndexError(f"too many indices: the tensor is {len(shape)}-dimensional, but {used} were indexed")
+    if Ellipsis in kinds:
+        at = kinds.index(Ellipsis)
+        kinds[at:at + 1] = [slice(None)] * (len(shape) - used)
+    else:
+        kinds += [slice(None)] * (len(shape) - used)
+    out_shape: list[int] = []
+    out_strides: list[int] = []
+    delta, axis = 0, 0
+    for k in kinds:
+        if k is None:
+            out_shape.append(1)
+            out_strides.append(0)
+            continue
+        size, stride = int(shape[axis]), int(strides[axis])
+        if isinstance(k, slice):
+            start, stop, step = k.indices(size)  # ValueError for step 0, as NumPy
+            out_shape.append(len(range(start, stop, step)))
+            out_strides.append(stride * step)
+            delta += start * stride
+        else:
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for axis {axis} with size {size}")
+            delta += (k + size if k < 0 else k) * stride
+        axis += 1
+    return tuple(out_shape), tuple(out_strides), delta

@@ -14,7 +14,7 @@ import numpy as np
 from . import _backend
 from ._device import Device, current_device
 from ._resource import Resource
-from ._strides import contiguous_strides, extent
+from ._strides import contiguous_strides, extent, index_view
 from .dtypes import DType, from_numpy, to_numpy
 
 ACL_FORMAT_ND = 2
@@ -221,19 +221,11 @@ class Tensor(Resource):
 
     # -- views ---------------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> "Tensor":
-        """Basic indexing (ints, slices with steps, ..., None) as a view of the same storage."""
+        """Basic indexing (ints, negative ints, slices with steps, ``...``, ``None``) as a view of
+        the same storage, computed from shape and strides alone (all ints give a 0-d view)."""
         self._check_open()
-        keys = key if isinstance(key, tuple) else (key,)
-        if any(not isinstance(k, (int, np.integer, slice, type(Ellipsis), type(None))) for k in keys):
-            raise TypeError("Tensor indexing takes ints, slices, ... and None (views only); "
-                            "use .numpy() for advanced indexing")
-        # Apply the key to a probe array with 1-byte "elements": its strides and data offset
-        # are then the view's strides and offset in elements. No memory is read.
-        anchor = np.zeros(1, np.int8)
-        probe = np.lib.stride_tricks.as_strided(anchor, shape=self.shape, strides=self.strides)
-        view = probe[key]
-        delta = view.__array_interface__["data"][0] - anchor.__array_interface__["data"][0]
-        return Tensor(self.storage, view.shape, self.dtype, view.strides, self.offset + delta)
+        shape, strides, delta = index_view(self.shape, self.strides, key)
+        return Tensor(self.storage, shape, self.dtype, strides, self.offset + delta)
 
     def transpose(self, *axes: int) -> "Tensor":
         """A view with permuted axes (all reversed by default), like ndarray.transpose."""
