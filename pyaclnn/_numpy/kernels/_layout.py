@@ -13,10 +13,24 @@ import numpy as np
 
 from ._parallel import scratch
 
-__all__ = ["F32", "prod", "at_least_1d", "memory_order", "coalesce", "tiles", "view_as",
+__all__ = ["F32", "prod", "at_least_1d", "memory_order", "coalesce", "tiles", "view_as", "reshape_view",
            "flat_pieces", "gather_flat", "scatter_flat", "store", "as_f32"]
 
 F32 = np.dtype(np.float32)
+# np.reshape(copy=False), "a view or ValueError", exists from NumPy 2.1 on.
+_RESHAPE_HAS_COPY = np.lib.NumpyVersion(np.__version__) >= "2.1.0"
+
+
+def reshape_view(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``a`` reshaped row-major to ``shape`` as a view (never a copy); ValueError if impossible."""
+    if _RESHAPE_HAS_COPY:
+        return np.reshape(a, shape, copy=False)
+    view = a.view()
+    try:
+        view.shape = shape  # before NumPy 2.1: in place on a view, which never copies
+    except AttributeError as exc:
+        raise ValueError(str(exc)) from None
+    return view
 
 
 def prod(shape: Sequence[int]) -> int:
@@ -66,7 +80,7 @@ def coalesce(arrays: Sequence[np.ndarray], keep: int = 0) -> list[np.ndarray]:
         new_shape = (1,)
     if new_shape == shape:
         return list(arrays)
-    return [np.reshape(a, new_shape, copy=False) for a in arrays]
+    return [reshape_view(a, new_shape) for a in arrays]
 
 
 def tiles(shape: Sequence[int], block: int, *, min_axis: int = 0) -> list[tuple[slice, ...]]:
@@ -98,7 +112,7 @@ def view_as(a: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray | None:
     if a is None:
         return None
     try:
-        return np.reshape(a, shape, copy=False)
+        return reshape_view(a, shape)
     except ValueError:
         return None
 
