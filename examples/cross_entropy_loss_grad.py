@@ -12,6 +12,9 @@ import pyaclnn
 logits = np.array([[1.0, 2.0, 0.5], [0.1, 0.2, 3.0], [2.0, -1.0, 0.0], [0.5, 0.5, 1.5]])
 log_prob = (logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))).astype(np.float32)  # log_softmax
 
+info = pyaclnn.backend_info()
+print("backend: %s (SoC %s)" % (info["backend"], info["soc_name"]))
+
 with pyaclnn.Device(0) as device, device.create_stream() as stream:
     grad_loss = pyaclnn.Tensor.from_numpy(np.array(1.0, np.float32))  # 0-D for "mean"
     log_prob = pyaclnn.Tensor.from_numpy(log_prob)

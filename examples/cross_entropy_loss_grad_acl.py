@@ -54,6 +54,8 @@ def main():
     # 1. (fixed) device/stream initialisation
     deviceId = 0
     stream = Init(deviceId)
+    info = pyaclnn.backend_info()  # not in the C++ sample: say which backend runs it
+    LOG_PRINT("backend: %s (SoC %s)\n", info["backend"], info["soc_name"])
 
     # 2. inputs and outputs: N = 4 samples, C = 3 classes, reduction "mean"
     gradLossShape = []  # 0-D for mean/sum; (N,) for none

@@ -10,6 +10,9 @@ import pyaclnn
 
 N, C, HxW, group = 2, 3, 4, 1
 
+info = pyaclnn.backend_info()
+print("backend: %s (SoC %s)" % (info["backend"], info["soc_name"]))
+
 with pyaclnn.Device(0) as device, device.create_stream() as stream:
     grad_out = pyaclnn.Tensor.from_numpy(np.arange(1, 25, dtype=np.float32).reshape(2, 3, 4))
     input = pyaclnn.Tensor.from_numpy(np.arange(1, 25, dtype=np.float32).reshape(2, 3, 4))

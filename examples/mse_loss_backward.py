@@ -8,6 +8,9 @@ import numpy as np
 
 import pyaclnn
 
+info = pyaclnn.backend_info()
+print("backend: %s (SoC %s)" % (info["backend"], info["soc_name"]))
+
 with pyaclnn.Device(0) as device, device.create_stream() as stream:
     grad_output = pyaclnn.Tensor.from_numpy(np.array([[0, 1], [2, 3]], np.float32))
     input = pyaclnn.Tensor.from_numpy(np.array([[0, 1], [2, 3]], np.float32))

@@ -8,6 +8,9 @@ import numpy as np
 
 import pyaclnn
 
+info = pyaclnn.backend_info()
+print("backend: %s (SoC %s)" % (info["backend"], info["soc_name"]))
+
 with pyaclnn.Device(0) as device, device.create_stream() as stream:
     input = pyaclnn.Tensor.from_numpy(np.arange(8, dtype=np.float32).reshape(4, 2))
     weight = pyaclnn.Tensor.from_numpy(np.array([0.5, 0.5], np.float32))

@@ -56,6 +56,8 @@ def main():
     # 1. (fixed) device/context/stream initialisation
     deviceId = 0
     context, stream = Init(deviceId)
+    info = pyaclnn.backend_info()  # not in the C++ sample: say which backend runs it
+    LOG_PRINT("backend: %s (SoC %s)\n", info["backend"], info["soc_name"])
 
     # 2. inputs and outputs
     selfShape = [4, 2]

@@ -62,7 +62,7 @@ def env_problems() -> list[dict[str, str]]:
 # -- samples ------------------------------------------------------------------------------------
 def cmd_samples(args: argparse.Namespace) -> int:
     from . import backend_info
-    from ._samples import SAMPLES
+    from ._samples import SAMPLES, run
 
     problems = env_problems()
     if problems:
@@ -77,15 +77,23 @@ def cmd_samples(args: argparse.Namespace) -> int:
         _error(f"{exc} (run `{PROG} doctor` for details)")
         return FAILED
     print(_backend_line(info), flush=True)
-    status = OK
+    status, mismatched = OK, []
     for name in args.names or list(SAMPLES):
         print(f"== aclnn{name} ==", flush=True)
         try:
-            SAMPLES[name](print)
+            if not run(name, print):
+                mismatched.append(name)
         except (PyaclnnError, ValueError) as exc:
             _error(f"{name}: {exc}")
             status = FAILED
+        except Exception as exc:  # noqa: BLE001 - e.g. an unsupported numpy: one line, not a traceback
+            _error(f"{name}: {type(exc).__name__}: {exc} (`{PROG} doctor` checks the install)")
+            status = FAILED
         sys.stdout.flush()
+    if mismatched:
+        _error(f"MISMATCH: {', '.join(mismatched)} printed values that differ from the documented expected values "
+               f"on backend {info['backend']} (see the MISMATCH lines above; `{PROG} doctor` checks the install)")
+        status = FAILED
     return status
 
 
@@ -189,6 +197,13 @@ def doctor_report() -> dict[str, Any]:
         notes.append(f"optional functions this CANN does not export (pyaclnn works without them): "
                      f"{', '.join(optional)}")
 
+    data["compute"] = compute = _compute_check() if backend["name"] else None
+    if compute and not compute["ok"]:
+        failed = "; ".join(f"{name}: {result}" for name, result in compute["samples"].items() if result != "OK")
+        problems.append({"problem": f"the {backend['name']} backend computes wrong results or fails: {failed}",
+                         "fix": "check the installed versions (numpy, ml_dtypes, cffi: `pip list`) against "
+                                "pyaclnn's requirements, reinstall pyaclnn, and run `pyaclnn samples`"})
+        exit_code = FAILED
     if backend["error"] and exit_code == FAILED:
         problems.append({"problem": str(backend["error"]).strip().splitlines()[0].rstrip(":"),
                          "fix": "fix the problems above, or use PYACLNN_BACKEND=auto (falls back) or "
@@ -206,10 +221,29 @@ def doctor_report() -> dict[str, Any]:
     return {key: data.get(key) for key in DOCTOR_KEYS}
 
 
+# The samples the doctor computes and checks: documented on every SoC (CrossEntropyLossGrad is not).
+DOCTOR_SAMPLES = ("MseLossBackward", "GroupNormBackward", "PreluBackward")
+
+
+def _compute_check() -> dict[str, Any]:
+    """Run DOCTOR_SAMPLES on the chosen backend and compare with their expected values:
+    {"ok": bool, "samples": {name: "OK" | "MISMATCH ..." | "<error>"}}."""
+    from ._samples import run
+
+    results: dict[str, str] = {}
+    for name in DOCTOR_SAMPLES:
+        lines: list[str] = []
+        try:
+            results[name] = "OK" if run(name, lines.append) else lines[-1].split(": ", 1)[1]
+        except Exception as exc:  # noqa: BLE001 - doctor reports, never crashes
+            results[name] = f"{type(exc).__name__}: {one_line(exc)}"
+    return {"ok": all(r == "OK" for r in results.values()), "samples": results}
+
+
 # Top-level keys of `doctor --json`.
 DOCTOR_KEYS = ("pyaclnn", "python", "platform", "pyaclnn_env", "requested_backend", "backend", "device_found",
                "env", "discovery", "libraries", "symbols", "missing_required", "missing_optional", "acl_init",
-               "cann_version", "device_count", "soc_name", "problems", "notes", "exit_code")
+               "cann_version", "device_count", "soc_name", "compute", "problems", "notes", "exit_code")
 
 
 def _value(probe: dict[str, Any]) -> str:
@@ -263,6 +297,9 @@ def doctor_text(data: dict[str, Any]) -> str:
     out.append(f"  CANN version: {_value(data.get('cann_version', {}))}")
     out.append(f"  devices: {_value(data.get('device_count', {}))}")
     out.append(f"  SoC: {_value(data.get('soc_name', {}))}")
+    if data.get("compute"):
+        out += ["", f"compute check (samples against their expected values, on backend {b['name']}):"]
+        out += [f"  {name}: {result}" for name, result in data["compute"]["samples"].items()]
     if data["notes"]:
         out += ["", "notes:"] + [f"  - {n}" for n in data["notes"]]
     out += [""]
@@ -274,8 +311,10 @@ def doctor_text(data: dict[str, Any]) -> str:
     else:
         out.append("no problems found")
     code = data["exit_code"]
+    failed = (f"result: FAILED, backend {b['name']} computes wrong results" if data.get("compute") else
+              f"result: FAILED, PYACLNN_BACKEND={data['requested_backend']} is unavailable")
     out += ["", {OK: f"result: OK, backend {b['name']} works",
-                 FAILED: f"result: FAILED, PYACLNN_BACKEND={data['requested_backend']} is unavailable",
+                 FAILED: failed,
                  USAGE: "result: FAILED, fix the environment variables above"}[code]]
     return "\n".join(out)
 
@@ -297,7 +336,7 @@ def cmd_bench(argv: Sequence[str]) -> int:
 
 # -- main -----------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
-    from ._samples import SAMPLES
+    from ._samples import ALIASES, SAMPLES
 
     parser = argparse.ArgumentParser(
         prog=PROG, description="Drive Huawei CANN aclnn operators from Python (or the NumPy reference backend).",
@@ -308,9 +347,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     samples = sub.add_parser("samples", help="run the four documented samples on the active backend",
                              description="Run the documented samples (the data of the CANN C++ samples) on "
-                                         "the active backend and print their results as the samples do.")
+                                         "the active backend, print their results as the samples do, each "
+                                         "with its expected value, and OK or MISMATCH per sample. Exit 1 on "
+                                         "a mismatch.")
     samples.add_argument("names", nargs="*", metavar="NAME",
-                         help=f"samples to run (default: all): {', '.join(SAMPLES)}")
+                         help=f"samples to run (default: all): {', '.join(SAMPLES)}, or their short names "
+                              f"{', '.join(ALIASES)} (as `bench --case`)")
     doctor = sub.add_parser("doctor", help="check the CANN install, libraries, symbols, devices and backend",
                             description="Report CANN discovery, environment variables, libraries, every "
                                         "declared function found or missing, devices, SoC, CANN version and "
@@ -332,11 +374,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             args = parser.parse_args(argv)
             if args.command == "samples":
-                from ._samples import SAMPLES
-                unknown = [n for n in args.names if n not in SAMPLES]
+                from ._samples import ALIASES, SAMPLES, resolve
+                unknown = [n for n in args.names if resolve(n) is None]
                 if unknown:
-                    parser.error(f"samples: unknown sample {', '.join(unknown)} "
-                                 f"(choose from {', '.join(SAMPLES)})")
+                    parser.error(f"samples: unknown sample {', '.join(unknown)} (choose from "
+                                 f"{', '.join(SAMPLES)}, or {', '.join(ALIASES)})")
+                args.names = [resolve(n) for n in args.names]
         except SystemExit as exc:  # --help (0) or a usage error (2)
             return int(exc.code or 0)
         if args.command == "samples":

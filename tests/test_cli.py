@@ -58,12 +58,16 @@ def test_samples_names_backend_and_soc_and_prints_the_examples_numbers() -> None
         else:
             current.append(line)
     assert list(sections) == ["MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward"]
-    # The same lines as the idiomatic examples (checked against oracles in test_examples.py).
+    # The same values as the idiomatic examples (checked against oracles in test_examples.py),
+    # each followed by its expected value, and a verdict per sample.
     for op, script in (("MseLossBackward", "mse_loss_backward"), ("GroupNormBackward", "group_norm_backward"),
                        ("CrossEntropyLossGrad", "cross_entropy_loss_grad"), ("PreluBackward", "prelu_backward")):
         example = subprocess.run([sys.executable, str(EXAMPLES / f"{script}.py")], env=subprocess_env(),
                                  capture_output=True, text=True, timeout=60, check=True).stdout
-        assert sections[op] == example.splitlines(), op
+        values = [line for line in sections[op] if " is: " in line]
+        assert [line.split("  (expected ")[0] for line in values] == example.splitlines()[1:], op
+        assert all(re.search(r"  \(expected -?\d+\.\d{6}\)$", line) for line in values), op
+        assert sections[op][-1].startswith(f"aclnn{op}: OK ("), sections[op][-1]
 
 
 def test_samples_follows_pyaclnn_soc_and_runs_one_sample() -> None:
@@ -71,8 +75,10 @@ def test_samples_follows_pyaclnn_soc_and_runs_one_sample() -> None:
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("backend: numpy, SoC Ascend950")
-    assert lines[1:] == ["== aclnnMseLossBackward ==", "result[0] is: -0.000000", "result[1] is: 0.000000",
-                         "result[2] is: 1.000000", "result[3] is: 3.000000"]
+    assert lines[1:] == ["== aclnnMseLossBackward ==", "result[0] is: -0.000000  (expected 0.000000)",
+                         "result[1] is: 0.000000  (expected 0.000000)", "result[2] is: 1.000000  (expected 1.000000)",
+                         "result[3] is: 3.000000  (expected 3.000000)",
+                         "aclnnMseLossBackward: OK (4 values match the expected within 1e-05 + 1e-05 * |expected|)"]
 
 
 def test_samples_sample_unsupported_on_the_soc_fails_with_one_line_and_exit_1() -> None:

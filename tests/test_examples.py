@@ -34,10 +34,13 @@ def run_script(path: Path) -> str:
     return proc.stdout
 
 
-def parse(stdout: str) -> dict[str, np.ndarray]:
-    """{label: values} from the sample's `label[i] is: %f` lines (every line must be one)."""
+def parse(stdout: str, backend: str = "numpy") -> dict[str, np.ndarray]:
+    """{label: values} from the sample's `label[i] is: %f` lines (every line must be one),
+    after the first line, which names the backend that ran."""
     values: dict[str, list[float]] = {}
-    for line in stdout.splitlines():
+    first, *lines = stdout.splitlines()
+    assert first.startswith(f"backend: {backend} (SoC "), first
+    for line in lines:
         m = LINE.match(line)
         assert m, f"unexpected output line {line!r}"
         label, index, value = m.group(1), int(m.group(2)), float(m.group(3))
@@ -141,7 +144,7 @@ def test_examples_run_on_the_acl_backend_through_the_emulator(outputs, emulator_
                                          ASCEND_OPP_PATH=str(home / "opp")),
                           capture_output=True, text=True, check=False, timeout=60, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
-    got, ref = parse(proc.stdout), parse(outputs[op][0])
+    got, ref = parse(proc.stdout, backend="acl"), parse(outputs[op][0])
     assert list(got) == list(ref)
     for label in ref:
         close(got[label], ref[label], atol=1e-5)
