@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import operator
 from functools import lru_cache
-from typing import Sequence
+from typing import Any, Sequence
 
 from numpy import bool_ as _np_bool
 
@@ -35,7 +35,7 @@ def index_view(shape: Sequence[int], strides: Sequence[int], key: object) -> tup
     basic indexing (bools, floats, lists, arrays: NumPy treats those as copies, not views).
     """
     keys = key if isinstance(key, tuple) else (key,)
-    kinds = []
+    kinds: list[Any] = []  # ints, slices, None and at most one Ellipsis
     for k in keys:
         if k is None or k is Ellipsis or isinstance(k, slice):
             kinds.append(k)
