@@ -156,6 +156,8 @@ class Dev:
         return ptr
 
     def download(self, ptr, n: int, dtype=np.float32) -> np.ndarray:
+        """Synchronize the stream (phase 2 only queues the kernel), then copy to the host."""
+        assert self.rt.aclrtSynchronizeStream(self.acl.stream) == OK
         out = np.empty(n, dtype)
         assert self.rt.aclrtMemcpy(self.ffi.from_buffer(out), out.nbytes, ptr, out.nbytes, D2H) == OK
         return out
@@ -204,6 +206,7 @@ class Dev:
         return getattr(self.op, f"aclnn{op}")(wsp, ws, ex, self.acl.stream)
 
     def close(self) -> None:
+        self.rt.aclrtSynchronizeStream(self.acl.stream)  # queued work first, then the frees
         for t in self.tensors:
             self.nn.aclDestroyTensor(t)
         for p in self.ptrs:
@@ -647,6 +650,7 @@ def test_memory_rules(dev):
     assert rt.aclrtMemset(p[0], 100, 0, 101) == ACL_ERROR_INVALID_PARAM
     assert rt.aclrtMemset(p[0], 100, 0, 100) == OK
     assert rt.aclrtMemcpyAsync(p[0], 100, ffi.from_buffer(buf), 100, H2D, dev.acl.stream) == OK
+    assert rt.aclrtSynchronizeStream(dev.acl.stream) == OK  # the queued copy, before the free
     assert rt.aclrtFree(p[0]) == OK
     assert rt.aclrtFree(p[0]) == ACL_ERROR_RT_PARAM_INVALID                 # double free
     assert rt.aclrtMemcpy(p[0], 100, ffi.from_buffer(buf), 100, H2D) == ACL_ERROR_RT_PARAM_INVALID  # freed
@@ -687,7 +691,10 @@ def test_streams_events_contexts(dev):
     buf = np.zeros(4, np.float32)
     p = dev.malloc(16)
     assert rt.aclrtMemcpyAsync(p, 16, ffi.from_buffer(buf), 16, H2D, q[0]) == 107003
-    assert rt.aclrtDestroyStream(q[0]) == OK and rt.aclrtDestroyContext(ctx[0]) == OK
+    # nor is it destroyed from here (ApiImpl::StreamDestroy checks the stream's context)
+    assert rt.aclrtDestroyStream(q[0]) == 107003
+    assert rt.aclrtSetCurrentContext(ctx[0]) == OK and rt.aclrtDestroyStream(q[0]) == OK
+    assert rt.aclrtSetCurrentContext(cur[0]) == OK and rt.aclrtDestroyContext(ctx[0]) == OK
     assert emu.live("context") == contexts
     soc = rt.aclrtGetSocName()
     assert ffi.string(soc) == b"Ascend910B3"

@@ -381,6 +381,7 @@ class Emulator:
             ("emu_reset_faults", None, []),
             ("emu_reset_counters", None, []),
             ("emu_set_device_count", None, [ctypes.c_int]),
+            ("emu_set_stream_mode", None, [ctypes.c_int]),
         ):
             fn = getattr(lib, name)
             fn.restype = res
@@ -417,6 +418,11 @@ class Emulator:
     def reset_counters(self) -> None:
         """Zero the call counters and the misuse count (live counts are real state: kept)."""
         self._lib.emu_reset_counters()
+
+    def set_stream_mode(self, mode: str | None) -> None:
+        """"deferred" (queued work runs only at synchronisation), "worker" (also on a background
+        thread) or None (back to EMU_STREAM_MODE, default deferred)."""
+        self._lib.emu_set_stream_mode({"deferred": 1, "worker": 2, None: 0}[mode])
 
     def set_device_count(self, n: int | None) -> None:
         """Override the device count (0 = no driver); None returns to EMU_DEVICE_COUNT / default."""

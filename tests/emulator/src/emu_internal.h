@@ -153,7 +153,8 @@ typedef int (*emu_kernel_fn)(struct aclOpExecutor *e);
 struct aclOpExecutor {
     uint32_t magic;
     const char *api;                  /* the phase-2 function that may run it */
-    emu_kernel_fn kernel;             /* compute; NULL for the empty-tensor fast path */
+    emu_kernel_fn kernel;             /* compute, queued on the stream; NULL: empty-tensor fast path */
+    emu_kernel_fn check;              /* optional launch-time faults, run by phase 2 before queueing */
     int repeatable;
     uint64_t workspace;               /* bytes phase 1 asked for */
     int nroles;
@@ -181,6 +182,10 @@ EMU_EXPORT aclOpExecutor *emu_executor_new(const char *phase2_api);      /* regi
 /* Adds the next tensor parameter (in parameter order); `t` may be NULL for an absent optional. */
 EMU_EXPORT void emu_executor_add(aclOpExecutor *e, const aclTensor *t, int is_output);
 EMU_EXPORT void emu_executor_discard(aclOpExecutor *e);                  /* phase 1 failed late */
+/* Queues the kernel of `e` (a private copy that the queue then owns and frees) on `stream` (NULL:
+ * runs it at once); lo/len/writes: the n byte ranges it touches (emu_runtime.c, "Stream queues"). */
+EMU_EXPORT int emu_enqueue_kernel(void *stream, const char *api, aclOpExecutor *e, const void *const *lo,
+                                  const uint64_t *len, const int *writes, int n);
 /* The whole of phase 2 for every op (see emu_nnopbase.c for the order of its checks). */
 EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uint64_t workspaceSize,
                                            aclOpExecutor *executor, aclrtStream stream);

@@ -228,6 +228,34 @@ out:
 /*   sum:  gradLoss[0] * mask_i;  none (and unknown strings): gradLoss[i] * mask_i              */
 /*   nll_i = lossOutGrad_i * w_i;  out[i,j] = exp(logProb[i,j])*nll_i - [j == target_i]*nll_i    */
 /* ========================================================================================== */
+/* The faults of this kernel that phase 2 reports (361001) before it queues the kernel: a non-zero
+ * labelSmoothing, and a non-ignored target outside [0, C) -- read at launch, a simplification: a
+ * device would start the kernel and fail (or write garbage) later, seen at synchronisation. */
+int emu_check_cross_entropy(aclOpExecutor *e)
+{
+    static const char api[] = "aclnnCrossEntropyLossGrad";
+    const emu_tview *tg = &e->t[CE_TARGET];
+    int64_t N = e->t[CE_LOGPROB].dims[0], C = e->t[CE_LOGPROB].dims[1];
+    float ignore = (float)e->iattr[CE_A_IGNORE];
+    if (e->fattr[CE_A_LS] != 0.0)
+        return emu_error(ACLNN_ERR_RUNTIME_ERROR, api,
+                         "labelSmoothing %g != 0 is not implemented by the A2/A3 kernels (a device would hang or write garbage)",
+                         e->fattr[CE_A_LS]);
+    int64_t *otg = offsets(tg);
+    if (!otg)
+        return oom(api);
+    int status = ACLNN_SUCCESS;
+    for (int64_t i = 0; i < N && !status; i++) {
+        int64_t t = ld_i64(tg, otg[i]);
+        if ((float)t != ignore && (t < 0 || t >= C))
+            status = emu_error(ACLNN_ERR_RUNTIME_ERROR, api,
+                               "target[%lld] = %lld is outside [0, %lld) and not ignoreIndex (an out-of-bounds read on a device)",
+                               (long long)i, (long long)t, (long long)C);
+    }
+    free(otg);
+    return status;
+}
+
 int emu_kernel_cross_entropy(aclOpExecutor *e)
 {
     static const char api[] = "aclnnCrossEntropyLossGrad";

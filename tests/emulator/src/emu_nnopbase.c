@@ -732,7 +732,8 @@ static int view_span(const emu_tview *v, char *base, char **lo, uint64_t *len)
  *   no context (107002) -> bad stream (361001) -> workspace NULL with size > 0 (161001) ->
  *   workspaceSize smaller than phase 1 asked (161002) -> workspace not device memory (361001) ->
  *   a captured tensor destroyed since phase 1 (561103) -> a tensor not in device memory (361001)
- *   -> the kernel.
+ *   -> the op's launch-time faults (CrossEntropyLossGrad: 361001) -> the kernel is queued on the
+ *   stream and runs later (emu_runtime.c, "Stream queues").
  */
 EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uint64_t workspaceSize,
                                            aclOpExecutor *executor, aclrtStream stream)
@@ -798,6 +799,12 @@ EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uin
         st = ACLNN_SUCCESS;
         goto out;
     }
+    const void *lo_of[EMU_MAX_ROLES + 1];
+    uint64_t len_of[EMU_MAX_ROLES + 1];
+    int writes_of[EMU_MAX_ROLES + 1], n = 0;
+    if (e->workspace > 0) {                   /* the kernel's scratch memory */
+        lo_of[n] = workspace, len_of[n] = e->workspace, writes_of[n++] = 1;
+    }
     for (int r = 0; r < e->nroles; r++) {
         emu_tview *v = &e->t[r];
         if (!v->handle)
@@ -814,15 +821,23 @@ EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uin
         }
         char *lo;
         uint64_t len;
-        if (view_span(v, v->data, &lo, &len) && !emu_device_range_ok(lo, len)) {
+        if (!view_span(v, v->data, &lo, &len))
+            continue;
+        if (!emu_device_range_ok(lo, len)) {
             emu_note_misuse(api, "tensor %p data %p is not device memory", (const void *)v->handle, v->data);
             st = emu_error(ACLNN_ERR_RUNTIME_ERROR, api,
                            "%s tensor %d: [%p, +%llu bytes) is not inside a live aclrtMalloc allocation (host pointer or freed memory?)",
                            e->role_is_output[r] ? "output" : "input", r, (void *)lo, (unsigned long long)len);
             goto out;
         }
+        lo_of[n] = lo, len_of[n] = len, writes_of[n++] = e->role_is_output[r];
     }
-    st = e->kernel(e);
+    if (e->check && (st = e->check(e)))
+        goto out;
+    /* Phase 2 only queues the kernel: it runs when the stream gets to it (emu_runtime.c, "Stream
+     * queues"). The private copy `e` holds the addresses read above, as a launched task holds
+     * its arguments: the aclTensors may be destroyed once phase 2 has returned. */
+    return emu_enqueue_kernel(stream, api, e, lo_of, len_of, writes_of, n);
 out:
     free(e);
     return st;

@@ -465,6 +465,8 @@ static int ce_phase1(const aclTensor *gradLoss, const aclTensor *logProb, const 
         e->iattr[CE_A_REDUCTION] = red;
         e->fattr[CE_A_LS] = (float)labelSmoothing;        /* float attribute in the op def */
         snprintf(e->sattr, sizeof e->sattr, "%s", reduction);
+        if (!empty)
+            e->check = emu_check_cross_entropy;
     }
     return finish(api, e, workspaceSize, executor);
 }

@@ -31,6 +31,7 @@ enum { PR_GRAD, PR_SELF, PR_WEIGHT, PR_DX, PR_DW };
 int emu_kernel_mse(aclOpExecutor *e);
 int emu_kernel_group_norm(aclOpExecutor *e);
 int emu_kernel_cross_entropy(aclOpExecutor *e);
+int emu_check_cross_entropy(aclOpExecutor *e);
 int emu_kernel_prelu(aclOpExecutor *e);
 
 #endif /* EMU_OPS_H */

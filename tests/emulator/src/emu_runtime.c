@@ -283,18 +283,50 @@ typedef struct emu_ctx {
     int is_default;                           /* created by aclrtSetDevice, not by the user */
 } emu_ctx;
 
+/* One unit of queued stream work (see "Stream queues" below). */
+enum { T_KERNEL, T_COPY, T_MEMSET, T_RECORD, T_WAIT };
+#define EMU_TASK_RANGES (EMU_MAX_ROLES + 2)
+
+typedef struct emu_range {
+    const char *p;
+    uint64_t n;
+    int writes;                               /* the task writes the range (else only reads it) */
+} emu_range;
+
+typedef struct emu_task {
+    struct emu_task *next;
+    int kind;
+    const char *api;                          /* the call that queued it (a string literal) */
+    aclOpExecutor *exec;                      /* T_KERNEL: private copy, owned by the task */
+    void *dst;                                /* T_COPY / T_MEMSET */
+    const void *src;
+    size_t count;
+    int value;
+    void *event;                              /* T_RECORD / T_WAIT */
+    void *wait_stream;                        /* T_WAIT: the stream whose record is awaited */
+    uint64_t seq;                             /* T_RECORD: this record's number; T_WAIT: awaited */
+    int nranges;
+    emu_range ranges[EMU_TASK_RANGES];        /* device / pinned memory the task touches */
+} emu_task;
+
 typedef struct emu_stream {
     uint32_t magic;
     emu_ctx *ctx;
     uint64_t ctx_id;
+    emu_task *head, *tail;                    /* queued work, oldest first */
+    int status;                               /* first failure of a queued task, for the next sync */
+    struct emu_stream *next_live;             /* g_streams list */
 } emu_stream;
 
 typedef struct emu_event {
     uint32_t magic;
     uint32_t flags;                           /* 0 = aclrtCreateEvent (timing allowed) */
     int with_flag;
-    int recorded;
-    uint64_t ns;
+    int recorded;                             /* a record has executed */
+    uint64_t ns;                              /* when the latest executed record ran */
+    uint64_t rec_seq;                         /* records queued so far */
+    uint64_t done_seq;                        /* the latest record that has executed */
+    void *rec_stream;                         /* stream of the latest queued record */
 } emu_event;
 
 typedef struct alloc_rec {
@@ -476,6 +508,299 @@ static int malloc_fill_byte(void)
 }
 
 /* ========================================================================================== */
+/* Stream queues                                                                               */
+/* ========================================================================================== */
+/*
+ * Streams are asynchronous, as in CANN: phase 2 of an operator (aclnnXxx), aclrtMemcpyAsync,
+ * aclrtMemsetAsync, aclrtRecordEvent and aclrtStreamWaitEvent only queue a task on the stream
+ * (hicann/runtime src/runtime/api/impl/api_impl.cc: the launch APIs submit a task to the stream's
+ * queue and return; dev guide docs/zh/dev_guide/03-02_stream_management.md: "Stream ... tasks
+ * execute asynchronously"). The queued work runs
+ *  - at aclrtSynchronizeStream (that stream), aclrtSynchronizeDevice (every stream of the current
+ *    context), aclrtSynchronizeEvent (the recording stream, up to the record), aclrtDestroyStream
+ *    (which waits for the queued tasks: 03-02_stream_management.md "if the stream has unfinished
+ *    tasks, destroying it waits for them to complete"; context.cc Context::TearDownOwnedStream
+ *    flushes the pending tasks), aclrtResetDevice when the default context dies, aclFinalize;
+ *  - and, with EMU_STREAM_MODE=worker, on a background "device" thread at any later time.
+ * EMU_STREAM_MODE=deferred (the default) runs work only at those points: deterministic, and the
+ * harshest schedule for a caller that forgets to synchronize.
+ *
+ * Memory: aclrtFree frees at once and never waits for queued work (api_impl.cc ApiImpl::DevFree
+ * -> DevFreeStatic -> Driver::DevMemFree, no stream synchronisation), and aclrtMemcpy / aclrtMemset
+ * do no implicit stream synchronisation (api_c.cc rtMemcpy -> ApiImpl::MemCopySync ->
+ * Driver::MemCopySync). The emulator makes such races loud:
+ *  - aclrtFree/aclrtFreeHost of memory a queued task still uses: misuse; the block is filled with
+ *    EMU_POISON and kept aside (not reused) until the queues are empty;
+ *  - a queued task whose memory was freed when it runs: misuse, and the task does nothing;
+ *  - aclrtMemcpy/aclrtMemset writing memory a queued task uses, or reading memory a queued task
+ *    writes: misuse (the host would see or clobber data the device has not finished with).
+ * A kernel failing when it runs leaves its status on the stream; the next synchronisation of the
+ * stream returns it. The NULL (default) stream is not queued: work on it runs at once.
+ * All queue state is guarded by the global lock; a task runs with the lock held.
+ */
+#define EMU_POISON 0xa5
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static emu_stream *g_streams;                 /* live streams (created, not destroyed) */
+static int64_t g_queued;                      /* tasks queued over all streams */
+static int g_stream_mode_override;            /* emu_set_stream_mode: 0 = EMU_STREAM_MODE */
+static pthread_cond_t g_work_cv = PTHREAD_COND_INITIALIZER;
+static pthread_once_t g_worker_once = PTHREAD_ONCE_INIT;
+
+typedef struct grave {                        /* memory freed while queued work used it */
+    void *p;
+    struct grave *next;
+} grave;
+static grave *g_graves;
+
+enum { MODE_DEFERRED = 1, MODE_WORKER = 2 };
+
+static int stream_mode(void)
+{
+    if (g_stream_mode_override)
+        return g_stream_mode_override;
+    const char *s = getenv("EMU_STREAM_MODE");
+    return (s && strcmp(s, "worker") == 0) ? MODE_WORKER : MODE_DEFERRED;
+}
+
+static int ranges_overlap(const char *a, uint64_t an, const char *b, uint64_t bn)
+{
+    return a < b + bn && b < a + an;
+}
+
+/* The first queued task (and its stream) that touches [p, p+n): any use when `writes`, else only a
+ * task that writes it. Lock held. */
+static emu_task *queued_user(const void *p, uint64_t n, int writes, emu_stream **on)
+{
+    for (emu_stream *s = g_streams; s; s = s->next_live)
+        for (emu_task *t = s->head; t; t = t->next)
+            for (int i = 0; i < t->nranges; i++)
+                if ((writes || t->ranges[i].writes) && ranges_overlap(p, n, t->ranges[i].p, t->ranges[i].n)) {
+                    *on = s;
+                    return t;
+                }
+    return NULL;
+}
+
+/* Misuse when a synchronous host access of [p, p+n) races with queued work. Lock not needed. */
+static void check_host_access(const char *func, const void *p, uint64_t n, int writes)
+{
+    if (!p || !n)
+        return;
+    emu_lock();
+    emu_stream *s = NULL;
+    emu_task *t = g_queued ? queued_user(p, n, writes, &s) : NULL;
+    const char *api = t ? t->api : NULL;
+    emu_unlock();
+    if (t)
+        emu_note_misuse(func, "%s [%p, +%llu bytes) while %s queued on stream %p still %s it (synchronize the stream first)",
+                        writes ? "writes" : "reads", p, (unsigned long long)n, api, (void *)s,
+                        writes ? "uses" : "writes");
+}
+
+static int range_live(const emu_range *r)
+{
+    return table_contains(&g_dev_mem, r->p, r->n) || table_contains(&g_host_mem, r->p, r->n);
+}
+
+static void release_graves(void)
+{
+    while (g_graves) {
+        grave *g = g_graves;
+        g_graves = g->next;
+        free(g->p);
+        free(g);
+    }
+}
+
+static void drain_stream_until(emu_stream *s, const emu_event *e, uint64_t seq);
+
+/* Runs one task taken off stream `s`. Lock held. */
+static void task_run(emu_stream *s, emu_task *t)
+{
+    for (int i = 0; i < t->nranges; i++)
+        if (!range_live(&t->ranges[i])) {
+            emu_note_misuse(t->api, "queued on stream %p, it ran after [%p, +%llu bytes) was freed (free after synchronize)",
+                            (void *)s, (const void *)t->ranges[i].p, (unsigned long long)t->ranges[i].n);
+            if (t->kind == T_KERNEL)
+                free(t->exec);
+            return;
+        }
+    switch (t->kind) {
+    case T_KERNEL: {
+        int st = t->exec->kernel(t->exec);
+        if (st && !s->status)
+            s->status = st;
+        free(t->exec);
+        break;
+    }
+    case T_COPY:
+        memmove(t->dst, t->src, t->count);
+        break;
+    case T_MEMSET:
+        memset(t->dst, t->value, t->count);
+        break;
+    case T_RECORD:
+        if (emu_reg_kind(t->event) == EMU_K_EVENT) {
+            emu_event *e = t->event;
+            if (t->seq > e->done_seq)
+                e->done_seq = t->seq;
+            e->recorded = 1;
+            e->ns = now_ns();
+        }
+        break;
+    case T_WAIT:
+        /* the awaited record runs first: its stream executes up to it */
+        if (emu_reg_kind(t->wait_stream) == EMU_K_STREAM && emu_reg_kind(t->event) == EMU_K_EVENT)
+            drain_stream_until(t->wait_stream, t->event, t->seq);
+        break;
+    }
+}
+
+/* Pops and runs the oldest task of `s`; 0 when the queue is empty. Lock held. */
+static int run_one(emu_stream *s)
+{
+    emu_task *t = s->head;
+    if (!t)
+        return 0;
+    s->head = t->next;
+    if (!s->head)
+        s->tail = NULL;
+    g_queued--;
+    task_run(s, t);
+    free(t);
+    if (g_queued == 0)
+        release_graves();
+    return 1;
+}
+
+/* Runs `s` until event `e` has executed record `seq` (e NULL: until the queue is empty). */
+static void drain_stream_until(emu_stream *s, const emu_event *e, uint64_t seq)
+{
+    while ((!e || e->done_seq < seq) && run_one(s))
+        ;
+}
+
+static void drain_all(void)
+{
+    for (emu_stream *s = g_streams; s; s = s->next_live)
+        drain_stream_until(s, NULL, 0);
+}
+
+/* EMU_STREAM_MODE=worker: one background thread plays the device, running the oldest task of
+ * each stream in turn, a little later than it was queued (EMU_WORKER_DELAY_US, default 200). */
+static void *worker_main(void *arg)
+{
+    (void)arg;
+    const char *d = getenv("EMU_WORKER_DELAY_US");
+    long delay_us = (d && *d) ? strtol(d, NULL, 10) : 200;
+    emu_lock();
+    for (;;) {
+        int ran = 0;
+        for (emu_stream *s = g_streams; s; s = s->next_live)
+            ran |= run_one(s);
+        if (!ran) {
+            pthread_cond_wait(&g_work_cv, &g_mu);  /* the worker holds the lock exactly once */
+            continue;
+        }
+        emu_unlock();
+        if (delay_us > 0) {
+            struct timespec ts = {delay_us / 1000000, (delay_us % 1000000) * 1000};
+            nanosleep(&ts, NULL);
+        }
+        emu_lock();
+    }
+    return NULL;
+}
+
+static void worker_start(void)
+{
+    pthread_t th;
+    if (pthread_create(&th, NULL, worker_main, NULL) == 0)
+        pthread_detach(th);
+}
+
+static void range_add(emu_task *t, const void *p, uint64_t n, int writes)
+{
+    if (!p || !n || t->nranges >= EMU_TASK_RANGES)
+        return;
+    emu_lock();
+    int tracked = table_contains(&g_dev_mem, p, n) || table_contains(&g_host_mem, p, n);
+    emu_unlock();
+    if (tracked)                              /* pageable host memory is not tracked */
+        t->ranges[t->nranges++] = (emu_range){p, n, writes};
+}
+
+/* Queues `t` on `stream` (NULL: the default stream, which runs it at once). Takes ownership. */
+static void task_submit(aclrtStream stream, emu_task *t)
+{
+    emu_lock();
+    emu_stream *s = stream;
+    if (!s) {
+        emu_stream dflt = {0};
+        task_run(&dflt, t);
+        free(t);
+        emu_unlock();
+        return;
+    }
+    if (s->tail)
+        s->tail->next = t;
+    else
+        s->head = t;
+    s->tail = t;
+    g_queued++;
+    int worker = stream_mode() == MODE_WORKER;
+    emu_unlock();
+    if (worker) {
+        pthread_once(&g_worker_once, worker_start);
+        pthread_cond_signal(&g_work_cv);
+    }
+}
+
+static emu_task *task_new(int kind, const char *api)
+{
+    emu_task *t = calloc(1, sizeof *t);
+    if (t) {
+        t->kind = kind;
+        t->api = api;
+    }
+    return t;
+}
+
+/* For libnnopbase's phase 2: queue the kernel of `e` (a private copy, now owned by the queue) on
+ * `stream`; `ranges` are the device bytes it touches. ACLNN_ERR_INNER when out of memory. */
+EMU_EXPORT int emu_enqueue_kernel(void *stream, const char *api, aclOpExecutor *e, const void *const *lo,
+                                  const uint64_t *len, const int *writes, int n)
+{
+    emu_task *t = task_new(T_KERNEL, api);
+    if (!t) {
+        free(e);
+        return emu_error(ACLNN_ERR_INNER, api, "out of memory");
+    }
+    t->exec = e;
+    for (int i = 0; i < n; i++)
+        range_add(t, lo[i], len[i], writes[i]);
+    task_submit(stream, t);
+    return 0;
+}
+
+/* Tasks still queued (all streams), for emu_live("queued"). */
+static int64_t queued_tasks(void) { return g_queued; }
+
+/* 1 = deferred, 2 = worker, 0 = back to EMU_STREAM_MODE (default deferred). */
+EMU_EXPORT void emu_set_stream_mode(int mode)
+{
+    emu_lock();
+    g_stream_mode_override = (mode == MODE_DEFERRED || mode == MODE_WORKER) ? mode : 0;
+    emu_unlock();
+}
+
+/* ========================================================================================== */
 /* Control API (for tests)                                                                     */
 /* ========================================================================================== */
 static const char *const g_kind_names[EMU_K_COUNT] = {
@@ -511,6 +836,8 @@ EMU_EXPORT int64_t emu_live(const char *kind)
             v += g_dev_refs[d];
     } else if (strcmp(kind, "init") == 0)
         v = g_initialized;
+    else if (strcmp(kind, "queued") == 0)
+        v = queued_tasks();
     emu_unlock();
     return v;
 }
@@ -694,6 +1021,7 @@ aclFloat16 aclFloatToFloat16(float value)
  * events and allocations are NOT released, so a leak stays visible in emu_live. Lock held. */
 static void finalize_locked(void)
 {
+    drain_all();                              /* the devices finish their queued work */
     g_initialized = 0;
     g_init_refs = 0;
     for (int d = 0; d < EMU_MAX_DEVICES; d++) {
@@ -938,7 +1266,12 @@ aclError aclrtResetDevice(int32_t deviceId)
         return ACL_SUCCESS;
     }
     if (--g_dev_refs[deviceId] == 0) {
-        /* the default context dies; threads still pointing at it now have no context */
+        /* the default context dies (its streams finish their queued work first: Context teardown
+         * in context.cc TearDownOwnedStreamsForPrimaryRelease); threads still pointing at it now
+         * have no context */
+        for (emu_stream *s = g_streams; s; s = s->next_live)
+            if (s->ctx == g_default_ctx[deviceId])
+                drain_stream_until(s, NULL, 0);
         emu_reg_release(EMU_K_CONTEXT, g_default_ctx[deviceId]);
         g_default_ctx[deviceId] = NULL;
     }
@@ -1098,6 +1431,8 @@ aclError aclrtCreateStream(aclrtStream *stream)
     s->magic = 0x5354524du;
     s->ctx = cur_ctx();
     s->ctx_id = s->ctx ? s->ctx->id : 0;
+    s->next_live = g_streams;
+    g_streams = s;
     emu_reg_add(EMU_K_STREAM, s);
     emu_unlock();
     *stream = s;
@@ -1133,11 +1468,41 @@ aclError aclrtDestroyStream(aclrtStream stream)
     NEED_INIT(__func__);
     if (!stream)
         return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "stream is nullptr");
-    if (!emu_reg_release(EMU_K_STREAM, stream)) {
-        emu_note_misuse(__func__, "unknown or destroyed stream %p", stream);
-        return emu_error(ACL_ERROR_RT_PARAM_INVALID, __func__, "stream %p is unknown or already destroyed", stream);
-    }
+    if ((st = known_stream(__func__, stream)))
+        return st;
+    /* ApiImpl::StreamDestroy (api_impl.cc): needs a current context (107002), and the stream must
+     * belong to it (COND_RETURN_AND_MSG_INVALID_CONTEXT_STREAM_WITH_FUNC_DESC, 107003) */
+    NEED_CTX(__func__);
+    if ((st = launch_stream(__func__, stream)))
+        return st;
+    emu_lock();
+    emu_stream *s = stream;
+    drain_stream_until(s, NULL, 0);           /* destroying a stream waits for its tasks */
+    for (emu_stream **pp = &g_streams; *pp; pp = &(*pp)->next_live)
+        if (*pp == s) {
+            *pp = s->next_live;
+            break;
+        }
+    emu_reg_release(EMU_K_STREAM, stream);
+    emu_unlock();
     return ACL_SUCCESS;
+}
+
+/* Runs the queue of a known stream (NULL: nothing queued there) and returns, then clears, the
+ * status of the first of its tasks that failed since the last synchronisation. */
+static int sync_stream(const char *func, aclrtStream stream)
+{
+    if (!stream)
+        return 0;
+    emu_lock();
+    emu_stream *s = stream;
+    drain_stream_until(s, NULL, 0);
+    int failed = s->status;
+    s->status = 0;
+    emu_unlock();
+    if (failed)
+        return emu_error(failed, func, "a task queued on stream %p failed with %d (see the messages above)", stream, failed);
+    return 0;
 }
 
 aclError aclrtSynchronizeStream(aclrtStream stream)
@@ -1146,7 +1511,10 @@ aclError aclrtSynchronizeStream(aclrtStream stream)
     if (st)
         return st;
     NEED_CTX(__func__);
-    return known_stream(__func__, stream);    /* work ran synchronously: nothing to wait for */
+    /* any current context will do: ApiImpl::StreamSynchronize switches to the stream's context */
+    if ((st = known_stream(__func__, stream)))
+        return st;
+    return sync_stream(__func__, stream);
 }
 
 aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
@@ -1157,7 +1525,9 @@ aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
     NEED_CTX(__func__);
     if (timeout < -1)
         return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "timeout %d is invalid (-1 or >= 0)", (int)timeout);
-    return known_stream(__func__, stream);
+    if ((st = known_stream(__func__, stream)))
+        return st;
+    return sync_stream(__func__, stream);     /* queued work always finishes in time here */
 }
 
 aclError aclrtSynchronizeDevice(void)
@@ -1166,6 +1536,20 @@ aclError aclrtSynchronizeDevice(void)
     if (st)
         return st;
     NEED_CTX(__func__);
+    /* every stream of the current context (Context::SyncStreamsWithTimeout in context.cc) */
+    emu_lock();
+    emu_ctx *c = cur_ctx();
+    int failed = 0;
+    for (emu_stream *s = g_streams; s; s = s->next_live)
+        if (s->ctx == c && s->ctx_id == c->id) {
+            drain_stream_until(s, NULL, 0);
+            if (s->status && !failed)
+                failed = s->status;
+            s->status = 0;
+        }
+    emu_unlock();
+    if (failed)
+        return emu_error(failed, __func__, "a task queued on this context failed with %d (see the messages above)", failed);
     return ACL_SUCCESS;
 }
 
@@ -1218,14 +1602,29 @@ static aclError free_tracked(const char *func, alloc_table *t, const char *side,
 {
     emu_lock();
     long i = table_find(t, ptr);
+    size_t size = i >= 0 ? t->v[i].size : 0;
     if (i >= 0)
         table_remove(t, (size_t)i);
+    emu_stream *s = NULL;
+    emu_task *user = i >= 0 && g_queued ? queued_user(ptr, size, 1, &s) : NULL;
+    grave *g = user ? malloc(sizeof *g) : NULL;
+    if (g) {                                  /* freed under queued work: poison, keep aside */
+        memset(ptr, EMU_POISON, size);
+        g->p = ptr;
+        g->next = g_graves;
+        g_graves = g;
+    }
+    const char *api = user ? user->api : NULL;
     emu_unlock();
     if (i < 0) {
         emu_note_misuse(func, "free of unknown %s pointer %p (double free?)", side, ptr);
         return emu_error(ACL_ERROR_RT_PARAM_INVALID, func, "%p is not an %s'd address (double free?)", ptr, allocator);
     }
-    free(ptr);
+    if (user)   /* CANN frees at once (ApiImpl::DevFree): the queued task would use freed memory */
+        emu_note_misuse(func, "%s memory %p freed while %s queued on stream %p still uses it (synchronize first)",
+                        side, ptr, api, (void *)s);
+    if (!g)
+        free(ptr);
     return ACL_SUCCESS;
 }
 
@@ -1321,6 +1720,10 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, a
     NEED_CTX(__func__);
     if ((st = memcpy_checks(__func__, dst, destMax, src, count, kind)))
         return st;
+    /* no implicit stream synchronisation (api_c.cc rtMemcpy -> ApiImpl::MemCopySync): a copy
+     * racing with queued work is the caller's bug */
+    check_host_access(__func__, dst, count, 1);
+    check_host_access(__func__, src, count, 0);
     if (count)
         memmove(dst, src, count);
     return ACL_SUCCESS;
@@ -1339,8 +1742,17 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t cou
         return st;
     if (kind == ACL_MEMCPY_HOST_TO_HOST)
         return emu_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, __func__, "ACL_MEMCPY_HOST_TO_HOST is not supported by the async copy");
-    if (count)
-        memmove(dst, src, count);             /* executed at once: the stream is always idle */
+    if (!count)
+        return ACL_SUCCESS;
+    emu_task *t = task_new(T_COPY, "aclrtMemcpyAsync");
+    if (!t)
+        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of memory");
+    t->dst = dst;
+    t->src = src;
+    t->count = count;
+    range_add(t, dst, count, 1);
+    range_add(t, src, count, 0);
+    task_submit(stream, t);                   /* runs when the stream gets to it */
     return ACL_SUCCESS;
 }
 
@@ -1361,6 +1773,7 @@ aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
     NEED_CTX(__func__);
     if ((st = memset_checks(__func__, devPtr, maxCount, count)))
         return st;
+    check_host_access(__func__, devPtr, count, 1);
     memset(devPtr, (int)(value & 0xff), count);  /* host or device: CANN decides by the address */
     return ACL_SUCCESS;
 }
@@ -1375,7 +1788,16 @@ aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t c
         return st;
     if ((st = memset_checks(__func__, devPtr, maxCount, count)))
         return st;
-    memset(devPtr, (int)(value & 0xff), count);
+    if (!count)
+        return ACL_SUCCESS;
+    emu_task *t = task_new(T_MEMSET, "aclrtMemsetAsync");
+    if (!t)
+        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of memory");
+    t->dst = devPtr;
+    t->value = (int)(value & 0xff);
+    t->count = count;
+    range_add(t, devPtr, count, 1);
+    task_submit(stream, t);
     return ACL_SUCCESS;
 }
 
@@ -1402,12 +1824,6 @@ aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *freeBytes, size_t *totalByte
 /* ========================================================================================== */
 /* Events                                                                                      */
 /* ========================================================================================== */
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int event_new(const char *func, aclrtEvent *event, uint32_t flags, int with_flag)
 {
@@ -1464,11 +1880,24 @@ aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
     NEED_CTX(__func__);
     if ((st = known_event(__func__, event)) || (st = launch_stream(__func__, stream)))
         return st;
+    emu_task *t = task_new(T_RECORD, "aclrtRecordEvent");
+    if (!t)
+        return emu_error(ACL_ERROR_RT_NO_EVENT_RESOURCE, __func__, "out of memory");
     emu_lock();
-    ((emu_event *)event)->recorded = 1;
-    ((emu_event *)event)->ns = now_ns();
+    emu_event *e = event;
+    t->event = e;
+    t->seq = ++e->rec_seq;                    /* the event completes when this record has run */
+    e->rec_stream = stream;
     emu_unlock();
+    task_submit(stream, t);
     return ACL_SUCCESS;
+}
+
+/* Runs the recording stream up to the latest record of `e` (lock held). */
+static void wait_record(emu_event *e)
+{
+    if (e->done_seq < e->rec_seq && e->rec_stream && emu_reg_kind(e->rec_stream) == EMU_K_STREAM)
+        drain_stream_until(e->rec_stream, e, e->rec_seq);
 }
 
 aclError aclrtSynchronizeEvent(aclrtEvent event)
@@ -1477,7 +1906,12 @@ aclError aclrtSynchronizeEvent(aclrtEvent event)
     if (st)
         return st;
     NEED_INIT(__func__);
-    return known_event(__func__, event);
+    if ((st = known_event(__func__, event)))
+        return st;
+    emu_lock();                               /* waits for the work queued before the record */
+    wait_record(event);
+    emu_unlock();
+    return ACL_SUCCESS;
 }
 
 /* Elapsed time in ms between two recorded events. Events made by aclrtCreateEventWithFlag need
@@ -1497,8 +1931,9 @@ aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endE
     emu_unlock();
     if ((a.with_flag && !(a.flags & ACL_EVENT_TIME_LINE)) || (b.with_flag && !(b.flags & ACL_EVENT_TIME_LINE)))
         return emu_error(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, __func__, "event created without ACL_EVENT_TIME_LINE");
-    if (!a.recorded || !b.recorded)
-        return emu_error(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, __func__, "event not recorded");
+    if (!a.recorded || !b.recorded || a.done_seq < a.rec_seq || b.done_seq < b.rec_seq)
+        return emu_error(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, __func__,
+                         "event not recorded, or its record has not run yet (synchronize the event first)");
     if (b.ns < a.ns)
         return emu_error(ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL, __func__, "end event recorded before start event");
     *ms = (float)((double)(b.ns - a.ns) / 1e6);
@@ -1516,7 +1951,9 @@ aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *statu
     if ((st = known_event(__func__, event)))
         return st;
     emu_lock();
-    *status = ((emu_event *)event)->recorded ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    const emu_event *e = event;
+    *status = e->recorded && e->done_seq >= e->rec_seq ? ACL_EVENT_RECORDED_STATUS_COMPLETE
+                                                        : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     emu_unlock();
     return ACL_SUCCESS;
 }
@@ -1534,6 +1971,15 @@ aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
     emu_unlock();
     if (e.with_flag && !(e.flags & ACL_EVENT_SYNC))
         return emu_error(ACL_ERROR_RT_PARAM_INVALID, __func__, "event created without ACL_EVENT_SYNC cannot be waited on");
+    if (e.rec_seq == 0 || e.done_seq >= e.rec_seq)
+        return ACL_SUCCESS;                   /* nothing pending to wait for */
+    emu_task *t = task_new(T_WAIT, "aclrtStreamWaitEvent");
+    if (!t)
+        return emu_error(ACL_ERROR_RT_NO_EVENT_RESOURCE, __func__, "out of memory");
+    t->event = event;
+    t->wait_stream = e.rec_stream;
+    t->seq = e.rec_seq;                       /* the latest record at the time of the call */
+    task_submit(stream, t);
     return ACL_SUCCESS;
 }
 
