@@ -4,7 +4,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from . import _backend
+from . import _backend, _current, _streamorder
 from ._resource import Resource, close_all
 
 ACL_MEM_MALLOC_HUGE_FIRST = 0
@@ -24,8 +24,11 @@ def current_device() -> "Device | None":
 class Device(Resource):
     """An Ascend device made current with ``aclrtSetDevice``; ``close()`` is ``aclrtResetDevice``.
 
-    CANN keeps the current device per thread, so every pyaclnn object calls ``device.use()``
-    before touching the runtime: the first use in a thread calls ``aclrtSetDevice`` there.
+    CANN keeps ONE current device per thread, so every pyaclnn object calls ``device.use()``
+    before touching the runtime: a cheap per-thread check that, when another device (or none)
+    is current in the calling thread, switches to this one with ``aclrtSetCurrentContext`` and
+    its default context (no reference added: ``close()`` resets once, for the one
+    ``aclrtSetDevice`` made when it was opened).
     Closing a device first closes what was created on it (executors, tensors, events, streams).
     Like aclrtSetDevice, opening a Device makes it the current one of the calling thread:
     tensors and executors made there without ``device=`` use it until it is closed.
@@ -36,30 +39,22 @@ class Device(Resource):
         self.backend = _backend.current()
         self.id = int(device_id)
         self._runtime = self.backend.runtime
-        self._tls = threading.local()
         self._token = object()  # marks this device's children in the registry
-        self._runtime.set_device(self.id)
-        self._tls.set = True
-        # aclrtSetDevice calls made for this Device in all threads: aclrtResetDevice is
-        # reference-counted per device, so close() resets once per set (abi.md §6.3).
-        self._sets = [1]
-        self._sets_lock = threading.Lock()
-        self._own(self.backend, None, "device", _reset_device, self._runtime, self.id, self._token, self._sets,
-                  self._tls)
+        self._state = _current.DeviceState(self.id, self._runtime)
+        self._state.open()
+        self._own(self.backend, None, "device", _reset_device, self._token, self._state)
         if not hasattr(_local, "stack"):
             _local.stack = []
         _local.stack.append(self)
 
     def use(self) -> None:
-        """Make this device current in the calling thread (aclrtSetDevice, once per thread)."""
+        """Make this device current in the calling thread (aclrtSetCurrentContext with its
+        default context) unless pyaclnn already did and nothing switched it since."""
         if _backend._forked_after_init:
             raise _backend.forked_error()
-        if not getattr(self._tls, "set", False):
+        if getattr(_current._local, "current", None) is not self._state:
             self._check_open()
-            self._runtime.set_device(self.id)
-            with self._sets_lock:
-                self._sets[0] += 1
-            self._tls.set = True
+            self._state.make_current()
 
     def create_stream(self) -> "Stream":
         """A new stream on this device (aclrtCreateStream)."""
@@ -73,18 +68,21 @@ class Device(Resource):
         return f"<pyaclnn.Device {self.id} ({state}, {self.backend.soc})>"
 
 
-def _reset_device(runtime: Any, device_id: int, token: object, sets: list[int], tls: threading.local) -> None:
-    if not getattr(tls, "set", False):  # closing from a thread that never used the device:
-        runtime.set_device(device_id)   # the children's releases need it current here
-        sets[0] += 1
-        tls.set = True
+def _reset_device(token: object, state: _current.DeviceState) -> None:
+    # The children's releases need the device current here (they call device.use(), which
+    # would refuse the device being closed): make it current now.
+    if _current.current() is not state:
+        state.make_current()
     # A child that fails to close must not stop the others, nor the device reset: the first
     # error is raised once everything else has been released.
     error = close_all(lambda entry: entry[1] is not None and entry[1]._token is token)
+    state.closed = True
+    if _current.current() is state:
+        _current.forget()
     try:
-        while sets[0] > 0:
-            sets[0] -= 1
-            runtime.reset_device(device_id)
+        while state.sets > 0:
+            state.sets -= 1
+            state.runtime.reset_device(state.id)
     except Exception as exc:  # noqa: BLE001
         error = error or exc
     if error is not None:
@@ -94,8 +92,12 @@ def _reset_device(runtime: Any, device_id: int, token: object, sets: list[int], 
 class Stream(Resource):
     """A stream (aclrtCreateStream). ``close()`` synchronizes, then aclrtDestroyStream.
 
+    Work on a stream is asynchronous: ``run(stream)`` only queues the operator. What a queued
+    launch uses (tensors' memory, the workspace) stays allocated until the stream has passed it
+    (``pyaclnn._streamorder``): frees wait for the next ``synchronize()`` or ``close()``.
     Each stream keeps one workspace buffer for the operators it runs: ops on one stream run
-    in order, so the buffer can be reused; it only grows (after a synchronize).
+    in order, so the buffer can be reused; a bigger one replaces it, and the old one is freed
+    once the launches queued on it are done.
     """
     _what = "Stream"
 
@@ -105,7 +107,9 @@ class Stream(Resource):
         self._runtime = device._runtime
         self._raw = self._runtime.create_stream()
         self._workspace = [0, 0]  # [address, size], shared with the release function
-        self._own(device.backend, device, "stream", _destroy_stream, device, self._raw, self._workspace)
+        self._order = _stream_order(device, self._raw)
+        self._own(device.backend, device, "stream", _destroy_stream, device, self._raw, self._workspace,
+                  self._order)
 
     @property
     def handle(self) -> int:
@@ -113,41 +117,60 @@ class Stream(Resource):
         return self._runtime.as_int(self._raw)
 
     def synchronize(self) -> None:
-        """Wait until everything queued on the stream is done (aclrtSynchronizeStream)."""
+        """Wait until everything queued on the stream is done (aclrtSynchronizeStream), then
+        free what waited for it."""
         self._check_open()
-        self.device.use()
-        self._runtime.synchronize_stream(self._raw)
+        self._order.sync()
 
     def workspace(self, size: int) -> int:
         """A device buffer of at least ``size`` bytes for the next op on this stream (0 if size is 0)."""
         if size <= 0:
             return 0
-        self.device.use()
         addr, have = self._workspace
         if size > have:
-            if addr:
-                self._runtime.synchronize_stream(self._raw)  # a queued op may still use it
-                self._workspace[:] = [0, 0]
-                self._runtime.free(addr)
-            self._workspace[:] = [self._runtime.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST), size]
+            self.device.use()
+            new = self._runtime.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
+            self._workspace[:] = [new, size]
+            if addr:  # a queued op may still use the old one: free it once the stream passed it
+                _streamorder.release_after(self._order, _free_now, self.device, addr)
         return self._workspace[0]
 
     def __repr__(self) -> str:
         return f"<pyaclnn.Stream {'closed' if self.closed else hex(self.handle)} on device {self.device.id}>"
 
 
-def _destroy_stream(device: Device, raw: Any, workspace: list[int]) -> None:
+def _stream_order(device: Device, raw: Any) -> _streamorder.Order:
+    """The stream's launch bookkeeping; its ``sync`` is aclrtSynchronizeStream on ``raw``, then
+    the deferred frees (no reference to the Stream object: storages that remember the stream
+    must not keep it alive)."""
+    def sync() -> None:
+        device.use()
+        device._runtime.synchronize_stream(raw)
+        _streamorder.passed(order)
+    order = _streamorder.Order(sync)
+    return order
+
+
+def _free_now(device: Device, addr: int) -> None:
+    device.use()
+    device._runtime.free(addr)
+
+
+def _destroy_stream(device: Device, raw: Any, workspace: list[int], order: _streamorder.Order) -> None:
     device.use()
     runtime = device._runtime
     try:
         runtime.synchronize_stream(raw)
     finally:
         try:
-            if workspace[0]:
-                addr, workspace[:] = workspace[0], [0, 0]
-                runtime.free(addr)
-        finally:  # a refused free must not keep the stream alive
-            runtime.destroy_stream(raw)
+            runtime.destroy_stream(raw)  # waits for queued work too (CANN's aclrtDestroyStream)
+        finally:  # a refused destroy must not keep the memory alive
+            try:
+                if workspace[0]:
+                    addr, workspace[:] = workspace[0], [0, 0]
+                    runtime.free(addr)
+            finally:
+                _streamorder.passed(order)
 
 
 class Event(Resource):

@@ -3,7 +3,8 @@
 Constructing ``MseLossBackward(...)`` (or any op class here) is phase 1,
 ``aclnn<Op>GetWorkspaceSize``: the library checks the arguments and returns an executor and
 its ``workspace_size``. ``run(stream)`` is phase 2, ``aclnn<Op>(workspace, size, executor,
-stream)``, with the workspace taken from the stream's pool.
+stream)``, with the workspace taken from the stream's pool. Phase 2 only queues the kernel:
+what it uses stays allocated until the stream has passed it (``pyaclnn._streamorder``).
 
 An executor is single-use: phase 2 frees it inside CANN even when it fails, so pyaclnn marks
 it consumed *before* the call, and a second ``run`` raises ExecutorConsumedError. With
@@ -17,6 +18,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Sequence
 
+from . import _streamorder
 from ._device import Device, Stream
 from ._resource import Resource, _live
 from ._runtime import ARG_KINDS, N_INPUT_TENSORS
@@ -166,6 +168,7 @@ class Executor(Resource):
         workspace = stream.workspace(size) if size > 0 else 0
         if self.repeatable:
             self._runtime.launch(self.op, workspace, size, executor, stream._raw)
+            _queued(stream, self._args)
             return
         self._state[0] = None  # consumed by phase 2 even if it fails (abi.md §6.1)
         try:
@@ -173,6 +176,7 @@ class Executor(Resource):
         except BaseException:
             self._release_arguments(quiet=True)  # the operator's own error is the one to report
             raise
+        _queued(stream, self._args)
         self._release_arguments()
 
     def _release_arguments(self, quiet: bool = False) -> None:
@@ -220,6 +224,12 @@ class Executor(Resource):
         state = "closed" if self.closed else ("launched" if self.launched else
                                               ("repeatable" if self.repeatable else "planned"))
         return f"<pyaclnn.{type(self).__name__} {state} workspace_size={self.workspace_size}>"
+
+
+def _queued(stream: Stream, tensors: list[Tensor]) -> None:
+    """Phase 2 only queued the kernel: the memory of its tensors stays allocated (and host
+    reads and writes of it wait) until the stream has passed this launch (_streamorder)."""
+    _streamorder.launched(stream._order, [t.storage for t in tensors])
 
 
 def _private_descriptor(runtime: Any, t: Tensor) -> Any:

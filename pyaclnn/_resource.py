@@ -18,6 +18,7 @@ from __future__ import annotations
 import weakref
 from typing import Any, Callable
 
+from . import _current
 from .errors import ClosedError
 
 # Dependency order for closing many handles at once: users before what they use.
@@ -74,10 +75,15 @@ def _release(entry: Entry) -> None:
 
 
 def _collected(ref: weakref.ref) -> None:
-    """The safety net: an owner was garbage-collected without close()."""
+    """The safety net: an owner was garbage-collected without close(). GC runs it in whatever
+    thread it happens in: the device current there before is made current again after."""
     entry = _live.pop(ref, None)
     if entry is not None:
-        _release(entry)
+        previous = _current.current()
+        try:
+            _release(entry)
+        finally:
+            _current.restore(previous)
 
 
 def close_all(belongs: Callable[[Entry], bool]) -> BaseException | None:

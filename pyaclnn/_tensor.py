@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import _backend
+from . import _backend, _streamorder
 from ._device import Device, current_device
 from ._resource import Resource
 from ._strides import contiguous_strides, extent, index_view
@@ -50,7 +50,10 @@ class Storage(Resource):
         self.device, self.nbytes = device, int(nbytes)
         self.addr = device._runtime.malloc(self.nbytes, ACL_MEM_MALLOC_HUGE_FIRST) if self.nbytes else 0
         self.users = 0  # open tensors viewing this storage
-        self._own(device.backend, device, "storage", _free, device, self.addr)
+        # streams with queued launches using this memory -> number of the last such launch
+        # (pyaclnn._streamorder): the free waits for them, host reads and writes too
+        self.uses: dict[_streamorder.Order, int] = {}
+        self._own(device.backend, device, "storage", _free, device, self.addr, self.uses)
 
     def release_user(self) -> None:
         self.users -= 1
@@ -58,10 +61,14 @@ class Storage(Resource):
             self.close()
 
 
-def _free(device: Device, addr: int) -> None:
-    if addr:
-        device.use()
-        device._runtime.free(addr)
+def _free(device: Device, addr: int, uses: dict) -> None:
+    if addr:  # aclrtFree does not wait for queued work: the free waits for the streams instead
+        _streamorder.free_after_uses(uses, _free_now, device, addr)
+
+
+def _free_now(device: Device, addr: int) -> None:
+    device.use()
+    device._runtime.free(addr)
 
 
 def host_span(array: np.ndarray) -> tuple[np.ndarray, int]:
@@ -180,10 +187,11 @@ class Tensor(Resource):
     def numpy(self) -> np.ndarray:
         """A new contiguous NumPy array with the tensor's values (aclrtMemcpy device to host)."""
         self._check_open()
-        self.device.use()
         out = np.empty(self.shape, self.dtype)
         if out.size == 0:
             return out
+        _streamorder.wait_for(self.storage.uses)  # queued launches writing it finish first
+        self.device.use()
         item = self.dtype.itemsize
         lo, hi = extent(self.shape, self.strides)
         nbytes = (hi - lo + 1) * item
@@ -201,10 +209,11 @@ class Tensor(Resource):
     def copy_from(self, array: Any) -> None:
         """Write ``array`` (broadcast to this tensor's shape) into the tensor's elements."""
         self._check_open()
-        self.device.use()
         src = np.broadcast_to(np.asarray(array, dtype=self.dtype), self.shape)
         if self.size == 0:
             return
+        _streamorder.wait_for(self.storage.uses)  # queued launches using it finish first
+        self.device.use()
         item = self.dtype.itemsize
         lo, hi = extent(self.shape, self.strides)
         nbytes = (hi - lo + 1) * item

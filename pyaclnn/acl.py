@@ -13,7 +13,7 @@ streams and executors are emulated, so a ported sample runs in CI unchanged.
 """
 from typing import Any, Sequence
 
-from . import _backend
+from . import _backend, _current
 # Enum constants and status codes, exactly as headers/ declares them (generated: tools/gen_constants.py).
 from ._constants import *  # noqa: F401,F403
 
@@ -44,10 +44,12 @@ def aclGetRecentErrMsg() -> str | None:
 
 def aclrtSetDevice(deviceId: int) -> None:
     _rt().set_device(deviceId)
+    _current.forget()  # the thread's current device changed behind pyaclnn's objects
 
 
 def aclrtResetDevice(deviceId: int) -> None:
     _rt().reset_device(deviceId)
+    _current.forget()
 
 
 def aclrtGetDevice() -> int:
@@ -66,15 +68,19 @@ def aclrtGetSocName() -> str:
 
 def aclrtCreateContext(deviceId: int) -> Handle:
     """aclrtCreateContext(&context, deviceId) -> context (it becomes this thread's context)."""
-    return _rt().create_context(deviceId)
+    context = _rt().create_context(deviceId)
+    _current.forget()
+    return context
 
 
 def aclrtDestroyContext(context: Handle) -> None:
     _rt().destroy_context(context)
+    _current.forget()
 
 
 def aclrtSetCurrentContext(context: Handle) -> None:
     _rt().set_current_context(context)
+    _current.forget()
 
 
 def aclrtGetCurrentContext() -> Handle:

@@ -164,6 +164,7 @@ def test_every_declared_function_is_called(emulator):
     acl.aclrtMemset(dev_ptr, 64, 0, 64)
     buf = np.arange(16, dtype=np.float32)
     acl.aclrtMemcpyAsync(dev_ptr, 64, buf, 64, acl.ACL_MEMCPY_HOST_TO_DEVICE, s)
+    acl.aclrtSynchronizeStream(s)  # the async copy only queued: wait before reading
     acl.aclrtMemcpy(host, 64, dev_ptr, 64, acl.ACL_MEMCPY_DEVICE_TO_HOST)
     ints = acl.aclCreateIntArray([1, 2, 3], 3)
     acl.aclDestroyIntArray(ints)
@@ -232,6 +233,7 @@ def test_every_declared_function_is_called(emulator):
     assert nn.aclnnFinalize() == 0
     lib.rt.aclGetRecentErrMsg()  # clear what the dynamic-address calls left
 
+    acl.aclrtSynchronizeStream(s)  # the queued memset and event work, before the free
     acl.aclrtFree(dev_ptr)
     acl.aclrtFreeHost(host)
     acl.aclrtDestroyStream(s)

@@ -149,7 +149,8 @@ def s_open_device(emu, c: Case) -> None:
 
 
 def s_first_use_in_thread(emu, c: Case) -> None:
-    # A Device opened here is first used in another thread: its aclrtSetDevice there fails.
+    # A Device opened here is first used in another thread: making it current there
+    # (aclrtSetCurrentContext with the device's default context) fails.
     x = np.ones(4, F32)
     with pyaclnn.Device(0) as dev:
         expect_fault(emu, c.func, c.status, lambda: in_thread(lambda: pyaclnn.Tensor.from_numpy(x, dev)))
@@ -249,8 +250,13 @@ def s_functional_download(emu, c: Case) -> None:
 
 
 def s_functional_sync(emu, c: Case) -> None:
+    # The synchronize fails: the launch may still be queued, so its memory is freed only once
+    # the stream has passed it (stream-ordered lifetimes): at the next synchronize.
     args, before = host_args("MseLossBackward"), live(emu)
     err = expect_fault(emu, c.func, c.status, lambda: functional("MseLossBackward", args))
+    from pyaclnn._executor import default_stream
+    from pyaclnn._tensor import default_device
+    default_stream(default_device()).synchronize()
     assert live(emu) == before, err
 
 
@@ -544,7 +550,7 @@ def s_destroy_bool_array(emu, c: Case) -> None:
 CASES = [
     # runtime: devices, streams, events
     Case("aclrtSetDevice", 107001, s_open_device),
-    Case("aclrtSetDevice", 507033, s_first_use_in_thread),
+    Case("aclrtSetCurrentContext", 507033, s_first_use_in_thread),
     Case("aclrtCreateStream", 207008, s_create_stream),
     Case("aclrtCreateEvent", 207007, s_create_event),
     Case("aclrtRecordEvent", 507000, s_record_event),
@@ -602,7 +608,7 @@ for _c in CASES:
 def test_every_native_function_of_the_object_model_is_covered():
     """The table covers every runtime/nnopbase call Device/Stream/Event/Tensor/executors make."""
     covered = {c.func for c in CASES}
-    used = {"aclrtSetDevice", "aclrtResetDevice", "aclrtCreateStream", "aclrtDestroyStream",
+    used = {"aclrtSetDevice", "aclrtResetDevice", "aclrtSetCurrentContext", "aclrtCreateStream", "aclrtDestroyStream",
             "aclrtSynchronizeStream", "aclrtCreateEvent", "aclrtRecordEvent", "aclrtDestroyEvent",
             "aclrtSynchronizeEvent", "aclrtEventElapsedTime",
             "aclrtMalloc", "aclrtFree", "aclrtMemcpy", "aclrtMemset", "aclCreateTensor", "aclDestroyTensor",

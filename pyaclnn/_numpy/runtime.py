@@ -4,7 +4,8 @@ It keeps CANN's rules so that code written against pyaclnn behaves the same on b
 backends: aclInit first, a device set in every thread that uses the runtime, handles that
 must be live, single-use executors consumed by phase 2 even when it fails, and the op checks
 of the real library in phase 1 (``pyaclnn._spec``). Kernels run synchronously at launch, so
-a stream is always complete.
+a stream is always complete. Work goes only to streams of the thread's current device, as on
+CANN (one current device per thread).
 """
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ ACL_ERROR_REPEAT_FINALIZE = 100037
 ACL_ERROR_RT_PARAM_INVALID = 107000
 ACL_ERROR_RT_INVALID_DEVICEID = 107001
 ACL_ERROR_RT_CONTEXT_NULL = 107002
+ACL_ERROR_RT_STREAM_CONTEXT = 107003
+ACLNN_ERR_RUNTIME_ERROR = 361001
 ACLNN_ERR_PARAM_NULLPTR = 161001
 ACLNN_ERR_PARAM_INVALID = 161002
 ACLNN_ERR_INNER_NULLPTR = 561103
@@ -84,7 +87,8 @@ class NumpyRuntime:
         self.memory = AddressSpace()
         self._contexts: dict[int, int] = {}
         self._set_counts: dict[int, int] = {}  # aclrtSetDevice references, per device (all threads)
-        self._streams: dict[int, None] = {}
+        self._default_contexts: dict[int, int] = {}  # device -> its default context
+        self._streams: dict[int, int | None] = {}  # stream -> device it was created on
         self._events: dict[int, float | None] = {}
         self._tensors: dict[int, TensorDesc] = {}
         self._bool_arrays: dict[int, tuple[bool, ...]] = {}
@@ -154,9 +158,12 @@ class NumpyRuntime:
         if not 0 <= device_id < self._device_count:
             raise self._fail(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtSetDevice",
                              f"device {device_id} does not exist ({self._device_count} device(s))")
-        self._thread.device = device_id
         with self._lock:
             self._set_counts[device_id] = self._set_counts.get(device_id, 0) + 1
+            context = self._default_contexts.get(device_id)
+        if context is None:  # the device's default context, shared by every thread that sets it
+            context = self._default_contexts[device_id] = self._register(self._contexts, device_id)
+        self._thread.device, self._thread.context = device_id, context
 
     def reset_device(self, device_id: int) -> None:
         """One reset per aclrtSetDevice, counted per device over all threads (as CANN does)."""
@@ -166,9 +173,12 @@ class NumpyRuntime:
                 raise self._fail(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtResetDevice",
                                  f"device {device_id} is not set (more resets than aclrtSetDevice calls)")
             self._set_counts[device_id] = count - 1
+            context = self._default_contexts.pop(device_id, None) if count == 1 else None
+            if context is not None:  # the default context dies with the last reset
+                self._contexts.pop(context, None)
         t = self._thread
         if count == 1 and t.device == device_id:
-            t.device = None
+            t.device = t.context = None
 
     def get_device(self) -> int:
         self._need_context("aclrtGetDevice")
@@ -185,6 +195,9 @@ class NumpyRuntime:
         return handle
 
     def destroy_context(self, context: int) -> None:
+        if context in self._default_contexts.values():
+            raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyContext",
+                             f"{context!r} is a device's default context (use aclrtResetDevice)")
         with self._lock:
             if self._contexts.pop(context, None) is None:
                 raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyContext", f"{context!r} is not a live context")
@@ -213,13 +226,21 @@ class NumpyRuntime:
     # -- streams and events --------------------------------------------------------------------
     def create_stream(self) -> int:
         self._need_context("aclrtCreateStream")
-        return self._register(self._streams, None)
+        return self._register(self._streams, self._thread.device)
 
-    def _need_stream(self, stream: Any, api: str) -> None:
+    def _need_stream(self, stream: Any, api: str, launch: bool = False) -> None:
         if stream not in self._streams:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, api, f"stream {stream!r} is not a live stream")
+        # Work goes only to a stream of the thread's current device (CANN: 107003 for runtime
+        # calls, 361001 from phase 2), as the one current device per thread demands.
+        if launch and self._streams[stream] != self._thread.device:
+            status = ACLNN_ERR_RUNTIME_ERROR if api.startswith("aclnn") else ACL_ERROR_RT_STREAM_CONTEXT
+            raise self._fail(status, api, f"stream {stream!r} belongs to device {self._streams[stream]}, "
+                                          f"not to this thread's current device {self._thread.device}")
 
     def destroy_stream(self, stream: int) -> None:
+        self._need_context("aclrtDestroyStream")
+        self._need_stream(stream, "aclrtDestroyStream", launch=True)
         with self._lock:
             if self._streams.pop(stream, False) is False:
                 raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyStream", f"stream {stream!r} is not live")
@@ -234,7 +255,7 @@ class NumpyRuntime:
 
     def record_event(self, event: int, stream: int) -> None:
         self._need_context("aclrtRecordEvent")
-        self._need_stream(stream, "aclrtRecordEvent")
+        self._need_stream(stream, "aclrtRecordEvent", launch=True)
         if event not in self._events:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtRecordEvent", f"event {event!r} is not live")
         self._events[event] = time.perf_counter()
@@ -298,7 +319,7 @@ class NumpyRuntime:
 
     def memcpy_async(self, dst: Any, dst_max: int, src: Any, count: int, kind: int, stream: int) -> None:
         self._need_context("aclrtMemcpyAsync")
-        self._need_stream(stream, "aclrtMemcpyAsync")
+        self._need_stream(stream, "aclrtMemcpyAsync", launch=True)
         self._copy(dst, dst_max, src, count, kind, "aclrtMemcpyAsync")
 
     def _copy(self, dst: Any, dst_max: int, src: Any, count: int, kind: int, api: str) -> None:
@@ -404,7 +425,7 @@ class NumpyRuntime:
         if workspace_size > 0 and not workspace:
             raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "workspace is nullptr but workspaceSize > 0")
         self._need_context(api)
-        self._need_stream(stream, api)
+        self._need_stream(stream, api, launch=True)
         if ex.empty and not ops.fills_when_empty(op, self.soc, ex.args):
             return
         try:

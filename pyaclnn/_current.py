@@ -1,0 +1,75 @@
+"""The device pyaclnn last made current in each thread (CANN keeps one current device per thread).
+
+aclrtSetDevice makes a device current in the calling thread only (hicann/runtime
+``ApiImpl::SetDevice`` sets the thread's current context), and every call adds one reference
+to the device that aclrtResetDevice takes back (``Runtime::PrimaryContextRetain``: one IncRef
+per call, even in the same thread). So a Device calls aclrtSetDevice once when opened (one
+reset at close), and pyaclnn remembers per thread which device it made current: when another
+one is needed, aclrtSetCurrentContext with that device's default context switches at no
+reference cost.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+_local = threading.local()
+
+
+class DeviceState:
+    """What a Device shares with its release function: id, runtime, the device's default
+    context and how many aclrtSetDevice calls close() must give back."""
+
+    __slots__ = ("id", "runtime", "sets", "lock", "closed", "context")
+
+    def __init__(self, device_id: int, runtime: Any) -> None:
+        self.id, self.runtime = device_id, runtime
+        self.sets = 0
+        self.lock = threading.Lock()
+        self.closed = False
+        self.context: Any = None
+
+    def open(self) -> None:
+        """aclrtSetDevice (one reference, given back by close), then remember the device's
+        default context (aclrtGetCurrentContext) to switch back to it later."""
+        self.set_device()
+        try:
+            self.context = self.runtime.get_current_context()
+        except BaseException:
+            self.runtime.reset_device(self.id)  # give the reference back: the Device is not made
+            self.sets -= 1
+            forget()
+            raise
+
+    def set_device(self) -> None:
+        self.runtime.set_device(self.id)
+        with self.lock:
+            self.sets += 1
+        _local.current = self
+
+    def make_current(self) -> None:
+        """Make the device current in the calling thread. aclrtSetCurrentContext with the
+        device's default context switches device without adding a reference (CANN's
+        aclrtSetDevice would add one per call: ``Runtime::PrimaryContextRetain``), so
+        switching back and forth costs no resets at close."""
+        if self.context is None:
+            self.set_device()
+            return
+        self.runtime.set_current_context(self.context)
+        _local.current = self
+
+
+def current() -> DeviceState | None:
+    return getattr(_local, "current", None)
+
+
+def forget() -> None:
+    """The thread's current device changed behind pyaclnn's back (pyaclnn.acl calls)."""
+    _local.current = None
+
+
+def restore(previous: DeviceState | None) -> None:
+    """Make ``previous`` current again in this thread if a release switched devices (GC-run
+    releases must not leave another device current in the thread they happen to run in)."""
+    if previous is not None and not previous.closed and getattr(_local, "current", None) is not previous:
+        previous.make_current()

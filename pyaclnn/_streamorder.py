@@ -1,0 +1,93 @@
+"""Stream-ordered lifetimes: memory a queued launch uses is freed only once the stream passed it.
+
+CANN streams are asynchronous: phase 2 (aclnnXxx) only queues the kernel, aclrtFree frees at
+once without waiting for queued work (hicann/runtime ``ApiImpl::DevFree``), and aclrtMemcpy does
+not synchronize (``ApiImpl::MemCopySync``). So, as CuPy and cuda.core do:
+
+- each stream numbers its launches (``Order.launches``) and knows how many have surely finished
+  (``Order.done``: all of them after aclrtSynchronizeStream or aclrtDestroyStream);
+- each Storage remembers, per stream, the number of the last launch that reads or writes it
+  (``uses``);
+- freeing a Storage a stream has not passed yet is deferred to that stream: the free runs right
+  after the stream's next synchronize or its close (the workspace pool does the same with a
+  workspace it replaces). Beyond MAX_DEFERRED waiting frees, the stream is synchronized then and
+  there, so the memory held stays bounded;
+- host reads and writes of a Storage (Tensor.numpy, copy_from) first synchronize the streams
+  with unfinished launches on it.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+MAX_DEFERRED = 256
+
+
+class Order:
+    """One stream's launch counter and its deferred frees."""
+
+    __slots__ = ("launches", "done", "deferred", "sync")
+
+    def __init__(self, sync: Callable[[], None]) -> None:
+        self.launches = 0
+        self.done = 0
+        self.deferred: list[tuple[Callable[..., None], tuple]] = []
+        self.sync = sync  # synchronizes the stream (and then calls passed)
+
+    @property
+    def idle(self) -> bool:
+        return self.launches == self.done
+
+
+def launched(order: Order, storages: Iterable[Any]) -> None:
+    """A launch was queued on the stream of ``order``; it uses ``storages``."""
+    order.launches = n = order.launches + 1
+    for storage in storages:
+        storage.uses[order] = n
+
+
+def busy(uses: dict[Order, int]) -> list[Order]:
+    """The streams with a queued launch, not yet passed, among ``uses``."""
+    return [order for order, n in list(uses.items()) if n > order.done]
+
+
+def wait_for(uses: dict[Order, int]) -> None:
+    """Synchronize every stream that has unfinished launches using this storage."""
+    if uses:
+        for order in busy(uses):
+            order.sync()
+        uses.clear()
+
+
+def release_after(order: Order, release: Callable[..., None], *args: Any) -> None:
+    """Run ``release(*args)`` once the stream has passed all launches queued so far."""
+    if order.idle:
+        release(*args)
+        return
+    order.deferred.append((release, args))
+    if len(order.deferred) > MAX_DEFERRED:
+        order.sync()
+
+
+def free_after_uses(uses: dict[Order, int], release: Callable[..., None], *args: Any) -> None:
+    """Run ``release(*args)`` (a free) now, or once the streams using the memory passed it."""
+    pending = busy(uses) if uses else []
+    if not pending:
+        release(*args)
+        return
+    for order in pending[:-1]:  # used on several streams (rare): wait for all but one
+        order.sync()
+    release_after(pending[-1], release, *args)
+
+
+def passed(order: Order) -> None:
+    """The stream finished everything queued on it: run the frees that waited for it."""
+    order.done = order.launches
+    deferred, order.deferred = order.deferred, []
+    error: Exception | None = None
+    for release, args in deferred:  # a refused free does not stop the others
+        try:
+            release(*args)
+        except Exception as exc:  # noqa: BLE001 - re-raised below
+            error = error or exc
+    if error is not None:
+        raise error
