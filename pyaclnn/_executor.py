@@ -229,7 +229,7 @@ class Executor(Resource):
 def _queued(stream: Stream, tensors: list[Tensor]) -> None:
     """Phase 2 only queued the kernel: the memory of its tensors stays allocated (and host
     reads and writes of it wait) until the stream has passed this launch (_streamorder)."""
-    _streamorder.launched(stream._order, [t.storage for t in tensors])
+    _streamorder.launched(stream._order, tensors)
 
 
 def _private_descriptor(runtime: Any, t: Tensor) -> Any:

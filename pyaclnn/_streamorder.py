@@ -38,11 +38,11 @@ class Order:
         return self.launches == self.done
 
 
-def launched(order: Order, storages: Iterable[Any]) -> None:
-    """A launch was queued on the stream of ``order``; it uses ``storages``."""
+def launched(order: Order, tensors: Iterable[Any]) -> None:
+    """A launch was queued on the stream of ``order``; it uses the storage of ``tensors``."""
     order.launches = n = order.launches + 1
-    for storage in storages:
-        storage.uses[order] = n
+    for tensor in tensors:
+        tensor.storage.uses[order] = n
 
 
 def busy(uses: dict[Order, int]) -> list[Order]:

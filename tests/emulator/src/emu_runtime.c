@@ -314,6 +314,7 @@ typedef struct emu_stream {
     emu_ctx *ctx;
     uint64_t ctx_id;
     emu_task *head, *tail;                    /* queued work, oldest first */
+    int64_t queued;                           /* tasks in the queue */
     int status;                               /* first failure of a queued task, for the next sync */
     struct emu_stream *next_live;             /* g_streams list */
 } emu_stream;
@@ -534,6 +535,8 @@ static int malloc_fill_byte(void)
  *  - a queued task whose memory was freed when it runs: misuse, and the task does nothing;
  *  - aclrtMemcpy/aclrtMemset writing memory a queued task uses, or reading memory a queued task
  *    writes: misuse (the host would see or clobber data the device has not finished with).
+ * A stream holds at most EMU_QUEUE_DEPTH tasks (default 1024): beyond that, the oldest run at
+ * submission, as a device would have run them by then.
  * A kernel failing when it runs leaves its status on the stream; the next synchronisation of the
  * stream returns it. The NULL (default) stream is not queued: work on it runs at once.
  * All queue state is guarded by the global lock; a task runs with the lock held.
@@ -566,6 +569,13 @@ static int stream_mode(void)
         return g_stream_mode_override;
     const char *s = getenv("EMU_STREAM_MODE");
     return (s && strcmp(s, "worker") == 0) ? MODE_WORKER : MODE_DEFERRED;
+}
+
+static int64_t queue_depth(void)
+{
+    const char *s = getenv("EMU_QUEUE_DEPTH");
+    long v = (s && *s) ? strtol(s, NULL, 10) : 0;
+    return v > 0 ? v : 1024;
 }
 
 static int ranges_overlap(const char *a, uint64_t an, const char *b, uint64_t bn)
@@ -671,6 +681,7 @@ static int run_one(emu_stream *s)
     s->head = t->next;
     if (!s->head)
         s->tail = NULL;
+    s->queued--;
     g_queued--;
     task_run(s, t);
     free(t);
@@ -753,7 +764,13 @@ static void task_submit(aclrtStream stream, emu_task *t)
     else
         s->head = t;
     s->tail = t;
+    s->queued++;
     g_queued++;
+    /* A stream's queue is finite (EMU_QUEUE_DEPTH tasks, default 1024): the device has run the
+     * oldest tasks by the time that many more were queued (CANN blocks a launch on a full task
+     * queue until the device frees a slot). Keeps the memory of unsynchronized loops bounded. */
+    while (s->queued > queue_depth())
+        run_one(s);
     int worker = stream_mode() == MODE_WORKER;
     emu_unlock();
     if (worker) {
