@@ -79,6 +79,11 @@ class Dev11(Dev):
         assert self.rt.aclrtSynchronizeStream(self.acl.stream) == OK
         return self.download(ptr, int(np.prod(shape)), dtype).reshape(shape)
 
+    def get_raw(self, tensor):
+        raw = self.ffi.new("void **")
+        assert self.nn.aclGetRawTensorAddr(tensor, raw) == OK
+        return raw[0]
+
     def scalar(self, value, dtype):
         arr = np.array([value], dtype=dtype)
         s = self.nn.aclCreateScalar(self.ffi.from_buffer(arr), ACL[arr.dtype])
@@ -390,6 +395,29 @@ def test_cat_statuses(dev):
     assert dev.op.aclnnCat(N, 0, ex, dev.acl.stream) == OK
 
 
+def test_cat_repeatable_with_dynamic_input_addresses(dev):
+    """aclSetDynamicInputTensorAddr sets the list element's address (acl_op_api.cpp); the
+    composite executor reads it at phase 2."""
+    a, b = np.array([1, 2], np.float32), np.array([3, 4], np.float32)
+    ta, tb = dev.put(a)[0], dev.put(b)[0]
+    lst = dev.tensor_list([ta, tb])
+    to, po = dev.empty((4,))
+    status, ws, ex = dev.phase1("Cat", lst, 0, to)
+    assert status == OK and dev.nn.aclSetAclOpExecutorRepeatable(ex) == OK
+    assert dev.op.aclnnCat(dev.ffi.NULL, 0, ex, dev.acl.stream) == OK
+    assert dev.get(po, (4,)).tolist() == [1, 2, 3, 4]
+    pb2 = dev.upload(np.array([30, 40], np.float32))
+    assert dev.nn.aclSetDynamicInputTensorAddr(ex, 0, 1, lst, pb2) == OK
+    assert dev.op.aclnnCat(dev.ffi.NULL, 0, ex, dev.acl.stream) == OK
+    assert dev.get(po, (4,)).tolist() == [1, 2, 30, 40]
+    raw = dev.ffi.new("void **")
+    assert dev.nn.aclGetRawTensorAddr(tb, raw) == OK and raw[0] == pb2      # the tensor itself moved
+    assert dev.nn.aclSetDynamicInputTensorAddr(ex, 0, 2, lst, pb2) == INVALID           # relativeIndex
+    assert dev.nn.aclSetDynamicInputTensorAddr(ex, 0, 0, dev.ffi.NULL, pb2) == 561103
+    assert dev.nn.aclSetDynamicTensorAddr(dev.ffi.NULL, 0, 0, lst, dev.get_raw(ta)) == 561103
+    assert dev.nn.aclDestroyAclOpExecutor(ex) == OK
+
+
 # ------------------------------------------------------------------------------------------------
 # aclnnAmpUpdateScale (generated aclnn)
 # ------------------------------------------------------------------------------------------------
@@ -419,6 +447,11 @@ def test_amp_update_scale_statuses(dev):
     assert dev.phase1("AmpUpdateScale", s, g, h, 2.0, 0.5, 2, s, g)[0] == INVALID        # not a def row
     assert dev.phase1("AmpUpdateScale", s, s, f, 2.0, 0.5, 2, s, g)[0] == INVALID
     assert dev.phase1("AmpUpdateScale", dev.empty((0,))[0], g, f, 2.0, 0.5, 2, s, g)[0] == TILING
+    # a generated executor has no tensor-list parameter: the dynamic address calls answer 161002
+    status, _, ex = dev.phase1("AmpUpdateScale", s, g, f, 2.0, 0.5, 2, s, g)
+    lst = dev.tensor_list([dev.empty((1,))[0]])
+    assert status == OK and dev.nn.aclSetDynamicInputTensorAddr(ex, 0, 0, lst, dev.get_raw(s)) == INVALID
+    assert dev.nn.aclDestroyAclOpExecutor(ex) == OK
 
 
 # ------------------------------------------------------------------------------------------------

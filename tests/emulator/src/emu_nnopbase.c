@@ -667,40 +667,60 @@ aclnnStatus aclSetTensorAddr(aclOpExecutor *executor, const size_t index, aclTen
     return st ? st : set_addr(__func__, executor, index, tensor, addr, 2);
 }
 
-/* None of the emulated operators has a dynamic (tensor-list) parameter: after validating the
- * executor these answer 161002. */
-static aclnnStatus set_dynamic(const char *func, aclOpExecutor *e, size_t irIndex)
+/* hicann/opbase src/nnopbase/common/api/acl_op_api.cpp aclSetDynamic{Input,Output,}TensorAddr:
+ * tensors NULL -> 561103; relativeIndex >= the list size -> 161002; the element NULL -> 561103;
+ * then the ELEMENT's storage address is set (the aclTensor itself changes: a composite executor
+ * reads its tensors at phase 2, so that is all it takes); executor NULL -> 561103. A generated
+ * ("Nnopbase") executor then updates its dynamic input irIndex: none of the emulated generated
+ * ops has a tensor-list parameter, so that answers 161002. irIndex is not used otherwise.
+ * Emulator additions: a dead list/element/executor -> misuse + 561103. */
+static aclnnStatus set_dynamic(const char *func, aclOpExecutor *e, size_t irIndex, size_t relativeIndex,
+                               aclTensorList *tensors, void *addr)
 {
+    int st = 0;
     emu_lock();
-    int st = need_executor(func, e);
+    if (!tensors) {
+        st = emu_error(ACLNN_ERR_INNER_NULLPTR, func, "tensors is nullptr");
+    } else if (emu_reg_kind(tensors) != EMU_K_TENSOR_LIST) {
+        emu_note_misuse(func, "tensors %p is not a live aclTensorList", (void *)tensors);
+        st = emu_error(ACLNN_ERR_INNER_NULLPTR, func, "tensors %p is not a live aclTensorList", (void *)tensors);
+    } else if (relativeIndex >= tensors->size) {
+        st = emu_error(ACLNN_ERR_PARAM_INVALID, func, "relativeIndex[%zu] is out of tensors size[%llu]", relativeIndex,
+                       (unsigned long long)tensors->size);
+    } else if (!tensors->v[relativeIndex]) {
+        st = emu_error(ACLNN_ERR_INNER_NULLPTR, func, "tensor %zu of the list is nullptr", relativeIndex);
+    } else if (!emu_is_tensor(tensors->v[relativeIndex])) {
+        emu_note_misuse(func, "tensor %zu of the list is not a live aclTensor", relativeIndex);
+        st = emu_error(ACLNN_ERR_INNER_NULLPTR, func, "tensor %zu of the list is not a live aclTensor", relativeIndex);
+    } else {
+        tensors->v[relativeIndex]->data = addr;
+        if ((st = need_executor(func, e)) == 0 && e->generated)
+            st = emu_error(ACLNN_ERR_PARAM_INVALID, func, "operator %s has no dynamic (tensor-list) parameter %zu", e->api,
+                           irIndex);
+    }
     emu_unlock();
-    if (st)
-        return st;
-    return emu_error(ACLNN_ERR_PARAM_INVALID, func, "the operator has no dynamic tensor-list parameter %zu", irIndex);
+    return st;
 }
 
 aclnnStatus aclSetDynamicInputTensorAddr(aclOpExecutor *executor, size_t irIndex, const size_t relativeIndex,
                                          aclTensorList *tensors, void *addr)
 {
-    (void)relativeIndex, (void)tensors, (void)addr;
     int st = emu_enter(__func__);
-    return st ? st : set_dynamic(__func__, executor, irIndex);
+    return st ? st : set_dynamic(__func__, executor, irIndex, relativeIndex, tensors, addr);
 }
 
 aclnnStatus aclSetDynamicOutputTensorAddr(aclOpExecutor *executor, size_t irIndex, const size_t relativeIndex,
                                           aclTensorList *tensors, void *addr)
 {
-    (void)relativeIndex, (void)tensors, (void)addr;
     int st = emu_enter(__func__);
-    return st ? st : set_dynamic(__func__, executor, irIndex);
+    return st ? st : set_dynamic(__func__, executor, irIndex, relativeIndex, tensors, addr);
 }
 
 aclnnStatus aclSetDynamicTensorAddr(aclOpExecutor *executor, size_t irIndex, const size_t relativeIndex,
                                     aclTensorList *tensors, void *addr)
 {
-    (void)relativeIndex, (void)tensors, (void)addr;
     int st = emu_enter(__func__);
-    return st ? st : set_dynamic(__func__, executor, irIndex);
+    return st ? st : set_dynamic(__func__, executor, irIndex, relativeIndex, tensors, addr);
 }
 
 /* ========================================================================================== */
