@@ -528,3 +528,38 @@ def test_custom_op_with_the_9x_toolkit_in_a_subprocess(home9, custom_opp):
         print("okcustom9")
     """)
     assert "okcustom9" in out
+
+
+def test_custom_package_may_shadow_a_builtin_op(dev, tmp_path):
+    """A custom op of type Add: its generated aclnnAdd(x1, x2, y) lives in libcust_opapi.so next to
+    the toolkit's aclnnAdd(self, other, alpha, out); a package without it does not export aclnnAdd."""
+    import cffi
+    vdir = build_custom_opp(tmp_path, "shadow", ops=("AddCustom", "Add"))
+    inc = vdir / "op_api/include"
+    assert sorted(p.name for p in inc.iterdir()) == ["aclnn_add.h", "aclnn_add_custom.h"]
+    text = (inc / "aclnn_add.h").read_text()
+    assert "const aclTensor *x1," in text and "aclScalar" not in text
+    info = json.loads((vdir / f"op_impl/ai_core/tbe/config/{SOC_DIR}/aic-{SOC_DIR}-ops-info.json").read_text())
+    assert set(info) == {"AddCustom", "Add"} and info["Add"]["output0"]["name"] == "y"
+    assert "REG_OP(Add)\n" in (vdir / "op_proto/inc/op_proto.h").read_text()
+    lib = vdir / "op_api/lib/libcust_opapi.so"
+    assert {"aclnnAdd", "aclnnAddGetWorkspaceSize", "aclnnAddCustom"} <= defined_symbols(lib)
+    assert "aclnnAdd" not in defined_symbols(build_custom_opp(tmp_path, "plain") / "op_api/lib/libcust_opapi.so")
+    with pytest.raises(ValueError):
+        build_custom_opp(tmp_path, "bad", ops=("Mul",))
+
+    ffi2 = cffi.FFI()                               # the custom signature, in its own FFI
+    ffi2.cdef("typedef struct aclTensor aclTensor; typedef struct aclOpExecutor aclOpExecutor;"
+              + prototypes(inc / "aclnn_add.h").replace("aclnnStatus", "int").replace("aclrtStream", "void *"))
+    cust = ffi2.dlopen(str(lib), ffi2.RTLD_NOW)
+    cast = lambda p: ffi2.cast("aclTensor *", int(dev.ffi.cast("uintptr_t", p)))  # noqa: E731
+    x, y = np.array([1, 2, 3], np.float32), np.array([10, 20, 30], np.float32)
+    tx, ty = dev.put(x)[0], dev.put(y)[0]
+    tz, pz = dev.empty((3,))
+    ws, ex = ffi2.new("uint64_t *"), ffi2.new("aclOpExecutor **")
+    assert cust.aclnnAddGetWorkspaceSize(cast(tx), cast(ty), cast(tz), ws, ex) == OK
+    assert cust.aclnnAdd(ffi2.NULL, 0, ex[0], ffi2.cast("void *", int(dev.ffi.cast("uintptr_t", dev.acl.stream)))) == OK
+    assert dev.get(pz, (3,)).tolist() == [11, 22, 33]
+    # the toolkit's aclnnAdd is untouched
+    assert run2(dev, "Add", tx, ty, dev.scalar(2.0, np.float32), tz) == OK
+    assert dev.get(pz, (3,)).tolist() == [21, 42, 63]

@@ -52,7 +52,7 @@ CANN_VERSION_DIR = "8.1.RC1"
 # visibility (only the API is exported) and -z defs (no undefined symbol slips through).
 _CFLAGS = ["-fPIC", "-O2", "-Wall", "-std=gnu11", "-fvisibility=hidden"]
 _SOURCES = ("emu_runtime", "emu_nnopbase", "emu_ops", "emu_kernels", "emu_compat", "emu_math", "emu_ops_math",
-            "emu_ops_custom")
+            "emu_ops_custom", "emu_ops_custom_add")
 _OBJ_CACHE: dict[tuple, Path] = {}
 
 
@@ -273,9 +273,16 @@ _BUILTIN_OPS = {
                                 ("growth_interval", "required", "int")], "amp_update_scale"),
 }
 
+# The ops a custom package can hold: op type -> (object, generated header, ops-info entry).
 _CUSTOM_OPS = {
-    "AddCustom": _op_info([("x", "required", "float16,float"), ("y", "required", "float16,float")],
-                          [("z", "required", "float16,float")], [], "add_custom"),
+    "AddCustom": ("emu_ops_custom", "aclnn_add_custom.h",
+                  _op_info([("x", "required", "float16,float"), ("y", "required", "float16,float")],
+                           [("z", "required", "float16,float")], [], "add_custom")),
+    # a custom op reusing a built-in op type: its generated aclnnAdd(x1, x2, y) shadows the
+    # built-in aclnnAdd(self, other, alpha, out) for a custom-first lookup
+    "Add": ("emu_ops_custom_add", "aclnn_add.h",
+            _op_info([("x1", "required", "float16,float"), ("x2", "required", "float16,float")],
+                     [("y", "required", "float16,float")], [], "add")),
 }
 
 
@@ -285,13 +292,15 @@ def _write_ops_info(config: Path, ops: dict) -> None:
     (folder / f"aic-{SOC_DIR}-ops-info.json").write_text(json.dumps(ops, indent=4, sort_keys=True) + "\n")
 
 
-def build_custom_opp(root: Path, vendor: str = "customize") -> Path:
+def build_custom_opp(root: Path, vendor: str = "customize", ops: tuple[str, ...] = ("AddCustom",)) -> Path:
     """Build a custom operator package, as the Ascend C custom-op flow (msopgen project, build.sh,
     installed with ``--install-path=<root>``) lays it out, and return its vendor folder
     ``<root>/vendors/<vendor>`` (the path ASCEND_CUSTOM_OPP_PATH lists):
 
-    * ``op_api/include/aclnn_add_custom.h``: the generated header of the AddCustom sample op;
-    * ``op_api/lib/libcust_opapi.so``: its aclnn entry points, DT_NEEDED on libnnopbase.so only
+    * ``op_api/include/aclnn_add_custom.h``: the generated header of the AddCustom sample op
+      (``ops`` may add ``"Add"``: a custom op reusing the built-in name, header ``aclnn_add.h``,
+      ``aclnnAdd(x1, x2, y)``);
+    * ``op_api/lib/libcust_opapi.so``: their aclnn entry points, DT_NEEDED on libnnopbase.so only
       (no rpath), so it loads into a process that has a toolkit's libnnopbase.so loaded (or on
       the search path) and shares that toolkit's state;
     * ``op_impl/ai_core/tbe/config/ascend910b/aic-ascend910b-ops-info.json``: the op definition;
@@ -301,6 +310,9 @@ def build_custom_opp(root: Path, vendor: str = "customize") -> Path:
     """
     if not vendor or "/" in vendor or vendor.startswith("."):
         raise ValueError(f"vendor {vendor!r}: expected a plain folder name")
+    unknown = [op for op in ops if op not in _CUSTOM_OPS]
+    if unknown or not ops:
+        raise ValueError(f"ops {ops!r}: expected a non-empty selection of {', '.join(_CUSTOM_OPS)}")
     root = Path(root).resolve()
     cc = _compiler()
     objdir = _objects(cc, root / ".emu-build" / "obj", False)
@@ -311,21 +323,32 @@ def build_custom_opp(root: Path, vendor: str = "customize") -> Path:
     _link(cc, stage / "libnnopbase.so", [objdir / "emu_nnopbase.o"], ["libascendcl.so"])
     # the runtime's symbols (emu_enter...) resolve through libnnopbase.so's own dependency at
     # load time, so the library is linked without -z defs
-    _link(cc, stage / "libcust_opapi.so", [objdir / "emu_ops_custom.o"], ["libnnopbase.so"], zdefs=False)
+    _link(cc, stage / "libcust_opapi.so", [objdir / f"{_CUSTOM_OPS[op][0]}.o" for op in ops], ["libnnopbase.so"],
+          zdefs=False)
 
     vdir = root / "vendors" / vendor
     (vdir / "op_api" / "lib").mkdir(parents=True, exist_ok=True)
-    _replace_dir(INCLUDE / "custom", vdir / "op_api" / "include")
+    include = vdir / "op_api" / "include"
+    if include.exists():
+        shutil.rmtree(include)
+    include.mkdir(parents=True)
+    for op in ops:
+        shutil.copy2(INCLUDE / "custom" / _CUSTOM_OPS[op][1], include)
     tmp = vdir / "op_api" / "lib" / ".libcust_opapi.so.tmp"
     shutil.copy2(stage / "libcust_opapi.so", tmp)
     os.replace(tmp, vdir / "op_api" / "lib" / "libcust_opapi.so")
-    _write_ops_info(vdir / "op_impl" / "ai_core" / "tbe" / "config", _CUSTOM_OPS)
+    _write_ops_info(vdir / "op_impl" / "ai_core" / "tbe" / "config", {op: _CUSTOM_OPS[op][2] for op in ops})
     (vdir / "op_proto" / "inc").mkdir(parents=True, exist_ok=True)
+    protos = ""
+    for op in ops:
+        info = _CUSTOM_OPS[op][2]
+        protos += f"REG_OP({op})\n" + "".join(
+            f"    .{'INPUT' if k.startswith('input') else 'OUTPUT'}({v['name']}, ge::TensorType::ALL())\n"
+            for k, v in sorted(info.items()) if k.startswith(("input", "output"))) + f"    .OP_END_FACTORY_REG({op});\n"
     (vdir / "op_proto" / "inc" / "op_proto.h").write_text(
-        "/* Emulated custom operator package: graph prototype of AddCustom. */\n"
+        "/* Emulated custom operator package: graph prototypes of its ops. */\n"
         "#ifndef OP_PROTO_H_\n#define OP_PROTO_H_\n\n#include \"graph/operator_reg.h\"\n\nnamespace ge {\n"
-        "REG_OP(AddCustom)\n    .INPUT(x, ge::TensorType::ALL())\n    .INPUT(y, ge::TensorType::ALL())\n"
-        "    .OUTPUT(z, ge::TensorType::ALL())\n    .OP_END_FACTORY_REG(AddCustom);\n}\n\n#endif\n")
+        f"{protos}}}\n\n#endif\n")
     (vdir / "bin").mkdir(exist_ok=True)
     (vdir / "bin" / "set_env.bash").write_text(
         f'#!/bin/bash\nexport ASCEND_CUSTOM_OPP_PATH="{vdir}${{ASCEND_CUSTOM_OPP_PATH:+:$ASCEND_CUSTOM_OPP_PATH}}"\n')

@@ -12,6 +12,10 @@
  *
  * The library depends on libnnopbase.so (as the generated code does: it calls nnopbase's
  * executor API) and runs phase 2 through nnopbase's common emu_executor_launch.
+ *
+ * Compiled with EMU_CUSTOM_ADD (emu_ops_custom_add.c) the same code is the package's custom op
+ * named "Add" instead: aclnnAdd(x1, x2, y), y = x1 + x2, which shadows the built-in aclnnAdd
+ * for whoever searches custom packages first (torch_npu's GetOpApiFuncAddr does).
  */
 #include "emu_opkit.h"
 #include "aclnn_add_custom.h"
@@ -22,7 +26,7 @@ static int emu_kernel_add_custom(aclOpExecutor *e)
     int64_t n = kit_numel_dims(x->dims, (uint32_t)x->ndim);
     float *r = malloc((size_t)(n > 0 ? n : 1) * sizeof *r);
     if (!r)
-        return emu_error(ACLNN_ERR_INNER, "aclnnAddCustom", "out of memory");
+        return emu_error(ACLNN_ERR_INNER, e->api, "out of memory");
     /* the sample kernel adds in the tensor dtype (Ascend C Add on half or float): one rounding */
     /* x, y and z are read as flat arrays of n elements (each in its own row-major order) */
     for (int64_t i = 0; i < n; i++)
@@ -34,12 +38,12 @@ static int emu_kernel_add_custom(aclOpExecutor *e)
     return ACLNN_SUCCESS;
 }
 
-static int add_custom_phase1(const aclTensor *x, const aclTensor *y, const aclTensor *z, uint64_t *workspaceSize,
-                             aclOpExecutor **executor)
+/* Generated aclnn of an element-wise custom op with inputs (a, b) and output c, named as in its
+ * op definition: required tensors (161001), a dtype row (161002), the tiling guard (561002). */
+static int eltwise_phase1(const char *api, const char *phase2, const char *const names[3], const aclTensor *a,
+                          const aclTensor *b, const aclTensor *c, uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    static const char api[] = "aclnnAddCustomGetWorkspaceSize";
-    const aclTensor *ts[] = {x, y, z};
-    static const char *const names[] = {"x", "y", "z"};
+    const aclTensor *ts[] = {a, b, c};
     int st;
     for (int i = 0; i < 3; i++)
         if (!ts[i])
@@ -49,19 +53,20 @@ static int add_custom_phase1(const aclTensor *x, const aclTensor *y, const aclTe
             return st;
     if (!workspaceSize || !executor)
         return kit_null(api, !workspaceSize ? "workspaceSize" : "executor");
-    int dt = x->dtype;
-    if (!(dt == ACL_FLOAT16 || dt == ACL_FLOAT) || y->dtype != dt || z->dtype != dt)
+    int dt = a->dtype;
+    if (!(dt == ACL_FLOAT16 || dt == ACL_FLOAT) || b->dtype != dt || c->dtype != dt)
         return emu_error(ACLNN_ERR_PARAM_INVALID, api,
                          "dtype combination (%s, %s, %s) is not in the op definition: expected (float16, float16, float16) or "
                          "(float32, float32, float32)",
-                         emu_dtype_name(x->dtype), emu_dtype_name(y->dtype), emu_dtype_name(z->dtype));
-    int64_t n = kit_numel(x);
-    if (kit_numel(y) != n || kit_numel(z) != n)
-        return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "x, y and z must have the same element count (%lld, %lld, %lld; emulator guard)",
-                         (long long)n, (long long)kit_numel(y), (long long)kit_numel(z));
+                         emu_dtype_name(a->dtype), emu_dtype_name(b->dtype), emu_dtype_name(c->dtype));
+    int64_t n = kit_numel(a);
+    if (kit_numel(b) != n || kit_numel(c) != n)
+        return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "%s, %s and %s must have the same element count (%lld, %lld, %lld; "
+                         "emulator guard)", names[0], names[1], names[2], (long long)n, (long long)kit_numel(b),
+                         (long long)kit_numel(c));
     if (n > 0 && (st = kit_need_opp_path(api)))
         return st;
-    aclOpExecutor *e = emu_executor_new("aclnnAddCustom");
+    aclOpExecutor *e = emu_executor_new(phase2);
     if (e) {
         e->kernel = n > 0 ? emu_kernel_add_custom : NULL;
         e->generated = 1;
@@ -71,14 +76,38 @@ static int add_custom_phase1(const aclTensor *x, const aclTensor *y, const aclTe
     return kit_finish(api, e, workspaceSize, executor);
 }
 
-aclnnStatus aclnnAddCustomGetWorkspaceSize(const aclTensor *x, const aclTensor *y, const aclTensor *z, uint64_t *workspaceSize,
-                                           aclOpExecutor **executor)
+#ifdef EMU_CUSTOM_ADD
+/* ---- the package's "Add" op (build_custom_opp(..., ops=("AddCustom", "Add"))) ------------ */
+#include "aclnn_add.h"
+
+aclnnStatus aclnnAddGetWorkspaceSize(const aclTensor *x1, const aclTensor *x2, const aclTensor *y, uint64_t *workspaceSize,
+                                     aclOpExecutor **executor)
 {
+    static const char *const names[] = {"x1", "x2", "y"};
     int st = emu_enter(__func__);
     if (st)
         return st;
     emu_lock();
-    st = add_custom_phase1(x, y, z, workspaceSize, executor);
+    st = eltwise_phase1(__func__, "aclnnAdd", names, x1, x2, y, workspaceSize, executor);
+    emu_unlock();
+    return st;
+}
+
+aclnnStatus aclnnAdd(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, const aclrtStream stream)
+{
+    return emu_executor_launch(__func__, workspace, workspaceSize, executor, stream);
+}
+#else
+/* ---- AddCustom ---------------------------------------------------------------------------- */
+aclnnStatus aclnnAddCustomGetWorkspaceSize(const aclTensor *x, const aclTensor *y, const aclTensor *z, uint64_t *workspaceSize,
+                                           aclOpExecutor **executor)
+{
+    static const char *const names[] = {"x", "y", "z"};
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    emu_lock();
+    st = eltwise_phase1(__func__, "aclnnAddCustom", names, x, y, z, workspaceSize, executor);
     emu_unlock();
     return st;
 }
@@ -87,3 +116,4 @@ aclnnStatus aclnnAddCustom(void *workspace, uint64_t workspaceSize, aclOpExecuto
 {
     return emu_executor_launch(__func__, workspace, workspaceSize, executor, stream);
 }
+#endif
