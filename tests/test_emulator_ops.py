@@ -197,7 +197,10 @@ def test_op_info_json(acl11, home9):
     for home in (acl11.home, home9):
         path = home / f"opp/built-in/op_impl/ai_core/tbe/config/{SOC_DIR}/aic-{SOC_DIR}-ops-info.json"
         info = json.loads(path.read_text())
-        assert set(info) == {"Add", "ConcatD", "AmpUpdateScale"}
+        assert set(info) == {"Add", "ConcatD", "AmpUpdateScale", "CrossEntropyLossGrad"}
+        ce = info["CrossEntropyLossGrad"]
+        assert [ce[f"input{i}"]["paramType"] for i in range(6)] == ["required"] * 3 + ["optional"] * 3
+        assert ce["attr_reduction"]["defaultValue"] == "mean"
         amp = info["AmpUpdateScale"]
         assert [amp[f"input{i}"]["name"] for i in range(3)] == ["current_scale", "growth_tracker", "found_inf"]
         assert [amp[f"output{i}"]["name"] for i in range(2)] == ["updated_scale", "updated_growth_tracker"]

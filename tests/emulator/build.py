@@ -248,8 +248,10 @@ def _op_info(inputs: list, outputs: list, attrs: list, op_file: str) -> dict:
         info[f"output{i}"] = _tensor_desc(name, param, dt, n)
     if attrs:
         info["attr"] = {"list": ",".join(a[0] for a in attrs)}
-        for name, param, typ in attrs:
+        for name, param, typ, *default in attrs:
             info[f"attr_{name}"] = {"paramType": param, "type": typ, "value": "all"}
+            if default:
+                info[f"attr_{name}"]["defaultValue"] = default[0]
     info["dynamicShapeSupport"] = {"flag": "true"}
     info["opFile"] = {"value": op_file}
     info["opInterface"] = {"value": op_file}
@@ -257,8 +259,11 @@ def _op_info(inputs: list, outputs: list, attrs: list, op_file: str) -> dict:
 
 
 _X3 = "float,float16,bfloat16"
-# The built-in ops behind the emulated operators beyond the seed four (Ascend910B rows):
-# Add (aclnnAdd's kernel), ConcatD (aclnnCat's), AmpUpdateScale (generated aclnn).
+_X3B = "bfloat16,float16,float"
+# Ascend910B rows of the built-in ops behind the emulated operators beyond the seed four: Add
+# (aclnnAdd's kernel), ConcatD (aclnnCat's), and the two generated ones, AmpUpdateScale
+# (ops-math amp_update_scale_def.cpp) and CrossEntropyLossGrad (ops-nn
+# cross_entropy_loss_grad_def.cpp: three OPTIONAL inputs).
 _BUILTIN_OPS = {
     "Add": _op_info([("x1", "required", "float,float16,bfloat16,int32,int64,int8,uint8,bool"),
                      ("x2", "required", "float,float16,bfloat16,int32,int64,int8,uint8,bool")],
@@ -271,6 +276,13 @@ _BUILTIN_OPS = {
                                [("updated_scale", "required", _X3), ("updated_growth_tracker", "required", "int32,int32,int32")],
                                [("growth_factor", "required", "float"), ("backoff_factor", "required", "float"),
                                 ("growth_interval", "required", "int")], "amp_update_scale"),
+    "CrossEntropyLossGrad": _op_info(
+        [("grad_loss", "required", _X3B), ("log_prob", "required", _X3B), ("target", "required", "int64,int64,int64"),
+         ("weight", "optional", "float,float,float"), ("grad_zloss", "optional", _X3B), ("lse_for_zloss", "optional", _X3B)],
+        [("x_grad", "required", _X3B)],
+        [("reduction", "optional", "str", "mean"), ("ignore_index", "optional", "int", "-100"),
+         ("label_smoothing", "optional", "float", "0.0"), ("lse_square_scale_for_zloss", "optional", "float", "0.0")],
+        "cross_entropy_loss_grad"),
 }
 
 # The ops a custom package can hold: op type -> (object, generated header, ops-info entry).
