@@ -246,6 +246,24 @@ def test_add_against_torch(dev, dtype, alpha):
         np.testing.assert_array_equal(got, want)
 
 
+def test_add_int32_axpy_runs_in_float32(dev):
+    """int32 with alpha != 1 is Axpy, whose golden (ops-math math/axpy/tests/assets/golden.py)
+    computes in float32 and truncates: exact for small values, not beyond 2**24."""
+    a = np.array([2**24 + 1, 7, -7, 100], np.int32)
+    b = np.array([1, 2, 2, -3], np.int32)
+    ta, tb = dev.put(a)[0], dev.put(b)[0]
+    to, po = dev.empty((4,), np.int32)
+    assert run2(dev, "Add", ta, tb, dev.scalar(2, np.int32), to) == OK
+    got = dev.get(po, (4,), np.int32)
+    golden = (a.astype(np.float32) + b.astype(np.float32) * np.float32(2)).astype(np.int32)
+    np.testing.assert_array_equal(got, golden)
+    assert got[0] == 2**24 + 2 and torch.add(t(a), t(b), alpha=2)[0] == 2**24 + 3    # float32 rounding
+    assert got[1:].tolist() == torch.add(t(a), t(b), alpha=2)[1:].tolist()
+    # alpha == 1 is a plain integer Add: exact
+    assert run2(dev, "Add", ta, tb, dev.scalar(1, np.int32), to) == OK
+    assert dev.get(po, (4,), np.int32)[0] == 2**24 + 2
+
+
 def test_add_bfloat16_multiplies_then_adds(dev):
     """bf16 is not an Axpy dtype on 910B: other * alpha (alpha cast to bf16) is rounded, then added."""
     rng = np.random.default_rng(2)

@@ -131,8 +131,9 @@ static int add_phase1(const char *api, const char *phase2, const aclTensor *self
     if (!empty && (st = kit_need_opp_path(api)))
         return st;
     /* 6. the compute path of the 910B branch: alpha == 1 (alpha->ToFloat()) -> Add; float32,
-     *    float16, int32 -> Axpy with alpha as float (math/axpy: inputs widened to float32, or
-     *    float64 for float32, one rounding); any other dtype -> Mul by alpha converted to the
+     *    float16, int32 -> Axpy with alpha as float (the golden of math/axpy/tests/assets/
+     *    golden.py: float16 widened to float32 and float32 to float64, rounded once; int32
+     *    computed in float32 and truncated); any other dtype -> Mul by alpha converted to the
      *    promoted dtype, then Add (two roundings). */
     double af = kit_scalar_f(alpha);
     int path = (float)af == 1.0f ? ADD_ONE
@@ -238,8 +239,11 @@ static int emu_kernel_add(aclOpExecutor *e)
             uint64_t alpha = (uint64_t)kit_wrap_i(p, e->iattr[ADD_A_ALPHA_I]);
             if (path == ADD_ONE)
                 r[i].i = kit_wrap_i(p, (int64_t)(a + b));
-            else if (path == ADD_AXPY)
-                r[i].i = kit_wrap_i(p, (int64_t)(a + alpha * b));
+            else if (path == ADD_AXPY) {            /* int32 Axpy golden: in float32, truncated */
+                float v = (float)(int32_t)a + (float)(int32_t)b * (float)e->fattr[ADD_A_ALPHA_F];
+                v = truncf(v);
+                r[i].i = v >= 2147483647.0f ? INT32_MAX : v <= -2147483648.0f ? INT32_MIN : (int32_t)v;
+            }
             else
                 r[i].i = kit_wrap_i(p, (int64_t)(a + (uint64_t)kit_wrap_i(p, (int64_t)(b * alpha))));
         }
