@@ -77,6 +77,7 @@ def emulator(emulator_home: Path, use_backend: Callable[..., object]):
     from emulator.build import Emulator
     emu = Emulator(emulator_home)
     emu.reset_faults()
+    emu.clear_op_cache()  # each test starts with an empty op cache (it is process-wide, like CANN's)
     use_backend("acl", home=emulator_home)
     yield emu
     emu.reset_faults()

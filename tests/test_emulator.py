@@ -52,6 +52,7 @@ NULLPTR = 161001
 INVALID = 161002
 RUNTIME_ERROR = 361001
 TILING = 561002
+INNER = 561000
 INNER_NULLPTR = 561103
 OPP_PATH = 561107
 
@@ -220,6 +221,7 @@ def dev(acl, monkeypatch):
         monkeypatch.delenv(var, raising=False)
     acl.emu.set_device_count(None)
     acl.emu.reset_faults()
+    acl.emu.clear_op_cache()
     acl.ensure()
     acl.emu.reset_counters()
     acl.errmsg()                                  # start with no pending error text
@@ -512,6 +514,69 @@ def test_repeatable_executor_and_address_updates(dev):
     assert dev.emu.live("executor") == 1
     assert dev.nn.aclDestroyAclOpExecutor(ex) == OK
     assert dev.emu.live("executor") == 0
+
+
+def test_op_cache_wrapper_refuses_repeatable(dev, monkeypatch):
+    """hicann/opbase: an identical composite phase 1 after a run returns an OpExecCacheWrap, which
+    runs on the addresses of ITS phase 1 and answers 561000 to aclSetAclOpExecutorRepeatable."""
+    g, s, t, o, po = mse_tensors(dev)
+    _, _, ex = dev.phase1("MseLossBackward", g, s, t, 2, o)
+    assert dev.nn.aclSetAclOpExecutorRepeatable(ex) == OK             # nothing cached yet
+    assert dev.op.aclnnMseLossBackward(dev.ffi.NULL, 0, ex, dev.acl.stream) == OK
+    assert dev.nn.aclDestroyAclOpExecutor(ex) == OK
+    assert dev.emu.op_cache_entries() == 0                             # repeatable runs are not cached
+    assert dev.run("MseLossBackward", g, s, t, 2, o) == OK             # a default run fills the cache
+    assert dev.emu.op_cache_entries() == 1
+    status, _, wrap = dev.phase1("MseLossBackward", g, s, t, 2, o)
+    assert status == OK
+    assert dev.nn.aclSetAclOpExecutorRepeatable(wrap) == INNER
+    assert "cache" in dev.acl.errmsg()
+    ps2 = dev.upload(np.array([5, 5, 5, 5], np.float32))
+    assert dev.nn.aclSetInputTensorAddr(wrap, 1, s, ps2) == OK         # accepted, no effect on a wrapper
+    assert dev.op.aclnnMseLossBackward(dev.ffi.NULL, 0, wrap, dev.acl.stream) == OK
+    assert dev.download(po, 4).tolist() == [0, 0, 4, 12]               # phase-1 addresses
+    assert dev.emu.live("executor") == 0                               # phase 2 consumed the wrapper
+    # another layout or attribute is another key; CrossEntropyLossGrad (generated) is never cached
+    _, _, ex = dev.phase1("MseLossBackward", g, s, t, 1, o)
+    assert dev.nn.aclSetAclOpExecutorRepeatable(ex) == OK
+    assert dev.nn.aclDestroyAclOpExecutor(ex) == OK
+    # ACLNN_CACHE_LIMIT=0: the cache is full from the start, nothing is added
+    dev.emu.clear_op_cache()
+    monkeypatch.setenv("ACLNN_CACHE_LIMIT", "0")
+    assert dev.run("MseLossBackward", g, s, t, 2, o) == OK
+    assert dev.emu.op_cache_entries() == 0
+
+
+def test_generated_executor_indexes_count_null_optional_slots(dev):
+    """CrossEntropyLossGrad runs on the generated ("Nnopbase") executor: aclSetInputTensorAddr's
+    index is the position in the op definition, NULL optional slots counted; a NULL slot: 161002."""
+    N, C = 2, 3
+    lp = np.log(np.full((N, C), 1 / C, np.float32))
+    tg, _ = dev.put(np.array(1.0, np.float32))
+    tlp, _ = dev.put(lp)
+    tt, _ = dev.put(np.array([0, 2], np.int64))
+    tz, _ = dev.put(np.zeros(N, np.float32))                           # gradZlossOptional
+    to, po = dev.empty((N, C))
+    nul = dev.ffi.NULL
+    red = dev.ffi.new("char[]", b"sum")
+    status, ws, ex = dev.phase1("CrossEntropyLossGrad", tg, tlp, tt, nul, tz, nul, red, -100, 0.0, 0.0, to)
+    assert status == OK
+    assert dev.nn.aclSetAclOpExecutorRepeatable(ex) == OK
+    tt2, pt2 = dev.put(np.array([1, 1], np.int64))
+    assert dev.nn.aclSetInputTensorAddr(ex, 3, tz, pt2) == INVALID      # slot 3 = weightOptional: NULL
+    assert "null pointer" in dev.acl.errmsg()
+    assert dev.nn.aclSetInputTensorAddr(ex, 4, tz, dev.upload(np.zeros(N, np.float32))) == OK   # gradZloss
+    assert dev.nn.aclSetInputTensorAddr(ex, 6, tt, pt2) == INVALID      # 6 inputs in the definition
+    assert dev.nn.aclSetInputTensorAddr(ex, 2, tt, pt2) == OK           # target
+    po2 = dev.malloc(N * C * 4)
+    assert dev.nn.aclSetOutputTensorAddr(ex, 0, to, po2) == OK
+    assert dev.nn.aclSetTensorAddr(ex, 6, to, po2) == OK                # 6 inputs, then output 0
+    wsp = dev.malloc(ws)
+    assert dev.op.aclnnCrossEntropyLossGrad(wsp, ws, ex, dev.acl.stream) == OK
+    want = np.exp(lp) - np.eye(C, dtype=np.float32)[[1, 1]]
+    np.testing.assert_allclose(dev.download(po2, N * C).reshape(N, C), want, rtol=1e-6, atol=1e-6)
+    assert dev.emu.op_cache_entries() == 0
+    assert dev.nn.aclDestroyAclOpExecutor(ex) == OK
 
 
 def test_abandoned_executor_and_phase2_checks(dev):

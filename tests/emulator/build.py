@@ -51,8 +51,8 @@ CANN_VERSION_DIR = "8.1.RC1"
 # Flags of every library: the brief's "-shared -fPIC -O2 -Wall -Wl,-soname,<file>", plus hidden
 # visibility (only the API is exported) and -z defs (no undefined symbol slips through).
 _CFLAGS = ["-fPIC", "-O2", "-Wall", "-std=gnu11", "-fvisibility=hidden"]
-_SOURCES = ("emu_runtime", "emu_nnopbase", "emu_ops", "emu_kernels", "emu_compat", "emu_math", "emu_ops_math",
-            "emu_ops_custom", "emu_ops_custom_add")
+_SOURCES = ("emu_runtime", "emu_opcache", "emu_nnopbase", "emu_ops", "emu_kernels", "emu_compat", "emu_math",
+            "emu_ops_math", "emu_ops_custom", "emu_ops_custom_add")
 _OBJ_CACHE: dict[tuple, Path] = {}
 
 
@@ -121,12 +121,12 @@ def _link(cc: list[str], out: Path, objs: list[Path], needed: list[str], zdefs: 
 # (file, objects, DT_NEEDED) in link order, per layout
 _PLAN = {
     "8.x": [
-        ("libascendcl.so", ["emu_runtime"], []),
+        ("libascendcl.so", ["emu_runtime", "emu_opcache"], []),
         ("libnnopbase.so", ["emu_nnopbase"], ["libascendcl.so"]),
         ("libopapi.so", ["emu_ops", "emu_kernels", "emu_ops_math"], ["libnnopbase.so", "libascendcl.so"]),
     ],
     "9.x": [
-        ("libacl_rt.so", ["emu_runtime"], []),
+        ("libacl_rt.so", ["emu_runtime", "emu_opcache"], []),
         ("libascendcl.so", ["emu_compat"], ["libacl_rt.so"]),
         ("libnnopbase.so", ["emu_nnopbase"], ["libacl_rt.so"]),
         ("libopapi_math.so", ["emu_math", "emu_ops_math"], ["libnnopbase.so", "libacl_rt.so"]),
@@ -417,6 +417,8 @@ class Emulator:
             ("emu_reset_counters", None, []),
             ("emu_set_device_count", None, [ctypes.c_int]),
             ("emu_set_stream_mode", None, [ctypes.c_int]),
+            ("emu_clear_op_cache", None, []),
+            ("emu_op_cache_entries", ctypes.c_int64, []),
         ):
             fn = getattr(lib, name)
             fn.restype = res
@@ -458,6 +460,13 @@ class Emulator:
         """"deferred" (queued work runs only at synchronisation), "worker" (also on a background
         thread) or None (back to EMU_STREAM_MODE, default deferred)."""
         self._lib.emu_set_stream_mode({"deferred": 1, "worker": 2, None: 0}[mode])
+    def clear_op_cache(self) -> None:
+        """Forget every op-cache entry (phase 1 of a layout that ran before returns a cache wrapper)."""
+        self._lib.emu_clear_op_cache()
+
+    def op_cache_entries(self) -> int:
+        """How many op + layout keys the op cache holds."""
+        return self._lib.emu_op_cache_entries()
 
     def set_device_count(self, n: int | None) -> None:
         """Override the device count (0 = no driver); None returns to EMU_DEVICE_COUNT / default."""

@@ -167,6 +167,15 @@ struct aclOpExecutor {
     int nin, nout;
     int in_role[EMU_MAX_ROLES];
     int out_role[EMU_MAX_ROLES];
+    /* Executor kind (hicann/opbase src/nnopbase/common/api/acl_op_api.cpp dispatches on the
+     * executor's magic number): 0 = composite (hand-written op_api, L2_DFX_PHASE_1), 1 =
+     * generated ("Nnopbase", individual_op/: e.g. aclnnCrossEntropyLossGrad). */
+    int generated;
+    /* A composite op's phase 1 that found the same op and layout in the op cache returns an
+     * OpExecCacheWrap instead of an executor (hicann/opbase common/utils/op_cache.cpp
+     * GetFromCache): it runs on the addresses captured by phase 1, refuses to become repeatable. */
+    int cache_wrap;
+    uint64_t cache_key;               /* op + layout + attributes (0: never cached) */
     /* op attributes */
     int64_t iattr[8];
     double fattr[4];
@@ -186,6 +195,12 @@ EMU_EXPORT void emu_executor_discard(aclOpExecutor *e);                  /* phas
  * runs it at once); lo/len/writes: the n byte ranges it touches (emu_runtime.c, "Stream queues"). */
 EMU_EXPORT int emu_enqueue_kernel(void *stream, const char *api, aclOpExecutor *e, const void *const *lo,
                                   const uint64_t *len, const int *writes, int n);
+/* End of a successful composite phase 1: keys the executor and, when the op cache holds the same
+ * key, turns it into a cache wrapper (see aclOpExecutor.cache_wrap). */
+EMU_EXPORT void emu_executor_check_cache(aclOpExecutor *e);
+/* The op cache (emu_opcache.c, in the runtime library with the rest of the global state). */
+EMU_EXPORT int emu_op_cache_find(uint64_t key);
+EMU_EXPORT void emu_op_cache_add(uint64_t key);
 /* The whole of phase 2 for every op (see emu_nnopbase.c for the order of its checks). */
 EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uint64_t workspaceSize,
                                            aclOpExecutor *executor, aclrtStream stream);

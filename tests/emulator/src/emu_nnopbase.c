@@ -589,14 +589,70 @@ EMU_EXPORT void emu_executor_add(aclOpExecutor *e, const aclTensor *t, int is_ou
 
 EMU_EXPORT void emu_executor_discard(aclOpExecutor *e) { emu_reg_release(EMU_K_EXECUTOR, e); }
 
+/* FNV-1a over the bytes of a key part. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+/* The op-cache key of a composite phase 1 (see emu_opcache.c for the real one): the op, then per
+ * tensor parameter its view shape, strides, storage shape, dtype, offset and format (a separator
+ * for NULL), then the attributes. Addresses are not part of it. Lock held. */
+EMU_EXPORT void emu_executor_check_cache(aclOpExecutor *e)
+{
+    uint64_t h = fnv(0xcbf29ce484222325ULL, e->api, strlen(e->api));
+    for (int r = 0; r < e->nroles; r++) {
+        const aclTensor *t = e->t[r].handle;
+        unsigned char sep = 0xff;
+        h = fnv(h, &sep, 1);
+        if (!t)
+            continue;
+        h = fnv(h, t->dims, t->ndim * sizeof t->dims[0]);
+        h = fnv(h, &sep, 1);
+        h = fnv(h, t->strides, t->ndim * sizeof t->strides[0]);
+        h = fnv(h, &sep, 1);
+        h = fnv(h, t->storage_dims, t->storage_ndim * sizeof t->storage_dims[0]);
+        h = fnv(h, &t->dtype, sizeof t->dtype);
+        h = fnv(h, &t->offset, sizeof t->offset);
+        h = fnv(h, &t->format, sizeof t->format);
+    }
+    h = fnv(h, e->iattr, sizeof e->iattr);
+    h = fnv(h, e->fattr, sizeof e->fattr);
+    h = fnv(h, e->sattr, strlen(e->sattr));
+    e->cache_key = h ? h : 1;
+    if (!emu_op_cache_find(e->cache_key))
+        return;
+    /* OpExecCacheWrap: its tensor addresses are those phase 1 saw (op_cache.cpp
+     * AddAclTensorToCachedList / OpExecCacheWrap::OpExecCacheWrap). */
+    e->cache_wrap = 1;
+    for (int r = 0; r < e->nroles; r++)
+        if (e->t[r].handle) {
+            e->t[r].data = e->t[r].handle->data;
+            e->addr_set[r] = 1;
+        }
+}
+
+/* hicann/opbase common/api/acl_op_api.cpp aclSetAclOpExecutorRepeatable: dispatches on the magic
+ * number; an OpExecCacheWrap matches neither executor kind -> ACLNN_ERR_INNER (561000).
+ * (OpExecutorImpl::SetRepeatable also answers 561000 for executors marked unrepeatable, e.g. with
+ * an AI CPU or DSA task; none of the four emulated ops has one.) */
 aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor)
 {
     int st = emu_enter(__func__);
     if (st)
         return st;
     emu_lock();
-    if ((st = need_executor(__func__, executor)) == 0)
-        executor->repeatable = 1;
+    if ((st = need_executor(__func__, executor)) == 0) {
+        if (executor->cache_wrap)
+            st = emu_error(ACLNN_ERR_INNER, __func__,
+                           "executor %p is an op-cache wrapper (the same op and layout ran before): it cannot be "
+                           "made repeatable", (void *)executor);
+        else
+            executor->repeatable = 1;
+    }
     emu_unlock();
     return st;
 }
@@ -614,9 +670,36 @@ aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
     return st;
 }
 
+/* The role at `index` of a generated executor: the position in the op definition, NULL optional
+ * slots counted (hicann/opbase common/api/acl_op_api.cpp aclSetInputTensorAddr ->
+ * individual_op/api/individual_op_api.cpp NnopbaseSetInputTensorAddr: index < inputs.num, and
+ * extTensors[index].isNull is refused with ACLNN_ERR_PARAM_INVALID; outputs likewise in
+ * NnopbaseSetOutputTensorAddr). -1 out of range, -2 a NULL slot. */
+static int definition_role(const aclOpExecutor *e, size_t index, int which)
+{
+    size_t nin = 0;
+    for (int r = 0; r < e->nroles; r++)
+        nin += !e->role_is_output[r];
+    if (which == 2 && index >= nin) {         /* aclSetTensorAddr: inputs, then outputs */
+        index -= nin;
+        which = 1;
+    }
+    size_t k = 0;
+    for (int r = 0; r < e->nroles; r++)
+        if (e->role_is_output[r] == (which == 1) && k++ == index)
+            return e->t[r].handle ? r : -2;
+    return -1;
+}
+
 /* which: 0 = input index, 1 = output index, 2 = inputs then outputs. The address is kept in the
  * executor (the aclTensor handle itself is not modified). `tensor` may be NULL; when given it
- * must be the tensor captured at that index by phase 1. */
+ * must be the tensor captured at that index by phase 1.
+ * Index rule by executor kind: a generated executor counts the op definition's slots (see
+ * definition_role). A composite executor's real aclSet*TensorAddr ignores the index and only
+ * moves the tensor (acl_op_api.cpp); the emulator still checks it against the documented range,
+ * "[0, number of input tensors - 1]" (docs/en/api/nnopbase/aclnn/aclSetInputTensorAddr.md),
+ * counting the non-NULL tensors in parameter order. An op-cache wrapper is neither kind: the
+ * real call returns OK and the wrapper keeps the addresses of its phase 1. */
 static aclnnStatus set_addr(const char *func, aclOpExecutor *e, size_t index, const aclTensor *tensor, void *addr,
                             int which)
 {
@@ -626,8 +709,14 @@ static aclnnStatus set_addr(const char *func, aclOpExecutor *e, size_t index, co
         emu_unlock();
         return st;
     }
+    if (e->cache_wrap) {
+        emu_unlock();
+        return ACLNN_SUCCESS;
+    }
     int role = -1;
-    if (which == 0 && index < (size_t)e->nin)
+    if (e->generated)
+        role = definition_role(e, index, which);
+    else if (which == 0 && index < (size_t)e->nin)
         role = e->in_role[index];
     else if (which == 1 && index < (size_t)e->nout)
         role = e->out_role[index];
@@ -635,6 +724,13 @@ static aclnnStatus set_addr(const char *func, aclOpExecutor *e, size_t index, co
         role = e->in_role[index];
     else if (which == 2 && index < (size_t)(e->nin + e->nout))
         role = e->out_role[index - (size_t)e->nin];
+    if (role == -2) {
+        emu_unlock();
+        return emu_error(ACLNN_ERR_PARAM_INVALID, func,
+                         "The %zuth %s in operator %s is a null pointer. The address cannot be updated through the "
+                         "aclSetTensorAddr/aclSet%sTensorAddr API", index, which == 1 ? "output" : "input", e->api,
+                         which == 1 ? "Output" : "Input");
+    }
     if (role < 0) {
         emu_unlock();
         return emu_error(ACLNN_ERR_PARAM_INVALID, func, "index %zu out of range (%d inputs, %d outputs)", index, e->nin, e->nout);
@@ -859,6 +955,9 @@ EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uin
      * its arguments: the aclTensors may be destroyed once phase 2 has returned. */
     return emu_enqueue_kernel(stream, api, e, lo_of, len_of, writes_of, n);
 out:
+    /* A composite executor that ran and is deleted fills the op cache (see emu_opcache.c). */
+    if (st == ACLNN_SUCCESS && e->cache_key && !e->repeatable && !e->cache_wrap)
+        emu_op_cache_add(e->cache_key);
     free(e);
     return st;
 }

@@ -164,6 +164,8 @@ static int finish(const char *api, aclOpExecutor *e, uint64_t *workspaceSize, ac
 {
     if (!e)
         return emu_error(ACLNN_ERR_INNER_CREATE_EXECUTOR, api, "out of memory");
+    if (!e->generated)                        /* composite ops: L2_DFX_PHASE_1 consults the op cache */
+        emu_executor_check_cache(e);
     *workspaceSize = e->workspace;
     *executor = e;
     return ACLNN_SUCCESS;
@@ -459,6 +461,9 @@ static int ce_phase1(const aclTensor *gradLoss, const aclTensor *logProb, const 
     aclOpExecutor *e = new_executor("aclnnCrossEntropyLossGrad", empty ? NULL : emu_kernel_cross_entropy,
                                     empty ? 0 : EMU_WORKSPACE_BYTES);
     if (e) {
+        /* Generated op (hicann/ops-nn loss/cross_entropy_loss_grad has an op_host definition and no
+         * op_api: its aclnn code comes from opbuild, run by nnopbase's individual_op executor). */
+        e->generated = 1;
         for (int i = 0; i < 7; i++)
             emu_executor_add(e, ts[i], i == CE_OUT);
         e->iattr[CE_A_IGNORE] = ignoreIndex;
