@@ -7,7 +7,8 @@ lock) picks the backend from PYACLNN_BACKEND:
   BackendUnavailableError listing every attempt;
 - ``auto`` (default): acl when all of that holds, else numpy with the reason kept.
 This is the only module that branches on the backend. Its atexit hook closes every live
-pyaclnn object in dependency order and then finalizes the runtime (never from GC).
+pyaclnn object in dependency order and then gives back pyaclnn's aclInit (never from GC; never
+a host application's session).
 """
 from __future__ import annotations
 
@@ -65,7 +66,8 @@ class Backend:
                 "cann_version": self.cann_version, "paths": dict(self.paths)}
 
     def shutdown(self) -> None:
-        """Close every live object in dependency order, then finalize. Idempotent."""
+        """Close every live object in dependency order, then give back pyaclnn's aclInit (a
+        host application's CANN session stays usable: ``runtime.release_init``). Idempotent."""
         if self.finalized or os.getpid() != self.pid:
             return
         # executors, tensors, storage, events, streams, then devices (abi.md §6.3); exit must go
@@ -75,7 +77,7 @@ class Backend:
         self.finalized = True
         self.releases = False
         try:
-            self.runtime.finalize()
+            self.runtime.release_init()
         except errors.AclError:
             pass
 
@@ -149,7 +151,7 @@ def _acl_backend() -> Backend:
     else:
         why = "aclrtGetDeviceCount reports 0 devices"
     if count == 0:
-        runtime.finalize()
+        runtime.release_init()
         raise errors.BackendUnavailableError(
             f"CANN loaded from {lib.found.home} but no Ascend device is usable ({why}); "
             "a toolkit without a driver only has stub libraries")

@@ -98,8 +98,10 @@ class Stream(Resource):
     Each stream keeps one workspace buffer for the operators it runs: ops on one stream run
     in order, so the buffer can be reused; a bigger one replaces it, and the old one is freed
     once the launches queued on it are done.
+    ``Stream.from_handle`` wraps a stream another framework owns (never destroyed by pyaclnn).
     """
     _what = "Stream"
+    owned = True
 
     def __init__(self, device: Device) -> None:
         device.use()
@@ -110,6 +112,36 @@ class Stream(Resource):
         self._order = _stream_order(device, self._raw)
         self._own(device.backend, device, "stream", _destroy_stream, device, self._raw, self._workspace,
                   self._order)
+
+    @classmethod
+    def from_handle(cls, handle: Any, device: Device | None = None) -> "Stream":
+        """A stream pyaclnn does not own, given as its aclrtStream address (an int, e.g.
+        torch_npu's ``torch.npu.current_stream().npu_stream``) or as a ``pyaclnn.acl`` handle.
+        Ops run on it like on any Stream; ``device`` (default: the current one) must be the
+        device it belongs to.
+
+        pyaclnn never destroys it: ``close()`` only forgets it, after waiting for the stream
+        (aclrtSynchronizeStream) if pyaclnn gave its ops a workspace, which it then frees.
+        ``synchronize()`` is aclrtSynchronizeStream: it waits for everything queued on the
+        stream, the owner's work included.
+        """
+        if device is None:
+            from ._tensor import default_device
+            device = default_device()
+        if not isinstance(handle, int):
+            try:
+                handle = device._runtime.as_int(handle)
+            except (TypeError, ValueError):
+                pass
+        if isinstance(handle, bool) or not isinstance(handle, int) or handle <= 0:
+            raise TypeError(f"Stream.from_handle takes the stream's address as a positive int, got {handle!r}")
+        device.use()
+        self = object.__new__(cls)
+        self.device, self._runtime, self.owned = device, device._runtime, False
+        self._raw = self._runtime.handle_from_int(handle)
+        self._workspace = [0, 0]
+        self._own(device.backend, device, "stream", _forget_stream, device, self._raw, self._workspace)
+        return self
 
     @property
     def handle(self) -> int:
@@ -136,7 +168,8 @@ class Stream(Resource):
         return self._workspace[0]
 
     def __repr__(self) -> str:
-        return f"<pyaclnn.Stream {'closed' if self.closed else hex(self.handle)} on device {self.device.id}>"
+        borrowed = "" if self.owned else " (borrowed)"
+        return f"<pyaclnn.Stream {'closed' if self.closed else hex(self.handle)}{borrowed} on device {self.device.id}>"
 
 
 def _stream_order(device: Device, raw: Any) -> _streamorder.Order:
@@ -171,6 +204,15 @@ def _destroy_stream(device: Device, raw: Any, workspace: list[int], order: _stre
                     runtime.free(addr)
             finally:
                 _streamorder.passed(order)
+
+
+def _forget_stream(device: Device, raw: Any, workspace: list[int]) -> None:
+    """Release a borrowed stream: only pyaclnn's workspace, once the stream no longer uses it."""
+    if workspace[0]:
+        device.use()
+        device._runtime.synchronize_stream(raw)
+        addr, workspace[:] = workspace[0], [0, 0]
+        device._runtime.free(addr)
 
 
 class Event(Resource):

@@ -12,6 +12,11 @@ it consumed *before* the call, and a second ``run`` raises ExecutorConsumedError
 times, ``set_input``/``set_output`` point it at new tensors of the same layout
 (aclSetInputTensorAddr / aclSetOutputTensorAddr), and ``close()`` calls
 aclDestroyAclOpExecutor.
+
+CANN may refuse repeatable with 561000: when the same op and layout ran before, phase 1 returns
+its op-cache entry (on by default), which cannot be made repeatable; some ops refuse too. Then
+the executor re-plans instead (``replans`` is True): every ``run`` is phase 1 (a cache hit) plus
+phase 2 on the current tensors, with the same results and the same set_input/set_output.
 """
 from __future__ import annotations
 
@@ -21,9 +26,9 @@ from typing import Any, Sequence
 from . import _streamorder
 from ._device import Device, Stream
 from ._resource import Resource, _live
-from ._runtime import ARG_KINDS, N_INPUT_TENSORS
+from ._runtime import ARG_KINDS, N_INPUT_TENSORS, addr_index
 from ._tensor import ACL_FORMAT_ND, Tensor, default_device
-from .errors import AclnnParamInvalidError, ClosedError, ExecutorConsumedError
+from .errors import AclnnInnerError, AclnnParamInvalidError, ClosedError, ExecutorConsumedError
 
 __all__ = ["Executor", "MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward",
            "mse_reduction", "ce_reduction", "default_stream"]
@@ -79,6 +84,11 @@ class _Slots:
         self.inputs, self.outputs = self.tensors[:N_INPUT_TENSORS[op]], self.tensors[N_INPUT_TENSORS[op]:]
         self.bool_arrays = tuple(i for i, k in enumerate(kinds) if k == "bool_array")
 
+    def present(self, op: str, args: tuple, group: tuple[int, ...]) -> list[tuple[int, int]]:
+        """(argument slot, aclSet*TensorAddr index) of each non-NULL tensor of ``group``."""
+        params = [args[i] for i in group]
+        return [(i, addr_index(op, params, k)) for k, i in enumerate(group) if args[i] is not None]
+
 
 _SLOTS = {op: _Slots(op) for op in ARG_KINDS}
 
@@ -90,11 +100,14 @@ class Executor(Resource):
     workspace_size: int  # bytes phase 2 needs (aclnn<Op>GetWorkspaceSize's *workspaceSize)
     inputs: list[Tensor]
     outputs: list[Tensor]
+    _replan = False
 
     def _plan(self, args: tuple, repeatable: bool) -> None:
         slots = _SLOTS[self.op]
-        self.inputs = [args[i] for i in slots.inputs if args[i] is not None]
-        self.outputs = [args[i] for i in slots.outputs if args[i] is not None]
+        # (argument slot, C index) of each non-NULL input and output, for set_input/set_output
+        self._in_at, self._out_at = slots.present(self.op, args, slots.inputs), slots.present(self.op, args, slots.outputs)
+        self.inputs = [args[i] for i, _ in self._in_at]
+        self.outputs = [args[i] for i, _ in self._out_at]
         tensors = self.inputs + self.outputs
         for t in tensors:
             if not isinstance(t, Tensor):
@@ -128,7 +141,10 @@ class Executor(Resource):
             self._descriptors = [h for kind, h in owned if kind == "tensor"]
             self.workspace_size, self._state[0] = runtime.workspace_size(self.op, tuple(c_args))
             if self.repeatable:
-                runtime.set_executor_repeatable(self._state[0])
+                try:
+                    runtime.set_executor_repeatable(self._state[0])
+                except AclnnInnerError:
+                    self._fall_back_to_replanning(args, c_args)
         except BaseException:
             try:
                 _destroy_executor(device, self._state)
@@ -137,6 +153,43 @@ class Executor(Resource):
             raise
         self._args = tensors  # keeps every tensor (and its descriptor) alive until phase 2
         self._own(device.backend, device, "executor", _destroy_executor, device, self._state)
+
+    def _fall_back_to_replanning(self, args: tuple, c_args: list[Any]) -> None:
+        """aclSetAclOpExecutorRepeatable said 561000: phase 1 gave the op cache's entry for this op
+        and layout (hicann/opbase acl_op_api.cpp: a cache wrapper is no executor that can repeat),
+        or the op cannot repeat. Free it and plan anew on every run (phase 1 is then a cache hit)."""
+        runtime, state = self._runtime, self._state
+        executor, state[0] = state[0], None
+        runtime.destroy_executor(executor)
+        tensors = [entry for entry in state[1] if entry[0] == "tensor"]
+        state[1][:] = [entry for entry in state[1] if entry[0] != "tensor"]  # the bool arrays stay
+        _destroy_owned(runtime, tensors)  # the private descriptors: the plans use the tensors' own
+        self._descriptors = []
+        for i in _SLOTS[self.op].tensors:
+            if args[i] is not None:
+                c_args[i] = args[i]._raw
+        self._c_args, self._replan = c_args, True
+
+    @property
+    def replans(self) -> bool:
+        """True when CANN refused repeatable (561000) and every run plans anew (module docstring)."""
+        return self._replan
+
+    def _run_replanned(self, stream: Stream | None) -> None:
+        """Phase 1 on the current tensors, then phase 2 (which consumes that executor)."""
+        for t in self._args:
+            if t._ref not in _live:
+                raise ClosedError(f"aclnn{self.op}: a tensor of this executor was closed before launch")
+        device, runtime = self.device, self._runtime
+        stream = stream or default_stream(device)
+        device.use()
+        size, executor = runtime.workspace_size(self.op, tuple(self._c_args))
+        try:
+            workspace = stream.workspace(size) if size > 0 else 0
+        except BaseException:
+            runtime.destroy_executor(executor)
+            raise
+        runtime.launch(self.op, workspace, size, executor, stream._raw)
 
     @classmethod
     def from_args(cls, op: str, args: Sequence[Any], repeatable: bool = False) -> "Executor":
@@ -147,7 +200,7 @@ class Executor(Resource):
 
     @property
     def launched(self) -> bool:
-        return self._state[0] is None and not self.closed
+        return self._state[0] is None and not self.closed and not self._replan
 
     def run(self, stream: Stream | None = None) -> None:
         """Phase 2: aclnn<Op>(workspace, workspace_size, executor, stream)."""
@@ -155,6 +208,8 @@ class Executor(Resource):
             raise ClosedError(f"{self.op} executor is closed")
         executor = self._state[0]
         if executor is None:
+            if self._replan:
+                return self._run_replanned(stream)
             raise ExecutorConsumedError(
                 f"aclnn{self.op}: this executor was already launched; CANN freed it. "
                 "Plan a new one, or pass repeatable=True to run it many times")
@@ -191,11 +246,13 @@ class Executor(Resource):
                 raise
 
     def set_input(self, index: int, tensor: Tensor) -> None:
-        """Point input ``index`` (non-null input tensors, in parameter order) at ``tensor``."""
+        """Point input ``index`` (non-null input tensors, in parameter order) at ``tensor``
+        (aclSetInputTensorAddr, with the C index of the op's kind: ``_runtime.addr_index``)."""
         self._set(index, tensor, output=False)
 
     def set_output(self, index: int, tensor: Tensor) -> None:
-        """Point output ``index`` (non-null output tensors, in parameter order) at ``tensor``."""
+        """Point output ``index`` (non-null output tensors, in parameter order) at ``tensor``
+        (aclSetOutputTensorAddr)."""
         self._set(index, tensor, output=True)
 
     def _set(self, index: int, tensor: Tensor, output: bool) -> None:
@@ -212,11 +269,15 @@ class Executor(Resource):
                              f"got shape {tensor.shape} {tensor.dtype} strides {tensor.strides} offset "
                              f"{tensor.offset}, expected {old.shape} {old.dtype} strides {old.strides} "
                              f"offset {old.offset}")
-        if output:
-            self._runtime.set_output_tensor_addr(self._state[0], index, self._descriptors[len(self.inputs) + index],
-                                                 tensor.storage.addr)
+        slot, c_index = (self._out_at if output else self._in_at)[index]
+        if self._replan:  # the next run plans with this tensor
+            self._c_args[slot] = tensor._raw
+        elif output:
+            self._runtime.set_output_tensor_addr(self._state[0], c_index,
+                                                 self._descriptors[len(self.inputs) + index], tensor.storage.addr)
         else:
-            self._runtime.set_input_tensor_addr(self._state[0], index, self._descriptors[index], tensor.storage.addr)
+            self._runtime.set_input_tensor_addr(self._state[0], c_index, self._descriptors[index],
+                                                tensor.storage.addr)
         group[index] = tensor
         self._args = self.inputs + self.outputs
 

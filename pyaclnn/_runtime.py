@@ -30,9 +30,27 @@ ARG_KINDS: dict[str, tuple[str, ...]] = {
     # gradOutput, self, weight, gradInput, gradWeight
     "PreluBackward": (T, T, T, T, T),
 }
-# How many leading tensor parameters are inputs; the rest are outputs. aclSetInputTensorAddr and
-# aclSetOutputTensorAddr index the non-null ones of each group in parameter order.
+# How many leading tensor parameters are inputs; the rest are outputs.
 N_INPUT_TENSORS = {"MseLossBackward": 3, "GroupNormBackward": 5, "CrossEntropyLossGrad": 6, "PreluBackward": 3}
+
+# Ops whose aclnn code is generated from the op definition (opbuild) and runs on nnopbase's
+# "Nnopbase" executor rather than a hand-written (composite) op_api executor. The two kinds number
+# aclSetInputTensorAddr / aclSetOutputTensorAddr indexes differently (see addr_index).
+GENERATED = frozenset({"CrossEntropyLossGrad"})
+
+
+def addr_index(op: str, group: Sequence[Any], position: int) -> int:
+    """The C index aclSetInputTensorAddr / aclSetOutputTensorAddr take for ``group[position]``
+    (``group``: the op's input, or output, tensor arguments in parameter order, None = NULL).
+
+    Generated op: the position in the op definition, NULL optional slots counted (hicann/opbase
+    acl_op_api.cpp -> NnopbaseSetInputTensorAddr; a NULL slot cannot be set: 161002).
+    Composite op: the position among the non-NULL tensors of the group (the documented range
+    "[0, number of input tensors - 1]"; the real call only moves the given tensor).
+    """
+    if op in GENERATED:
+        return position
+    return sum(1 for t in group[:position] if t is not None)
 
 
 class Runtime(Protocol):
@@ -41,6 +59,7 @@ class Runtime(Protocol):
     # aclInit / aclFinalize / versions / devices
     def init(self, config_path: str | None = None) -> None: ...
     def finalize(self) -> None: ...
+    def release_init(self) -> None: ...  # undo pyaclnn's own aclInit only (see AclRuntime.release_init)
     def soc_name(self) -> str: ...
     def cann_version(self) -> str | None: ...
     def device_count(self) -> int: ...
@@ -53,6 +72,7 @@ class Runtime(Protocol):
     def set_current_context(self, context: Handle) -> None: ...
     def get_current_context(self) -> Handle: ...
     def as_int(self, handle: Handle) -> int: ...   # the handle's address, for display and .handle
+    def handle_from_int(self, value: int) -> Handle: ...  # the inverse: a handle given as its address
     # streams and events
     def create_stream(self) -> Handle: ...
     def destroy_stream(self, stream: Handle) -> None: ...

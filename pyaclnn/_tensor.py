@@ -42,8 +42,10 @@ def default_device() -> Device:
 
 
 class Storage(Resource):
-    """One aclrtMalloc allocation (none for 0 bytes: aclrtMalloc rejects size 0)."""
+    """One aclrtMalloc allocation (none for 0 bytes: aclrtMalloc rejects size 0), or device
+    memory another framework owns (``Storage.borrowed``: ``owned`` is False, never freed)."""
     _what = "Storage"
+    owned = True
 
     def __init__(self, device: Device, nbytes: int) -> None:
         device.use()
@@ -55,10 +57,23 @@ class Storage(Resource):
         self.uses: dict[_streamorder.Order, int] = {}
         self._own(device.backend, device, "storage", _free, device, self.addr, self.uses)
 
+    @classmethod
+    def borrowed(cls, device: Device, addr: int, nbytes: int) -> "Storage":
+        """``nbytes`` of device memory at ``addr`` that pyaclnn uses but never frees."""
+        self = object.__new__(cls)
+        self.device, self.addr, self.nbytes, self.users, self.owned = device, int(addr), int(nbytes), 0, False
+        self.uses = {}  # as for owned memory: host reads and writes wait for queued launches
+        self._own(device.backend, device, "storage", _forget)
+        return self
+
     def release_user(self) -> None:
         self.users -= 1
         if self.users <= 0:
             self.close()
+
+
+def _forget() -> None:
+    """Closing borrowed memory frees nothing: its owner does."""
 
 
 def _free(device: Device, addr: int, uses: dict) -> None:
@@ -158,6 +173,34 @@ class Tensor(Resource):
             raise
         return _first_view(cls, storage, array.shape, array.dtype,
                            [s // array.itemsize for s in array.strides], first)
+
+    @classmethod
+    def from_address(cls, addr: int, shape: Sequence[int] | int, dtype: Any, strides: Sequence[int] | None = None,
+                     offset: int = 0, device: Device | None = None) -> "Tensor":
+        """A tensor over device memory another framework owns (e.g. ``torch_tensor.data_ptr()``
+        of a torch_npu tensor): ``addr`` is the device address its ``offset`` and ``strides``
+        (elements; default contiguous) count from. pyaclnn never frees that memory: ``close()``
+        only destroys the aclTensor descriptor. The owner must keep it alive while the tensor
+        or an op using it is in use. On the NumPy backend ``addr`` must be memory its emulated
+        runtime allocated (e.g. ``pyaclnn.acl.aclrtMalloc``)."""
+        dims: tuple[int, ...] = (shape,) if isinstance(shape, int) else tuple(int(d) for d in shape)
+        size = int(np.prod(dims, dtype=np.int64))
+        npdt = np.dtype(dtype)
+        from_numpy(npdt)  # NotSupportedError for a dtype with no aclDataType
+        if isinstance(addr, bool) or not isinstance(addr, int) or addr < 0:
+            raise TypeError(f"Tensor.from_address takes a device address as a non-negative int, got {addr!r}")
+        estrides = contiguous_strides(dims) if strides is None else tuple(int(s) for s in strides)
+        if len(estrides) != len(dims):
+            raise ValueError(f"strides {estrides} do not match shape {dims}")
+        offset = int(offset)
+        lo, hi = extent(dims, estrides) if size else (0, -1)
+        if offset + lo < 0:
+            raise ValueError(f"offset {offset} with strides {estrides} reaches before addr")
+        if addr == 0 and size:
+            raise ValueError("Tensor.from_address: addr is 0 (nullptr) for a non-empty tensor")
+        device = device or default_device()
+        storage = Storage.borrowed(device, addr, (offset + hi + 1) * npdt.itemsize)
+        return _first_view(cls, storage, dims, npdt, estrides, offset)
 
     # -- properties ----------------------------------------------------------------------------
     @property

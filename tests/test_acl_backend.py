@@ -239,8 +239,12 @@ def test_every_declared_function_is_called(emulator):
     acl.aclrtDestroyStream(s)
     acl.aclrtDestroyContext(ctx)
     acl.aclrtResetDevice(0)
-    _backend.reset_for_tests()  # closes what is left, then aclFinalize
-    rt.aclFinalizeReference(u64)  # the reference-counted finalize: last, it finalizes too
+    _backend.reset_for_tests()  # closes what is left, then gives back pyaclnn's two aclInit references
+    assert emulator.live("init") == 0  # (aclFinalizeReference: the last one finalized)
+    assert rt.aclInit(ffi.NULL) == 0 and rt.aclInit(ffi.NULL) == 100002
+    rt.aclFinalizeReference(u64)  # the reference-counted finalize: 2 -> 1
+    assert u64[0] == 1 and emulator.live("init") == 1
+    rt.aclFinalize()  # ends the session whatever the count
 
     declared = [f for names in FUNCTIONS.values() for f in names]
     assert len(declared) == 93

@@ -586,7 +586,7 @@ CASES = [
     Case("aclDestroyTensor", 161002, s_destroy_tensor),
     Case("aclDestroyTensor", 161002, s_destroy_private_descriptor),
     Case("aclDestroyBoolArray", 161002, s_destroy_bool_array),
-    Case("aclSetAclOpExecutorRepeatable", 561000, s_set_repeatable),
+    Case("aclSetAclOpExecutorRepeatable", 561103, s_set_repeatable),  # 561000 re-plans: test_acl_sharing
     Case("aclDestroyAclOpExecutor", 561103, s_destroy_executor),
     Case("aclSetInputTensorAddr", 161002, s_set_tensor_addr),
     Case("aclSetOutputTensorAddr", 161002, s_set_tensor_addr),

@@ -6,8 +6,9 @@ result or its error string, so a broken install is described rather than thrown.
 the libraries independently of ``_lib.get()`` (which stops at the first failure), reusing the
 backend's handles when they are already loaded.
 
-aclInit: if this report initialises CANN itself (status 0) it also calls aclFinalize; if CANN
-was already initialised (100002, e.g. the acl backend is running) it leaves it alone.
+aclInit: the report gives its reference back with aclFinalizeReference (which finalizes only
+when it was the last); without that function it calls aclFinalize only if its own aclInit
+initialised CANN (status 0), never when CANN was already initialised (100002).
 """
 from __future__ import annotations
 
@@ -120,11 +121,13 @@ def _runtime_probes(found: _loader.Discovery, handles: dict[str, Any], symbols: 
         if result["soc_name"]["value"] == "unknown":
             result["soc_name"] = {"value": None, "error": "aclrtGetSocName is missing or returned NULL"}
     finally:
-        if status == 0:  # this report initialised CANN: undo it
-            try:
+        try:  # give back this report's aclInit reference; never end a session it did not start
+            if symbols["runtime"].get("aclFinalizeReference"):
+                lib.rt.aclFinalizeReference(ffi.NULL)
+            elif status == 0:
                 lib.rt.aclFinalize()
-            except Exception:  # noqa: BLE001
-                pass
+        except Exception:  # noqa: BLE001
+            pass
     return result
 
 

@@ -44,15 +44,37 @@ class AclRuntime:
                         ("MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward")}
         self._phase2 = {op: getattr(self.op, f"aclnn{op}") for op in self._phase1}
         self._outs = threading.local()  # per-thread phase-1 out-parameters, reused call after call
+        self._inits: list[bool] = []  # one entry per aclInit of pyaclnn: True if it initialised CANN
 
     # -- init, versions, devices ---------------------------------------------------------------
     def init(self, config_path: str | None = None) -> None:
+        """aclInit. 100002 (already initialised, e.g. by the host application) is no error; CANN
+        counts every aclInit as a reference either way (hicann/runtime acl.cpp aclInitImpl)."""
         status = self.rt.aclInit(config_path.encode() if config_path else NULL)
         if status != ACL_ERROR_REPEAT_INITIALIZE:  # repeated aclInit is harmless (abi.md §6.3)
             check(status, "aclInit")
+        self._inits.append(status == 0)
 
     def finalize(self) -> None:
+        """aclFinalize: ends the process's CANN session at once, whoever else uses it."""
         check(self.rt.aclFinalize(), "aclFinalize")
+        self._inits.clear()
+
+    def release_init(self) -> None:
+        """Give back pyaclnn's own aclInit, leaving a host application's session usable.
+
+        aclFinalizeReference (CANN >= 8.x newer releases) drops one reference and finalizes only
+        when it was the last (hicann/runtime acl.cpp aclFinalizeReferenceImpl). Without it, only
+        an aclInit that initialised CANN itself (status 0) is undone, with aclFinalize; one that
+        got 100002 is left alone: the host that initialised CANN finalizes it.
+        """
+        while self._inits:
+            initialised = self._inits.pop()
+            if "aclFinalizeReference" not in self.lib.missing["runtime"]:
+                check(self.rt.aclFinalizeReference(NULL), "aclFinalizeReference")
+            elif initialised:
+                check(self.rt.aclFinalize(), "aclFinalize")
+                self._inits.clear()
 
     def soc_name(self) -> str:
         if "aclrtGetSocName" in self.lib.missing["runtime"]:
@@ -112,6 +134,9 @@ class AclRuntime:
 
     def as_int(self, handle: Any) -> int:
         return int(ffi.cast("uintptr_t", handle))
+
+    def handle_from_int(self, value: int) -> Any:
+        return ffi.cast(_VOID_P, value)
 
     # -- streams and events --------------------------------------------------------------------
     def create_stream(self) -> Any:

@@ -13,7 +13,7 @@ import numpy as np
 from .._spec import TensorMeta, cross_entropy_loss_grad, group_norm_backward, mse_loss_backward, prelu_backward
 from .._spec import is_regbase
 from ..dtypes import from_numpy
-from .._runtime import ARG_KINDS, N_INPUT_TENSORS
+from .._runtime import ARG_KINDS, GENERATED, N_INPUT_TENSORS
 from . import kernels
 
 __all__ = ["TensorMeta", "check", "split_io", "compute", "fills_when_empty", "meta_of"]
@@ -47,12 +47,14 @@ def check(op: str, soc: str, args: tuple) -> bool:
 
 
 def split_io(op: str, args: tuple) -> tuple[list[Any], list[Any]]:
-    """Non-null input and output tensors, in parameter order (aclSetInput/OutputTensorAddr)."""
-    tensors = [(i, a) for i, (kind, a) in enumerate(zip(ARG_KINDS[op], args)) if kind == T]
+    """Input and output tensors as aclSetInput/OutputTensorAddr index them (_runtime.addr_index):
+    the non-null ones in parameter order, or for a generated op every slot (None = NULL)."""
+    tensors = [a for kind, a in zip(ARG_KINDS[op], args) if kind == T]
     n_in = N_INPUT_TENSORS[op]
-    inputs = [a for _, a in tensors[:n_in] if a is not None]
-    outputs = [a for _, a in tensors[n_in:] if a is not None]
-    return inputs, outputs
+    groups = tensors[:n_in], tensors[n_in:]
+    if op in GENERATED:
+        return list(groups[0]), list(groups[1])
+    return [a for a in groups[0] if a is not None], [a for a in groups[1] if a is not None]
 
 
 def fills_when_empty(op: str, soc: str, args: tuple) -> bool:

@@ -59,8 +59,8 @@ class Executor:
     op: str
     args: tuple                  # C-shaped args with TensorDesc in tensor positions
     empty: bool
-    inputs: list[TensorDesc]
-    outputs: list[TensorDesc]
+    inputs: list[TensorDesc | None]
+    outputs: list[TensorDesc | None]
     repeatable: bool = False
     workspace_size: int = 0
 
@@ -144,6 +144,11 @@ class NumpyRuntime:
                 raise self._fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize", "aclFinalize called twice")
             self._initialized = False
 
+    def release_init(self) -> None:
+        """The emulated runtime belongs to pyaclnn alone: giving back its aclInit finalizes it."""
+        with self._lock:
+            self._initialized = False
+
     def soc_name(self) -> str:
         return self.soc
 
@@ -222,6 +227,9 @@ class NumpyRuntime:
 
     def as_int(self, handle: Any) -> int:
         return int(handle)
+
+    def handle_from_int(self, value: int) -> int:
+        return int(value)
 
     # -- streams and events --------------------------------------------------------------------
     def create_stream(self) -> int:
@@ -468,10 +476,14 @@ class NumpyRuntime:
         group = ex.outputs if output else ex.inputs
         if not 0 <= index < len(group):
             raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"index {index} out of range [0, {len(group)})")
+        slot = group[index]
+        if slot is None:  # a generated op's NULL optional slot (NnopbaseSetInputTensorAddr)
+            raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"The {index}th {'output' if output else 'input'} in "
+                             f"operator {ex.op} is a null pointer. The address cannot be updated")
         desc = self._tensors.get(tensor)
-        if desc is not None and desc is not group[index]:
+        if desc is not None and desc is not slot:
             raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"tensor is not {'output' if output else 'input'} {index} of this executor")
-        group[index].addr = int(addr)
+        slot.addr = int(addr)
 
     def set_input_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
         self._set_addr(executor, index, tensor, addr, output=False)
