@@ -657,7 +657,10 @@ def test_backend_start_failure_is_reported_and_recovers(emulator, emulator_home,
     """A failing aclInit / aclrtGetDeviceCount makes PYACLNN_BACKEND=acl unavailable, with the
     CANN error chained; after the fault the backend starts normally."""
     emu = emulator
-    use_backend("numpy")  # shuts the acl backend down (aclFinalize)
+    use_backend("numpy")  # shuts the acl backend down (gives back pyaclnn's aclInit)
+    if emu.live("init"):  # a session other tests opened with a bare aclInit, as a host would
+        from pyaclnn._acl._lib import loaded
+        assert loaded().rt.aclFinalize() == 0
     assert emu.live("init") == 0
     emu.fail(func, status, 0, 1)
     with pytest.raises(pyaclnn.BackendUnavailableError, match=func):

@@ -331,7 +331,7 @@ def build_custom_opp(root: Path, vendor: str = "customize", ops: tuple[str, ...]
     stage = root / ".emu-build" / f"custom-{vendor}"
     stage.mkdir(parents=True, exist_ok=True)
     # link-time copies of the runtime and nnopbase (same SONAMEs as any toolkit's)
-    _link(cc, stage / "libascendcl.so", [objdir / "emu_runtime.o"], [])
+    _link(cc, stage / "libascendcl.so", [objdir / "emu_runtime.o", objdir / "emu_opcache.o"], [])
     _link(cc, stage / "libnnopbase.so", [objdir / "emu_nnopbase.o"], ["libascendcl.so"])
     # the runtime's symbols (emu_enter...) resolve through libnnopbase.so's own dependency at
     # load time, so the library is linked without -z defs

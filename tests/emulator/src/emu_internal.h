@@ -167,10 +167,6 @@ struct aclOpExecutor {
     int nin, nout;
     int in_role[EMU_MAX_ROLES];
     int out_role[EMU_MAX_ROLES];
-    /* Executor kind (hicann/opbase src/nnopbase/common/api/acl_op_api.cpp dispatches on the
-     * executor's magic number): 0 = composite (hand-written op_api, L2_DFX_PHASE_1), 1 =
-     * generated ("Nnopbase", individual_op/: e.g. aclnnCrossEntropyLossGrad). */
-    int generated;
     /* A composite op's phase 1 that found the same op and layout in the op cache returns an
      * OpExecCacheWrap instead of an executor (hicann/opbase common/utils/op_cache.cpp
      * GetFromCache): it runs on the addresses captured by phase 1, refuses to become repeatable. */
@@ -180,8 +176,10 @@ struct aclOpExecutor {
     int64_t iattr[8];
     double fattr[4];
     char sattr[64];
-    /* 1: the executor of a generated ("Nnopbase") op, whose aclSet*TensorAddr index is the
-     * position in the op definition (issue 10, item 6): AmpUpdateScale, the custom ops. */
+    /* Executor kind (hicann/opbase src/nnopbase/common/api/acl_op_api.cpp dispatches on the
+     * executor's magic number): 0 = composite (hand-written op_api, L2_DFX_PHASE_1, op cache),
+     * 1 = generated ("Nnopbase", individual_op/), whose aclSet*TensorAddr index is the position
+     * in the op definition: CrossEntropyLossGrad, AmpUpdateScale, the custom ops. */
     int generated;
 };
 

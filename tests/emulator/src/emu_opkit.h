@@ -119,6 +119,8 @@ static inline int kit_finish(const char *api, aclOpExecutor *e, uint64_t *worksp
 {
     if (!e)
         return emu_error(ACLNN_ERR_INNER_CREATE_EXECUTOR, api, "out of memory");
+    if (!e->generated)                        /* composite ops: L2_DFX_PHASE_1 consults the op cache */
+        emu_executor_check_cache(e);
     *workspaceSize = e->workspace;
     *executor = e;
     return ACLNN_SUCCESS;
