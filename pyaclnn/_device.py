@@ -121,9 +121,9 @@ class Stream(Resource):
         device it belongs to.
 
         pyaclnn never destroys it: ``close()`` only forgets it, after waiting for the stream
-        (aclrtSynchronizeStream) if pyaclnn gave its ops a workspace, which it then frees.
-        ``synchronize()`` is aclrtSynchronizeStream: it waits for everything queued on the
-        stream, the owner's work included.
+        (aclrtSynchronizeStream) if pyaclnn queued work on it since the last synchronize, and
+        frees pyaclnn's own workspace for it. ``synchronize()`` is aclrtSynchronizeStream: it
+        waits for everything queued on the stream, the owner's work included.
         """
         if device is None:
             from ._tensor import default_device
@@ -140,7 +140,9 @@ class Stream(Resource):
         self.device, self._runtime, self.owned = device, device._runtime, False
         self._raw = self._runtime.handle_from_int(handle)
         self._workspace = [0, 0]
-        self._own(device.backend, device, "stream", _forget_stream, device, self._raw, self._workspace)
+        self._order = _stream_order(device, self._raw)
+        self._own(device.backend, device, "stream", _forget_stream, device, self._raw, self._workspace,
+                  self._order)
         return self
 
     @property
@@ -206,13 +208,22 @@ def _destroy_stream(device: Device, raw: Any, workspace: list[int], order: _stre
                 _streamorder.passed(order)
 
 
-def _forget_stream(device: Device, raw: Any, workspace: list[int]) -> None:
-    """Release a borrowed stream: only pyaclnn's workspace, once the stream no longer uses it."""
-    if workspace[0]:
-        device.use()
-        device._runtime.synchronize_stream(raw)
-        addr, workspace[:] = workspace[0], [0, 0]
-        device._runtime.free(addr)
+def _forget_stream(device: Device, raw: Any, workspace: list[int], order: _streamorder.Order) -> None:
+    """Release a borrowed stream: never destroyed; pyaclnn's workspace and deferred frees go
+    once the stream has passed pyaclnn's launches."""
+    if order.idle and not workspace[0]:
+        return
+    device.use()
+    try:
+        if not order.idle:
+            device._runtime.synchronize_stream(raw)
+    finally:
+        try:
+            if workspace[0]:
+                addr, workspace[:] = workspace[0], [0, 0]
+                device._runtime.free(addr)
+        finally:
+            _streamorder.passed(order)
 
 
 class Event(Resource):

@@ -190,6 +190,7 @@ class Executor(Resource):
             runtime.destroy_executor(executor)
             raise
         runtime.launch(self.op, workspace, size, executor, stream._raw)
+        _queued(stream, self._args)
 
     @classmethod
     def from_args(cls, op: str, args: Sequence[Any], repeatable: bool = False) -> "Executor":

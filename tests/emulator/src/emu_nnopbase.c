@@ -953,11 +953,16 @@ EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uin
     /* Phase 2 only queues the kernel: it runs when the stream gets to it (emu_runtime.c, "Stream
      * queues"). The private copy `e` holds the addresses read above, as a launched task holds
      * its arguments: the aclTensors may be destroyed once phase 2 has returned. */
-    return emu_enqueue_kernel(stream, api, e, lo_of, len_of, writes_of, n);
+    /* A composite default executor that was launched (and so deleted) fills the op cache; the
+     * queue owns `e` from here on (see emu_opcache.c). */
+    uint64_t cache_key = (!e->repeatable && !e->cache_wrap) ? e->cache_key : 0;
+    st = emu_enqueue_kernel(stream, api, e, lo_of, len_of, writes_of, n);
+    if (st == ACLNN_SUCCESS && cache_key)
+        emu_op_cache_add(cache_key);
+    return st;
 out:
-    /* A composite executor that ran and is deleted fills the op cache (see emu_opcache.c). */
     if (st == ACLNN_SUCCESS && e->cache_key && !e->repeatable && !e->cache_wrap)
-        emu_op_cache_add(e->cache_key);
+        emu_op_cache_add(e->cache_key);        /* the empty-tensor fast path ran too */
     free(e);
     return st;
 }
