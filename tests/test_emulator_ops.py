@@ -584,3 +584,39 @@ def test_custom_package_may_shadow_a_builtin_op(dev, tmp_path):
     # the toolkit's aclnnAdd is untouched
     assert run2(dev, "Add", tx, ty, dev.scalar(2.0, np.float32), tz) == OK
     assert dev.get(pz, (3,)).tolist() == [21, 42, 63]
+
+
+def test_math_ops_from_libopapi_math_in_a_9x_subprocess(home9):
+    """9.x: Add, Cat and AmpUpdateScale come from libopapi_math.so (ops-math), which loads after
+    libnnopbase.so and libacl_rt.so; the prototypes are the installed headers'."""
+    decls = "\n".join(prototypes(aclnnop_dir(home9) / h) for h in sorted(NEW_HEADERS))
+    out = run_script(home9, f"""
+        import numpy as np
+        ffi.cdef({decls!r})
+        rt, compat, nn, math_, op = load_all()
+        os.environ["ASCEND_OPP_PATH"] = str(home / "opp")
+        assert rt.aclInit(ffi.NULL) == 0 and rt.aclrtSetDevice(0) == 0
+        def ten(a, dt=0):
+            p = ffi.new("void **"); assert rt.aclrtMalloc(p, a.nbytes, 0) == 0
+            assert rt.aclrtMemcpy(p[0], a.nbytes, ffi.from_buffer(a), a.nbytes, 1) == 0
+            d = ffi.new("int64_t[]", list(a.shape))
+            return nn.aclCreateTensor(d, a.ndim, dt, ffi.NULL, 0, 2, d, a.ndim, p[0]), p[0]
+        def get(p, n):
+            assert rt.aclrtSynchronizeStream(ffi.NULL) == 0
+            out = np.empty(n, np.float32)
+            assert rt.aclrtMemcpy(ffi.from_buffer(out), out.nbytes, p, out.nbytes, 2) == 0
+            return out.tolist()
+        (ta, _), (tb, _), (to, po) = (ten(np.array(v, np.float32)) for v in ([1, 2], [10, 20], [0, 0]))
+        alpha = nn.aclCreateScalar(ffi.new("float *", 2.0), 0)
+        ws = ffi.new("uint64_t *"); ex = ffi.new("aclOpExecutor **")
+        assert math_.aclnnAddGetWorkspaceSize(ta, tb, alpha, to, ws, ex) == 0
+        assert math_.aclnnAdd(ffi.NULL, 0, ex[0], ffi.NULL) == 0
+        assert get(po, 2) == [21, 42]
+        (tc, pc) = ten(np.zeros(4, np.float32))
+        lst = nn.aclCreateTensorList(ffi.new("aclTensor *[]", [ta, tb]), 2)
+        assert math_.aclnnCatGetWorkspaceSize(lst, 0, tc, ws, ex) == 0
+        assert math_.aclnnCat(ffi.NULL, 0, ex[0], ffi.NULL) == 0
+        assert get(pc, 4) == [1, 2, 10, 20]
+        print("okmath9")
+    """)
+    assert "okmath9" in out
