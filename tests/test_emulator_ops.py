@@ -503,6 +503,15 @@ def test_custom_package_layout(custom_opp):
     assert (vdir.parent / "config.ini").read_text() == "load_priority=second,customize\n"
 
 
+def test_custom_package_in_the_default_place(tmp_path):
+    """root = <home>/opp: the installer's default place, opp/vendors/<vendor> + opp/vendors/config.ini."""
+    home = tmp_path / "home"
+    (home / "opp").mkdir(parents=True)
+    vdir = build_custom_opp(home / "opp", "acme")
+    assert vdir == home / "opp/vendors/acme" and (vdir / "op_api/lib/libcust_opapi.so").is_file()
+    assert (home / "opp/vendors/config.ini").read_text() == "load_priority=acme\n"
+
+
 def test_custom_op_runs_in_process(dev, custom_opp):
     cust = dev.ffi.dlopen(str(custom_opp / "op_api/lib/libcust_opapi.so"), dev.ffi.RTLD_NOW)
     rng = np.random.default_rng(4)
