@@ -491,7 +491,7 @@ def test_custom_package_layout(custom_opp):
     assert declared(header) == ["aclnnAddCustomGetWorkspaceSize", "aclnnAddCustom"]
     assert "const aclTensor *z," in header.read_text()
     lib = vdir / "op_api/lib/libcust_opapi.so"
-    assert needed(lib) == ["libnnopbase.so"]
+    assert needed(lib) == ["libnnopbase.so", "libascendcl.so"]           # as the custom-op CMake links it
     dyn = readelf_dynamic(lib)
     assert "RPATH" not in dyn and "RUNPATH" not in dyn and "Library soname: [libcust_opapi.so]" in dyn
     assert {"aclnnAddCustomGetWorkspaceSize", "aclnnAddCustom"} <= defined_symbols(lib)
@@ -530,7 +530,12 @@ def test_custom_op_runs_in_process(dev, custom_opp):
     assert cust.aclnnAddCustomGetWorkspaceSize(tx, dev.empty((4,), np.float16)[0], tz, ws, ex) == TILING
 
 
-def test_custom_op_with_the_9x_toolkit_in_a_subprocess(home9, custom_opp):
+@pytest.mark.parametrize("built_for", ["8.x", "9.x"])
+def test_custom_op_with_the_9x_toolkit_in_a_subprocess(home9, tmp_path, built_for):
+    """A package built with CANN 8 (DT_NEEDED libascendcl.so: the 9.x compat library) or CANN 9
+    (libacl_rt.so) loads next to a 9.x toolkit and shares its state."""
+    custom_opp = build_custom_opp(tmp_path, layout=built_for)
+    assert needed(custom_opp / "op_api/lib/libcust_opapi.so")[1] == ("libascendcl.so" if built_for == "8.x" else "libacl_rt.so")
     out = run_script(home9, f"""
         import numpy as np
         libs = load_all()

@@ -304,7 +304,8 @@ def _write_ops_info(config: Path, ops: dict) -> None:
     (folder / f"aic-{SOC_DIR}-ops-info.json").write_text(json.dumps(ops, indent=4, sort_keys=True) + "\n")
 
 
-def build_custom_opp(root: Path, vendor: str = "customize", ops: tuple[str, ...] = ("AddCustom",)) -> Path:
+def build_custom_opp(root: Path, vendor: str = "customize", ops: tuple[str, ...] = ("AddCustom",),
+                     layout: str = "8.x") -> Path:
     """Build a custom operator package, as the Ascend C custom-op flow (msopgen project, build.sh,
     installed with ``--install-path=<root>``) lays it out, and return its vendor folder
     ``<root>/vendors/<vendor>`` (the path ASCEND_CUSTOM_OPP_PATH lists):
@@ -312,9 +313,11 @@ def build_custom_opp(root: Path, vendor: str = "customize", ops: tuple[str, ...]
     * ``op_api/include/aclnn_add_custom.h``: the generated header of the AddCustom sample op
       (``ops`` may add ``"Add"``: a custom op reusing the built-in name, header ``aclnn_add.h``,
       ``aclnnAdd(x1, x2, y)``);
-    * ``op_api/lib/libcust_opapi.so``: their aclnn entry points, DT_NEEDED on libnnopbase.so only
-      (no rpath), so it loads into a process that has a toolkit's libnnopbase.so loaded (or on
-      the search path) and shares that toolkit's state;
+    * ``op_api/lib/libcust_opapi.so``: their aclnn entry points, DT_NEEDED on libnnopbase.so and
+      the runtime of the CANN it was built with (``layout``: 8.x libascendcl.so, 9.x
+      libacl_rt.so), as the custom-op CMake links it (asc-devkit cmake/asc/fwk_modules/func.cmake:
+      nnopbase + ascendcl or acl_rt); no rpath, so it loads into a process that has a toolkit's
+      libraries loaded (or on the search path) and shares that toolkit's state;
     * ``op_impl/ai_core/tbe/config/ascend910b/aic-ascend910b-ops-info.json``: the op definition;
     * ``op_proto/inc/op_proto.h``, ``bin/set_env.bash`` (prepends the folder to
       ASCEND_CUSTOM_OPP_PATH) and ``<root>/vendors/config.ini`` (``load_priority=``, this vendor
@@ -322,6 +325,8 @@ def build_custom_opp(root: Path, vendor: str = "customize", ops: tuple[str, ...]
     """
     if not vendor or "/" in vendor or vendor.startswith("."):
         raise ValueError(f"vendor {vendor!r}: expected a plain folder name")
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout {layout!r}: expected one of {', '.join(LAYOUTS)}")
     unknown = [op for op in ops if op not in _CUSTOM_OPS]
     if unknown or not ops:
         raise ValueError(f"ops {ops!r}: expected a non-empty selection of {', '.join(_CUSTOM_OPS)}")
@@ -333,10 +338,12 @@ def build_custom_opp(root: Path, vendor: str = "customize", ops: tuple[str, ...]
     # link-time copies of the runtime and nnopbase (same SONAMEs as any toolkit's)
     _link(cc, stage / "libascendcl.so", [objdir / "emu_runtime.o", objdir / "emu_opcache.o"], [])
     _link(cc, stage / "libnnopbase.so", [objdir / "emu_nnopbase.o"], ["libascendcl.so"])
-    # the runtime's symbols (emu_enter...) resolve through libnnopbase.so's own dependency at
-    # load time, so the library is linked without -z defs
-    _link(cc, stage / "libcust_opapi.so", [objdir / f"{_CUSTOM_OPS[op][0]}.o" for op in ops], ["libnnopbase.so"],
-          zdefs=False)
+    runtime = "libascendcl.so" if layout == "8.x" else "libacl_rt.so"
+    if runtime != "libascendcl.so":
+        _link(cc, stage / runtime, [objdir / "emu_runtime.o"], [])
+    # no -z defs: the emulator's internal symbols may come from either runtime file
+    _link(cc, stage / "libcust_opapi.so", [objdir / f"{_CUSTOM_OPS[op][0]}.o" for op in ops],
+          ["libnnopbase.so", runtime], zdefs=False)
 
     vdir = root / "vendors" / vendor
     (vdir / "op_api" / "lib").mkdir(parents=True, exist_ok=True)
