@@ -340,7 +340,7 @@ def build_custom_opp(root: Path, vendor: str = "customize", ops: tuple[str, ...]
     _link(cc, stage / "libnnopbase.so", [objdir / "emu_nnopbase.o"], ["libascendcl.so"])
     runtime = "libascendcl.so" if layout == "8.x" else "libacl_rt.so"
     if runtime != "libascendcl.so":
-        _link(cc, stage / runtime, [objdir / "emu_runtime.o"], [])
+        _link(cc, stage / runtime, [objdir / "emu_runtime.o", objdir / "emu_opcache.o"], [])
     # no -z defs: the emulator's internal symbols may come from either runtime file
     _link(cc, stage / "libcust_opapi.so", [objdir / f"{_CUSTOM_OPS[op][0]}.o" for op in ops],
           ["libnnopbase.so", runtime], zdefs=False)
