@@ -227,7 +227,7 @@ def _forget_stream(device: Device, raw: Any, workspace: list[int], order: _strea
 
 
 class Event(Resource):
-    """An event (aclrtCreateEvent), for timing work on a stream."""
+    """An event (aclrtCreateEvent), for timing work on a stream and waiting for part of it."""
     _what = "Event"
 
     def __init__(self, device: Device) -> None:
@@ -235,18 +235,25 @@ class Event(Resource):
         self.device = device
         self._runtime = device._runtime
         self._raw = self._runtime.create_event()
+        self._mark: tuple[_streamorder.Order, int] | None = None  # (stream, launches) at the record
         self._own(device.backend, device, "event", _destroy_event, device, self._raw)
 
     def record(self, stream: Stream) -> None:
-        """aclrtRecordEvent on ``stream``."""
+        """aclrtRecordEvent on ``stream``: the event completes when the work queued on it so
+        far is done."""
         self._check_open()
         self.device.use()
         self._runtime.record_event(self._raw, stream._raw)
+        self._mark = (stream._order, stream._order.launches)
 
     def synchronize(self) -> None:
+        """Wait until the work queued before the latest record is done (aclrtSynchronizeEvent);
+        memory that only that work used is then freed."""
         self._check_open()
         self.device.use()
         self._runtime.synchronize_event(self._raw)
+        if self._mark is not None:
+            _streamorder.passed(*self._mark)
 
     def elapsed_ms(self, end: "Event") -> float:
         """Milliseconds from this event to ``end`` (aclrtEventElapsedTime); both recorded."""

@@ -9,8 +9,9 @@ not synchronize (``ApiImpl::MemCopySync``). So, as CuPy and cuda.core do:
 - each Storage remembers, per stream, the number of the last launch that reads or writes it
   (``uses``);
 - freeing a Storage a stream has not passed yet is deferred to that stream: the free runs right
-  after the stream's next synchronize or its close (the workspace pool does the same with a
-  workspace it replaces). Beyond MAX_DEFERRED waiting frees, the stream is synchronized then and
+  after the stream's next synchronize or its close, or once an Event recorded after the
+  launches that use it has been synchronized (the workspace pool does the same with a workspace
+  it replaces). Beyond MAX_DEFERRED waiting frees, the stream is synchronized then and
   there, so the memory held stays bounded;
 - host reads and writes of a Storage (Tensor.numpy, copy_from) first synchronize the streams
   with unfinished launches on it.
@@ -30,7 +31,8 @@ class Order:
     def __init__(self, sync: Callable[[], None]) -> None:
         self.launches = 0
         self.done = 0
-        self.deferred: list[tuple[Callable[..., None], tuple]] = []
+        # (launches queued when the free was deferred, release, args), oldest first
+        self.deferred: list[tuple[int, Callable[..., None], tuple]] = []
         self.sync = sync  # synchronizes the stream (and then calls passed)
 
     @property
@@ -63,7 +65,7 @@ def release_after(order: Order, release: Callable[..., None], *args: Any) -> Non
     if order.idle:
         release(*args)
         return
-    order.deferred.append((release, args))
+    order.deferred.append((order.launches, release, args))
     if len(order.deferred) > MAX_DEFERRED:
         order.sync()
 
@@ -79,12 +81,19 @@ def free_after_uses(uses: dict[Order, int], release: Callable[..., None], *args:
     release_after(pending[-1], release, *args)
 
 
-def passed(order: Order) -> None:
-    """The stream finished everything queued on it: run the frees that waited for it."""
-    order.done = order.launches
-    deferred, order.deferred = order.deferred, []
+def passed(order: Order, upto: int | None = None) -> None:
+    """The stream finished its first ``upto`` launches (all of them by default: after a
+    synchronize), e.g. an event recorded after them has completed: run the frees that waited
+    for them."""
+    done = order.launches if upto is None else upto
+    if done > order.done:
+        order.done = done
+    ready = [d for d in order.deferred if d[0] <= order.done]
+    if not ready:
+        return
+    order.deferred = [d for d in order.deferred if d[0] > order.done]
     error: Exception | None = None
-    for release, args in deferred:  # a refused free does not stop the others
+    for _, release, args in ready:  # a refused free does not stop the others
         try:
             release(*args)
         except Exception as exc:  # noqa: BLE001 - re-raised below

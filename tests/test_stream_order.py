@@ -218,3 +218,22 @@ def test_numpy_backend_follows_the_same_rule(use_backend):
             acl.aclrtSetDevice(1)
             acl.aclrtDestroyStream(raw)
             acl.aclrtResetDevice(0), acl.aclrtResetDevice(1)
+
+
+def test_event_synchronize_frees_what_the_work_before_the_record_used(emu):
+    emu.reset_counters()
+    g, x, y, want = mse_case(seed=8)
+    with pyaclnn.Device(0) as dev, dev.create_stream() as stream, dev.create_event() as ev:
+        out = pyaclnn.Tensor.zeros(x.shape)
+        allocs = emu.live("device_alloc")
+        pyaclnn.MseLossBackward(*(pyaclnn.Tensor.from_numpy(a) for a in (g, x, y)), "none", out).run(stream)
+        gc.collect()
+        assert emu.live("device_alloc") == allocs + 3      # the inputs wait for the stream
+        ev.record(stream)
+        keep = pyaclnn.Tensor.from_numpy(g)
+        pyaclnn.MseLossBackward(keep, keep, keep, "none", pyaclnn.Tensor.zeros(x.shape)).run(stream)
+        ev.synchronize()                                     # the first launch is done
+        assert emu.live("device_alloc") == allocs + 2        # its inputs freed; keep + 2nd out remain
+        if emu.live("queued"):                               # deferred mode: the 2nd launch waits
+            assert emu.live("queued") == 1
+        np.testing.assert_allclose(out.numpy(), want, rtol=1e-6)
