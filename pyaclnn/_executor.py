@@ -152,6 +152,7 @@ class Executor(Resource):
                 pass
             raise
         self._args = tensors  # keeps every tensor (and its descriptor) alive until phase 2
+        self._uses = _streamorder.uses_of(tensors)
         self._own(device.backend, device, "executor", _destroy_executor, device, self._state)
 
     def _fall_back_to_replanning(self, args: tuple, c_args: list[Any]) -> None:
@@ -224,7 +225,7 @@ class Executor(Resource):
         workspace = stream.workspace(size) if size > 0 else 0
         if self.repeatable:
             self._runtime.launch(self.op, workspace, size, executor, stream._raw)
-            _queued(stream, self._args)
+            _streamorder.launched(stream._order, self._uses)  # what it uses outlives the launch
             return
         self._state[0] = None  # consumed by phase 2 even if it fails (abi.md §6.1)
         try:
@@ -232,12 +233,12 @@ class Executor(Resource):
         except BaseException:
             self._release_arguments(quiet=True)  # the operator's own error is the one to report
             raise
-        _queued(stream, self._args)
+        _streamorder.launched(stream._order, self._uses)  # what it uses outlives the launch
         self._release_arguments()
 
     def _release_arguments(self, quiet: bool = False) -> None:
         """After phase 2 returned, the arguments may go (they must outlive it: abi.md §6.2)."""
-        self._args = []
+        self._args = self._uses = []
         if not self._state[1]:
             return
         try:
@@ -281,17 +282,12 @@ class Executor(Resource):
                                                 tensor.storage.addr)
         group[index] = tensor
         self._args = self.inputs + self.outputs
+        self._uses[len(self.inputs) + index if output else index] = tensor.storage.uses
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else ("launched" if self.launched else
                                               ("repeatable" if self.repeatable else "planned"))
         return f"<pyaclnn.{type(self).__name__} {state} workspace_size={self.workspace_size}>"
-
-
-def _queued(stream: Stream, tensors: list[Tensor]) -> None:
-    """Phase 2 only queued the kernel: the memory of its tensors stays allocated (and host
-    reads and writes of it wait) until the stream has passed this launch (_streamorder)."""
-    _streamorder.launched(stream._order, tensors)
 
 
 def _private_descriptor(runtime: Any, t: Tensor) -> Any:

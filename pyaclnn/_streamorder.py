@@ -40,11 +40,18 @@ class Order:
         return self.launches == self.done
 
 
-def launched(order: Order, tensors: Iterable[Any]) -> None:
-    """A launch was queued on the stream of ``order``; it uses the storage of ``tensors``."""
+def uses_of(tensors: Iterable[Any]) -> list[dict[Order, int]]:
+    """The ``uses`` of the tensors' storages, for ``launched`` (computed once per plan)."""
+    return [t.storage.uses for t in tensors]
+
+
+def launched(order: Order, uses: list[dict[Order, int]]) -> None:
+    """A launch was queued on the stream of ``order``; it uses the storages whose ``uses``
+    are given: their memory stays allocated, and host access to it waits, until the stream
+    has passed the launch."""
     order.launches = n = order.launches + 1
-    for tensor in tensors:
-        tensor.storage.uses[order] = n
+    for u in uses:
+        u[order] = n
 
 
 def busy(uses: dict[Order, int]) -> list[Order]:
