@@ -94,7 +94,8 @@ class Stream(Resource):
 
     Work on a stream is asynchronous: ``run(stream)`` only queues the operator. What a queued
     launch uses (tensors' memory, the workspace) stays allocated until the stream has passed it
-    (``pyaclnn._streamorder``): frees wait for the next ``synchronize()`` or ``close()``.
+    (``pyaclnn._streamorder``): frees wait for the next ``synchronize()`` or ``close()``, or
+    for an Event recorded after the launch to be synchronized.
     Each stream keeps one workspace buffer for the operators it runs: ops on one stream run
     in order, so the buffer can be reused; a bigger one replaces it, and the old one is freed
     once the launches queued on it are done.
