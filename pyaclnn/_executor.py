@@ -191,7 +191,7 @@ class Executor(Resource):
             runtime.destroy_executor(executor)
             raise
         runtime.launch(self.op, workspace, size, executor, stream._raw)
-        _queued(stream, self._args)
+        _streamorder.launched(stream._order, self._uses)  # what it uses outlives the launch
 
     @classmethod
     def from_args(cls, op: str, args: Sequence[Any], repeatable: bool = False) -> "Executor":
@@ -238,7 +238,8 @@ class Executor(Resource):
 
     def _release_arguments(self, quiet: bool = False) -> None:
         """After phase 2 returned, the arguments may go (they must outlive it: abi.md §6.2)."""
-        self._args = self._uses = []
+        self._args = []
+        self._uses = []
         if not self._state[1]:
             return
         try:
