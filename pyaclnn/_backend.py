@@ -143,7 +143,7 @@ def _acl_backend() -> Backend:
     try:
         runtime.init()
     except errors.AclError as exc:
-        raise errors.BackendUnavailableError(f"aclInit failed: {exc}") from exc
+        raise errors.BackendUnavailableError(f"aclInit failed: {exc}{runtime.loading_hint(str(exc))}") from exc
     try:
         count = runtime.device_count()
     except errors.AclError as exc:

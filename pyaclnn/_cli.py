@@ -105,7 +105,7 @@ def _cann_report() -> dict[str, Any]:
         error = f"cannot import the acl binding: {type(exc).__name__}: {exc}"
         probe = {"value": None, "error": error}
         return {"env": _env.cann_vars(), "discovery": {"found": False, "attempts": [], "error": error},
-                "libraries": {}, "symbols": {}, "missing_required": [], "missing_optional": [],
+                "libraries": {}, "opened_by_name": {}, "symbols": {}, "missing_required": [], "missing_optional": [],
                 "acl_init": {"ok": None, "status": None, "error": error}, "cann_version": dict(probe),
                 "device_count": dict(probe), "soc_name": dict(probe)}
     return diagnostics.report()
@@ -173,10 +173,19 @@ def doctor_report() -> dict[str, Any]:
                 "problem": f"{len(missing)} required function(s) missing: {', '.join(missing)}",
                 "fix": "install a complete CANN toolkit (8.x or later) with its operator package; "
                        "the op library must export the four aclnn operators"})
+        for name, lib in cann.get("opened_by_name", {}).items():
+            if not lib.get("loaded"):
+                problems.append({
+                    "problem": f"{name} (CANN opens it by name at run time) does not load: {one_line(lib.get('error'))}",
+                    "fix": f"install what it needs, or export LD_LIBRARY_PATH to the directories holding its "
+                           f"dependencies before starting Python (source {home}/set_env.sh)"})
         init = cann.get("acl_init", {})
         if init.get("ok") is False:
-            problems.append({"problem": f"aclInit failed: {one_line(init.get('error'))}",
-                             "fix": "check the driver (npu-smi info) and that the toolkit version matches it"})
+            missing = init.get("missing_libraries") or []
+            problems.append({"problem": f"aclInit failed: {one_line(init.get('error'))}"
+                                        + (f" (cannot open {', '.join(missing)})" if missing else ""),
+                             "fix": init.get("fix") or "check the driver (npu-smi info) and that the toolkit "
+                                                       "version matches it"})
         elif init.get("ok") and not count and backend["name"] != "acl":
             why = cann.get("device_count", {}).get("error") or "aclrtGetDeviceCount reports 0 devices"
             problems.append({
@@ -242,7 +251,8 @@ def _compute_check() -> dict[str, Any]:
 
 # Top-level keys of `doctor --json`.
 DOCTOR_KEYS = ("pyaclnn", "python", "platform", "pyaclnn_env", "requested_backend", "backend", "device_found",
-               "env", "discovery", "libraries", "symbols", "missing_required", "missing_optional", "acl_init",
+               "env", "discovery", "libraries", "opened_by_name", "symbols", "missing_required", "missing_optional",
+               "acl_init",
                "cann_version", "device_count", "soc_name", "compute", "problems", "notes", "exit_code")
 
 
@@ -275,6 +285,11 @@ def doctor_text(data: dict[str, Any]) -> str:
         for role, lib in data["libraries"].items():
             state = "loaded" if lib.get("loaded") else f"NOT LOADED: {one_line(lib.get('error'))}"
             out.append(f"  {role:<9} {lib.get('path') or '-'}  {state}")
+    if data.get("opened_by_name"):
+        out += ["", "opened by name by CANN at run time (preloaded by pyaclnn):"]
+        for name, lib in data["opened_by_name"].items():
+            state = "loaded" if lib.get("loaded") else f"NOT LOADED: {one_line(lib.get('error'))}"
+            out.append(f"  {name:<24} {lib.get('path')}  {state}")
     if data.get("symbols"):
         out += ["", "declared functions (headers/), per library:"]
         optional = set(data.get("missing_optional") or [])

@@ -34,6 +34,12 @@ def device_id() -> int:
     return int(os.environ.get("PYACLNN_DEVICE", "0"))
 
 
+def install_info() -> str:
+    """PYACLNN_ASCEND_INSTALL_INFO: the Ascend install info file (default /etc/ascend_install.info,
+    whose Driver_Install_Path_Param says where the driver is)."""
+    return os.environ.get("PYACLNN_ASCEND_INSTALL_INFO") or "/etc/ascend_install.info"
+
+
 def get(name: str) -> str | None:
     return os.environ.get(name) or None
 

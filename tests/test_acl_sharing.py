@@ -65,7 +65,9 @@ def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
 
 
 def test_host_session_survives_pyaclnn_shutdown(emulator_home):
-    result = run_python(HOST_FIRST, PYACLNN_BACKEND="acl", ASCEND_HOME_PATH=str(emulator_home))
+    # the host application was started after set_env.sh, as CANN's own samples are
+    result = run_python(HOST_FIRST, PYACLNN_BACKEND="acl", ASCEND_HOME_PATH=str(emulator_home),
+                        LD_LIBRARY_PATH=str(emulator_home / "lib64"))
     assert result.returncode == 0, result.stderr
     import json
     info = json.loads(result.stdout)

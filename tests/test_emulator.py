@@ -241,11 +241,12 @@ def run_script(home: Path, body: str, extra_env: dict | None = None) -> str:
         sys.path.insert(0, {str(TESTS)!r})
         from pathlib import Path
         import cffi
-        from emulator.build import Emulator, library_paths
+        from emulator.build import Emulator, library_paths, plugin_paths
         home = Path({str(home)!r})
         ffi = cffi.FFI()
         ffi.cdef("\\n".join((Path({str(HEADERS)!r}) / h).read_text() for h in {HEADER_ORDER!r}))
-        def load_all():
+        def load_all():  # what aclInit opens by bare name first, then the toolkit (the returned list)
+            plugins = [ffi.dlopen(str(p), ffi.RTLD_NOW | ffi.RTLD_GLOBAL) for p in plugin_paths(home)]
             return [ffi.dlopen(str(p), ffi.RTLD_NOW | ffi.RTLD_GLOBAL) for p in library_paths(home)]
     """)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("EMU_", "ASCEND_"))}
@@ -278,10 +279,13 @@ def test_layouts(toolkits):
     for home in (home8, home9):
         assert (home / "opp").is_dir()
         assert toolkit_env(home)["ASCEND_OPP_PATH"] == str(home / "opp")
-    assert sorted(p.name for p in (home8 / "lib64").iterdir()) == ["libascendcl.so", "libnnopbase.so", "libopapi.so"]
-    assert sorted(p.name for p in (home9 / "lib64").iterdir()) == [
-        "libacl_rt.so", "libascendcl.so", "libnnopbase.so", "libopapi_math.so", "libopapi_nn.so"]
+    plugins = ["libruntime_v100.so", "libruntime_v200.so", "libtsdclient.so"]  # opened by bare name
+    assert sorted(p.name for p in (home8 / "lib64").iterdir()) == sorted(
+        ["libascendcl.so", "libnnopbase.so", "libopapi.so"] + plugins)
+    assert sorted(p.name for p in (home9 / "lib64").iterdir()) == sorted([
+        "libacl_rt.so", "libascendcl.so", "libnnopbase.so", "libopapi_math.so", "libopapi_nn.so"] + plugins)
     deps = {
+        **{home / "lib64" / name: [] for home in (home8, home9) for name in plugins},
         home8 / "lib64/libascendcl.so": [], home8 / "lib64/libnnopbase.so": ["libascendcl.so"],
         home8 / "lib64/libopapi.so": ["libnnopbase.so", "libascendcl.so"],
         home9 / "lib64/libacl_rt.so": [], home9 / "lib64/libascendcl.so": ["libacl_rt.so"],

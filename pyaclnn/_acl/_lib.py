@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import _env, errors
 from ._ffi import FUNCTIONS, ffi
-from ._loader import Discovery, Loaded, discover, load
+from ._loader import Discovery, Loaded, discover, load, loading_fix, missing_libraries
 
 __all__ = ["ffi", "Lib", "get", "check", "recent_error"]
 
@@ -32,6 +32,7 @@ class Lib:
         self.found = found
         self.rt, self.nn, self.op = loaded.runtime, loaded.nnopbase, loaded.opapi
         self._keep = loaded
+        self.by_name_errors = loaded.by_name_errors  # libraries CANN opens by name that did not preload
         self.missing: dict[str, list[str]] = {}
         for role, lib in (("runtime", self.rt), ("nnopbase", self.nn), ("opapi", self.op)):
             self.missing[role] = [name for name in FUNCTIONS[role] if not _has(lib, name)]
@@ -66,14 +67,15 @@ def get(found: Discovery | None = None) -> Lib:
                     "CANN not found:\n  - " + "\n  - ".join(found.attempts)
                     + "\n  fix: install the CANN toolkit, or set ASCEND_HOME_PATH to it "
                       "(source <toolkit>/set_env.sh)")
-            opp = found.home / "opp" if found.home else None
-            if opp is not None and opp.is_dir() and _env.set_default("ASCEND_OPP_PATH", str(opp)):
-                # aclnn needs it (561107 otherwise); set_env.sh would have set it to this.
-                found.attempts.append(f"ASCEND_OPP_PATH was unset: set to {opp}")
+            set_env_defaults(found)
             try:
                 loaded = load(found)
             except OSError as exc:
-                raise errors.BackendUnavailableError(f"CANN found at {found.home} but failed to load: {exc}") from exc
+                names = missing_libraries(found, str(exc))
+                raise errors.BackendUnavailableError(
+                    f"CANN found at {found.home} but failed to load: {exc}"
+                    + (f"\n  missing: {', '.join(names)}" if names else "")
+                    + f"\n  fix: {loading_fix(found, names)}") from exc
             lib = Lib(found, loaded)
             missing = lib.required_missing()
             if missing:
@@ -83,8 +85,30 @@ def get(found: Discovery | None = None) -> Lib:
     return _lib
 
 
+def set_env_defaults(found: Discovery) -> None:
+    """What set_env.sh exports and CANN reads, for this process when unset: ASCEND_OPP_PATH (aclnn
+    fails with 561107 without it), ASCEND_HOME_PATH (nnopbase finds lib64/libopapi_*.so with it)
+    and ASCEND_AICPU_PATH (AI CPU kernels), each the install found."""
+    if found.home is None:
+        return
+    home, opp = found.home, found.home / "opp"
+    for name, value in (("ASCEND_OPP_PATH", opp if opp.is_dir() else None), ("ASCEND_HOME_PATH", home),
+                        ("ASCEND_AICPU_PATH", home)):
+        if value is not None and _env.set_default(name, str(value)):
+            found.attempts.append(f"{name} was unset: set to {value}")
+
+
 def loaded() -> Lib | None:
     return _lib
+
+
+def loading_hint(lib: Lib, error: str) -> str:
+    """For a failed aclInit: the libraries that could not be opened, and the exact fix ('' when
+    the error names none)."""
+    names = missing_libraries(lib.found, *lib.by_name_errors.values(), error)
+    if not names:
+        return ""
+    return f"\n  missing: {', '.join(names)}\n  fix: {loading_fix(lib.found, names)}"
 
 
 def recent_error() -> str | None:

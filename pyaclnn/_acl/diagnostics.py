@@ -41,7 +41,8 @@ def _empty_libraries(error: str) -> dict[str, dict[str, Any]]:
 
 
 def _load_each(found: _loader.Discovery) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
-    """dlopen each library on its own (dependencies first), so one failure does not hide the others."""
+    """dlopen each library on its own (dependencies first), so one failure does not hide the
+    others; then preload what CANN opens by name (``handles["by_name_errors"]``)."""
     existing = _lib.loaded()
     libraries: dict[str, dict[str, Any]] = {}
     handles: dict[str, Any] = {}
@@ -59,7 +60,21 @@ def _load_each(found: _loader.Discovery) -> tuple[dict[str, dict[str, Any]], dic
             libraries[role]["error"] = _err(exc)
             continue
         libraries[role]["loaded"] = True
+    if existing is not None and existing.found.home == found.home:
+        handles["by_name_errors"] = dict(existing.by_name_errors)
+    else:
+        handles["by_name_errors"] = _loader.preload_by_name(found, done)
+        _kept.append(done)  # a report's preloads stay loaded, as the backend's do
     return libraries, handles
+
+
+_kept: list[dict[str, Any]] = []
+
+
+def _by_name(found: _loader.Discovery, errors: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """{file name: {path, loaded, error}} of the libraries CANN opens by name found in the install."""
+    return {p.name: {"path": str(p), "loaded": p.name not in errors, "error": errors.get(p.name)}
+            for p in found.by_name}
 
 
 def _symbols(handles: dict[str, Any]) -> dict[str, dict[str, bool | None]]:
@@ -80,7 +95,7 @@ def _runtime_probes(found: _loader.Discovery, handles: dict[str, Any], symbols: 
         "device_count": {"value": None, "error": "not attempted"},
         "soc_name": {"value": None, "error": "not attempted"},
     }
-    if set(handles) != set(ROLES):
+    if not set(ROLES) <= set(handles):
         return result
     missing_rt = [n for n, ok in symbols["runtime"].items() if not ok]
     if "aclInit" in missing_rt:
@@ -101,8 +116,12 @@ def _runtime_probes(found: _loader.Discovery, handles: dict[str, Any], symbols: 
         return result
     ok = status in (0, ACL_ERROR_REPEAT_INITIALIZE)
     message = None if ok else (_lib.recent_error() or "")
+    missing = [] if ok else _loader.missing_libraries(found, *handles.get("by_name_errors", {}).values(),
+                                                      message or "")
     result["acl_init"] = {"ok": ok, "status": status,
-                          "error": None if ok else f"aclInit returned {status}" + (f": {message}" if message else "")}
+                          "error": None if ok else f"aclInit returned {status}" + (f": {message}" if message else ""),
+                          "missing_libraries": missing,
+                          "fix": _loader.loading_fix(found, missing) if missing else None}
     if not ok:
         for key in ("cann_version", "device_count", "soc_name"):
             result[key] = {"value": None, "error": "not attempted: aclInit failed"}
@@ -138,9 +157,11 @@ def report() -> dict[str, Any]:
       attempts (every place looked at), error;
     - ``env``: the CANN environment variables (None when unset);
     - ``libraries``: {role: {path, loaded, error}} for runtime, nnopbase, opapi;
+    - ``opened_by_name``: {file: {path, loaded, error}} for the libraries of the install that CANN
+      opens by bare name at run time (preloaded, so no LD_LIBRARY_PATH is needed);
     - ``symbols``: {role: {function: True|False|None}} for every declared function (None: the
       library did not load); ``missing_required`` / ``missing_optional``: function names;
-    - ``acl_init``: {ok, status, error}; ``cann_version``, ``device_count``, ``soc_name``:
+    - ``acl_init``: {ok, status, error, missing_libraries, fix}; ``cann_version``, ``device_count``, ``soc_name``:
       {value, error}.
     """
     out: dict[str, Any] = {}
@@ -159,9 +180,11 @@ def report() -> dict[str, Any]:
         out["discovery"] = {"found": False, "home": None, "layout": None, "runtime": None, "nnopbase": None,
                             "opapi": None, "search_dirs": [], "attempts": [], "error": _err(exc)}
     handles: dict[str, Any] = {}
+    out["opened_by_name"] = {}
     if found is not None and found.found:
         try:
             out["libraries"], handles = _load_each(found)
+            out["opened_by_name"] = _by_name(found, handles.get("by_name_errors", {}))
         except Exception as exc:  # noqa: BLE001
             out["libraries"] = _empty_libraries(_err(exc))
     else:

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import errors
-from ._lib import Lib, check, ffi, get, recent_error
+from ._lib import Lib, check, ffi, get, loading_hint, recent_error
 
 NULL = ffi.NULL
 # Parsed once: ffi.new/ffi.cast with a C type string parse (or look up) the string every call.
@@ -54,6 +54,10 @@ class AclRuntime:
         if status != ACL_ERROR_REPEAT_INITIALIZE:  # repeated aclInit is harmless (abi.md §6.3)
             check(status, "aclInit")
         self._inits.append(status == 0)
+
+    def loading_hint(self, error: str) -> str:
+        """The libraries CANN could not open and the exact fix, for a failed aclInit ('' if none)."""
+        return loading_hint(self.lib, error)
 
     def finalize(self) -> None:
         """aclFinalize: ends the process's CANN session at once, whoever else uses it."""

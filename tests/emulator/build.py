@@ -37,7 +37,7 @@ import subprocess
 from pathlib import Path
 
 __all__ = ["build_toolkit", "build_custom_opp", "Emulator", "EmulatorBuildError", "LAYOUTS",
-           "library_paths", "toolkit_env", "aclnnop_dir", "SOC_DIR"]
+           "library_paths", "plugin_paths", "toolkit_env", "aclnnop_dir", "SOC_DIR"]
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE / "src"
@@ -51,7 +51,7 @@ CANN_VERSION_DIR = "8.1.RC1"
 # Flags of every library: the brief's "-shared -fPIC -O2 -Wall -Wl,-soname,<file>", plus hidden
 # visibility (only the API is exported) and -z defs (no undefined symbol slips through).
 _CFLAGS = ["-fPIC", "-O2", "-Wall", "-std=gnu11", "-fvisibility=hidden"]
-_SOURCES = ("emu_runtime", "emu_opcache", "emu_nnopbase", "emu_ops", "emu_kernels", "emu_compat", "emu_math",
+_SOURCES = ("emu_runtime", "emu_opcache", "emu_boot", "emu_plugin", "emu_nnopbase", "emu_ops", "emu_kernels", "emu_compat", "emu_math",
             "emu_ops_math", "emu_ops_custom", "emu_ops_custom_add")
 _OBJ_CACHE: dict[tuple, Path] = {}
 
@@ -118,15 +118,18 @@ def _link(cc: list[str], out: Path, objs: list[Path], needed: list[str], zdefs: 
     _run(cmd)
 
 
+# Libraries the runtime opens by bare name at run time (src/emu_boot.c), in lib64 of every layout.
+PLUGINS = ("libruntime_v100.so", "libruntime_v200.so", "libtsdclient.so")
+
 # (file, objects, DT_NEEDED) in link order, per layout
 _PLAN = {
     "8.x": [
-        ("libascendcl.so", ["emu_runtime", "emu_opcache"], []),
+        ("libascendcl.so", ["emu_runtime", "emu_opcache", "emu_boot"], []),
         ("libnnopbase.so", ["emu_nnopbase"], ["libascendcl.so"]),
         ("libopapi.so", ["emu_ops", "emu_kernels", "emu_ops_math"], ["libnnopbase.so", "libascendcl.so"]),
     ],
     "9.x": [
-        ("libacl_rt.so", ["emu_runtime", "emu_opcache"], []),
+        ("libacl_rt.so", ["emu_runtime", "emu_opcache", "emu_boot"], []),
         ("libascendcl.so", ["emu_compat"], ["libacl_rt.so"]),
         ("libnnopbase.so", ["emu_nnopbase"], ["libacl_rt.so"]),
         ("libopapi_math.so", ["emu_math", "emu_ops_math"], ["libnnopbase.so", "libacl_rt.so"]),
@@ -135,8 +138,12 @@ _PLAN = {
 }
 
 
-def build_toolkit(root: Path, layout: str = "8.x", *, stub: bool = False) -> Path:
+def build_toolkit(root: Path, layout: str = "8.x", *, stub: bool = False, driver: Path | None = None) -> Path:
     """Build the emulated toolkit under `root` and return its ASCEND_HOME_PATH (see module doc).
+
+    ``driver``: also install a driver library, ``<driver>/driver/lib64/driver/libascend_hal.so``,
+    on which the runtime implementation libraries then depend (DT_NEEDED), as the real ones use
+    the driver: the toolkit only initialises when that library is found.
 
     Rebuilding into the same root is safe even while an older build is loaded: libraries are
     replaced by rename, never rewritten in place.
@@ -145,11 +152,15 @@ def build_toolkit(root: Path, layout: str = "8.x", *, stub: bool = False) -> Pat
         raise ValueError(f"layout {layout!r}: expected one of {', '.join(LAYOUTS)}")
     root = Path(root).resolve()
     cc = _compiler()
-    tag = layout + ("-stub" if stub else "")
+    tag = layout + ("-stub" if stub else "") + ("-driver" if driver is not None else "")
     objdir = _objects(cc, root / ".emu-build" / ("obj-stub" if stub else "obj"), stub)
     stage = root / ".emu-build" / tag
     stage.mkdir(parents=True, exist_ok=True)
-    for name, objs, needed in _PLAN[layout]:
+    hal = ["libascend_hal.so"] if driver is not None else []
+    if hal:
+        _link(cc, stage / "libascend_hal.so", [objdir / "emu_plugin.o"], [])
+    plan = _PLAN[layout] + [(name, ["emu_plugin"], hal if name in PLUGINS[:2] else []) for name in PLUGINS]
+    for name, objs, needed in plan:
         _link(cc, stage / name, [objdir / f"{o}.o" for o in objs], needed)
 
     if layout == "8.x":
@@ -166,10 +177,14 @@ def build_toolkit(root: Path, layout: str = "8.x", *, stub: bool = False) -> Pat
     (home / "opp" / "version.info").write_text(f"Version={CANN_VERSION_DIR}\n")
     _install_headers(home, layout)
     _write_ops_info(home / "opp" / "built-in" / "op_impl" / "ai_core" / "tbe" / "config", _BUILTIN_OPS)
-    for name, _, _ in _PLAN[layout]:
-        tmp = home / "lib64" / f".{name}.tmp"
+    installs = [(name, home / "lib64") for name, _, _ in plan]
+    if driver is not None:
+        installs.append(("libascend_hal.so", Path(driver) / "driver" / "lib64" / "driver"))
+    for name, where in installs:
+        where.mkdir(parents=True, exist_ok=True)
+        tmp = where / f".{name}.tmp"
         shutil.copy2(stage / name, tmp)
-        os.replace(tmp, home / "lib64" / name)
+        os.replace(tmp, where / name)
     return home
 
 
@@ -336,7 +351,7 @@ def build_custom_opp(root: Path, vendor: str = "customize", ops: tuple[str, ...]
     stage = root / ".emu-build" / f"custom-{vendor}"
     stage.mkdir(parents=True, exist_ok=True)
     # link-time copies of the runtime and nnopbase (same SONAMEs as any toolkit's)
-    _link(cc, stage / "libascendcl.so", [objdir / "emu_runtime.o", objdir / "emu_opcache.o"], [])
+    _link(cc, stage / "libascendcl.so", [objdir / f"{o}.o" for o in ("emu_runtime", "emu_opcache", "emu_boot")], [])
     _link(cc, stage / "libnnopbase.so", [objdir / "emu_nnopbase.o"], ["libascendcl.so"])
     runtime = "libascendcl.so" if layout == "8.x" else "libacl_rt.so"
     if runtime != "libascendcl.so":
@@ -391,6 +406,11 @@ def library_paths(home: Path) -> list[Path]:
     return [lib64 / n for n in names]
 
 
+def plugin_paths(home: Path) -> list[Path]:
+    """The libraries the emulated runtime opens by bare name (libruntime_v100.so, ...)."""
+    return [Path(home) / "lib64" / n for n in PLUGINS]
+
+
 def toolkit_env(home: Path) -> dict[str, str]:
     """What set_env.sh of the toolkit would export (for subprocesses)."""
     home = Path(home)
@@ -407,12 +427,16 @@ class Emulator:
     loads, so the dynamic loader shares one copy of the state between the two.
     """
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, preload_plugins: bool = True) -> None:
         self.home = Path(home)
         lib64 = self.home / "lib64"
         rt9 = lib64 / "libacl_rt.so"
         self.layout = "9.x" if rt9.exists() else "8.x"
         self.runtime_path = rt9 if rt9.exists() else lib64 / "libascendcl.so"
+        # aclInit opens these by bare name: loaded here, test code that dlopens the toolkit by
+        # absolute path (without LD_LIBRARY_PATH) can initialise it
+        self._plugins = [ctypes.CDLL(str(p), mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+                         for p in (plugin_paths(self.home) if preload_plugins else [])]
         lib = ctypes.CDLL(str(self.runtime_path), mode=os.RTLD_NOW | os.RTLD_GLOBAL)
         for name, res, args in (
             ("emu_live", ctypes.c_int64, [ctypes.c_char_p]),
@@ -425,6 +449,7 @@ class Emulator:
             ("emu_set_device_count", None, [ctypes.c_int]),
             ("emu_set_stream_mode", None, [ctypes.c_int]),
             ("emu_clear_op_cache", None, []),
+            ("emu_runtime_plugins", ctypes.c_int64, []),
             ("emu_op_cache_entries", ctypes.c_int64, []),
         ):
             fn = getattr(lib, name)
@@ -467,6 +492,11 @@ class Emulator:
         """"deferred" (queued work runs only at synchronisation), "worker" (also on a background
         thread) or None (back to EMU_STREAM_MODE, default deferred)."""
         self._lib.emu_set_stream_mode({"deferred": 1, "worker": 2, None: 0}[mode])
+    def runtime_plugins(self) -> dict[str, bool]:
+        """Which by-name libraries the runtime opened at its boot (aclInit)."""
+        bits = self._lib.emu_runtime_plugins()
+        return {"runtime_impl": bool(bits & 1), "libtsdclient.so": bool(bits & 2)}
+
     def clear_op_cache(self) -> None:
         """Forget every op-cache entry (phase 1 of a layout that ran before returns a cache wrapper)."""
         self._lib.emu_clear_op_cache()

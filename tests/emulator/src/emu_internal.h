@@ -193,6 +193,9 @@ EMU_EXPORT void emu_executor_discard(aclOpExecutor *e);                  /* phas
  * runs it at once); lo/len/writes: the n byte ranges it touches (emu_runtime.c, "Stream queues"). */
 EMU_EXPORT int emu_enqueue_kernel(void *stream, const char *api, aclOpExecutor *e, const void *const *lo,
                                   const uint64_t *len, const int *writes, int n);
+/* aclInit boots the runtime: opens libruntime_v100.so / _v200.so and libtsdclient.so by bare
+ * name (emu_boot.c). Returns 0 or ACL_ERROR_INTERNAL_ERROR (with the error text). */
+EMU_EXPORT int emu_boot_runtime(const char *func);
 /* End of a successful composite phase 1: keys the executor and, when the op cache holds the same
  * key, turns it into a cache wrapper (see aclOpExecutor.cache_wrap). */
 EMU_EXPORT void emu_executor_check_cache(aclOpExecutor *e);

@@ -1061,12 +1061,18 @@ aclError aclInit(const char *configPath)
         fclose(f);
     }
     emu_lock();
-    g_init_refs++;
     if (g_initialized) {
+        g_init_refs++;
         emu_unlock();
         t_last_error = ACL_ERROR_REPEAT_INITIALIZE;   /* no error text: CANN says "ignorable" */
         return ACL_ERROR_REPEAT_INITIALIZE;
     }
+    /* the SoC query boots the runtime, which opens its libraries by bare name (emu_boot.c) */
+    if ((st = emu_boot_runtime(__func__))) {
+        emu_unlock();
+        return st;
+    }
+    g_init_refs++;
     g_initialized = 1;
     emu_unlock();
     return ACL_SUCCESS;
