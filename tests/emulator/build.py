@@ -118,18 +118,21 @@ def _link(cc: list[str], out: Path, objs: list[Path], needed: list[str], zdefs: 
     _run(cmd)
 
 
+# The objects of the runtime library (every copy of it, the custom-op link copies too).
+RUNTIME_OBJECTS = ["emu_runtime", "emu_opcache", "emu_boot"]
+
 # Libraries the runtime opens by bare name at run time (src/emu_boot.c), in lib64 of every layout.
 PLUGINS = ("libruntime_v100.so", "libruntime_v200.so", "libtsdclient.so")
 
 # (file, objects, DT_NEEDED) in link order, per layout
 _PLAN = {
     "8.x": [
-        ("libascendcl.so", ["emu_runtime", "emu_opcache", "emu_boot"], []),
+        ("libascendcl.so", RUNTIME_OBJECTS, []),
         ("libnnopbase.so", ["emu_nnopbase"], ["libascendcl.so"]),
         ("libopapi.so", ["emu_ops", "emu_kernels", "emu_ops_math"], ["libnnopbase.so", "libascendcl.so"]),
     ],
     "9.x": [
-        ("libacl_rt.so", ["emu_runtime", "emu_opcache", "emu_boot"], []),
+        ("libacl_rt.so", RUNTIME_OBJECTS, []),
         ("libascendcl.so", ["emu_compat"], ["libacl_rt.so"]),
         ("libnnopbase.so", ["emu_nnopbase"], ["libacl_rt.so"]),
         ("libopapi_math.so", ["emu_math", "emu_ops_math"], ["libnnopbase.so", "libacl_rt.so"]),
@@ -351,11 +354,11 @@ def build_custom_opp(root: Path, vendor: str = "customize", ops: tuple[str, ...]
     stage = root / ".emu-build" / f"custom-{vendor}"
     stage.mkdir(parents=True, exist_ok=True)
     # link-time copies of the runtime and nnopbase (same SONAMEs as any toolkit's)
-    _link(cc, stage / "libascendcl.so", [objdir / f"{o}.o" for o in ("emu_runtime", "emu_opcache", "emu_boot")], [])
+    _link(cc, stage / "libascendcl.so", [objdir / f"{o}.o" for o in RUNTIME_OBJECTS], [])
     _link(cc, stage / "libnnopbase.so", [objdir / "emu_nnopbase.o"], ["libascendcl.so"])
     runtime = "libascendcl.so" if layout == "8.x" else "libacl_rt.so"
     if runtime != "libascendcl.so":
-        _link(cc, stage / runtime, [objdir / "emu_runtime.o", objdir / "emu_opcache.o"], [])
+        _link(cc, stage / runtime, [objdir / f"{o}.o" for o in RUNTIME_OBJECTS], [])
     # no -z defs: the emulator's internal symbols may come from either runtime file
     _link(cc, stage / "libcust_opapi.so", [objdir / f"{_CUSTOM_OPS[op][0]}.o" for op in ops],
           ["libnnopbase.so", runtime], zdefs=False)
