@@ -246,6 +246,14 @@ def test_add_against_torch(dev, dtype, alpha):
         np.testing.assert_array_equal(got, want)
 
 
+def test_add_nan_alpha_counts_as_one(dev):
+    """aclnn_add.cpp IsEqualToOne is !(alpha > 1 || alpha < 1): a NaN alpha takes the plain Add."""
+    ta, tb = dev.put(np.array([1, 2], np.float32))[0], dev.put(np.array([10, 20], np.float32))[0]
+    to, po = dev.empty((2,))
+    assert run2(dev, "Add", ta, tb, dev.scalar(np.nan, np.float32), to) == OK
+    assert dev.get(po, (2,)).tolist() == [11, 22]
+
+
 def test_add_int32_axpy_runs_in_float32(dev):
     """int32 with alpha != 1 is Axpy, whose golden (ops-math math/axpy/tests/assets/golden.py)
     computes in float32 and truncates: exact for small values, not beyond 2**24."""

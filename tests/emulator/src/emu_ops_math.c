@@ -130,13 +130,14 @@ static int add_phase1(const char *api, const char *phase2, const aclTensor *self
     int empty = kit_is_empty(self) || kit_is_empty(other);
     if (!empty && (st = kit_need_opp_path(api)))
         return st;
-    /* 6. the compute path of the 910B branch: alpha == 1 (alpha->ToFloat()) -> Add; float32,
+    /* 6. the compute path of the 910B branch: alpha == 1 (IsEqualToOne, NaN included) -> Add; float32,
      *    float16, int32 -> Axpy with alpha as float (the golden of math/axpy/tests/assets/
      *    golden.py: float16 widened to float32 and float32 to float64, rounded once; int32
      *    computed in float32 and truncated); any other dtype -> Mul by alpha converted to the
      *    promoted dtype, then Add (two roundings). */
     double af = kit_scalar_f(alpha);
-    int path = (float)af == 1.0f ? ADD_ONE
+    float a32 = (float)af;                 /* IsEqualToOne: !(ToFloat() > 1 || ToFloat() < 1), so NaN counts as 1 */
+    int path = !(a32 > 1.0f || a32 < 1.0f) ? ADD_ONE
                : (promote == ACL_FLOAT || promote == ACL_FLOAT16 || promote == ACL_INT32) ? ADD_AXPY : ADD_MUL;
     aclOpExecutor *e = emu_executor_new(phase2);
     if (e) {
