@@ -28,7 +28,7 @@ ACL = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.int8): 2, n
 ACL_BF16, ACL_COMPLEX64, ACL_UINT16 = 27, 16, 7
 SEED_HEADERS = {"aclnn_mse_loss_backward.h", "aclnn_group_norm_backward.h", "aclnn_cross_entropy_loss_grad.h",
                 "aclnn_prelu_backward.h"}
-NEW_HEADERS = {"aclnn_add.h", "aclnn_cat.h", "aclnn_amp_update_scale.h"}
+NEW_HEADERS = {"aclnn_add.h", "aclnn_cat.h", "aclnn_reduce_sum.h", "aclnn_amp_update_scale.h"}
 GENERATED = {"aclnn_cross_entropy_loss_grad.h", "aclnn_amp_update_scale.h"}
 
 
@@ -105,6 +105,8 @@ class Dev11(Dev):
             self.nn.aclDestroyScalar(s)
         for lst in self.lists:
             self.nn.aclDestroyTensorList(lst)
+        for a in self.int_arrays:
+            self.nn.aclDestroyIntArray(a)
         super().close()
 
 
@@ -118,10 +120,10 @@ def dev(acl11, monkeypatch):
     acl11.ensure()
     acl11.emu.reset_counters()
     acl11.errmsg()
-    kinds = ("tensor", "executor", "device_alloc", "scalar", "tensor_list")
+    kinds = ("tensor", "executor", "device_alloc", "scalar", "tensor_list", "int_array")
     base = {k: acl11.emu.live(k) for k in kinds}
     d = Dev11(acl11)
-    d.scalars, d.lists = [], []
+    d.scalars, d.lists, d.int_arrays = [], [], []
     yield d
     acl11.emu.reset_faults()
     d.close()
@@ -168,7 +170,8 @@ def test_operator_headers_in_both_layouts(acl11, home9):
                 assert text.count("ACLNN_API aclnnStatus") == len(declared(folder / name))
         assert {f for h in folder.glob("aclnn_*.h") for f in declared(h)} >= {
             "aclnnAddGetWorkspaceSize", "aclnnAdd", "aclnnInplaceAddGetWorkspaceSize", "aclnnInplaceAdd",
-            "aclnnCatGetWorkspaceSize", "aclnnCat", "aclnnAmpUpdateScaleGetWorkspaceSize", "aclnnAmpUpdateScale"}
+            "aclnnCatGetWorkspaceSize", "aclnnCat", "aclnnAmpUpdateScaleGetWorkspaceSize", "aclnnAmpUpdateScale",
+            "aclnnReduceSumGetWorkspaceSize", "aclnnReduceSum"}
         # the installed tree compiles on its own (include/acl, include/aclnn come with it)
         src = "".join(f'#include "aclnnop/{h}"\n' for h in sorted(SEED_HEADERS | NEW_HEADERS))
         proc = subprocess.run(["cc", "-fsyntax-only", "-Wall", "-Werror", "-x", "c", "-", f"-I{home / 'include'}"],
@@ -197,7 +200,7 @@ def test_op_info_json(acl11, home9):
     for home in (acl11.home, home9):
         path = home / f"opp/built-in/op_impl/ai_core/tbe/config/{SOC_DIR}/aic-{SOC_DIR}-ops-info.json"
         info = json.loads(path.read_text())
-        assert set(info) == {"Add", "ConcatD", "AmpUpdateScale", "CrossEntropyLossGrad"}
+        assert set(info) == {"Add", "ConcatD", "ReduceSum", "AmpUpdateScale", "CrossEntropyLossGrad"}
         ce = info["CrossEntropyLossGrad"]
         assert [ce[f"input{i}"]["paramType"] for i in range(6)] == ["required"] * 3 + ["optional"] * 3
         assert ce["attr_reduction"]["defaultValue"] == "mean"
@@ -445,6 +448,60 @@ def test_cat_repeatable_with_dynamic_input_addresses(dev):
     assert dev.nn.aclSetDynamicInputTensorAddr(ex, 0, 0, dev.ffi.NULL, pb2) == 561103
     assert dev.nn.aclSetDynamicTensorAddr(dev.ffi.NULL, 0, 0, lst, dev.get_raw(ta)) == 561103
     assert dev.nn.aclDestroyAclOpExecutor(ex) == OK
+
+
+# ------------------------------------------------------------------------------------------------
+# aclnnReduceSum (aclIntArray, bool, aclDataType parameters)
+# ------------------------------------------------------------------------------------------------
+def int_array(dev, values):
+    a = dev.nn.aclCreateIntArray(dev.ffi.new("int64_t[]", list(values) or [0]), len(values))
+    assert a != dev.ffi.NULL
+    dev.int_arrays.append(a)
+    return a
+
+
+@pytest.mark.parametrize("src,dims,keep,dtype", [
+    (np.float32, [0, -1], False, np.float32), (np.float32, [1], True, np.float32), (np.float32, [], False, np.float32),
+    (np.float16, [2], False, np.float32), (np.int32, [0, 1], True, np.int64), (np.bool_, [1], False, np.int64),
+    (np.int8, [2], False, np.int8), (np.float32, [0], False, np.int32)])
+def test_reduce_sum_against_torch(dev, src, dims, keep, dtype):
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((3, 4, 5)) * 40).astype(src)
+    tx = dev.put(x)[0]
+    tdt = torch.from_numpy(np.zeros(0, dtype)).dtype
+    # self is cast to dtype first (floats to integers truncate), then summed over dims (all when empty)
+    want = t(x).to(tdt).sum(dim=tuple(dims) or (0, 1, 2), keepdim=keep, dtype=tdt)
+    to, po = dev.empty(tuple(want.shape), dtype)
+    assert run2(dev, "ReduceSum", tx, int_array(dev, dims), keep, ACL[np.dtype(dtype)], to) == OK
+    got = dev.get(po, tuple(want.shape), dtype)
+    if np.dtype(dtype).kind == "f":       # float sums: accumulated in double, rounded once
+        exact = np.sum(x.astype(np.float64), axis=tuple(dims) or None, keepdims=keep).astype(dtype)
+        np.testing.assert_array_equal(got, exact)
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-5)
+    else:
+        np.testing.assert_array_equal(got, want.numpy())
+
+
+def test_reduce_sum_bool_dtype_is_any_and_statuses(dev):
+    x = np.array([[0, 0, 3], [0, 0, 0]], np.int32)
+    tx = dev.put(x)[0]
+    tb, pb = dev.empty((2,), np.bool_)
+    assert run2(dev, "ReduceSum", tx, int_array(dev, [1]), False, ACL[np.dtype(np.bool_)], tb) == OK
+    assert dev.get(pb, (2,), np.bool_).tolist() == [True, False]
+    N, f32 = dev.ffi.NULL, ACL[np.dtype(np.float32)]
+    to = dev.empty((2,))[0]
+    assert dev.phase1("ReduceSum", tx, N, False, f32, to)[0] == NULLPTR
+    assert "dims is nullptr" in dev.acl.errmsg()
+    assert dev.phase1("ReduceSum", tx, int_array(dev, [1]), False, ACL[np.dtype(np.int64)], to)[0] == INVALID   # out != dtype
+    assert dev.phase1("ReduceSum", tx, int_array(dev, [2]), False, f32, to)[0] == INVALID      # dim range
+    assert dev.phase1("ReduceSum", tx, int_array(dev, [1, -1]), False, f32, to)[0] == INVALID  # repeated
+    assert "appears multiple times" in dev.acl.errmsg()
+    assert dev.phase1("ReduceSum", tx, int_array(dev, [1]), True, f32, to)[0] == INVALID       # out shape (2, 1)
+    # an empty self fills out with 0, whatever out's shape
+    te = dev.empty((0, 3))[0]
+    to3, po3 = dev.put(np.full(3, 7, np.float32))
+    assert run2(dev, "ReduceSum", te, int_array(dev, [1]), False, f32, to3) == OK
+    assert dev.get(po3, (3,)).tolist() == [0, 0, 0]
 
 
 # ------------------------------------------------------------------------------------------------

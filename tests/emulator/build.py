@@ -279,7 +279,7 @@ def _op_info(inputs: list, outputs: list, attrs: list, op_file: str) -> dict:
 _X3 = "float,float16,bfloat16"
 _X3B = "bfloat16,float16,float"
 # Ascend910B rows of the built-in ops behind the emulated operators beyond the seed four: Add
-# (aclnnAdd's kernel), ConcatD (aclnnCat's), and the two generated ones, AmpUpdateScale
+# (aclnnAdd's kernel), ConcatD (aclnnCat's), ReduceSum (aclnnReduceSum's), and the two generated ones, AmpUpdateScale
 # (ops-math amp_update_scale_def.cpp) and CrossEntropyLossGrad (ops-nn
 # cross_entropy_loss_grad_def.cpp: three OPTIONAL inputs).
 _BUILTIN_OPS = {
@@ -294,6 +294,10 @@ _BUILTIN_OPS = {
                                [("updated_scale", "required", _X3), ("updated_growth_tracker", "required", "int32,int32,int32")],
                                [("growth_factor", "required", "float"), ("backoff_factor", "required", "float"),
                                 ("growth_interval", "required", "int")], "amp_update_scale"),
+    "ReduceSum": _op_info([("x", "required", "float,float16,bfloat16,int32,int64,int8,uint8,double"),
+                           ("axes", "required", "int64,int64,int64,int64,int64,int64,int64,int64")],
+                          [("y", "required", "float,float16,bfloat16,int32,int64,int8,uint8,double")],
+                          [("keep_dims", "optional", "bool", "false")], "reduce_sum"),
     "CrossEntropyLossGrad": _op_info(
         [("grad_loss", "required", _X3B), ("log_prob", "required", _X3B), ("target", "required", "int64,int64,int64"),
          ("weight", "optional", "float,float,float"), ("grad_zloss", "optional", _X3B), ("lse_for_zloss", "optional", _X3B)],

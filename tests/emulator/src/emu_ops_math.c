@@ -1,7 +1,8 @@
 /*
  * emu_ops_math.c - the built-in "math" operators of the emulated toolkit beyond the four seed
  * ops (issue 11): aclnnAdd, aclnnInplaceAdd, aclnnCat (hand-written op_api in CANN) and
- * aclnnAmpUpdateScale (a generated aclnn: op definition only). In the 8.x layout they live in
+ * aclnnReduceSum (hand-written op_api too) and aclnnAmpUpdateScale (a generated aclnn: op
+ * definition only). In the 8.x layout they live in
  * libopapi.so, in the 9.x layout in libopapi_math.so (ops-math builds libopapi_math).
  *
  * The prototypes come from the real-style headers in tests/emulator/include/aclnnop (the very
@@ -14,6 +15,8 @@
  *                   aclnnAddGetWorkspaceSize)
  *   Cat             hicann/ops-math conversion/concat_d/op_api/aclnn_cat.cpp (CheckParams,
  *                   EraseDim1EmptyTensor, SplitToConcat)
+ *   ReduceSum       hicann/ops-math math/reduce_sum/op_api/aclnn_reduce_sum.cpp (CheckParams,
+ *                   aclnnReduceSumGetWorkspaceSize)
  *   AmpUpdateScale  hicann/ops-math math/amp_update_scale/op_host/amp_update_scale_def.cpp (the
  *                   generated aclnn checks required tensors, then the dtype rows of the def)
  * Emulator additions, as for the seed ops: a dead tensor/scalar/list handle -> misuse + 161002;
@@ -27,6 +30,7 @@
 #include "aclnnop/aclnn_add.h"
 #include "aclnnop/aclnn_cat.h"
 #include "aclnnop/aclnn_amp_update_scale.h"
+#include "aclnnop/aclnn_reduce_sum.h"
 #include "aclnnop/aclnn_mse_loss_backward.h"
 #include "aclnnop/aclnn_group_norm_backward.h"
 #include "aclnnop/aclnn_cross_entropy_loss_grad.h"
@@ -35,6 +39,7 @@
 static int emu_kernel_add(aclOpExecutor *e);
 static int emu_kernel_cat(aclOpExecutor *e);
 static int emu_kernel_amp_update_scale(aclOpExecutor *e);
+static int emu_kernel_reduce_sum(aclOpExecutor *e);
 
 /* Add attribute slots */
 #define ADD_A_PROMOTE 0            /* iattr: promoted dtype (the compute dtype) */
@@ -544,5 +549,179 @@ static int emu_kernel_amp_update_scale(aclOpExecutor *e)
     }
     kit_st_f(t[AMP_OUT_SCALE].data, x, t[AMP_OUT_SCALE].offset, scale);
     kit_st_i(t[AMP_OUT_TRACKER].data, ACL_INT32, t[AMP_OUT_TRACKER].offset, tracker);
+    return ACLNN_SUCCESS;
+}
+
+/* ========================================================================================== */
+/* aclnnReduceSum                                                                              */
+/* ========================================================================================== */
+#define RS_A_PROMOTE 0             /* iattr: the dtype the sum runs in */
+#define RS_A_MODE 1                /* iattr: RS_SUM, RS_ANY (dtype bool: ReduceAny) or RS_FILL0 */
+#define RS_A_MASK 2                /* iattr: bit d set = dim d reduced */
+enum { RS_SUM, RS_ANY, RS_FILL0 };
+enum { RS_SELF, RS_OUT };
+
+/* ASCEND910B_DTYPE_SUPPORT_LIST and EMPTY_INPUT_DTYPE_SUPPORT_LIST of aclnn_reduce_sum.cpp */
+static const int k_rs_dtypes[] = {ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8,
+                                  ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16};
+static const int k_rs_empty_dtypes[] = {ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8,
+                                        ACL_BOOL, ACL_DOUBLE, ACL_BF16};
+
+static int rs_phase1(const aclTensor *self, const aclIntArray *dims, bool keepDims, aclDataType dtype, const aclTensor *out,
+                     uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    static const char api[] = "aclnnReduceSumGetWorkspaceSize";
+    char b1[256], b2[256];
+    int st;
+    /* 1. CheckNotNull: self, dims, out -> 161001 */
+    if (!self) return kit_null(api, "self");
+    if (!dims) return kit_null(api, "dims");
+    if (!out) return kit_null(api, "out");
+    if ((st = kit_live(api, self, "self")) || (st = kit_live(api, out, "out")) ||
+        (st = kit_live_kind(api, dims, EMU_K_INT_ARRAY, "aclIntArray", "dims")))
+        return st;
+    /* 2. CheckDtypeValid: self, out and dtype in the list, out's dtype == dtype -> 161002 */
+    const int n_rs = (int)(sizeof k_rs_dtypes / sizeof k_rs_dtypes[0]);
+    if (!kit_in(self->dtype, k_rs_dtypes, n_rs) || !kit_in(out->dtype, k_rs_dtypes, n_rs))
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "%s dtype %s is not supported (Ascend910B dtype support list)",
+                         kit_in(self->dtype, k_rs_dtypes, n_rs) ? "out" : "self",
+                         emu_dtype_name(kit_in(self->dtype, k_rs_dtypes, n_rs) ? out->dtype : self->dtype));
+    if (!kit_in(dtype, k_rs_dtypes, n_rs))
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "type %s should be in dtype support list", emu_dtype_name(dtype));
+    if ((int)out->dtype != (int)dtype)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "out dtype %s should be the same as dtype %s", emu_dtype_name(out->dtype),
+                         emu_dtype_name(dtype));
+    /* 3. rank <= 8 -> 161002 */
+    if (self->ndim > KIT_MAX_DIM)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "self rank %u exceeds the maximum of 8", self->ndim);
+    /* 4. CheckDimValid: each dim in [-n, n) (n = max(rank, 1)), none twice -> 161002 */
+    int64_t n = self->ndim ? self->ndim : 1;
+    uint64_t mask = 0;
+    for (uint64_t i = 0; i < dims->size; i++) {
+        int64_t d = dims->v[i];
+        if (d >= n || d < -n)
+            return emu_error(ACLNN_ERR_PARAM_INVALID, api, "Provided dim %lld must be in the range of [%lld, %lld]", (long long)d,
+                             (long long)-n, (long long)(n - 1));
+        int64_t pd = d < 0 ? d + n : d;
+        if (mask & (1ull << pd))
+            return emu_error(ACLNN_ERR_PARAM_INVALID, api, "Dim %lld appears multiple times in the list of dims", (long long)pd);
+        mask |= 1ull << pd;
+    }
+    if (!workspaceSize || !executor)
+        return kit_null(api, !workspaceSize ? "workspaceSize" : "executor");
+    int mode = dtype == ACL_BOOL ? RS_ANY : RS_SUM, promote = dtype;
+    int64_t oshape[KIT_MAX_DIM];
+    uint32_t on = 0;
+    if (kit_is_empty(self)) {
+        /* 5. empty self: out is filled with 0 whatever its shape (FillScalar), out's dtype in
+         *    EMPTY_INPUT_DTYPE_SUPPORT_LIST (no complex) -> else 161002 */
+        if (!kit_in(out->dtype, k_rs_empty_dtypes, (int)(sizeof k_rs_empty_dtypes / sizeof k_rs_empty_dtypes[0])))
+            return emu_error(ACLNN_ERR_PARAM_INVALID, api, "out dtype %s is not supported for an empty self", emu_dtype_name(out->dtype));
+        mode = RS_FILL0;
+    } else if (self->ndim == 0) {
+        /* 6. 0-d self: Cast + ViewCopy onto out; a ViewCopy onto a shape of other size fails (561103) */
+        if (kit_numel(out) != 1)
+            return emu_error(ACLNN_ERR_INNER_NULLPTR, api, "out shape %s cannot take the 0-d result", KIT_SHAPE(out, b1));
+        mask = 0;
+    } else {
+        /* 7. empty dims = every dim; bool self with dtype int64 sums in float32 below 2^24
+         *    elements; the result shape must be out's (CheckShapeAndScalarSame) -> 161002 */
+        if (dims->size == 0)
+            mask = (1ull << self->ndim) - 1;
+        int64_t count = 1;
+        for (uint32_t d = 0; d < self->ndim; d++) {
+            if (mask & (1ull << d)) {
+                count *= self->dims[d];
+                if (keepDims)
+                    oshape[on++] = 1;
+            } else {
+                oshape[on++] = self->dims[d];
+            }
+        }
+        if (self->dtype == ACL_BOOL && dtype == ACL_INT64)
+            promote = count < 16777216 ? ACL_FLOAT : ACL_INT64;
+        if (!kit_same_shape(out, oshape, on))
+            return emu_error(ACLNN_ERR_PARAM_INVALID, api, "out shape %s should be %s", KIT_SHAPE(out, b1),
+                             kit_shape_str(oshape, on, b2, sizeof b2));
+    }
+    if (!kit_is_real(self->dtype) || !kit_is_real(dtype))
+        return not_emulated(api, kit_is_real(self->dtype) ? (int)dtype : self->dtype);
+    int work = mode == RS_FILL0 ? !kit_is_empty(out) : 1;
+    if (work && (st = kit_need_opp_path(api)))
+        return st;
+    aclOpExecutor *e = emu_executor_new("aclnnReduceSum");
+    if (e) {
+        e->kernel = work ? emu_kernel_reduce_sum : NULL;
+        emu_executor_add(e, self, 0);
+        emu_executor_add(e, out, 1);
+        e->iattr[RS_A_PROMOTE] = promote;
+        e->iattr[RS_A_MODE] = mode;
+        e->iattr[RS_A_MASK] = (int64_t)mask;
+    }
+    return kit_finish(api, e, workspaceSize, executor);
+}
+
+aclnnStatus aclnnReduceSumGetWorkspaceSize(const aclTensor *self, const aclIntArray *dims, bool keepDims, aclDataType dtype,
+                                           aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    int st = emu_enter(__func__);
+    if (st)
+        return st;
+    emu_lock();
+    st = rs_phase1(self, dims, keepDims, dtype, out, workspaceSize, executor);
+    emu_unlock();
+    return st;
+}
+
+aclnnStatus aclnnReduceSum(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return emu_executor_launch(__func__, workspace, workspaceSize, executor, stream);
+}
+
+/* self is cast to the compute dtype (floats rounded, floats to integers truncated, bool is
+ * x != 0), summed (floats accumulate in double, rounded once; integers wrap; bool: any), and
+ * the sum cast to out's dtype. An empty self fills out with 0. */
+static int emu_kernel_reduce_sum(aclOpExecutor *e)
+{
+    const emu_tview *x = &e->t[RS_SELF], *y = &e->t[RS_OUT];
+    int p = (int)e->iattr[RS_A_PROMOTE], mode = (int)e->iattr[RS_A_MODE];
+    uint64_t mask = (uint64_t)e->iattr[RS_A_MASK];
+    int64_t ny = kit_numel_dims(y->dims, (uint32_t)y->ndim);
+    kit_val *r = calloc((size_t)(ny > 0 ? ny : 1), sizeof *r);
+    if (!r)
+        return emu_error(ACLNN_ERR_INNER, "aclnnReduceSum", "out of memory");
+    if (mode != RS_FILL0) {
+        int64_t nx = kit_numel_dims(x->dims, (uint32_t)x->ndim);
+        for (int64_t i = 0; i < nx; i++) {
+            int64_t rem = i, lin = 0, scale = 1;
+            for (int d = x->ndim - 1; d >= 0; d--) {
+                int64_t idx = rem % x->dims[d];
+                rem /= x->dims[d];
+                if (!(mask & (1ull << d))) {
+                    lin += idx * scale;
+                    scale *= x->dims[d];
+                }
+            }
+            int64_t xo = kit_offset(x, x->dims, x->ndim, i);
+            if (mode == RS_ANY)
+                r[lin].i |= kit_is_float(x->dtype) ? kit_ld_f(x->data, x->dtype, xo) != 0 : kit_ld_i(x->data, x->dtype, xo) != 0;
+            else if (kit_is_float(p))
+                r[lin].f += kit_round_f(p, kit_ld_f(x->data, x->dtype, xo));
+            else if (kit_is_float(x->dtype))
+                r[lin].i += kit_wrap_i(p, (int64_t)trunc(kit_ld_f(x->data, x->dtype, xo)));
+            else
+                r[lin].i += kit_wrap_i(p, kit_ld_i(x->data, x->dtype, xo));
+        }
+    }
+    for (int64_t i = 0; i < ny; i++) {
+        int64_t yo = kit_offset(y, y->dims, y->ndim, i);
+        if (mode != RS_FILL0 && kit_is_float(p) && kit_is_float(y->dtype))
+            kit_st_f(y->data, y->dtype, yo, kit_round_f(p, r[i].f));
+        else if (mode != RS_FILL0 && kit_is_float(p))
+            kit_st_i(y->data, y->dtype, yo, (int64_t)kit_round_f(p, r[i].f));    /* bool self, int64 out */
+        else
+            kit_st_i(y->data, y->dtype, yo, mode == RS_FILL0 ? 0 : kit_wrap_i(p, r[i].i));
+    }
+    free(r);
     return ACLNN_SUCCESS;
 }
