@@ -28,8 +28,10 @@ ACL = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.int8): 2, n
 ACL_BF16, ACL_COMPLEX64, ACL_UINT16 = 27, 16, 7
 SEED_HEADERS = {"aclnn_mse_loss_backward.h", "aclnn_group_norm_backward.h", "aclnn_cross_entropy_loss_grad.h",
                 "aclnn_prelu_backward.h"}
-NEW_HEADERS = {"aclnn_add.h", "aclnn_cat.h", "aclnn_reduce_sum.h", "aclnn_amp_update_scale.h"}
-GENERATED = {"aclnn_cross_entropy_loss_grad.h", "aclnn_amp_update_scale.h"}
+MATH_HEADERS = {"aclnn_add.h", "aclnn_cat.h", "aclnn_reduce_sum.h", "aclnn_amp_update_scale.h"}   # ops-math
+NN_HEADERS = {"aclnn_foreach_mul_scalar_list.h"}                                                # ops-nn
+NEW_HEADERS = MATH_HEADERS | NN_HEADERS
+GENERATED = {"aclnn_cross_entropy_loss_grad.h", "aclnn_amp_update_scale.h", "aclnn_foreach_mul_scalar_list.h"}
 
 
 def prototypes(path: Path) -> str:
@@ -107,6 +109,8 @@ class Dev11(Dev):
             self.nn.aclDestroyTensorList(lst)
         for a in self.int_arrays:
             self.nn.aclDestroyIntArray(a)
+        for sl in self.scalar_lists:
+            self.nn.aclDestroyScalarList(sl)
         super().close()
 
 
@@ -120,10 +124,10 @@ def dev(acl11, monkeypatch):
     acl11.ensure()
     acl11.emu.reset_counters()
     acl11.errmsg()
-    kinds = ("tensor", "executor", "device_alloc", "scalar", "tensor_list", "int_array")
+    kinds = ("tensor", "executor", "device_alloc", "scalar", "tensor_list", "int_array", "scalar_list")
     base = {k: acl11.emu.live(k) for k in kinds}
     d = Dev11(acl11)
-    d.scalars, d.lists, d.int_arrays = [], [], []
+    d.scalars, d.lists, d.int_arrays, d.scalar_lists = [], [], [], []
     yield d
     acl11.emu.reset_faults()
     d.close()
@@ -171,7 +175,8 @@ def test_operator_headers_in_both_layouts(acl11, home9):
         assert {f for h in folder.glob("aclnn_*.h") for f in declared(h)} >= {
             "aclnnAddGetWorkspaceSize", "aclnnAdd", "aclnnInplaceAddGetWorkspaceSize", "aclnnInplaceAdd",
             "aclnnCatGetWorkspaceSize", "aclnnCat", "aclnnAmpUpdateScaleGetWorkspaceSize", "aclnnAmpUpdateScale",
-            "aclnnReduceSumGetWorkspaceSize", "aclnnReduceSum"}
+            "aclnnReduceSumGetWorkspaceSize", "aclnnReduceSum", "aclnnForeachMulScalarListGetWorkspaceSize",
+            "aclnnForeachMulScalarList"}
         # the installed tree compiles on its own (include/acl, include/aclnn come with it)
         src = "".join(f'#include "aclnnop/{h}"\n' for h in sorted(SEED_HEADERS | NEW_HEADERS))
         proc = subprocess.run(["cc", "-fsyntax-only", "-Wall", "-Werror", "-x", "c", "-", f"-I{home / 'include'}"],
@@ -187,10 +192,10 @@ def test_operator_symbols_per_layout(acl11, home9):
         for h in folder.glob("aclnn_*.h"):
             assert set(declared(h)) <= have, h.name
     math_syms, nn_syms = defined_symbols(home9 / "lib64/libopapi_math.so"), defined_symbols(home9 / "lib64/libopapi_nn.so")
-    for h in NEW_HEADERS:                           # ops-math ops in libopapi_math.so only
+    for h in MATH_HEADERS:                          # ops-math ops in libopapi_math.so only
         for f in declared(aclnnop_dir(home9) / h):
             assert f in math_syms and f not in nn_syms, f
-    for h in SEED_HEADERS:                          # the four seeds stay in libopapi_nn.so
+    for h in SEED_HEADERS | NN_HEADERS:             # ops-nn ops (the four seeds too) in libopapi_nn.so
         for f in declared(aclnnop_dir(home9) / h):
             assert f in nn_syms and f not in math_syms, f
     assert needed(home9 / "lib64/libopapi_math.so") == ["libnnopbase.so", "libacl_rt.so"]
@@ -200,7 +205,10 @@ def test_op_info_json(acl11, home9):
     for home in (acl11.home, home9):
         path = home / f"opp/built-in/op_impl/ai_core/tbe/config/{SOC_DIR}/aic-{SOC_DIR}-ops-info.json"
         info = json.loads(path.read_text())
-        assert set(info) == {"Add", "ConcatD", "ReduceSum", "AmpUpdateScale", "CrossEntropyLossGrad"}
+        assert set(info) == {"Add", "ConcatD", "ReduceSum", "AmpUpdateScale", "ForeachMulScalarList", "CrossEntropyLossGrad"}
+        fe = info["ForeachMulScalarList"]
+        assert (fe["input0"]["paramType"], fe["input1"]["paramType"], fe["output0"]["paramType"]) == (
+            "dynamic", "required", "dynamic")
         ce = info["CrossEntropyLossGrad"]
         assert [ce[f"input{i}"]["paramType"] for i in range(6)] == ["required"] * 3 + ["optional"] * 3
         assert ce["attr_reduction"]["defaultValue"] == "mean"
@@ -502,6 +510,70 @@ def test_reduce_sum_bool_dtype_is_any_and_statuses(dev):
     to3, po3 = dev.put(np.full(3, 7, np.float32))
     assert run2(dev, "ReduceSum", te, int_array(dev, [1]), False, f32, to3) == OK
     assert dev.get(po3, (3,)).tolist() == [0, 0, 0]
+
+
+# ------------------------------------------------------------------------------------------------
+# aclnnForeachMulScalarList (generated; tensor-list input and output, aclScalarList)
+# ------------------------------------------------------------------------------------------------
+def scalar_list(dev, values, dtype):
+    arr = dev.ffi.new("aclScalar *[]", [dev.nn.aclCreateScalar(dev.ffi.from_buffer(np.array([v], dtype)), ACL[np.dtype(dtype)])
+                                        for v in values])
+    lst = dev.nn.aclCreateScalarList(arr, len(values))
+    assert lst != dev.ffi.NULL
+    dev.scalar_lists.append(lst)                    # destroys its scalars too
+    return lst
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32])
+def test_foreach_mul_scalar_list_against_the_golden(dev, dtype):
+    """ops-nn foreach_mul_scalar_list/tests/assets/golden.py: float16 widened to float32, times
+    float32 scalars (int64 for int32 tensors), torch._foreach_mul, cast back."""
+    rng = np.random.default_rng(6)
+    xs = [(rng.standard_normal(s) * 30).astype(dtype) for s in ((2, 3), (5,), (1, 2, 2))]
+    sdt = np.int64 if dtype == np.int32 else np.float32
+    svals = [3, -2, 7] if dtype == np.int32 else [0.3, -1.5, 2.25]
+    outs = [dev.empty(x.shape, dtype) for x in xs]
+    xl = dev.tensor_list([dev.put(x)[0] for x in xs])
+    ol = dev.tensor_list([o for o, _ in outs])
+    assert run2(dev, "ForeachMulScalarList", xl, scalar_list(dev, svals, sdt), ol) == OK
+    wide = [torch.from_numpy(x.astype(np.float32) if dtype == np.float16 else x) for x in xs]
+    scal = [torch.scalar_tensor(v, dtype=torch.int64 if sdt == np.int64 else torch.float32) for v in svals]
+    for (_, p), x, w in zip(outs, xs, torch._foreach_mul(tuple(wide), scal)):
+        np.testing.assert_array_equal(dev.get(p, x.shape, dtype), w.numpy().astype(dtype))
+
+
+def test_foreach_mul_scalar_list_statuses_and_dynamic_addresses(dev):
+    N = dev.ffi.NULL
+    f32 = lambda *s: dev.empty(s)[0]  # noqa: E731
+    x1, x2 = dev.put(np.array([1, 2], np.float32)), dev.put(np.array([3, 4, 5], np.float32))
+    o1, o2 = dev.empty((2,)), dev.empty((3,))
+    xl, ol = dev.tensor_list([x1[0], x2[0]]), dev.tensor_list([o1[0], o2[0]])
+    sl = scalar_list(dev, [2.0, 10.0], np.float32)
+    assert dev.phase1("ForeachMulScalarList", N, sl, ol)[0] == NULLPTR
+    assert dev.phase1("ForeachMulScalarList", xl, N, ol)[0] == NULLPTR
+    assert dev.phase1("ForeachMulScalarList", xl, scalar_list(dev, [2, 3], np.int64), ol)[0] == INVALID   # not a def row
+    assert dev.phase1("ForeachMulScalarList", xl, sl, dev.tensor_list([dev.empty((2,), np.float16)[0]]))[0] == INVALID
+    assert dev.phase1("ForeachMulScalarList", xl, sl, dev.tensor_list([f32(2)]))[0] == TILING          # lengths
+    assert dev.phase1("ForeachMulScalarList", xl, sl, dev.tensor_list([f32(2), f32(2)]))[0] == TILING  # out smaller
+    assert dev.phase1("ForeachMulScalarList", dev.tensor_list([f32(2), dev.empty((2,), np.float16)[0]]), sl,
+                      dev.tensor_list([f32(2), f32(2)]))[0] == TILING                                  # mixed dtypes
+    # a repeatable generated executor: the dynamic address calls update its tensor-list slots
+    status, ws, ex = dev.phase1("ForeachMulScalarList", xl, sl, ol)
+    assert (status, ws) == (OK, 0) and dev.nn.aclSetAclOpExecutorRepeatable(ex) == OK
+    assert dev.op.aclnnForeachMulScalarList(N, 0, ex, dev.acl.stream) == OK
+    assert dev.get(o2[1], (3,)).tolist() == [30, 40, 50]
+    px2 = dev.upload(np.array([-1, -2, -3], np.float32))
+    po2 = dev.malloc(12)
+    assert dev.nn.aclSetDynamicInputTensorAddr(ex, 0, 1, xl, px2) == OK
+    assert dev.nn.aclSetDynamicOutputTensorAddr(ex, 0, 1, ol, po2) == OK
+    assert dev.op.aclnnForeachMulScalarList(N, 0, ex, dev.acl.stream) == OK
+    assert dev.get(po2, (3,)).tolist() == [-10, -20, -30] and dev.get(o2[1], (3,)).tolist() == [30, 40, 50]
+    assert dev.nn.aclSetDynamicTensorAddr(ex, 2, 1, ol, o2[1]) == OK        # inputs x, scalars; output 0 is IR 2
+    assert dev.op.aclnnForeachMulScalarList(N, 0, ex, dev.acl.stream) == OK
+    assert dev.get(o2[1], (3,)).tolist() == [-10, -20, -30]
+    assert dev.nn.aclSetDynamicInputTensorAddr(ex, 1, 0, xl, px2) == INVALID    # IR input 1 (scalars) is no list
+    assert dev.nn.aclSetDynamicInputTensorAddr(ex, 0, 2, xl, px2) == INVALID    # beyond the list
+    assert dev.nn.aclDestroyAclOpExecutor(ex) == OK
 
 
 # ------------------------------------------------------------------------------------------------

@@ -52,7 +52,7 @@ CANN_VERSION_DIR = "8.1.RC1"
 # visibility (only the API is exported) and -z defs (no undefined symbol slips through).
 _CFLAGS = ["-fPIC", "-O2", "-Wall", "-std=gnu11", "-fvisibility=hidden"]
 _SOURCES = ("emu_runtime", "emu_opcache", "emu_boot", "emu_plugin", "emu_nnopbase", "emu_ops", "emu_kernels", "emu_compat", "emu_math",
-            "emu_ops_math", "emu_ops_custom", "emu_ops_custom_add")
+            "emu_ops_math", "emu_ops_nn", "emu_ops_custom", "emu_ops_custom_add")
 _OBJ_CACHE: dict[tuple, Path] = {}
 
 
@@ -129,14 +129,14 @@ _PLAN = {
     "8.x": [
         ("libascendcl.so", RUNTIME_OBJECTS, []),
         ("libnnopbase.so", ["emu_nnopbase"], ["libascendcl.so"]),
-        ("libopapi.so", ["emu_ops", "emu_kernels", "emu_ops_math"], ["libnnopbase.so", "libascendcl.so"]),
+        ("libopapi.so", ["emu_ops", "emu_kernels", "emu_ops_math", "emu_ops_nn"], ["libnnopbase.so", "libascendcl.so"]),
     ],
     "9.x": [
         ("libacl_rt.so", RUNTIME_OBJECTS, []),
         ("libascendcl.so", ["emu_compat"], ["libacl_rt.so"]),
         ("libnnopbase.so", ["emu_nnopbase"], ["libacl_rt.so"]),
         ("libopapi_math.so", ["emu_math", "emu_ops_math"], ["libnnopbase.so", "libacl_rt.so"]),
-        ("libopapi_nn.so", ["emu_ops", "emu_kernels"], ["libopapi_math.so", "libnnopbase.so", "libacl_rt.so"]),
+        ("libopapi_nn.so", ["emu_ops", "emu_kernels", "emu_ops_nn"], ["libopapi_math.so", "libnnopbase.so", "libacl_rt.so"]),
     ],
 }
 
@@ -279,8 +279,9 @@ def _op_info(inputs: list, outputs: list, attrs: list, op_file: str) -> dict:
 _X3 = "float,float16,bfloat16"
 _X3B = "bfloat16,float16,float"
 # Ascend910B rows of the built-in ops behind the emulated operators beyond the seed four: Add
-# (aclnnAdd's kernel), ConcatD (aclnnCat's), ReduceSum (aclnnReduceSum's), and the two generated ones, AmpUpdateScale
-# (ops-math amp_update_scale_def.cpp) and CrossEntropyLossGrad (ops-nn
+# (aclnnAdd's kernel), ConcatD (aclnnCat's), ReduceSum (aclnnReduceSum's), and the generated
+# ones: AmpUpdateScale (ops-math amp_update_scale_def.cpp), ForeachMulScalarList (ops-nn
+# foreach_mul_scalar_list_def.cpp: dynamic input and output) and CrossEntropyLossGrad (ops-nn
 # cross_entropy_loss_grad_def.cpp: three OPTIONAL inputs).
 _BUILTIN_OPS = {
     "Add": _op_info([("x1", "required", "float,float16,bfloat16,int32,int64,int8,uint8,bool"),
@@ -298,6 +299,9 @@ _BUILTIN_OPS = {
                            ("axes", "required", "int64,int64,int64,int64,int64,int64,int64,int64")],
                           [("y", "required", "float,float16,bfloat16,int32,int64,int8,uint8,double")],
                           [("keep_dims", "optional", "bool", "false")], "reduce_sum"),
+    "ForeachMulScalarList": _op_info([("x", "dynamic", "float16,float,bfloat16,int32"),
+                                      ("scalars", "required", "float,float,float,int64")],
+                                     [("y", "dynamic", "float16,float,bfloat16,int32")], [], "foreach_mul_scalar_list"),
     "CrossEntropyLossGrad": _op_info(
         [("grad_loss", "required", _X3B), ("log_prob", "required", _X3B), ("target", "required", "int64,int64,int64"),
          ("weight", "optional", "float,float,float"), ("grad_zloss", "optional", _X3B), ("lse_for_zloss", "optional", _X3B)],

@@ -181,6 +181,12 @@ struct aclOpExecutor {
      * 1 = generated ("Nnopbase", individual_op/), whose aclSet*TensorAddr index is the position
      * in the op definition: CrossEntropyLossGrad, AmpUpdateScale, the custom ops. */
     int generated;
+    /* A generated executor's tensor-list parameters (aclSetDynamic*TensorAddr): the IR index of
+     * its dynamic input / output, the role of the list's first element and the element count
+     * (n == 0: none); ir_inputs = the op definition's input count (aclSetDynamicTensorAddr
+     * numbers the inputs, then the outputs). */
+    struct { int ir, first, n; } dyn_in, dyn_out;
+    int ir_inputs;
 };
 
 /* Internal nnopbase services used by libopapi. */

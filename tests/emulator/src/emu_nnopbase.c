@@ -766,12 +766,15 @@ aclnnStatus aclSetTensorAddr(aclOpExecutor *executor, const size_t index, aclTen
 /* hicann/opbase src/nnopbase/common/api/acl_op_api.cpp aclSetDynamic{Input,Output,}TensorAddr:
  * tensors NULL -> 561103; relativeIndex >= the list size -> 161002; the element NULL -> 561103;
  * then the ELEMENT's storage address is set (the aclTensor itself changes: a composite executor
- * reads its tensors at phase 2, so that is all it takes); executor NULL -> 561103. A generated
- * ("Nnopbase") executor then updates its dynamic input irIndex: none of the emulated generated
- * ops has a tensor-list parameter, so that answers 161002. irIndex is not used otherwise.
- * Emulator additions: a dead list/element/executor -> misuse + 561103. */
+ * reads its tensors at phase 2, so that is all it takes; irIndex is not used); executor NULL ->
+ * 561103. A generated ("Nnopbase") executor then updates its own copy
+ * (individual_op_api.cpp NnopbaseSetDynamic{Input,Output}TensorAddr): irIndex must name its
+ * dynamic input (output) and relativeIndex a list element, else 161002; aclSetDynamicTensorAddr
+ * numbers the definition's inputs first, then its outputs (NnopbaseDynamicIsInput).
+ * which: 0 input, 1 output, 2 either. Emulator additions: a dead list/element/executor is a
+ * misuse + 561103. */
 static aclnnStatus set_dynamic(const char *func, aclOpExecutor *e, size_t irIndex, size_t relativeIndex,
-                               aclTensorList *tensors, void *addr)
+                               aclTensorList *tensors, void *addr, int which)
 {
     int st = 0;
     emu_lock();
@@ -790,9 +793,26 @@ static aclnnStatus set_dynamic(const char *func, aclOpExecutor *e, size_t irInde
         st = emu_error(ACLNN_ERR_INNER_NULLPTR, func, "tensor %zu of the list is not a live aclTensor", relativeIndex);
     } else {
         tensors->v[relativeIndex]->data = addr;
-        if ((st = need_executor(func, e)) == 0 && e->generated)
-            st = emu_error(ACLNN_ERR_PARAM_INVALID, func, "operator %s has no dynamic (tensor-list) parameter %zu", e->api,
-                           irIndex);
+        if ((st = need_executor(func, e)) == 0 && e->generated) {
+            size_t ir = irIndex;
+            int out = which == 1;
+            if (which == 2 && irIndex >= (size_t)e->ir_inputs) {
+                out = 1;
+                ir = irIndex - (size_t)e->ir_inputs;
+            }
+            int dir = out ? e->dyn_out.ir : e->dyn_in.ir, first = out ? e->dyn_out.first : e->dyn_in.first;
+            int n = out ? e->dyn_out.n : e->dyn_in.n;
+            if (n == 0 || ir != (size_t)dir)
+                st = emu_error(ACLNN_ERR_PARAM_INVALID, func, "%s %zu of operator %s is not a dynamic (tensor-list) parameter",
+                               out ? "output" : "input", ir, e->api);
+            else if (relativeIndex >= (size_t)n)
+                st = emu_error(ACLNN_ERR_PARAM_INVALID, func, "relativeIndex %zu is out of the %d tensors of %s %zu",
+                               relativeIndex, n, out ? "output" : "input", ir);
+            else {
+                e->t[first + (int)relativeIndex].data = addr;
+                e->addr_set[first + (int)relativeIndex] = 1;
+            }
+        }
     }
     emu_unlock();
     return st;
@@ -802,21 +822,21 @@ aclnnStatus aclSetDynamicInputTensorAddr(aclOpExecutor *executor, size_t irIndex
                                          aclTensorList *tensors, void *addr)
 {
     int st = emu_enter(__func__);
-    return st ? st : set_dynamic(__func__, executor, irIndex, relativeIndex, tensors, addr);
+    return st ? st : set_dynamic(__func__, executor, irIndex, relativeIndex, tensors, addr, 0);
 }
 
 aclnnStatus aclSetDynamicOutputTensorAddr(aclOpExecutor *executor, size_t irIndex, const size_t relativeIndex,
                                           aclTensorList *tensors, void *addr)
 {
     int st = emu_enter(__func__);
-    return st ? st : set_dynamic(__func__, executor, irIndex, relativeIndex, tensors, addr);
+    return st ? st : set_dynamic(__func__, executor, irIndex, relativeIndex, tensors, addr, 1);
 }
 
 aclnnStatus aclSetDynamicTensorAddr(aclOpExecutor *executor, size_t irIndex, const size_t relativeIndex,
                                     aclTensorList *tensors, void *addr)
 {
     int st = emu_enter(__func__);
-    return st ? st : set_dynamic(__func__, executor, irIndex, relativeIndex, tensors, addr);
+    return st ? st : set_dynamic(__func__, executor, irIndex, relativeIndex, tensors, addr, 2);
 }
 
 /* ========================================================================================== */
