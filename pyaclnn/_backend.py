@@ -39,6 +39,7 @@ class Backend:
         self.default_device: Any = None  # the Device the high-level API uses (pyaclnn._tensor)
         self._local = threading.local()
         self.lock = threading.Lock()
+        self._zeros: Any = np.zeros  # new_output's allocator (the numpy backend sets its own)
 
     def run_host(self, op: str, args: tuple) -> None:
         """Run ``op`` on host arrays (C-shaped args; ndarrays or Tensors in tensor slots;
@@ -48,18 +49,19 @@ class Backend:
             from ._hostcall import run_on_device
             run_on_device(op, args)
             return
-        from ._tensor import Tensor
-        views = tuple(self.runtime.tensor_view(a.storage.addr, a.shape, a.dtype, a.strides, a.offset)
-                      if isinstance(a, Tensor) else a for a in args)
-        self.runtime.run_arrays(op, views)
+        tensor = _tensor_class()
+        for a in args:
+            if isinstance(a, tensor):
+                args = tuple(self.runtime.tensor_view(a.storage.addr, a.shape, a.dtype, a.strides, a.offset)
+                             if isinstance(a, tensor) else a for a in args)
+                break
+        self.runtime.run_arrays(op, args)
 
     def new_output(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         """A zeroed host ndarray for an operator's output (the NumPy-in/NumPy-out functions).
-        numpy: its pages are faulted in by the kernel threads first (see zeros_faulted_in)."""
-        if self.name == "numpy":
-            from ._numpy.kernels._parallel import zeros_faulted_in
-            return zeros_faulted_in(shape, dtype)
-        return np.zeros(shape, dtype)
+        numpy: a large one has its pages faulted in by the kernel threads first (see
+        zeros_faulted_in)."""
+        return self._zeros(shape, dtype)
 
     def info(self) -> dict[str, Any]:
         return {"backend": self.name, "reason": self.reason, "soc": self.soc, "soc_name": self.soc_name,
@@ -82,6 +84,16 @@ class Backend:
             pass
 
 
+def _tensor_class() -> type:
+    """pyaclnn.Tensor (imported late: _tensor imports this module)."""
+    global _Tensor
+    if _Tensor is None:
+        from ._tensor import Tensor
+        _Tensor = Tensor
+    return _Tensor
+
+
+_Tensor: type | None = None
 _lock = threading.Lock()
 _current: Backend | None = None
 _forked_after_init = False
@@ -128,11 +140,14 @@ def _initialise() -> Backend:
 
 
 def _numpy_backend(reason: str) -> Backend:
+    from ._numpy.kernels._parallel import zeros_faulted_in
     from ._numpy.runtime import NumpyRuntime
     soc = _env.soc()
     runtime = NumpyRuntime(soc)
     runtime.init()
-    return Backend(runtime, "numpy", reason, soc, soc, None, {})
+    backend = Backend(runtime, "numpy", reason, soc, soc, None, {})
+    backend._zeros = zeros_faulted_in
+    return backend
 
 
 def _acl_backend() -> Backend:

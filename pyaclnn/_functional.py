@@ -25,7 +25,7 @@ Array = Any  # np.ndarray, anything np.asarray accepts, or a pyaclnn Tensor
 
 
 def _arg(x: Any) -> Any:
-    if x is None or isinstance(x, (np.ndarray, Tensor)):
+    if x is None or type(x) is np.ndarray or isinstance(x, (np.ndarray, Tensor)):
         return x
     return np.asarray(x)
 
@@ -81,7 +81,8 @@ def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array,
     dy, x, m, r, g = _arg(grad_out), _arg(input), _arg(mean), _arg(rstd), _arg(gamma)
     mask = tuple(bool(v) for v in output_mask)
     shapes = _gn.output_shapes(_shape(x), None if g is None else _shape(g), int(C))
-    dtypes = (_dtype(dy), _dtype(m, _dtype(dy)), _dtype(m, _dtype(dy)))  # 950: dgamma/dbeta follow mean
+    dt = _dtype(dy)
+    dtypes = (dt, _dtype(m, dt), _dtype(m, dt))  # 950: dgamma/dbeta follow mean
     backend = _backend.current()
     outs = [backend.new_output(s, d) if (i >= len(mask) or mask[i]) else None
             for i, (s, d) in enumerate(zip(shapes, dtypes))]

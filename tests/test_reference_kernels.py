@@ -750,3 +750,102 @@ def test_functional_output_big_enough_to_be_faulted_in_matches_torch(use_backend
     got = pyaclnn.mse_loss_backward(g, x, y, "none")
     want = torch.ops.aten.mse_loss_backward(*(torch.from_numpy(a).double() for a in (g, x, y)), 0)
     np.testing.assert_allclose(got, want.numpy(), rtol=2e-6, atol=0)
+
+
+# --------------------------------------------------------------------------------------------
+# Small inputs (<= SMALL elements) take a direct path without tiles or threads (issue 12): it
+# must agree with the tiled path, which the tests above hold against torch.
+# --------------------------------------------------------------------------------------------
+
+from pyaclnn._numpy.kernels import _parallel, cross_entropy as _ce_mod, group_norm as _gn_mod  # noqa: E402
+from pyaclnn._numpy.kernels import mse as _mse_mod, prelu as _prelu_mod  # noqa: E402
+
+_SMALL_MODULES = (_mse_mod, _gn_mod, _ce_mod, _prelu_mod)
+
+
+def small_and_tiled(monkeypatch, run):
+    """(result of ``run()`` as it is, result with every kernel forced onto its tiled path)."""
+    assert all(m.SMALL == _parallel.SMALL == 4096 for m in _SMALL_MODULES)
+    small = run()
+    with monkeypatch.context() as m:
+        for mod in _SMALL_MODULES:
+            m.setattr(mod, "SMALL", -1)
+        tiled = run()
+    return small, tiled
+
+
+def same_bits(a, b):
+    bits = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize]
+    assert a.shape == b.shape and a.dtype == b.dtype
+    np.testing.assert_array_equal(np.ascontiguousarray(a).view(bits), np.ascontiguousarray(b).view(bits))
+
+
+@pytest.mark.parametrize("mode", ["contig", "step", "neg", "transposed"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_small_mse_equals_tiled_path(monkeypatch, dtype, mode):
+    rng = np.random.default_rng(60)
+    for gs, xs, ys in MSE_SHAPES + [((64, 64), (64, 64), (64, 64)), ((), (), ())]:
+        g, x, y = rand(rng, gs, dtype), rand(rng, xs, dtype), rand(rng, ys, dtype)
+        x.reshape(-1)[:1] = np.inf  # inf - inf = NaN, inf * 0: the special values too
+        for reduction, out_dtype in ((0, None), (1, F32), (2, None)):
+            small, tiled = small_and_tiled(monkeypatch, lambda: run_mse(
+                layouts(g, mode), layouts(x, mode), layouts(y, mode), reduction, out_dtype))
+            same_bits(small, tiled)
+
+
+@pytest.mark.parametrize("mode", ["contig", "neg", "transposed"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_small_group_norm_equals_tiled_path(monkeypatch, dtype, mode):
+    rng = np.random.default_rng(61)
+    for N, C, HxW, G in GN_CASES + [(4, 16, 64, 4)]:
+        dy, x = rand(rng, (N, C, HxW), dtype), rand(rng, (N, C, HxW), dtype)
+        mean, rstd = rand(rng, (N, G), dtype), rand(rng, (N, G), dtype, 0.5, 1.5)
+        for gamma, mask in ((rand(rng, (C,), dtype), (True, True, True)), (None, (True, False, True)),
+                            (rand(rng, (C,), dtype), (False, True, True)), (None, (True, False, False))):
+            small, tiled = small_and_tiled(monkeypatch, lambda: run_group_norm(
+                layouts(dy, mode), layouts(x, mode), mean, rstd, gamma, N, C, HxW, G, mask))
+            for a, b in zip(small, tiled):
+                assert (a is None) == (b is None)
+                if a is not None:
+                    # the same fp32 formulas; einsum/BLAS may group the sums differently
+                    scale = max(float(np.max(np.abs(f64(b)))), 1.0)
+                    close(a, b, dtype, scale=scale, rtol=RTOL[dtype] if dtype != F32 else 2e-6)
+
+
+@pytest.mark.parametrize("mode", ["contig", "neg", "transposed"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_small_cross_entropy_equals_tiled_path(monkeypatch, dtype, mode):
+    rng = np.random.default_rng(62)
+    for N, C in ((1, 1), (8, 16), (3, 100), (64, 64)):
+        lp = rand(rng, (N, C), dtype, -6.0, 0.0)
+        target = rng.integers(0, C, N)
+        weight = rng.uniform(0.5, 1.5, C).astype(F32)
+        for reduction, w, soc, ls in (("mean", None, DEFAULT_SOC, 0.0), ("sum", weight, DEFAULT_SOC, 0.0),
+                                      ("none", weight, DEFAULT_SOC, 0.0), ("mean", weight, "Ascend950", 0.1)):
+            gl = rand(rng, (N,), dtype) if reduction == "none" else np.array(0.7, dtype)
+            small, tiled = small_and_tiled(monkeypatch, lambda: run_ce(
+                gl, layouts(lp, mode), target, w, reduction, int(target[0]), ls, soc))  # row 0 ignored
+            same_bits(small, tiled)
+
+
+@pytest.mark.parametrize("soc", ["Ascend910B", "Ascend950"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_small_prelu_equals_tiled_path(monkeypatch, dtype, soc):
+    rng = np.random.default_rng(63)
+    for xs, gs, ws in (((8, 16), (8, 16), (16,)), ((2, 3, 4, 5), (3, 1, 5), (3,)), ((2, 3, 4), (2, 3, 4), (1,)),
+                       ((7,), (7,), (1,)), ((), (), (1,)), ((64, 64), (64, 64), (64,))):
+        x, g = rand(rng, xs, dtype), rand(rng, gs, dtype)
+        for w in (rand(rng, ws, dtype, 0.0, 1.0), rand(rng, ws, dtype, -3.0, 3.0)):
+            if x.size > 2:  # x == 0 takes the weight branch; inf dy at x > 0: the TBE NaN quirk
+                x.reshape(-1)[:2] = (0, 1)
+                g.reshape(-1)[1] = np.inf
+            for mode in ("contig", "neg"):
+                small, tiled = small_and_tiled(monkeypatch, lambda: run_prelu(
+                    layouts(g, mode), layouts(x, mode), layouts(w, mode), soc))
+                same_bits(small[0], tiled[0])
+                a, b = f64(small[1]), f64(tiled[1])
+                finite = np.isfinite(b)
+                assert np.array_equal(np.isfinite(a), finite)
+                np.testing.assert_array_equal(a[~finite], b[~finite])  # the same inf/NaN
+                scale = max(float(np.max(np.abs(b[finite]), initial=0.0)), 1.0)
+                close(small[1][finite], tiled[1][finite], dtype, scale=scale)

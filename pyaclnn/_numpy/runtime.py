@@ -445,7 +445,7 @@ class NumpyRuntime:
 
     def run_arrays(self, op: str, args: tuple) -> None:
         """Phase 1 checks and phase 2 kernels straight on host arrays (no emulated memory)."""
-        empty = ops.check(op, self.soc, args)
+        empty = ops.check_arrays(op, self.soc, args)
         if not empty or ops.fills_when_empty(op, self.soc, args):
             ops.compute(op, self.soc, args, empty=empty)
 

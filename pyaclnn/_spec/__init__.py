@@ -73,6 +73,8 @@ def numel(shape: Sequence[int]) -> int:
 
 def broadcast_shapes(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...] | None:
     """NumPy-style broadcast of two shapes, or None when they do not broadcast."""
+    if a == b:  # the common case, and the small calls' (issue 12)
+        return tuple(a)
     out = []
     for i in range(1, max(len(a), len(b)) + 1):
         x = a[-i] if i <= len(a) else 1

@@ -17,22 +17,28 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["num_threads", "run_blocks", "scratch", "zeros_faulted_in"]
+__all__ = ["SMALL", "num_threads", "run_blocks", "scratch", "zeros_faulted_in"]
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _tls = threading.local()
+_cpus: int | None = None  # CPUs this process may use, asked once (a syscall; reset after fork)
 
 
 def num_threads() -> int:
     """Threads the kernels use: ``PYACLNN_NUM_THREADS`` or the CPUs available to this process."""
-    env = os.environ.get("PYACLNN_NUM_THREADS", "").strip()
-    if env.isdigit() and int(env) > 0:
-        return int(env)
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # pragma: no cover - non-Linux
-        return max(1, os.cpu_count() or 1)
+    global _cpus
+    env = os.environ.get("PYACLNN_NUM_THREADS")
+    if env:
+        env = env.strip()
+        if env.isdigit() and int(env) > 0:
+            return int(env)
+    if _cpus is None:
+        try:
+            _cpus = max(1, len(os.sched_getaffinity(0)))
+        except (AttributeError, OSError):  # pragma: no cover - non-Linux
+            _cpus = max(1, os.cpu_count() or 1)
+    return _cpus
 
 
 def _get_pool() -> ThreadPoolExecutor:
@@ -47,24 +53,30 @@ def _get_pool() -> ThreadPoolExecutor:
 
 
 def _forget_pool_after_fork() -> None:  # the pool's threads do not exist in a forked child
-    global _pool, _lock
-    _pool, _lock = None, threading.Lock()
+    global _pool, _lock, _cpus
+    _pool, _lock, _cpus = None, threading.Lock(), None
 
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
-def run_blocks(fn: Callable[[int], Any], n_blocks: int) -> list[Any]:
+# Inputs of at most this many elements are computed in the calling thread: handing blocks to
+# the pool costs tens of microseconds, more than such a call's whole work (issue 12).
+SMALL = 1 << 12
+
+
+def run_blocks(fn: Callable[[int], Any], n_blocks: int, serial: bool = False) -> list[Any]:
     """Call ``fn(i)`` for each block ``i`` in ``range(n_blocks)``; return results in block order.
 
     Blocks are handed out one at a time from a shared counter to the calling thread and up to
     ``num_threads() - 1`` pool threads. Blocks must write disjoint outputs. Floating-point
     warnings are silenced in every thread (NumPy's error state is per thread): the kernels
     reproduce the device's inf/NaN results on purpose. The first exception is re-raised.
+    ``serial`` runs every block in the calling thread (for small inputs; same blocks, same order).
     """
     results: list[Any] = [None] * n_blocks
-    helpers = min(num_threads(), n_blocks) - 1
+    helpers = 0 if serial or n_blocks < 2 else min(num_threads(), n_blocks) - 1
     if helpers <= 0:
         with np.errstate(all="ignore"):
             for i in range(n_blocks):
@@ -133,8 +145,10 @@ def zeros_faulted_in(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     contiguous, 2 MiB-aligned span instead; the array is still all zeros.
     """
     a = np.zeros(shape, dtype)
+    if a.nbytes < _FAULT_IN_MIN:
+        return a
     threads = num_threads()
-    if a.nbytes < _FAULT_IN_MIN or threads < 2:
+    if threads < 2:
         return a
     flat = a.reshape(-1).view(np.uint8)
     head = -a.ctypes.data % _HUGE_PAGE  # bytes up to the first 2 MiB boundary

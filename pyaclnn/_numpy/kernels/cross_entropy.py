@@ -10,7 +10,7 @@ import numpy as np
 from ..._spec import is_regbase
 from ...errors import AclnnParamInvalidError
 from ._layout import F32, as_f32, store, tiles
-from ._parallel import run_blocks, scratch
+from ._parallel import SMALL, run_blocks, scratch
 
 __all__ = ["cross_entropy_loss_grad", "row_scales"]
 
@@ -92,7 +92,9 @@ def cross_entropy_loss_grad(grad_loss, log_prob, target, weight, reduction: str,
     if smooth is not None:
         smooth_sum = smooth * sum_w
         w_row = np.ones(C, F32) if w is None else w
-    tl = tiles((N, C), BLOCK)
+    # small: one tile, run here (the same as tiles() and run_blocks() would do, without their cost)
+    small = N * C <= SMALL
+    tl = [(slice(0, N), slice(0, C))] if small else tiles((N, C), BLOCK)
     direct = out.dtype == F32 and smooth is None
     native = log_prob.dtype == F32
 
@@ -122,4 +124,8 @@ def cross_entropy_loss_grad(grad_loss, log_prob, target, weight, reduction: str,
         if not direct:
             store(o, acc)
 
+    if small:
+        with np.errstate(all="ignore"):
+            block(0)
+        return
     run_blocks(block, len(tl))

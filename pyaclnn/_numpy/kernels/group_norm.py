@@ -30,7 +30,7 @@ import threading
 import numpy as np
 
 from ._layout import F32, as_f32, gather_flat, scatter_flat, store, tiles, view_as
-from ._parallel import run_blocks, scratch
+from ._parallel import SMALL, run_blocks, scratch
 
 __all__ = ["group_norm_backward"]
 
@@ -172,6 +172,11 @@ def group_norm_backward(grad_out, input, mean, rstd, gamma, N: int, C: int, HxW:
     want_dx, want_dgamma, want_dbeta = (bool(m) for m in output_mask)
     if not (want_dx or want_dgamma or want_dbeta):
         return
+    if N * C * HxW <= SMALL:
+        with np.errstate(all="ignore"):
+            _small(grad_out, input, mean, rstd, gamma, N, C, HxW, group, grad_input if want_dx else None,
+                   grad_gamma if want_dgamma else None, grad_beta if want_dbeta else None)
+        return
     p = _Plan(grad_out, input, mean, rstd, gamma, N, C, HxW, group,
               grad_input if want_dx else None)
     D, HW, G = p.D, HxW, group
@@ -221,3 +226,46 @@ def group_norm_backward(grad_out, input, mean, rstd, gamma, N: int, C: int, HxW:
             store(grad_gamma, np.add.reduce(p.S2, axis=0).reshape(grad_gamma.shape))
         if want_dbeta:
             store(grad_beta, np.add.reduce(p.S1, axis=0).reshape(grad_beta.shape))
+
+
+def _small(grad_out, input, mean, rstd, gamma, N: int, C: int, HW: int, G: int,
+           grad_input, grad_gamma, grad_beta) -> None:
+    """The fused path's formulas for all samples at once, on whole-array copies.
+
+    For inputs of at most SMALL elements, where the per-unit NumPy calls of the tiled path
+    would cost many times the arithmetic (issue 12). Same fp32 steps: [dy, d, 1] planes, both
+    sums in one einsum, dx as [A, B, K] @ [dy; d; 1] per channel row.
+    """
+    D = C // G
+    M = D * HW
+    m = np.asarray(mean, F32).reshape(N, G)  # read only here: no copy needed when already fp32
+    r = np.asarray(rstd, F32).reshape(N, G)
+    g = np.ones(C, F32) if gamma is None else np.asarray(gamma, F32).reshape(C)
+    S = np.empty((3, N, C, HW), F32)
+    S[0] = grad_out.reshape(N, C, HW)  # cast to fp32 (row-major, copied if the layout needs it)
+    np.subtract(input.reshape(N, G, M), m[:, :, None], out=S[1].reshape(N, G, M), dtype=F32)
+    S[2] = 1
+    sums = np.einsum("nch,knch->nkc", S[0], S[1:])  # (N, 2, C): [sum(dy*d), sum(dy)]
+    r3 = r[:, :, None]                               # rstd per (n, group, channel of the group)
+    s2 = sums.reshape(N, 2, G, D)[:, 0]
+    np.multiply(s2, r3, out=s2)                      # S2 = rstd * sum(dy*d)
+    if grad_input is not None:
+        fm = np.float32(M)
+        E = np.einsum("njgd,gd->njg", sums.reshape(N, 2, G, D), g.reshape(G, D))
+        F = np.empty((N, 2, G), F32)  # [-(rstd^2)/M, -rstd/M]: E becomes [B, K] per group
+        np.multiply(r, r, out=F[:, 0])
+        F[:, 1] = r
+        np.negative(F, out=F)
+        np.divide(F, fm, out=F)
+        E *= F
+        W = np.empty((N, G, D, 3), F32)  # each channel's [A, B, K]
+        np.multiply(r3, g.reshape(G, D), out=W[..., 0])
+        W[..., 1:] = E.transpose(0, 2, 1)[:, :, None, :]
+        dx = np.matmul(W.reshape(N, C, 1, 3), S.transpose(1, 2, 0, 3))  # (N, C, 1, HW)
+        grad_input[...] = dx.reshape(grad_input.shape)  # rounded to its dtype, as store() does
+    if grad_gamma is not None or grad_beta is not None:
+        total = np.add.reduce(sums, axis=0)  # (2, C): [dgamma, dbeta]
+        if grad_gamma is not None:
+            grad_gamma[...] = total[0].reshape(grad_gamma.shape)
+        if grad_beta is not None:
+            grad_beta[...] = total[1].reshape(grad_beta.shape)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._layout import F32, at_least_1d, coalesce, memory_order, store, tiles
-from ._parallel import run_blocks, scratch
+from ._parallel import SMALL, run_blocks, scratch
 
 __all__ = ["mse_loss_backward", "mse_cof"]
 
@@ -34,27 +34,33 @@ def mse_loss_backward(grad_output, self, target, reduction: int, out, soc: str) 
     """
     in_dt = self.dtype
     cof = mse_cof(reduction, self.size, soc)
+    if out.size <= SMALL:  # one tile anyway: the same ufuncs on the whole arrays, no layout work
+        with np.errstate(all="ignore"):
+            _block(self, target, grad_output, out, cof, in_dt)
+        return
     shape = out.shape
     ops = [np.broadcast_to(a, shape) for a in (self, target, grad_output)] + [out]
     ops = coalesce(memory_order([at_least_1d(a) for a in ops], by=at_least_1d(out)))
     xv, yv, gv, ov = ops
     tl = tiles(ov.shape, BLOCK)
-    native = in_dt == F32
-    direct = native and out.dtype == F32
 
     def block(i: int) -> None:
         idx = tl[i]
-        o = ov[idx]
-        t = scratch("mse_t", o.shape, F32)
-        if native:
-            np.subtract(xv[idx], yv[idx], out=t)
-        else:
-            np.subtract(xv[idx], yv[idx], out=t, dtype=F32)
-        np.multiply(t, cof, out=t)
-        if direct:
-            np.multiply(t, gv[idx], out=o)
-            return
-        np.multiply(t, gv[idx], out=t, dtype=F32)
-        store(o, t, via=in_dt)
+        _block(xv[idx], yv[idx], gv[idx], ov[idx], cof, in_dt)
 
     run_blocks(block, len(tl))
+
+
+def _block(x, y, g, o, cof: np.float32, in_dt: np.dtype) -> None:
+    """o = ((x - y) * cof) * g for one tile (x, y, g broadcast to o's shape), in fp32."""
+    t = scratch("mse_t", o.shape, F32)
+    if in_dt == F32:
+        np.subtract(x, y, out=t)
+    else:
+        np.subtract(x, y, out=t, dtype=F32)
+    np.multiply(t, cof, out=t)
+    if in_dt == F32 and o.dtype == F32:
+        np.multiply(t, g, out=o)
+        return
+    np.multiply(t, g, out=t, dtype=F32)
+    store(o, t, via=in_dt)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._layout import F32, as_f32, coalesce, store, tiles
-from ._parallel import run_blocks, scratch
+from ._parallel import SMALL, run_blocks, scratch
 
 __all__ = ["prelu_backward"]
 
@@ -85,6 +85,10 @@ def prelu_backward(grad_output, self, weight, grad_input, grad_weight, soc: str)
     """Write dx into ``grad_input`` (self's shape) and the weight gradient into ``grad_weight``."""
     dt = self.dtype
     quirk = soc != "Ascend950"
+    if self.size <= SMALL:
+        with np.errstate(all="ignore"):
+            _small(grad_output, self, weight, grad_input, grad_weight, quirk)
+        return
     w = as_f32(weight)
     dy = np.broadcast_to(grad_output, self.shape)
     views = [self, dy, grad_input]
@@ -140,3 +144,36 @@ def prelu_backward(grad_output, self, weight, grad_input, grad_weight, soc: str)
         if w.size == 1:
             gw = np.add.reduce(gw, dtype=F32)
         store(grad_weight, np.reshape(gw, grad_weight.shape))
+
+
+def _small(grad_output, self, weight, grad_input, grad_weight, quirk: bool) -> None:
+    """The exact path's steps on the whole arrays, for inputs of at most SMALL elements.
+
+    There the tiles, the fast-sum checks and the per-tile scratch of the large path cost many
+    times the arithmetic (issue 12). dx is the same selection; each update is rounded to the
+    input dtype, zeroed where x > 0, given the TBE quirk, and summed in fp32 per channel.
+    """
+    w = np.asarray(weight, F32).reshape(-1)
+    x = np.asarray(self, F32)
+    dy = np.asarray(grad_output, F32)  # broadcasts against x in every step below
+    nd = x.ndim
+    if nd == 0:  # as (1,): ufuncs would return scalars
+        x, dy = x.reshape(1), dy.reshape(1)
+    if nd >= 2:
+        n_ch, axes = x.shape[1], (0,) + tuple(range(2, nd))
+        wb = w if w.size == 1 else w.reshape((1, -1) + (1,) * (nd - 2))
+    else:  # one channel
+        n_ch, axes, wb = 1, None, w
+    positive = np.greater(x, _ZERO)
+    dx = np.where(positive, dy, dy * wb)  # dy where x > 0 (strict), else dy * w, in fp32
+    np.copyto(grad_input, dx.reshape(grad_input.shape), casting="unsafe")
+    u = x * dy
+    if self.dtype != F32:  # update is stored in the input dtype: round each product
+        u = u.astype(self.dtype).astype(F32)
+    u[positive] = 0
+    if quirk:  # TBE: update = update + dx*0
+        u += dx * _ZERO
+    gw = np.add.reduce(u, axis=axes)
+    if w.size == 1 and n_ch > 1:
+        gw = np.add.reduce(gw, dtype=F32)
+    store(grad_weight, np.reshape(gw, grad_weight.shape))
