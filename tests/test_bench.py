@@ -105,6 +105,8 @@ def test_bench_quick_prints_the_table_and_writes_the_json(tmp_path: Path) -> Non
             assert case["peer"] is None and case["ratio"] is None
     assert data["peer"]["available"] == has_torch()
     check_reuse_cases(data, list(_bench.CASE_NAMES))
+    assert "Small calls (inputs of <= 4096 elements)" in proc.stdout  # the default run has them too
+    assert [r["name"] for r in data["small_calls"]] == list(_bench.CASE_NAMES) * 2
 
 
 def check_reuse_cases(data: dict, names: list[str]) -> None:
@@ -210,3 +212,43 @@ def test_bench_acl_runs_the_overhead_benchmark_from_a_checkout() -> None:
     proc = run("-m", "pyaclnn", "bench", "--acl", "--quick")
     assert proc.returncode == 0, proc.stderr
     assert "through the CANN emulator" in proc.stdout and "a. full call" in proc.stdout
+
+
+SMALL_TITLE = "Small calls (inputs of <= 4096 elements)"
+
+
+def test_bench_small_calls_case_runs_against_aten(tmp_path: Path) -> None:
+    """The small-input case (issue 12): the four NumPy-in/NumPy-out calls on 128 and 4096
+    elements, per call against aten, with the 3x target stated; no timing is judged here."""
+    out = tmp_path / "small.json"
+    proc = run("-m", "pyaclnn", "bench", "--quick", "--case", "small", "--json", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert SMALL_TITLE in proc.stdout and "target <= 3x" in proc.stdout
+    assert ALLOC_TITLE in proc.stdout and "FAILED" not in proc.stdout  # big cases: none selected
+    for label in LABELS:
+        assert proc.stdout.count(label) == 2, label  # 128 and 4096 elements
+    data = json.loads(out.read_text())
+    assert data["cases"] == [] and data["reuse_cases"] == []
+    rows = data["small_calls"]
+    assert [r["name"] for r in rows] == list(_bench.CASE_NAMES) * 2
+    assert sorted({r["elements"] for r in rows}) == [128, 4096]
+    for r in rows:
+        assert "error" not in r, r.get("error")
+        assert r["target_ratio"] == 3.0 and positive(r["pyaclnn"]["median_us"])
+        assert len(r["pyaclnn"]["samples_us"]) == 3 and all(positive(t) for t in r["pyaclnn"]["samples_us"])
+        if has_torch():
+            assert positive(r["peer"]["median_us"]) and positive(r["ratio"])
+            assert all(op.startswith("torch.ops.aten.") for op in r["peer"]["ops"])
+            assert r["within_target"] is (r["ratio"] <= 3.0)
+            assert r["max_abs_diff"] is not None and r["max_abs_diff"] < 1e-4, r["name"]
+        else:
+            assert r["peer"] is None and r["ratio"] is None and r["within_target"] is None
+
+
+def test_bench_case_selection_without_small_leaves_the_small_calls_out(tmp_path: Path) -> None:
+    out = tmp_path / "mse.json"
+    proc = run("-m", "pyaclnn", "bench", "--quick", "--case", "mse", "--json", str(out))
+    assert proc.returncode == 0 and SMALL_TITLE not in proc.stdout  # --case without small: not run
+    assert json.loads(out.read_text())["small_calls"] == []
+    assert "small" in _bench.cli.build_parser().format_help()

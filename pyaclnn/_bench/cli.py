@@ -15,6 +15,7 @@ import numpy as np
 from .cases import CASE_NAMES, make_cases
 from .measure import _load_torch, copy_bandwidth, run_case
 from .report import _machine, format_report
+from .small import SMALL_CASE, measure_small, small_cases
 
 PROG = "pyaclnn bench"
 SCHEMA = "pyaclnn-bench/2"
@@ -24,6 +25,7 @@ DEFAULT_REPEAT = 7
 DEFAULT_JSON = "bench-results.json"
 COPY_BYTES = 256 * MiB
 QUICK_COPY_BYTES = 8 * MiB
+SMALL_SAMPLES, SMALL_BATCH = 15, 200  # small calls: samples of batches of calls (--quick: 3 of 10)
 
 
 def _progress(message: str) -> None:
@@ -44,8 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="PATH", default=None,
                    help=f"where to write the JSON results (default: {DEFAULT_JSON} in the current directory; "
                         "with --acl: no file unless given)")
-    p.add_argument("--case", action="append", choices=CASE_NAMES, metavar="NAME",
-                   help=f"run only this case (repeatable): {', '.join(CASE_NAMES)}")
+    p.add_argument("--case", action="append", choices=(*CASE_NAMES, SMALL_CASE), metavar="NAME",
+                   help=f"run only this case (repeatable): {', '.join(CASE_NAMES)}, or {SMALL_CASE} (the "
+                        "four ops on inputs of <= 4096 elements, per call against aten, target 3x)")
     p.add_argument("--mode", choices=MODES, default=None,
                    help="both tables (default), only the allocating one (alloc: new outputs every call), or "
                         "only the steady-state one (reuse: preallocated outputs written in place)")
@@ -121,13 +124,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     bandwidth = copy_bandwidth(copy_bytes, bw_runs)
 
     cases = [c for c in make_cases(args.quick) if not args.case or c.name in args.case]
+    run_small = "alloc" in modes and (not args.case or SMALL_CASE in args.case)
     results: dict[str, Any] = {
         "schema": SCHEMA, "pyaclnn": pyaclnn.__version__,
         "argv": list(sys.argv[1:] if argv is None else argv), "quick": args.quick,
         "repeat": repeat, "warmup": 1, "modes": list(modes),
         "backend": {k: info[k] for k in ("backend", "soc", "reason")},
         "machine": _machine(torch_info), "peer": torch_info, "copy_bandwidth": bandwidth, "cases": [],
-        "reuse_cases": []}
+        "reuse_cases": [], "small_calls": []}
     status = 0
     for k, case in enumerate(cases, 1):
         try:
@@ -143,6 +147,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 results[key].append(res)
                 status = 1 if "error" in res else status
         gc.collect()
+    if run_small:
+        samples, batch = (3, 10) if args.quick else (SMALL_SAMPLES, SMALL_BATCH)
+        _progress(f"[small] the four ops on inputs of <= 4096 elements: {samples} samples of {batch} calls "
+                  "each, alternating pyaclnn and torch")
+        for k, small in enumerate(small_cases()):
+            try:
+                results["small_calls"].append(measure_small(small, torch, samples, batch, 20240701 + k))
+            except Exception as exc:  # noqa: BLE001 - report the case, go on with the others
+                _progress(f"[small] {small.label}: FAILED: {type(exc).__name__}: {exc}")
+                results["small_calls"].append({"name": small.name, "label": small.label,
+                                               "elements": small.elements, "error": f"{type(exc).__name__}: {exc}"})
+                status = 1
     results["elapsed_s"] = time.time() - started
 
     print(format_report(results), flush=True)

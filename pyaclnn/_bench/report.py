@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .measure import _ms, _usable_cores
+from .small import TARGET, format_small_table
 
 MiB = 1 << 20
 
@@ -92,6 +93,10 @@ def format_report(results: dict[str, Any]) -> str:
         lines += ["", ("Steady state (outputs reused): pyaclnn two-phase API on Tensors made once, each run = "
                        "plan the executor + run it; torch via aten's out= overloads"),
                   format_table(results["reuse_cases"], steady=True)]
+    if results.get("small_calls"):
+        lines += ["", (f"Small calls (inputs of <= 4096 elements): the NumPy-in/NumPy-out call vs the aten call, "
+                       f"median per call; target: at most {TARGET:g}x aten"),
+                  format_small_table(results["small_calls"])]
     lines += ["",
               ("ratio = pyaclnn / peer (above 1: pyaclnn slower); bound = bytes read + written once / copy "
                "bandwidth; x bound = pyaclnn / bound;"),

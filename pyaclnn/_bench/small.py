@@ -1,0 +1,201 @@
+"""Small calls: the NumPy-in/NumPy-out functions on inputs of <= 4096 elements against aten.
+
+On such inputs the arithmetic is nothing and the per-call cost (argument handling, the phase-1
+checks, output allocation, dispatch) is everything, so this table is about overhead: pyaclnn's
+target is at most TARGET times torch's aten call on the same arrays, in the same run.
+
+Each sample is the median of a batch of individually timed calls (a median, not a mean: on a
+shared machine a batch often holds a preemption, which would add milliseconds to a mean of
+microsecond calls); samples alternate pyaclnn and torch, and the medians of the samples and
+their ratio come from the same run.
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["TARGET", "SMALL_CASE", "small_cases", "measure_small", "format_small_table"]
+
+F32 = np.float32
+TARGET = 3.0       # pyaclnn per call / aten per call, at most
+SMALL_CASE = "small"  # its --case name
+SIZES = (128, 4096)  # elements of the main input: the issue's 8x16, and the top of the range
+
+
+@dataclass
+class SmallCase:
+    name: str
+    label: str
+    elements: int
+    make: Callable[[np.random.Generator], dict[str, Any]]
+    run_pyaclnn: Callable[[dict[str, Any]], Any]
+    run_torch: Callable[[dict[str, Any]], Any]  # on the inputs as torch tensors (shared memory)
+    peer_ops: tuple[str, ...]
+
+
+def _mse(n: int) -> SmallCase:
+    shape = (8, 16) if n == 128 else (64, 64)
+
+    def make(rng: np.random.Generator) -> dict[str, Any]:
+        return {k: rng.standard_normal(shape, dtype=F32) for k in ("grad", "x", "y")}
+
+    def ours(i: dict[str, Any]) -> Any:
+        import pyaclnn
+        return pyaclnn.mse_loss_backward(i["grad"], i["x"], i["y"], "none")
+
+    def theirs(t: dict[str, Any]) -> Any:
+        import torch
+        return torch.ops.aten.mse_loss_backward(t["grad"], t["x"], t["y"], 0)
+
+    return SmallCase("mse", f"MseLossBackward none {shape[0]}x{shape[1]}", n, make, ours, theirs,
+                     ("mse_loss_backward",))
+
+
+def _group_norm(n: int) -> SmallCase:
+    N, C, HxW, G = (2, 8, 8, 4) if n == 128 else (4, 16, 64, 4)
+
+    def make(rng: np.random.Generator) -> dict[str, Any]:
+        x = rng.standard_normal((N, C, HxW), dtype=F32)
+        groups = x.reshape(N, G, -1)
+        return {"dy": rng.standard_normal((N, C, HxW), dtype=F32), "x": x,
+                "mean": groups.mean(axis=-1).astype(F32),
+                "rstd": (1 / np.sqrt(groups.var(axis=-1) + 1e-5)).astype(F32),
+                "gamma": rng.uniform(0.5, 1.5, C).astype(F32)}
+
+    def ours(i: dict[str, Any]) -> Any:
+        import pyaclnn
+        return pyaclnn.group_norm_backward(i["dy"], i["x"], i["mean"], i["rstd"], i["gamma"], N, C, HxW, G)
+
+    def theirs(t: dict[str, Any]) -> Any:
+        import torch
+        return torch.ops.aten.native_group_norm_backward(t["dy"], t["x"], t["mean"], t["rstd"], t["gamma"],
+                                                         N, C, HxW, G, [True, True, True])
+
+    return SmallCase("group_norm", f"GroupNormBackward N={N} C={C} HxW={HxW} G={G}", n, make, ours, theirs,
+                     ("native_group_norm_backward",))
+
+
+def _cross_entropy(n: int) -> SmallCase:
+    N, C = (8, 16) if n == 128 else (64, 64)
+
+    def make(rng: np.random.Generator) -> dict[str, Any]:
+        z = rng.standard_normal((N, C), dtype=F32)
+        z -= np.log(np.exp(z).sum(axis=1, dtype=F32, keepdims=True))
+        return {"grad_loss": np.array(1.0, F32), "log_prob": z, "target": rng.integers(0, C, N),
+                "total_weight": np.array(N, F32)}
+
+    def ours(i: dict[str, Any]) -> Any:
+        import pyaclnn
+        return pyaclnn.cross_entropy_loss_grad(i["grad_loss"], i["log_prob"], i["target"], reduction="mean")
+
+    def theirs(t: dict[str, Any]) -> Any:
+        import torch
+        g = torch.ops.aten.nll_loss_backward(t["grad_loss"], t["log_prob"], t["target"], None, 1, -100,
+                                             t["total_weight"])
+        return torch.ops.aten._log_softmax_backward_data(g, t["log_prob"], 1, torch.float32)
+
+    return SmallCase("cross_entropy", f"CrossEntropyLossGrad N={N} C={C} mean", n, make, ours, theirs,
+                     ("nll_loss_backward", "_log_softmax_backward_data"))
+
+
+def _prelu(n: int) -> SmallCase:
+    shape = (8, 16) if n == 128 else (64, 64)
+
+    def make(rng: np.random.Generator) -> dict[str, Any]:
+        return {"dy": rng.standard_normal(shape, dtype=F32), "x": rng.standard_normal(shape, dtype=F32),
+                "weight": rng.uniform(0.05, 0.3, shape[1]).astype(F32)}
+
+    def ours(i: dict[str, Any]) -> Any:
+        import pyaclnn
+        return pyaclnn.prelu_backward(i["dy"], i["x"], i["weight"])
+
+    def theirs(t: dict[str, Any]) -> Any:
+        import torch
+        gi, gw = torch.ops.aten._prelu_kernel_backward(t["dy"], t["x"], t["weight"].view(1, -1))
+        return gi, gw.sum(dim=0)
+
+    return SmallCase("prelu", f"PreluBackward {shape[0]}x{shape[1]}, {shape[1]} weights", n, make, ours, theirs,
+                     ("_prelu_kernel_backward", "sum"))
+
+
+def small_cases() -> list[SmallCase]:
+    return [make(n) for n in SIZES for make in (_mse, _group_norm, _cross_entropy, _prelu)]
+
+
+def _per_call_us(fn: Callable[[], Any], batch: int) -> float:
+    """Median of ``batch`` individually timed calls, in microseconds."""
+    clock = time.perf_counter
+    times = []
+    for _ in range(batch):
+        t0 = clock()
+        fn()
+        times.append(clock() - t0)
+    return statistics.median(times) * 1e6
+
+
+def _max_abs_diff(ours: Any, theirs: Any) -> float:
+    a = ours if isinstance(ours, tuple) else (ours,)
+    b = theirs if isinstance(theirs, tuple) else (theirs,)
+    return max(float(np.max(np.abs(x - y.numpy().reshape(x.shape)))) for x, y in zip(a, b))
+
+
+def measure_small(case: SmallCase, torch: Any, samples: int, batch: int, seed: int) -> dict[str, Any]:
+    """Median microseconds per call of each side over ``samples`` batches of ``batch`` calls."""
+    inputs = case.make(np.random.default_rng(seed))
+    ours: Callable[[], Any] = lambda: case.run_pyaclnn(inputs)  # noqa: E731
+    theirs: Callable[[], Any] | None = None
+    if torch is not None:
+        tinputs = {k: torch.from_numpy(v) for k, v in inputs.items()}
+        theirs = lambda: case.run_torch(tinputs)  # noqa: E731
+    sides = [ours] if theirs is None else [ours, theirs]
+    for fn in sides:  # warm-up: caches, first-call imports, torch's dispatcher
+        _per_call_us(fn, max(batch // 4, 5))
+    times: list[list[float]] = [[] for _ in sides]
+    for s in range(samples):
+        order = range(len(sides)) if s % 2 == 0 else reversed(range(len(sides)))
+        for k in order:
+            times[k].append(_per_call_us(sides[k], batch))
+    med = statistics.median(times[0])
+    result: dict[str, Any] = {"name": case.name, "label": case.label, "elements": case.elements,
+                              "batch": batch, "pyaclnn": {"median_us": med, "samples_us": times[0]},
+                              "peer": None, "ratio": None, "target_ratio": TARGET, "within_target": None,
+                              "max_abs_diff": None}
+    if theirs is not None:
+        peer_med = statistics.median(times[1])
+        result["peer"] = {"ops": [f"torch.ops.aten.{op}" for op in case.peer_ops], "median_us": peer_med,
+                          "samples_us": times[1]}
+        result["ratio"] = med / peer_med
+        result["within_target"] = result["ratio"] <= TARGET
+        result["max_abs_diff"] = _max_abs_diff(ours(), theirs())
+    print(f"bench: [small] {case.label}: pyaclnn {med:.1f} us"
+          + (f", torch {result['peer']['median_us']:.1f} us, ratio {result['ratio']:.2f}" if theirs else ""),
+          file=sys.stderr, flush=True)
+    return result
+
+
+def format_small_table(rows: list[dict[str, Any]]) -> str:
+    head = ("case", "elements", "pyaclnn", "aten", "ratio", f"target <= {TARGET:g}x")
+    table: list[tuple[str, ...]] = [head]
+    for r in rows:
+        if "error" in r:
+            table.append((r["label"], "-", "FAILED", "-", "-", "-"))
+            continue
+        peer = r["peer"]
+        table.append((r["label"], str(r["elements"]), f"{r['pyaclnn']['median_us']:.1f} us",
+                      f"{peer['median_us']:.1f} us" if peer else "-",
+                      f"{r['ratio']:.2f}" if r["ratio"] is not None else "-",
+                      "-" if r["within_target"] is None else ("ok" if r["within_target"] else "OVER")))
+    widths = [max(len(row[i]) for row in table) for i in range(len(head))]
+    lines = []
+    for k, row in enumerate(table):
+        lines.append("  ".join(c.ljust(widths[i]) if i == 0 else c.rjust(widths[i])
+                               for i, c in enumerate(row)).rstrip())
+        if k == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
