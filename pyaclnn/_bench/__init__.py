@@ -43,6 +43,12 @@ grows the kernels' per-thread scratch buffers, is reported in the JSON. In stead
 call returns nothing and its outputs already exist, so the figure is the whole traced peak of
 one plan-and-run iteration.
 
+A third table, small calls (``--case small``, part of the default run, allocating mode only),
+times the four NumPy-in/NumPy-out calls on inputs of 128 and 4096 elements (8x16 / 64x64 and
+the like), where the per-call overhead is everything, against the same aten calls on the same
+arrays: each sample is the median of 200 individually timed calls (a mean would count the
+machine's preemptions), 15 samples alternating the two sides. Its target is at most 3x aten.
+
 ``--quick`` uses tiny shapes and one sample: it checks the command and its output are well
 formed (CI), and its figures mean nothing. ``--acl`` instead runs benchmarks/acl_overhead.py
 (host overhead of the acl path through the CANN emulator), which needs a source checkout.
@@ -52,14 +58,16 @@ is short for ``--mode reuse``.
 
 JSON (``--json PATH``, default ``bench-results.json`` in the current directory), top-level keys:
 ``schema, pyaclnn, argv, quick, repeat, warmup, modes, backend, machine, peer, copy_bandwidth,
-cases, reuse_cases, elapsed_s``. ``cases`` holds the allocating measurements (empty without
+cases, reuse_cases, small_calls, elapsed_s``. ``cases`` holds the allocating measurements (empty without
 that mode): ``name, label, params, bytes_read, bytes_written, bound_ms, output_bytes, pyaclnn
 {median_ms, samples_ms, warmup_ms}, peer {ops, median_ms, samples_ms, warmup_ms} or null,
 ratio, x_bound, extra_peak_bytes, first_call_extra_peak_bytes, max_abs_diff`` (or ``error``
 when the case failed). ``reuse_cases`` holds the steady-state ones (empty without that mode):
 ``name, label, params, bytes_read, bytes_written, bound_ms, output_bytes, pyaclnn {api,
 median_ms, samples_ms, warmup_ms}, peer {ops, out_variant, median_ms, samples_ms, warmup_ms}
-or null, ratio, x_bound, extra_peak_bytes, max_abs_diff`` (or ``error``).
+or null, ratio, x_bound, extra_peak_bytes, max_abs_diff`` (or ``error``). ``small_calls``
+holds ``name, label, elements, batch, pyaclnn {median_us, samples_us}, peer {ops, median_us,
+samples_us} or null, ratio, target_ratio, within_target, max_abs_diff`` (or ``error``).
 
 Exit codes: 0 done, 1 a case (or ``--acl``) failed, 2 usage error.
 """

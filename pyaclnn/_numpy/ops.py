@@ -59,14 +59,9 @@ def check_arrays(op: str, soc: str, args: tuple) -> bool:
     ``check`` gave it. A failing call raises and is never remembered: every failure runs the
     checks and raises the same error. Small calls are dominated by this bookkeeping (issue 12).
     """
-    key: list[Any] = [op, soc]
-    for a in args:
-        if type(a) is np.ndarray:
-            key.append((a.shape, a.dtype, a.strides))
-        else:  # None, or a scalar / mask / reduction string: typed, so True and 1 stay apart
-            key.append((type(a), a))
+    # arrays by metadata; None, scalars, the mask, a reduction string by type and value (True != 1)
+    k = (op, soc, *[(a.shape, a.dtype, a.strides) if type(a) is np.ndarray else (type(a), a) for a in args])
     try:
-        k = tuple(key)
         return _PASSED[k]
     except KeyError:
         pass

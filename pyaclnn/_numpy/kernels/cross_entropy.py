@@ -25,7 +25,8 @@ def _first(a: np.ndarray) -> np.float32:
 
 def row_scales(grad_loss, target, weight, reduction: str, ignore_index: int,
                label_smoothing: float, C: int, soc: str):
-    """Per-row terms: (target int64, nll fp32, smooth fp32 | None, weight fp32 | None, sum_w).
+    """Per-row terms: (target int64, nll fp32, smooth fp32 | None, weight fp32 | None, sum_w,
+    in_range: the rows whose target is a class index).
 
     ``smooth`` (s_i) and ``sum_w`` (sum of the weights, C without one) are None without
     label smoothing.
@@ -33,7 +34,7 @@ def row_scales(grad_loss, target, weight, reduction: str, ignore_index: int,
     nll_i = lossOutGrad_i * w_i with lossOutGrad = g*(1-ls)[/W] * mask; W = sum_i w_i*mask_i.
     An all-ignored ``mean`` gives W = 0 and NaN in every row: inf*0 or 0/0 (ops.md §3.1).
     """
-    t = np.asarray(target).reshape(-1).astype(np.int64)
+    t = np.asarray(target).reshape(-1).astype(np.int64, copy=False)
     n = t.size
     if is_regbase(soc):
         # 950 applies the ignore mask only for ignoreIndex >= 0.
@@ -42,17 +43,17 @@ def row_scales(grad_loss, target, weight, reduction: str, ignore_index: int,
         # A2/A3 compare after casting both sides to fp32 (ComputeIgnoreMask).
         mask = t.astype(F32) != np.float32(ignore_index)
     in_range = (t >= 0) & (t < C)
-    bad = np.flatnonzero(mask & ~in_range)
-    if bad.size:
-        i = int(bad[0])
+    bad = mask & ~in_range
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
         raise AclnnParamInvalidError(
             api=API, detail=f"target[{i}]={int(t[i])} is out of range [0, {C}) and not ignored "
                             f"(ignore_index={ignore_index}); the device would read out of bounds")
     w = None if weight is None else as_f32(weight)
-    tw = np.zeros(n, F32)
     if w is None:
-        tw[in_range] = 1.0
+        tw = in_range.astype(F32)  # 1 where the target is a class, else 0
     else:
+        tw = np.zeros(n, F32)
         tw[in_range] = w[t[in_range]]
     maskf = mask.astype(F32)
     ls = np.float32(label_smoothing)
@@ -70,13 +71,13 @@ def row_scales(grad_loss, target, weight, reduction: str, ignore_index: int,
         if total is not None:
             loss_grad = loss_grad / total
         loss_grad = loss_grad * maskf
-        nll = (loss_grad * tw).astype(F32)
+        nll = (loss_grad * tw).astype(F32, copy=False)
         smooth = sum_w = None
         if ls != 0:
             s = g / total if total is not None else g
             smooth = ((s * ls) / np.float32(C) * maskf).astype(F32)
             sum_w = np.float32(C) if w is None else np.add.reduce(w, dtype=F32)
-    return t, nll, smooth, w, sum_w
+    return t, nll, smooth, w, sum_w, in_range
 
 
 def cross_entropy_loss_grad(grad_loss, log_prob, target, weight, reduction: str,
@@ -87,7 +88,7 @@ def cross_entropy_loss_grad(grad_loss, log_prob, target, weight, reduction: str,
     out[i,j] += exp(lp[i,j]) * s_i * sum_k w_k - s_i * w_j.
     """
     N, C = log_prob.shape
-    t, nll, smooth, w, sum_w = row_scales(grad_loss, target, weight, reduction, ignore_index,
+    t, nll, smooth, w, sum_w, in_range = row_scales(grad_loss, target, weight, reduction, ignore_index,
                                           label_smoothing, C, soc)
     if smooth is not None:
         smooth_sum = smooth * sum_w
@@ -113,7 +114,7 @@ def cross_entropy_loss_grad(grad_loss, log_prob, target, weight, reduction: str,
         else:
             np.multiply(e, nll[r0:r1, None], out=e)
         tr = t[r0:r1]
-        hit = np.flatnonzero((tr >= c0) & (tr < c1))
+        hit = np.flatnonzero(in_range[r0:r1] if c0 == 0 and c1 == C else (tr >= c0) & (tr < c1))
         if hit.size:
             acc[hit, tr[hit] - c0] -= nll[r0 + hit]
         if smooth is not None:
