@@ -84,7 +84,7 @@ class Backend:
             pass
 
 
-def _tensor_class() -> type:
+def _tensor_class() -> Any:
     """pyaclnn.Tensor (imported late: _tensor imports this module)."""
     global _Tensor
     if _Tensor is None:
@@ -93,7 +93,7 @@ def _tensor_class() -> type:
     return _Tensor
 
 
-_Tensor: type | None = None
+_Tensor: Any = None
 _lock = threading.Lock()
 _current: Backend | None = None
 _forked_after_init = False

@@ -1,7 +1,9 @@
 """NumPy in, NumPy out: one call runs one operator on the active backend.
 
-Inputs may be any-strided NumPy arrays (passed with their strides, not copied first) or
-pyaclnn Tensors; outputs are new NumPy arrays. Outputs start as zeros, so where the library
+Inputs may be any-strided NumPy arrays (passed with their strides, not copied first), pyaclnn
+Tensors, or anything with ``__dlpack__`` or ``__array__`` (a torch CPU tensor is viewed
+without a copy, bfloat16 included; one with ``requires_grad=True`` is read as detached);
+outputs are new NumPy arrays. Outputs start as zeros, so where the library
 writes nothing (empty inputs) the result is zeros rather than garbage. Validation is the
 library's own (the NumPy backend runs the shared op specs; the device judges on acl), so
 both backends raise the same error class and status for the same call.
@@ -14,6 +16,7 @@ import numpy as np
 
 from . import _backend
 from ._executor import ce_reduction, mse_reduction
+from ._interop import host_array
 from ._spec import group_norm_backward as _gn
 from ._spec import mse_loss_backward as _mse
 from ._spec import prelu_backward as _prelu
@@ -21,13 +24,13 @@ from ._tensor import Tensor
 
 __all__ = ["mse_loss_backward", "group_norm_backward", "cross_entropy_loss_grad", "prelu_backward"]
 
-Array = Any  # np.ndarray, anything np.asarray accepts, or a pyaclnn Tensor
+Array = Any  # np.ndarray, a pyaclnn Tensor, a DLPack tensor (torch...) or anything np.asarray takes
 
 
 def _arg(x: Any) -> Any:
     if x is None or type(x) is np.ndarray or isinstance(x, (np.ndarray, Tensor)):
         return x
-    return np.asarray(x)
+    return host_array(x)
 
 
 def _shape(x: Any) -> tuple[int, ...]:

@@ -13,11 +13,13 @@ import numpy as np
 
 from . import _backend, _streamorder
 from ._device import Device, current_device
+from ._interop import KDL_CPU, host_array, to_dlpack
 from ._resource import Resource
 from ._strides import contiguous_strides, extent, index_view
 from .dtypes import DType, from_numpy, to_numpy
 
 ACL_FORMAT_ND = 2
+KDL_EXT_DEV = 12  # DLDeviceType kDLExtDev: DLPack has no Ascend device type
 ACL_MEM_MALLOC_HUGE_FIRST = 0
 ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST = 1, 2
 
@@ -101,8 +103,10 @@ def host_span(array: np.ndarray) -> tuple[np.ndarray, int]:
 class Tensor(Resource):
     """A device tensor: ``shape``, ``dtype``, ``strides`` (elements), ``offset`` (elements).
 
-    Make one with ``Tensor.from_numpy``, ``Tensor.empty`` or ``Tensor.zeros``; get a NumPy copy
-    with ``numpy()`` or ``np.asarray(t)``. ``t[1:, ::2]`` and ``t.T`` are views (no copy).
+    Make one with ``Tensor.from_numpy`` (any host array: NumPy, or a torch CPU tensor or other
+    DLPack / ``__array__`` object), ``Tensor.from_dlpack``, ``Tensor.empty`` or ``Tensor.zeros``;
+    get a NumPy copy with ``numpy()`` or ``np.asarray(t)``. DLPack export (``__dlpack__``) is for
+    host exchange and only works where the tensor's memory is host memory: see ``__dlpack__``. ``t[1:, ::2]`` and ``t.T`` are views (no copy).
     ``handle`` is the aclTensor pointer (aclCreateTensor), ``data_ptr`` the device address of
     the storage it views.
     """
@@ -149,9 +153,11 @@ class Tensor(Resource):
 
     @classmethod
     def from_numpy(cls, array: Any, device: Device | None = None) -> "Tensor":
-        """Copy an array to the device (aclrtMemcpy). A strided array keeps its strides: the
-        memory it spans is copied as it is, not made contiguous on the host first."""
-        array = np.asarray(array)
+        """Copy a host array to the device (aclrtMemcpy). A strided array keeps its strides: the
+        memory it spans is copied as it is, not made contiguous on the host first. Besides
+        ndarrays it takes DLPack tensors (torch CPU tensors, bfloat16 included; a tensor that
+        requires grad is read as detached) and anything ``np.asarray`` takes."""
+        array = host_array(array)
         from_numpy(array.dtype)  # NotSupportedError for a dtype with no aclDataType, before any work
         device = device or default_device()
         if array.size == 0 or array.flags.c_contiguous:
@@ -201,6 +207,49 @@ class Tensor(Resource):
         device = device or default_device()
         storage = Storage.borrowed(device, addr, (offset + hi + 1) * npdt.itemsize)
         return _first_view(cls, storage, dims, npdt, estrides, offset)
+
+    @classmethod
+    def from_dlpack(cls, obj: Any, device: Device | None = None) -> "Tensor":
+        """Copy a host DLPack tensor (``obj.__dlpack__``: a torch CPU tensor...) to the device.
+
+        The data is read without a host copy and uploaded with aclrtMemcpy; the new tensor
+        owns its device memory (``obj`` may change or go afterwards). Objects on a non-CPU
+        DLPack device are refused with BufferError.
+        """
+        if not hasattr(obj, "__dlpack__"):
+            raise TypeError(f"Tensor.from_dlpack needs an object with __dlpack__, got {type(obj).__name__} "
+                            "(Tensor.from_numpy takes other arrays)")
+        return cls.from_numpy(obj, device)
+
+    # -- DLPack export (host exchange) ------------------------------------------------------------
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """(kDLCPU, 0) on the NumPy backend, whose device memory is host memory; on an Ascend
+        device (kDLExtDev, device id): DLPack has no Ascend device type."""
+        self._check_open()
+        if self.device.backend.name == "numpy":
+            return (KDL_CPU, 0)
+        return (KDL_EXT_DEV, self.device.id)
+
+    def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        """Export the tensor through DLPack (``torch.from_dlpack(t)``, ``np.from_dlpack(t)``).
+
+        NumPy backend: the emulated device memory is host memory, so this is a zero-copy view of
+        the tensor (its shape, strides and offset): writes through it are writes to the tensor.
+        The view keeps the memory readable after ``close()``, but what it then shows is no
+        longer the tensor's. On an Ascend device the memory is not host memory and no DLPack
+        consumer can read it: BufferError (use ``numpy()`` for a host copy).
+        """
+        self._check_open()
+        if self.device.backend.name != "numpy":
+            raise BufferError("a pyaclnn Tensor on an Ascend device is device memory, which DLPack consumers "
+                              "cannot read: use t.numpy() (or np.asarray(t)) for a host copy")
+        _streamorder.wait_for(self.storage.uses)  # queued launches using it finish first: shared memory
+        view = self.device._runtime.tensor_view(self.storage.addr, self.shape, self.dtype, self.strides,
+                                                self.offset)
+        kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version), ("dl_device", dl_device),
+                                    ("copy", copy)) if v is not None}
+        return to_dlpack(view, **kwargs)
 
     # -- properties ----------------------------------------------------------------------------
     @property
@@ -252,7 +301,7 @@ class Tensor(Resource):
     def copy_from(self, array: Any) -> None:
         """Write ``array`` (broadcast to this tensor's shape) into the tensor's elements."""
         self._check_open()
-        src = np.broadcast_to(np.asarray(array, dtype=self.dtype), self.shape)
+        src = np.broadcast_to(np.asarray(host_array(array), dtype=self.dtype), self.shape)
         if self.size == 0:
             return
         _streamorder.wait_for(self.storage.uses)  # queued launches using it finish first

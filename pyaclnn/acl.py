@@ -7,18 +7,20 @@ Out-parameters become return values::
     ws_size, executor = acl.aclnnMseLossBackwardGetWorkspaceSize(g, x, y, 1, out)
 
 A failing status raises ``pyaclnn.AclError`` (the right subclass), so there are no return
-codes to check. Host buffers are NumPy arrays (or any buffer object); device addresses are
-ints; ``None`` is nullptr. It runs on both backends: on the NumPy backend device memory,
-streams and executors are emulated, so a ported sample runs in CI unchanged.
+codes to check. Host buffers are NumPy arrays, other buffer objects or DLPack host tensors (a
+torch CPU tensor: its memory is read or written in place); device addresses are ints; ``None``
+is nullptr. It runs on both backends: on the NumPy backend device memory, streams and
+executors are emulated, so a ported sample runs in CI unchanged.
 """
 from typing import Any, Sequence
 
 from . import _backend, _current
+from ._interop import host_array
 # Enum constants and status codes, exactly as headers/ declares them (generated: tools/gen_constants.py).
 from ._constants import *  # noqa: F401,F403
 
 Handle = Any
-Buffer = Any  # a host buffer (NumPy array, bytearray...) or an int address
+Buffer = Any  # a host buffer (NumPy array, bytearray, torch CPU tensor...) or an int address
 
 
 def _rt() -> Any:
@@ -143,14 +145,21 @@ def aclrtFreeHost(hostPtr: int) -> None:
     _rt().free_host(hostPtr)
 
 
+def _host(buffer: Buffer, writable: bool = False) -> Buffer:
+    """A DLPack object (torch CPU tensor...) as an ndarray viewing its memory; addresses, None,
+    ndarrays and other buffer objects as they are."""
+    return host_array(buffer, in_place=writable) if hasattr(buffer, "__dlpack__") else buffer
+
+
 def aclrtMemcpy(dst: Buffer, destMax: int, src: Buffer, count: int, kind: int) -> None:
-    """aclrtMemcpy. Host sides are NumPy arrays/buffers (``dst`` writable), device sides ints."""
-    _rt().memcpy(dst, destMax, src, count, kind)
+    """aclrtMemcpy. Host sides are NumPy arrays/buffers or DLPack tensors (``dst`` writable: the
+    copy lands in its memory), device sides ints."""
+    _rt().memcpy(_host(dst, True), destMax, _host(src), count, kind)
 
 
 def aclrtMemcpyAsync(dst: Buffer, destMax: int, src: Buffer, count: int, kind: int, stream: Handle) -> None:
     """aclrtMemcpyAsync. Keep host buffers alive and unchanged until the stream is synchronized."""
-    _rt().memcpy_async(dst, destMax, src, count, kind, stream)
+    _rt().memcpy_async(_host(dst, True), destMax, _host(src), count, kind, stream)
 
 
 def aclrtMemset(devPtr: int, maxCount: int, value: int, count: int) -> None:

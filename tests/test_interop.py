@@ -1,0 +1,228 @@
+"""Torch tensors (and other DLPack / __array__ objects) wherever arrays go, on both backends, and
+DLPack export of pyaclnn Tensors for host exchange (issue 12, point 7).
+
+The oracle is the same call made with NumPy arrays holding the same values (ml_dtypes.bfloat16
+for torch.bfloat16), and torch's own view of the memory it shares."""
+from __future__ import annotations
+
+import gc
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import pyaclnn
+from pyaclnn import acl
+
+torch = pytest.importorskip("torch")
+
+F32 = np.float32
+
+
+def as_numpy(t):
+    """The values of a torch CPU tensor as an ndarray (bfloat16 through its bits)."""
+    t = t.detach()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16).copy()
+    return t.numpy().copy()
+
+
+def same(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape and a.dtype == b.dtype
+    bits = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize]
+    np.testing.assert_array_equal(np.ascontiguousarray(a).view(bits), np.ascontiguousarray(b).view(bits))
+
+
+DTYPES = [torch.float32, torch.float16, torch.bfloat16]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_functions_take_torch_tensors(backend, dtype):
+    gen = torch.Generator().manual_seed(0)
+    g, x, y = (torch.randn(4, 6, generator=gen).to(dtype) for _ in range(3))
+    x = x.T.contiguous().T  # strided: read with its strides
+    same(pyaclnn.mse_loss_backward(g, x, y[:1], "mean"),
+         pyaclnn.mse_loss_backward(as_numpy(g), as_numpy(x), as_numpy(y[:1]), "mean"))
+
+    N, C, HxW, G = 2, 4, 3, 2
+    dy, xi = torch.randn(N, C, HxW, generator=gen).to(dtype), torch.randn(N, C, HxW, generator=gen).to(dtype)
+    mean, rstd = torch.randn(N, G, generator=gen).to(dtype), (torch.rand(N, G, generator=gen) + 0.5).to(dtype)
+    gamma = torch.randn(C, generator=gen).to(dtype)
+    for a, b in zip(pyaclnn.group_norm_backward(dy, xi, mean, rstd, gamma, N, C, HxW, G),
+                    pyaclnn.group_norm_backward(*map(as_numpy, (dy, xi, mean, rstd, gamma)), N, C, HxW, G)):
+        same(a, b)
+
+    lp = torch.log_softmax(torch.randn(5, 7, generator=gen), dim=1).to(dtype)
+    target = torch.tensor([0, 6, 3, 3, 1])
+    same(pyaclnn.cross_entropy_loss_grad(torch.tensor(1.5).to(dtype), lp, target, reduction="sum"),
+         pyaclnn.cross_entropy_loss_grad(as_numpy(torch.tensor(1.5).to(dtype)), as_numpy(lp), target.numpy(),
+                                         reduction="sum"))
+
+    w = torch.rand(4, generator=gen).to(dtype)
+    for a, b in zip(pyaclnn.prelu_backward(dy.reshape(2, 4, 3), xi.reshape(2, 4, 3), w),
+                    pyaclnn.prelu_backward(as_numpy(dy), as_numpy(xi), as_numpy(w))):
+        same(a, b)
+
+
+def test_bfloat16_torch_inputs_match_torch(backend):
+    """The values really are read as bfloat16 (not as 16-bit integers): compare with aten."""
+    gen = torch.Generator().manual_seed(1)
+    g, x, y = (torch.randn(3, 5, generator=gen, dtype=torch.float64) for _ in range(3))
+    got = pyaclnn.mse_loss_backward(g.bfloat16(), x.bfloat16(), y.bfloat16(), "sum")
+    assert got.dtype == ml_dtypes.bfloat16
+    ref = torch.ops.aten.mse_loss_backward(g.bfloat16().double(), x.bfloat16().double(), y.bfloat16().double(), 2)
+    np.testing.assert_allclose(got.astype(np.float64), ref.numpy(), rtol=2 ** -7, atol=1e-6)
+
+
+def test_requires_grad_tensors_are_read_as_detached(backend):
+    g = torch.randn(3, 4, requires_grad=True)
+    x = torch.randn(3, 4, requires_grad=True)
+    y = torch.randn(3, 4)
+    got = pyaclnn.mse_loss_backward(g, x, y, "none")
+    same(got, pyaclnn.mse_loss_backward(g.detach().numpy(), x.detach().numpy(), y.numpy(), "none"))
+    assert g.grad is None and x.grad is None and g.requires_grad  # nothing recorded, nothing changed
+    t = pyaclnn.Tensor.from_numpy(x)
+    try:
+        same(t.numpy(), x.detach().numpy())
+    finally:
+        t.close()
+
+
+@pytest.mark.parametrize("dtype", DTYPES + [torch.int64, torch.bool], ids=str)
+def test_tensor_from_dlpack_and_from_numpy_copy_torch_tensors(backend, dtype):
+    src = (torch.arange(24, dtype=torch.float32).reshape(4, 6) / 7).to(dtype)[:, 1::2]  # strided
+    expect = as_numpy(src)
+    with pyaclnn.Tensor.from_dlpack(src) as a, pyaclnn.Tensor.from_numpy(src) as b:
+        same(a.numpy(), expect)
+        same(b.numpy(), expect)
+        src.zero_()  # the tensors own their memory
+        same(a.numpy(), expect)
+        a.copy_from(torch.ones(3, dtype=torch.float32).to(dtype))  # copy_from takes them too
+        same(a.numpy(), np.ones((4, 3), expect.dtype))
+    with pytest.raises(TypeError, match="__dlpack__"):
+        pyaclnn.Tensor.from_dlpack([1.0, 2.0])
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_tensor_exports_through_dlpack_on_the_numpy_backend(use_backend, dtype):
+    use_backend("numpy")
+    src = (torch.arange(24, dtype=torch.float32).reshape(4, 6) / 7).to(dtype)
+    with pyaclnn.Tensor.from_dlpack(src) as t:
+        assert t.__dlpack_device__() == (1, 0)
+        view = t.T[1:, ::2]  # a strided view with an offset
+        shared = torch.from_dlpack(view)
+        assert shared.dtype == dtype and torch.equal(shared, src.T[1:, ::2])
+        assert shared.stride() == view.strides
+        shared[0, 0] = 42  # zero copy: writes land in the tensor
+        assert float(t.numpy()[0, 1]) == 42
+        if dtype != torch.bfloat16:  # NumPy's DLPack importer has no bfloat16 (t.numpy() does)
+            arr = np.from_dlpack(view)
+            same(arr, view.numpy())
+            arr[...] = 0
+            assert not t.numpy()[0, 1]
+        with pyaclnn.Tensor.empty((0, 3)) as empty:
+            assert torch.from_dlpack(empty).shape == (0, 3)
+    with pytest.raises(pyaclnn.ClosedError):
+        t.__dlpack__()
+    del shared
+    gc.collect()
+
+
+def test_tensor_dlpack_export_refused_on_a_device(emulator):
+    with pyaclnn.Tensor.from_numpy(np.ones((2, 2), F32)) as t:
+        assert t.__dlpack_device__() == (12, t.device.id)  # kDLExtDev: DLPack has no Ascend type
+        with pytest.raises(BufferError, match=r"t\.numpy\(\)"):
+            torch.from_dlpack(t)
+        with pytest.raises(BufferError, match="device memory"):
+            t.__dlpack__()
+        # where pyaclnn reads a host array from it, the __array__ fallback downloads a copy
+        from pyaclnn._interop import host_array
+        same(host_array(t), np.ones((2, 2), F32))
+        with pytest.raises(BufferError, match="host"):  # but nothing is written into a copy
+            host_array(t, in_place=True)
+
+
+def test_acl_memcpy_host_sides_take_torch_tensors(backend):
+    acl.aclrtSetDevice(0)
+    try:
+        src = torch.arange(8, dtype=torch.bfloat16) / 3
+        ptr = acl.aclrtMalloc(16, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+        try:
+            acl.aclrtMemcpy(ptr, 16, src, 16, acl.ACL_MEMCPY_HOST_TO_DEVICE)
+            dst = torch.zeros(8, dtype=torch.bfloat16)
+            acl.aclrtMemcpy(dst, 16, ptr, 16, acl.ACL_MEMCPY_DEVICE_TO_HOST)  # lands in dst's memory
+            assert torch.equal(dst, src)
+        finally:
+            acl.aclrtFree(ptr)
+    finally:
+        acl.aclrtResetDevice(0)
+
+
+class _OnAnotherDevice:
+    """A DLPack producer whose memory is not host memory (as a CUDA tensor's is not)."""
+
+    def __init__(self, with_array: bool) -> None:
+        if with_array:
+            self.__array__ = lambda dtype=None, copy=None: np.arange(3, dtype=F32)
+
+    def __dlpack_device__(self):
+        return (2, 0)  # kDLCUDA
+
+    def __dlpack__(self, **kwargs):
+        raise AssertionError("must not be exported")
+
+
+class _ArrayLike:
+    def __array__(self, dtype=None, copy=None):
+        return np.array([1.0, 2.0], F32)
+
+
+def test_other_devices_and_array_likes(use_backend):
+    use_backend("numpy")
+    with pytest.raises(BufferError, match=r"DLPack device \(2, 0\)"):
+        pyaclnn.mse_loss_backward(_OnAnotherDevice(False), np.zeros(3, F32), np.zeros(3, F32))
+    # with __array__ it is read through it (a host copy), as np.asarray would
+    same(pyaclnn.mse_loss_backward(_OnAnotherDevice(True), np.ones(3, F32), np.zeros(3, F32), "sum"),
+         np.array([0, 2, 4], F32))
+    same(pyaclnn.mse_loss_backward(_ArrayLike(), np.ones(2, F32), np.zeros(2, F32), "sum"), np.array([2, 4], F32))
+    acl.aclrtSetDevice(0)
+    try:
+        ptr = acl.aclrtMalloc(12, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+        with pytest.raises(BufferError, match="host"):  # a destination copy would lose the write
+            acl.aclrtMemcpy(_OnAnotherDevice(True), 12, ptr, 12, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+        acl.aclrtFree(ptr)
+    finally:
+        acl.aclrtResetDevice(0)
+
+
+def test_imported_bfloat16_memory_outlives_the_producer(use_backend):
+    use_backend("numpy")
+    from pyaclnn._interop import host_array
+    a = host_array((torch.arange(1000, dtype=torch.float32) / 8).bfloat16())
+    gc.collect()
+    np.testing.assert_array_equal(a, (np.arange(1000, dtype=F32) / 8).astype(ml_dtypes.bfloat16))
+
+
+class _LegacyProducer:
+    """A DLPack producer from before the versioned protocol (no max_version keyword)."""
+
+    def __init__(self, t) -> None:
+        self.t = t
+
+    def __dlpack_device__(self):
+        return self.t.__dlpack_device__()
+
+    def __dlpack__(self, stream=None):
+        return self.t.__dlpack__()
+
+
+def test_legacy_dlpack_producers_bfloat16_included(use_backend):
+    use_backend("numpy")
+    from pyaclnn._interop import host_array
+    for dtype in (torch.float32, torch.bfloat16):
+        t = (torch.arange(6, dtype=torch.float32) / 3).to(dtype).reshape(2, 3)
+        a = host_array(_LegacyProducer(t))
+        same(a, as_numpy(t))
+        same(pyaclnn.mse_loss_backward(_LegacyProducer(t), t, t * 0, "sum"),
+             pyaclnn.mse_loss_backward(as_numpy(t), as_numpy(t), as_numpy(t * 0), "sum"))
