@@ -7,6 +7,7 @@ not available). Expected failures print one line on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -236,16 +237,30 @@ DOCTOR_SAMPLES = ("MseLossBackward", "GroupNormBackward", "PreluBackward")
 
 def _compute_check() -> dict[str, Any]:
     """Run DOCTOR_SAMPLES on the chosen backend and compare with their expected values:
-    {"ok": bool, "samples": {name: "OK" | "MISMATCH ..." | "<error>"}}."""
+    {"ok": bool, "samples": {name: "OK" | "MISMATCH ..." | "<error>"}}. On the numpy backend
+    each sample runs twice: the samples are small, so the second run forces the kernels' tiled
+    path (the one large inputs take) and both must pass."""
+    from ._backend import current
     from ._samples import run
 
+    passes: list[Any] = [contextlib.nullcontext]
+    if current().name == "numpy":
+        from ._numpy.kernels._parallel import tiled_only
+        passes.append(tiled_only)
     results: dict[str, str] = {}
     for name in DOCTOR_SAMPLES:
-        lines: list[str] = []
-        try:
-            results[name] = "OK" if run(name, lines.append) else lines[-1].split(": ", 1)[1]
-        except Exception as exc:  # noqa: BLE001 - doctor reports, never crashes
-            results[name] = f"{type(exc).__name__}: {one_line(exc)}"
+        results[name] = "OK"
+        for kernel_path in passes:
+            lines: list[str] = []
+            try:
+                with kernel_path():
+                    ok = run(name, lines.append)
+                result = "OK" if ok else lines[-1].split(": ", 1)[1]
+            except Exception as exc:  # noqa: BLE001 - doctor reports, never crashes
+                result = f"{type(exc).__name__}: {one_line(exc)}"
+            if result != "OK":
+                results[name] = result
+                break
     return {"ok": all(r == "OK" for r in results.values()), "samples": results}
 
 

@@ -757,20 +757,16 @@ def test_functional_output_big_enough_to_be_faulted_in_matches_torch(use_backend
 # must agree with the tiled path, which the tests above hold against torch.
 # --------------------------------------------------------------------------------------------
 
-from pyaclnn._numpy.kernels import _parallel, cross_entropy as _ce_mod, group_norm as _gn_mod  # noqa: E402
-from pyaclnn._numpy.kernels import mse as _mse_mod, prelu as _prelu_mod  # noqa: E402
-
-_SMALL_MODULES = (_mse_mod, _gn_mod, _ce_mod, _prelu_mod)
+from pyaclnn._numpy.kernels import _parallel  # noqa: E402
 
 
 def small_and_tiled(monkeypatch, run):
     """(result of ``run()`` as it is, result with every kernel forced onto its tiled path)."""
-    assert all(m.SMALL == _parallel.SMALL == 4096 for m in _SMALL_MODULES)
+    assert _parallel.SMALL == 4096
     small = run()
-    with monkeypatch.context() as m:
-        for mod in _SMALL_MODULES:
-            m.setattr(mod, "SMALL", -1)
+    with _parallel.tiled_only():
         tiled = run()
+    assert _parallel.SMALL == 4096
     return small, tiled
 
 

@@ -13,11 +13,12 @@ import itertools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
-__all__ = ["SMALL", "num_threads", "run_blocks", "scratch", "zeros_faulted_in"]
+__all__ = ["SMALL", "tiled_only", "num_threads", "run_blocks", "scratch", "zeros_faulted_in"]
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
@@ -61,9 +62,22 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
-# Inputs of at most this many elements are computed in the calling thread: handing blocks to
-# the pool costs tens of microseconds, more than such a call's whole work (issue 12).
+# Inputs of at most this many elements take each kernel's direct whole-array path, in the calling
+# thread: tiles, layout work and handing blocks to the pool cost tens of microseconds, more than
+# such a call's whole work (issue 12). The kernels read it here, at each call.
 SMALL = 1 << 12
+
+
+@contextmanager
+def tiled_only() -> Iterator[None]:
+    """Every kernel takes its tiled path whatever the input size, inside the block (the doctor
+    and the tests check both paths). Process-wide: not for use while other threads compute."""
+    global SMALL
+    saved, SMALL = SMALL, -1
+    try:
+        yield
+    finally:
+        SMALL = saved
 
 
 def run_blocks(fn: Callable[[int], Any], n_blocks: int, serial: bool = False) -> list[Any]:

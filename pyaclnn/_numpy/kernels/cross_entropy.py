@@ -10,7 +10,8 @@ import numpy as np
 from ..._spec import is_regbase
 from ...errors import AclnnParamInvalidError
 from ._layout import F32, as_f32, store, tiles
-from ._parallel import SMALL, run_blocks, scratch
+from . import _parallel
+from ._parallel import run_blocks, scratch
 
 __all__ = ["cross_entropy_loss_grad", "row_scales"]
 
@@ -94,7 +95,7 @@ def cross_entropy_loss_grad(grad_loss, log_prob, target, weight, reduction: str,
         smooth_sum = smooth * sum_w
         w_row = np.ones(C, F32) if w is None else w
     # small: one tile, run here (the same as tiles() and run_blocks() would do, without their cost)
-    small = N * C <= SMALL
+    small = N * C <= _parallel.SMALL
     tl = [(slice(0, N), slice(0, C))] if small else tiles((N, C), BLOCK)
     direct = out.dtype == F32 and smooth is None
     native = log_prob.dtype == F32

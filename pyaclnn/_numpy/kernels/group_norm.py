@@ -30,7 +30,8 @@ import threading
 import numpy as np
 
 from ._layout import F32, as_f32, gather_flat, scatter_flat, store, tiles, view_as
-from ._parallel import SMALL, run_blocks, scratch
+from . import _parallel
+from ._parallel import run_blocks, scratch
 
 __all__ = ["group_norm_backward"]
 
@@ -172,7 +173,7 @@ def group_norm_backward(grad_out, input, mean, rstd, gamma, N: int, C: int, HxW:
     want_dx, want_dgamma, want_dbeta = (bool(m) for m in output_mask)
     if not (want_dx or want_dgamma or want_dbeta):
         return
-    if N * C * HxW <= SMALL:
+    if N * C * HxW <= _parallel.SMALL:
         with np.errstate(all="ignore"):
             _small(grad_out, input, mean, rstd, gamma, N, C, HxW, group, grad_input if want_dx else None,
                    grad_gamma if want_dgamma else None, grad_beta if want_dbeta else None)

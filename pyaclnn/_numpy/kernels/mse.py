@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._layout import F32, at_least_1d, coalesce, memory_order, store, tiles
-from ._parallel import SMALL, run_blocks, scratch
+from . import _parallel
+from ._parallel import run_blocks, scratch
 
 __all__ = ["mse_loss_backward", "mse_cof"]
 
@@ -34,7 +35,7 @@ def mse_loss_backward(grad_output, self, target, reduction: int, out, soc: str) 
     """
     in_dt = self.dtype
     cof = mse_cof(reduction, self.size, soc)
-    if out.size <= SMALL:  # one tile anyway: the same ufuncs on the whole arrays, no layout work
+    if out.size <= _parallel.SMALL:  # one tile anyway: the same ufuncs on the whole arrays, no layout work
         with np.errstate(all="ignore"):
             _block(self, target, grad_output, out, cof, in_dt)
         return

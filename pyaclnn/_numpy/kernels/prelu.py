@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._layout import F32, as_f32, coalesce, store, tiles
-from ._parallel import SMALL, run_blocks, scratch
+from . import _parallel
+from ._parallel import run_blocks, scratch
 
 __all__ = ["prelu_backward"]
 
@@ -85,7 +86,7 @@ def prelu_backward(grad_output, self, weight, grad_input, grad_weight, soc: str)
     """Write dx into ``grad_input`` (self's shape) and the weight gradient into ``grad_weight``."""
     dt = self.dtype
     quirk = soc != "Ascend950"
-    if self.size <= SMALL:
+    if self.size <= _parallel.SMALL:
         with np.errstate(all="ignore"):
             _small(grad_output, self, weight, grad_input, grad_weight, quirk)
         return
