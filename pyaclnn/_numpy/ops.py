@@ -49,6 +49,10 @@ def check(op: str, soc: str, args: tuple) -> bool:
 # check_arrays' memo: (op, soc, each argument's metadata) -> check's result, for calls that passed.
 _PASSED: dict[tuple, bool] = {}
 _PASSED_MAX = 1024
+# Argument types whose value is all a check sees. Any other object (one that could change between
+# calls) puts an unhashable item in the key: that call is checked, not remembered.
+_VALUE_TYPES = frozenset((int, float, str, bool, type(None), tuple))
+_UNHASHABLE: list = []
 
 
 def check_arrays(op: str, soc: str, args: tuple) -> bool:
@@ -60,12 +64,13 @@ def check_arrays(op: str, soc: str, args: tuple) -> bool:
     checks and raises the same error. Small calls are dominated by this bookkeeping (issue 12).
     """
     # arrays by metadata; None, scalars, the mask, a reduction string by type and value (True != 1)
-    k = (op, soc, *[(a.shape, a.dtype, a.strides) if type(a) is np.ndarray else (type(a), a) for a in args])
+    k = (op, soc, *[(a.shape, a.dtype, a.strides) if type(a) is np.ndarray else
+                    (type(a), a) if type(a) in _VALUE_TYPES else _UNHASHABLE for a in args])
     try:
         return _PASSED[k]
     except KeyError:
         pass
-    except TypeError:  # an unhashable argument: no memo
+    except TypeError:  # an unhashable (or not plain) argument: no memo
         return check(op, soc, args)
     empty = check(op, soc, args)
     if len(_PASSED) >= _PASSED_MAX:

@@ -80,17 +80,16 @@ def tiled_only() -> Iterator[None]:
         SMALL = saved
 
 
-def run_blocks(fn: Callable[[int], Any], n_blocks: int, serial: bool = False) -> list[Any]:
+def run_blocks(fn: Callable[[int], Any], n_blocks: int) -> list[Any]:
     """Call ``fn(i)`` for each block ``i`` in ``range(n_blocks)``; return results in block order.
 
     Blocks are handed out one at a time from a shared counter to the calling thread and up to
     ``num_threads() - 1`` pool threads. Blocks must write disjoint outputs. Floating-point
     warnings are silenced in every thread (NumPy's error state is per thread): the kernels
     reproduce the device's inf/NaN results on purpose. The first exception is re-raised.
-    ``serial`` runs every block in the calling thread (for small inputs; same blocks, same order).
     """
     results: list[Any] = [None] * n_blocks
-    helpers = 0 if serial or n_blocks < 2 else min(num_threads(), n_blocks) - 1
+    helpers = 0 if n_blocks < 2 else min(num_threads(), n_blocks) - 1
     if helpers <= 0:
         with np.errstate(all="ignore"):
             for i in range(n_blocks):
