@@ -106,7 +106,8 @@ class Tensor(Resource):
     Make one with ``Tensor.from_numpy`` (any host array: NumPy, or a torch CPU tensor or other
     DLPack / ``__array__`` object), ``Tensor.from_dlpack``, ``Tensor.empty`` or ``Tensor.zeros``;
     get a NumPy copy with ``numpy()`` or ``np.asarray(t)``. DLPack export (``__dlpack__``) is for
-    host exchange and only works where the tensor's memory is host memory: see ``__dlpack__``. ``t[1:, ::2]`` and ``t.T`` are views (no copy).
+    host exchange and only works where the tensor's memory is host memory: see ``__dlpack__``.
+    ``t[1:, ::2]`` and ``t.T`` are views (no copy).
     ``handle`` is the aclTensor pointer (aclCreateTensor), ``data_ptr`` the device address of
     the storage it views.
     """
