@@ -233,3 +233,18 @@ def test_a3_soc_names_map_to_the_910_93_family(emulator, monkeypatch, use_backen
     home = _backend.current().paths["home"]
     info = use_backend("acl", home=home).info()
     assert (info["soc_name"], info["soc"]) == ("Ascend910_9382", "Ascend910_93")
+
+
+# -- also: aclGetRecentErrMsg returns new text first, then all it returned before -----------------------
+def test_each_error_carries_only_its_own_cann_text(emulator):
+    """CANN 9's aclGetRecentErrMsg prepends new text to what it returned before (hicann/runtime
+    acl.cpp aclGetRecentErrMsgImpl): an error must not carry the text of earlier ones."""
+    with pyaclnn.Device(0):
+        a, b, out = pyaclnn.Tensor.zeros((2,)), pyaclnn.Tensor.zeros((3,)), pyaclnn.Tensor.zeros((2,))
+        messages = []
+        for _ in range(3):
+            with pytest.raises(pyaclnn.AclnnParamInvalidError) as info:
+                pyaclnn.MseLossBackward(a, a, b, "none", out)
+            messages.append(info.value.cann_message)
+        assert all(m is not None and m.count("EZ1001") == 1 and "cannot broadcast" in m for m in messages)
+        assert acl.aclGetRecentErrMsg() is None   # nothing new since

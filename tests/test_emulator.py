@@ -108,6 +108,7 @@ class Acl:
         self.nn = ffi.dlopen(str(nn), flags)
         self.op = ffi.dlopen(str(op), ffi.RTLD_NOW)
         self.emu = Emulator(home)
+        self._seen = threading.local()
         self.stream = None
         self.ensure()
 
@@ -125,8 +126,15 @@ class Acl:
         self.errmsg()
 
     def errmsg(self) -> str | None:
+        """The error text new since the last errmsg() of this thread: aclGetRecentErrMsg returns
+        it followed by everything it returned before (see test_recent_error_message_order)."""
         m = self.rt.aclGetRecentErrMsg()
-        return None if m == self.ffi.NULL else self.ffi.string(m).decode()
+        text = None if m == self.ffi.NULL else self.ffi.string(m).decode()
+        seen = getattr(self._seen, "text", None)
+        self._seen.text = text
+        if text is None or text == seen:
+            return None
+        return text[:-len(seen) - 1] if seen and text.endswith("\n" + seen) else text
 
 
 @pytest.fixture(scope="session")
@@ -644,14 +652,37 @@ def test_fault_injection(dev):
     assert emu.calls("aclCreateTensor") >= 5 and emu.calls("aclrtMalloc") >= 2
 
 
-def test_recent_error_message_cleared_on_read(dev):
+def test_recent_error_message_order(dev):
+    """hicann/runtime acl.cpp aclGetRecentErrMsgImpl: each read prepends the text new since the
+    previous read to what was returned before (newest first); nothing new: the same text again."""
+    ffi, rt = dev.ffi, dev.rt
+    p = ffi.new("void **")
+
+    def raw():
+        m = rt.aclGetRecentErrMsg()
+        return None if m == ffi.NULL else ffi.string(m).decode()
+
+    before = raw()
+    assert rt.aclrtMalloc(p, 0, 0) == ACL_ERROR_INVALID_PARAM
+    first = raw()
+    assert first.startswith("EH0001: aclrtMalloc:") and (before is None or first.endswith("\n" + before))
+    assert raw() == first                                              # nothing new: the same text
+    assert rt.aclrtFree(ffi.NULL) == ACL_ERROR_INVALID_PARAM
+    assert rt.aclrtMalloc(p, 16, 99) == ACL_ERROR_INVALID_PARAM
+    second = raw()
+    newest, older = second.split("\n", 2)[:2], second.split("\n", 2)[2]
+    assert newest[0].startswith("EH0001: aclrtFree:") and newest[1].startswith("EH0001: aclrtMalloc:")
+    assert older == first                                               # newer reads first
+
+
+def test_recent_error_message_new_text_per_read(dev):
     ffi, rt = dev.ffi, dev.rt
     p = ffi.new("void **")
     assert dev.acl.errmsg() is None
     assert rt.aclrtMalloc(p, 0, 0) == ACL_ERROR_INVALID_PARAM
     msg = dev.acl.errmsg()
     assert msg and "aclrtMalloc" in msg and "size" in msg
-    assert dev.acl.errmsg() is None                                    # cleared on read
+    assert dev.acl.errmsg() is None                                    # nothing new
     g, s, t, _, _ = mse_tensors(dev)
     bad, _ = dev.empty((3, 3))
     assert dev.phase1("MseLossBackward", g, s, t, 1, bad)[0] == INVALID

@@ -111,15 +111,31 @@ def loading_hint(lib: Lib, error: str) -> str:
     return f"\n  missing: {', '.join(names)}\n  fix: {loading_fix(lib.found, names)}"
 
 
+_seen = threading.local()  # per thread: the whole text aclGetRecentErrMsg returned last
+
+
 def recent_error() -> str | None:
-    """Copy aclGetRecentErrMsg() now: the pointer is per-thread and cleared on read."""
+    """This thread's error text since the previous call (None: nothing new), copied now.
+
+    The documentation says aclGetRecentErrMsg clears on read, but CANN 9's implementation
+    (hicann/runtime acl.cpp aclGetRecentErrMsgImpl) prepends the new text to everything it
+    returned before in the thread, and a read with nothing new returns the old text again. So
+    the part already seen is cut off the end; with a runtime that clears, nothing is cut.
+    """
     lib = _lib
     if lib is None or not lib.has_recent_err_msg:
         return None
     msg = lib.rt.aclGetRecentErrMsg()
     if msg == ffi.NULL:
         return None
-    return ffi.string(msg).decode("utf-8", errors="replace") or None
+    text = ffi.string(msg).decode("utf-8", errors="replace")
+    seen, _seen.text = getattr(_seen, "text", ""), text
+    if seen:
+        if text == seen:
+            return None
+        if text.endswith("\n" + seen):
+            text = text[:-len(seen) - 1]
+    return text or None
 
 
 def check(status: int, api: str) -> None:

@@ -190,7 +190,8 @@ static counter *counter_get(const char *name, int create)
 /* ========================================================================================== */
 static __thread char t_err[EMU_ERR_MAX];      /* accumulated, not yet read */
 static __thread size_t t_err_len;
-static __thread char t_err_out[EMU_ERR_MAX];  /* what the last aclGetRecentErrMsg returned */
+static __thread char t_err_out[EMU_ERR_MAX];  /* what aclGetRecentErrMsg returns: every read's */
+                                              /* new text, newest first; never cleared */
 static __thread int t_last_error;             /* aclrtGetLastError / aclrtPeekAtLastError */
 
 static const char *err_code_for(int status)
@@ -1113,14 +1114,26 @@ aclError aclFinalizeReference(uint64_t *refCount)
 
 /* Returns and clears this thread's accumulated error text; NULL when there is none. The pointer
  * stays valid until the next aclGetRecentErrMsg call in the same thread. */
+/* hicann/runtime src/acl/aclrt_impl/acl.cpp aclGetRecentErrMsgImpl: the error manager's text
+ * since the last read (cleared by that read: error_manager.cc GetErrorMessage) is PREPENDED to the
+ * thread_local aclRecentErrMsg, which is never cleared: "new\nolder\n...", newest first, and a
+ * read with nothing new returns the previous text again (NULL only before any error). The oldest
+ * text is cut when the buffer is full. */
 const char *aclGetRecentErrMsg(void)
 {
     if (emu_enter(__func__)) {
         return NULL;                          /* an injected failure: NULL, text kept for later */
     }
     if (t_err_len == 0)
-        return NULL;
-    memcpy(t_err_out, t_err, t_err_len + 1);
+        return t_err_out[0] ? t_err_out : NULL;
+    size_t old = strlen(t_err_out), keep = 0;
+    if (old && t_err_len + 1 < EMU_ERR_MAX - 1)
+        keep = old < EMU_ERR_MAX - 2 - t_err_len ? old : EMU_ERR_MAX - 2 - t_err_len;
+    memmove(t_err_out + t_err_len + (keep ? 1 : 0), t_err_out, keep);
+    t_err_out[t_err_len + (keep ? 1 : 0) + keep] = 0;
+    memcpy(t_err_out, t_err, t_err_len);
+    if (keep)
+        t_err_out[t_err_len] = '\n';
     t_err_len = 0;
     t_err[0] = 0;
     return t_err_out;
