@@ -104,10 +104,10 @@ class Executor(Resource):
 
     def _plan(self, args: tuple, repeatable: bool) -> None:
         slots = _SLOTS[self.op]
-        # (argument slot, C index) of each non-NULL input and output, for set_input/set_output
-        self._in_at, self._out_at = slots.present(self.op, args, slots.inputs), slots.present(self.op, args, slots.outputs)
-        self.inputs = [args[i] for i, _ in self._in_at]
-        self.outputs = [args[i] for i, _ in self._out_at]
+        self.inputs = [args[i] for i in slots.inputs if args[i] is not None]
+        self.outputs = [args[i] for i in slots.outputs if args[i] is not None]
+        if repeatable:  # (argument slot, C index) of each non-NULL input and output, for set_input/set_output
+            self._in_at, self._out_at = slots.present(self.op, args, slots.inputs), slots.present(self.op, args, slots.outputs)
         tensors = self.inputs + self.outputs
         for t in tensors:
             if not isinstance(t, Tensor):
