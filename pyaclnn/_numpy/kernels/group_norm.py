@@ -238,34 +238,25 @@ def _small(grad_out, input, mean, rstd, gamma, N: int, C: int, HW: int, G: int,
     sums in one einsum, dx as [A, B, K] @ [dy; d; 1] per channel row.
     """
     D = C // G
-    M = D * HW
-    m = np.asarray(mean, F32).reshape(N, G)  # read only here: no copy needed when already fp32
-    r = np.asarray(rstd, F32).reshape(N, G)
-    g = np.ones(C, F32) if gamma is None else np.asarray(gamma, F32).reshape(C)
-    S = np.empty((3, N, C, HW), F32)
-    S[0] = grad_out.reshape(N, C, HW)  # cast to fp32 (row-major, copied if the layout needs it)
-    np.subtract(input.reshape(N, G, M), m[:, :, None], out=S[1].reshape(N, G, M), dtype=F32)
+    r = np.asarray(rstd, F32).reshape(N, G, 1)  # read only: no copy when already fp32
+    g = np.ones((G, D), F32) if gamma is None else np.asarray(gamma, F32).reshape(G, D)
+    S = np.empty((3, N, G, D, HW), F32)          # [dy, x - mean, 1]
+    S[0] = grad_out.reshape(N, G, D, HW)         # cast to fp32 (row-major; copied if the layout needs it)
+    np.subtract(input.reshape(N, G, D, HW), np.asarray(mean, F32).reshape(N, G, 1, 1), out=S[1], dtype=F32)
     S[2] = 1
-    sums = np.einsum("nch,knch->nkc", S[0], S[1:])  # (N, 2, C): [sum(dy*d), sum(dy)]
-    r3 = r[:, :, None]                               # rstd per (n, group, channel of the group)
-    s2 = sums.reshape(N, 2, G, D)[:, 0]
-    np.multiply(s2, r3, out=s2)                      # S2 = rstd * sum(dy*d)
+    sums = np.einsum("ngdh,kngdh->kngd", S[0], S[1:])  # (2, N, G, D): [sum(dy*d), sum(dy)]
+    sums[0] *= r                                        # S2 = rstd * sum(dy*d)
     if grad_input is not None:
-        fm = np.float32(M)
-        E = np.einsum("njgd,gd->njg", sums.reshape(N, 2, G, D), g.reshape(G, D))
-        F = np.empty((N, 2, G), F32)  # [-(rstd^2)/M, -rstd/M]: E becomes [B, K] per group
-        np.multiply(r, r, out=F[:, 0])
-        F[:, 1] = r
-        np.negative(F, out=F)
-        np.divide(F, fm, out=F)
-        E *= F
-        W = np.empty((N, G, D, 3), F32)  # each channel's [A, B, K]
-        np.multiply(r3, g.reshape(G, D), out=W[..., 0])
-        W[..., 1:] = E.transpose(0, 2, 1)[:, :, None, :]
-        dx = np.matmul(W.reshape(N, C, 1, 3), S.transpose(1, 2, 0, 3))  # (N, C, 1, HW)
+        E = np.einsum("kngd,gd->kng", sums, g)           # [sum gamma*S2, sum gamma*S1] per group
+        r2, neg_m = r[:, :, 0], -np.float32(D * HW)
+        W = np.empty((N, G, D, 3), F32)                  # each channel's [A, B, K]
+        np.multiply(r, g, out=W[..., 0])                 # A = rstd * gamma
+        W[..., 1] = (E[0] * ((r2 * r2) / neg_m))[:, :, None]  # B = -(rstd^2)/M * sum gamma*S2
+        W[..., 2] = (E[1] * (r2 / neg_m))[:, :, None]         # K = -rstd/M * sum gamma*S1
+        dx = np.matmul(W.reshape(N * C, 1, 3), S.reshape(3, N * C, HW).transpose(1, 0, 2))
         grad_input[...] = dx.reshape(grad_input.shape)  # rounded to its dtype, as store() does
     if grad_gamma is not None or grad_beta is not None:
-        total = np.add.reduce(sums, axis=0)  # (2, C): [dgamma, dbeta]
+        total = np.add.reduce(sums, axis=1).reshape(2, C)  # [dgamma, dbeta]
         if grad_gamma is not None:
             grad_gamma[...] = total[0].reshape(grad_gamma.shape)
         if grad_beta is not None:
