@@ -435,6 +435,15 @@ def test_cat_statuses(dev):
     assert dev.op.aclnnCat(N, 0, ex, dev.acl.stream) == OK
 
 
+def test_cat_emulator_limit_of_seven_tensors(dev):
+    parts = [np.full((1, 2), i, np.float32) for i in range(8)]
+    to, po = dev.empty((7, 2))
+    assert run2(dev, "Cat", dev.tensor_list([dev.put(p)[0] for p in parts[:7]]), 0, to) == OK
+    assert dev.get(po, (7, 2))[:, 0].tolist() == list(range(7))
+    assert dev.phase1("Cat", dev.tensor_list([dev.put(p)[0] for p in parts]), 0, dev.empty((8, 2))[0])[0] == TILING
+    assert "emulator limit" in dev.acl.errmsg()
+
+
 def test_cat_repeatable_with_dynamic_input_addresses(dev):
     """aclSetDynamicInputTensorAddr sets the list element's address (acl_op_api.cpp); the
     composite executor reads it at phase 2."""
