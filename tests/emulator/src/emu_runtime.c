@@ -564,19 +564,33 @@ static grave *g_graves;
 
 enum { MODE_DEFERRED = 1, MODE_WORKER = 2 };
 
+/* EMU_STREAM_MODE and EMU_QUEUE_DEPTH are read once, at the first launch (every launch reads
+ * them: getenv would be a noticeable part of the emulator's per-launch cost). */
+static int g_env_mode;
+static int64_t g_env_depth;
+static pthread_once_t g_env_once = PTHREAD_ONCE_INIT;
+
+static void read_stream_env(void)
+{
+    const char *s = getenv("EMU_STREAM_MODE");
+    g_env_mode = (s && strcmp(s, "worker") == 0) ? MODE_WORKER : MODE_DEFERRED;
+    s = getenv("EMU_QUEUE_DEPTH");
+    long v = (s && *s) ? strtol(s, NULL, 10) : 0;
+    g_env_depth = v > 0 ? v : 1024;
+}
+
 static int stream_mode(void)
 {
     if (g_stream_mode_override)
         return g_stream_mode_override;
-    const char *s = getenv("EMU_STREAM_MODE");
-    return (s && strcmp(s, "worker") == 0) ? MODE_WORKER : MODE_DEFERRED;
+    pthread_once(&g_env_once, read_stream_env);
+    return g_env_mode;
 }
 
 static int64_t queue_depth(void)
 {
-    const char *s = getenv("EMU_QUEUE_DEPTH");
-    long v = (s && *s) ? strtol(s, NULL, 10) : 0;
-    return v > 0 ? v : 1024;
+    pthread_once(&g_env_once, read_stream_env);
+    return g_env_depth;
 }
 
 static int ranges_overlap(const char *a, uint64_t an, const char *b, uint64_t bn)
@@ -801,8 +815,8 @@ EMU_EXPORT int emu_enqueue_kernel(void *stream, const char *api, aclOpExecutor *
         return emu_error(ACLNN_ERR_INNER, api, "out of memory");
     }
     t->exec = e;
-    for (int i = 0; i < n; i++)
-        range_add(t, lo[i], len[i], writes[i]);
+    for (int i = 0; i < n && i < EMU_TASK_RANGES; i++)   /* phase 2 checked they are device memory */
+        t->ranges[t->nranges++] = (emu_range){lo[i], len[i], writes[i]};
     task_submit(stream, t);
     return 0;
 }
