@@ -16,11 +16,17 @@ Two phases, on device tensors::
         ex.run(stream)                                       # aclnnMseLossBackward
         stream.synchronize()
 
-The C-shaped layer for porting CANN samples line by line is ``pyaclnn.acl``.
+Any operator the installed CANN (or a custom operator package) declares, by its header::
+
+    ex = pyaclnn.Op("Add", self=x, other=y, alpha=1.0, out=z)  # aclnnAddGetWorkspaceSize
+    ex.run(stream)                                             # aclnnAdd
+
+The C-shaped layer for porting CANN samples line by line is ``pyaclnn.acl``; ``python -m pyaclnn
+ops`` lists the operators found.
 """
 from ._backend import backend_info
 from ._device import Device, Event, Stream
-from ._executor import CrossEntropyLossGrad, Executor, GroupNormBackward, MseLossBackward, PreluBackward
+from ._executor import CrossEntropyLossGrad, Executor, GroupNormBackward, MseLossBackward, Op, PreluBackward
 from ._functional import cross_entropy_loss_grad, group_norm_backward, mse_loss_backward, prelu_backward
 from ._tensor import Tensor
 from .dtypes import DType
@@ -54,7 +60,7 @@ _ERRORS = [
 
 __all__ = [
     "mse_loss_backward", "group_norm_backward", "cross_entropy_loss_grad", "prelu_backward",
-    "Device", "Stream", "Event", "Tensor", "Executor",
+    "Device", "Stream", "Event", "Tensor", "Executor", "Op",
     "MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward",
     "backend_info", "DType", *_ERRORS,
 ]

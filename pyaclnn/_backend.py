@@ -41,22 +41,6 @@ class Backend:
         self.lock = threading.Lock()
         self._zeros: Any = np.zeros  # new_output's allocator (the numpy backend sets its own)
 
-    def run_host(self, op: str, args: tuple) -> None:
-        """Run ``op`` on host arrays (C-shaped args; ndarrays or Tensors in tensor slots;
-        outputs are written in place). numpy: checks + kernels on the arrays themselves;
-        acl: upload, two phases on the device, download."""
-        if self.name == "acl":
-            from ._hostcall import run_on_device
-            run_on_device(op, args)
-            return
-        tensor = _tensor_class()
-        for a in args:
-            if isinstance(a, tensor):
-                args = tuple(self.runtime.tensor_view(a.storage.addr, a.shape, a.dtype, a.strides, a.offset)
-                             if isinstance(a, tensor) else a for a in args)
-                break
-        self.runtime.run_arrays(op, args)
-
     def new_output(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         """A zeroed host ndarray for an operator's output (the NumPy-in/NumPy-out functions).
         numpy: a large one has its pages faulted in by the kernel threads first (see
@@ -84,16 +68,6 @@ class Backend:
             pass
 
 
-def _tensor_class() -> Any:
-    """pyaclnn.Tensor (imported late: _tensor imports this module)."""
-    global _Tensor
-    if _Tensor is None:
-        from ._tensor import Tensor
-        _Tensor = Tensor
-    return _Tensor
-
-
-_Tensor: Any = None
 _lock = threading.Lock()
 _current: Backend | None = None
 _forked_after_init = False

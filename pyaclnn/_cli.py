@@ -1,4 +1,4 @@
-"""The command line: ``python -m pyaclnn {samples,doctor,bench}`` (console script ``pyaclnn``).
+"""The command line: ``python -m pyaclnn {samples,doctor,ops,bench}`` (console script ``pyaclnn``).
 
 Exit codes: 0 success; 1 the work failed (the requested backend is unavailable, a sample
 raised an AclError); 2 usage errors (bad arguments, a bad PYACLNN_* variable, ``bench``
@@ -13,6 +13,7 @@ import os
 import platform
 import sys
 import textwrap
+from pathlib import Path
 from typing import Any, Sequence
 
 from . import __version__, _env
@@ -107,6 +108,7 @@ def _cann_report() -> dict[str, Any]:
         probe = {"value": None, "error": error}
         return {"env": _env.cann_vars(), "discovery": {"found": False, "attempts": [], "error": error},
                 "libraries": {}, "opened_by_name": {}, "symbols": {}, "missing_required": [], "missing_optional": [],
+                "operators": {"sources": [], "libraries": [], "total": 0, "references": [], "error": error},
                 "acl_init": {"ok": None, "status": None, "error": error}, "cann_version": dict(probe),
                 "device_count": dict(probe), "soc_name": dict(probe)}
     return diagnostics.report()
@@ -267,8 +269,8 @@ def _compute_check() -> dict[str, Any]:
 # Top-level keys of `doctor --json`.
 DOCTOR_KEYS = ("pyaclnn", "python", "platform", "pyaclnn_env", "requested_backend", "backend", "device_found",
                "env", "discovery", "libraries", "opened_by_name", "symbols", "missing_required", "missing_optional",
-               "acl_init",
-               "cann_version", "device_count", "soc_name", "compute", "problems", "notes", "exit_code")
+               "operators", "acl_init", "cann_version", "device_count", "soc_name", "compute", "problems", "notes",
+               "exit_code")
 
 
 def _value(probe: dict[str, Any]) -> str:
@@ -320,6 +322,19 @@ def doctor_text(data: dict[str, Any]) -> str:
             if found:
                 out += textwrap.wrap(" ".join(found), width=100, initial_indent="    found: ",
                                      subsequent_indent="           ")
+    ops = data.get("operators") or {}
+    if ops.get("sources") or ops.get("error"):
+        out += ["", f"operators: {ops.get('total', 0)} found (custom packages first, as torch_npu searches; "
+                    f"`{PROG} ops` lists them)"]
+        for source in ops.get("sources", []):
+            where = ", ".join(source["folders"]) + (f"; library {source['library']}" if source.get("library") else "")
+            out.append(f"  {source['label']}: {source['count']} declared ({where})")
+        for lib in ops.get("libraries", []):
+            count = "unreadable" if lib["count"] is None else f"{lib['count']} exported"
+            out.append(f"  library {lib['path']}: {count}")
+        out.append(f"  with a NumPy reference (run on either backend): {', '.join(ops.get('references') or []) or 'none'}")
+        if ops.get("error"):
+            out.append(f"  error: {ops['error']}")
     out += ["", "runtime:"]
     init = data.get("acl_init", {})
     state = {True: "ok", False: "FAILED", None: "not attempted"}[init.get("ok")]
@@ -358,6 +373,77 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return int(data["exit_code"])
 
 
+# -- ops ------------------------------------------------------------------------------------------
+def _matches(pattern: str | None, name: str) -> bool:
+    if not pattern:
+        return True
+    import fnmatch
+    pattern = pattern.lower()
+    for candidate in (name.lower(), f"aclnn{name}".lower()):
+        if any(c in pattern for c in "*?[") and fnmatch.fnmatchcase(candidate, pattern):
+            return True
+        if not any(c in pattern for c in "*?[") and pattern in candidate:
+            return True
+    return False
+
+
+def ops_table(pattern: str | None = None) -> list[dict[str, Any]]:
+    """The operators of the active backend's registry whose name matches ``pattern`` (a
+    substring, or a shell pattern with * ? [...]; case-insensitive), parsed, in name order."""
+    from . import _backend
+    registry = _backend.current().runtime.registry
+    rows = []
+    for name in registry.all():
+        if not _matches(pattern, name):
+            continue
+        info = registry.get(name)
+        rows.append({
+            "name": f"aclnn{name}", "source": info.source.label, "header": str(info.header),
+            "library": None if info.source.library is None else str(info.source.library),
+            "reference": info.has_reference, "problem": info.signature.problem,
+            "roles_problem": info.roles_problem, "index_rule": info.index_rule,
+            "params": [{"name": p.name, "ctype": p.ctype, "kind": p.kind,
+                        "role": info.role_text(i) if p.kind in ("tensor", "tensor_list") else None}
+                       for i, p in enumerate(info.signature.params)]})
+    return rows
+
+
+def cmd_ops(args: argparse.Namespace) -> int:
+    problems = env_problems()
+    if problems:
+        _error(f"{problems[0]['problem']} (fix: {problems[0]['fix']})")
+        return USAGE
+    try:
+        from . import backend_info
+        info = backend_info()
+        rows = ops_table(args.pattern)
+    except BackendUnavailableError as exc:
+        _error(f"{exc} (run `{PROG} doctor` for details)")
+        return FAILED
+    if args.json:
+        print(json.dumps({"backend": info["backend"], "operators": rows}, indent=2))
+        return OK if rows else FAILED
+    print(_backend_line(info))
+    if info["backend"] == "numpy":
+        print("(the NumPy backend runs the operators with a reference; on a device, PYACLNN_BACKEND=acl "
+              "also finds the installed CANN's operators and custom packages)")
+    for row in rows:
+        tag = "NumPy reference" if row["reference"] else "no NumPy reference"
+        print(f"\n{row['name']}  [{row['source']}: {Path(row['header']).name}; {tag}]")
+        width = max([len(p["name"]) for p in row["params"]] + [4])
+        for p in row["params"]:
+            role = p["role"] or ""
+            print(f"    {p['name']:<{width}}  {role:<6} {p['kind']:<12} {p['ctype']}")
+        for problem in (row["problem"], row["roles_problem"]):
+            if problem:
+                print(f"    note: {problem}")
+    if not rows:
+        _error(f"no operator matches {args.pattern!r}")
+        return FAILED
+    print(f"\n{len(rows)} operator(s)")
+    return OK
+
+
 # -- bench ----------------------------------------------------------------------------------------
 def cmd_bench(argv: Sequence[str]) -> int:
     from . import _bench  # imported here: it is only needed for this command
@@ -391,6 +477,14 @@ def build_parser() -> argparse.ArgumentParser:
                                         "2 for a bad PYACLNN_* variable.")
     doctor.add_argument("--json", action="store_true", help="print one JSON object (for CI)")
     doctor.add_argument("--compact", action="store_true", help="with --json: on one line")
+    ops = sub.add_parser("ops", help="list the operators found, with their signatures",
+                         description="List the operators the active backend can call (custom operator "
+                                     "packages, pyaclnn's headers/, the installed CANN's aclnnop headers), "
+                                     "each with its C parameters, their kinds, which tensors are inputs and "
+                                     "outputs, and whether it has a NumPy reference. Exit 1 if none matches.")
+    ops.add_argument("pattern", nargs="?", default=None, metavar="PATTERN",
+                     help="a name substring or shell pattern (e.g. Add, 'aclnn*Backward'), case-insensitive")
+    ops.add_argument("--json", action="store_true", help="print one JSON object")
     sub.add_parser("bench", help="benchmark the operators (see `pyaclnn bench --help`)", add_help=False)
     return parser
 
@@ -414,6 +508,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(exc.code or 0)
         if args.command == "samples":
             return cmd_samples(args)
+        if args.command == "ops":
+            return cmd_ops(args)
         return cmd_doctor(args)
     except KeyboardInterrupt:
         return 130

@@ -127,7 +127,6 @@ class Stream(Resource):
         waits for everything queued on the stream, the owner's work included.
         """
         if device is None:
-            from ._tensor import default_device
             device = default_device()
         if not isinstance(handle, int):
             try:
@@ -267,3 +266,22 @@ class Event(Resource):
 def _destroy_event(device: Device, raw: Any) -> None:
     device.use()
     device._runtime.destroy_event(raw)
+
+
+def default_device() -> Device:
+    """The thread's current Device if one is open, else the backend's default device
+    (PYACLNN_DEVICE, default 0); made current in the calling thread."""
+    device = current_device()
+    if device is not None:
+        device.use()
+        return device
+    backend = _backend.current()
+    device = backend.default_device
+    if device is None or device.closed:
+        with backend.lock:
+            device = backend.default_device
+            if device is None or device.closed:
+                from . import _env
+                device = backend.default_device = Device(_env.device_id())
+    device.use()
+    return device

@@ -20,17 +20,21 @@ phase 2 on the current tensors, with the same results and the same set_input/set
 """
 from __future__ import annotations
 
+import operator
 import threading
 from typing import Any, Sequence
 
-from . import _streamorder
+import numpy as np
+
+from . import _backend, _streamorder
 from ._device import Device, Stream
 from ._resource import Resource, _live
-from ._runtime import ARG_KINDS, N_INPUT_TENSORS, addr_index
+from ._signature import KINDS, c_values
 from ._tensor import ACL_FORMAT_ND, Tensor, default_device
-from .errors import AclnnInnerError, AclnnParamInvalidError, ClosedError, ExecutorConsumedError
+from .dtypes import DType, from_numpy
+from .errors import AclnnInnerError, AclnnParamInvalidError, ClosedError, ExecutorConsumedError, NotSupportedError
 
-__all__ = ["Executor", "MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward",
+__all__ = ["Executor", "Op", "bind", "scalar_dtype", "MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward",
            "mse_reduction", "ce_reduction", "default_stream"]
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -75,57 +79,91 @@ def default_stream(device: Device) -> Stream:
     return stream
 
 
+# Parameter kinds that the generic object turns into an aclnn meta object it owns.
+_MADE = ("scalar", "int_array", "float_array", "bool_array", "tensor_list", "scalar_list")
+_DESTROY = {"tensor": "destroy_tensor", "scalar": "destroy_scalar", "int_array": "destroy_int_array",
+            "float_array": "destroy_float_array", "bool_array": "destroy_bool_array",
+            "tensor_list": "destroy_tensor_list", "scalar_list": "destroy_scalar_list"}
+
+
 class _Slots:
-    """Where an op's tensor and bool-array parameters sit in its C argument tuple."""
+    """Where an op's parameters sit in its C argument tuple, by kind (cached per OpInfo)."""
 
-    def __init__(self, op: str) -> None:
-        kinds = ARG_KINDS[op]
+    def __init__(self, info: Any) -> None:
+        kinds = info.kinds
         self.tensors = tuple(i for i, k in enumerate(kinds) if k == "tensor")
-        self.inputs, self.outputs = self.tensors[:N_INPUT_TENSORS[op]], self.tensors[N_INPUT_TENSORS[op]:]
-        self.bool_arrays = tuple(i for i, k in enumerate(kinds) if k == "bool_array")
+        self.made = tuple((i, k) for i, k in enumerate(kinds) if k in _MADE)
+        self.streams = tuple(i for i, k in enumerate(kinds) if k == "stream")
+        self.roles_known = info.inputs is not None and info.outputs is not None
+        self.inputs = tuple(i for i in (info.inputs or ()) if kinds[i] == "tensor")
+        self.outputs = tuple(i for i in (info.outputs or ()) if kinds[i] == "tensor")
+        self.keep_null = info.index_rule == "position"
+        self.names = info.names
+        self.info = info
 
-    def present(self, op: str, args: tuple, group: tuple[int, ...]) -> list[tuple[int, int]]:
-        """(argument slot, aclSet*TensorAddr index) of each non-NULL tensor of ``group``."""
-        params = [args[i] for i in group]
-        return [(i, addr_index(op, params, k)) for k, i in enumerate(group) if args[i] is not None]
+
+def _present(slots: _Slots, args: tuple, group: tuple[int, ...]) -> list[tuple[int, int]]:
+    """(argument slot, C index) of each non-NULL tensor of ``group``: the position in the group
+    for a generated op (NULL optional slots counted), else the position among the non-NULL ones."""
+    out: list[tuple[int, int]] = []
+    for k, i in enumerate(group):
+        if args[i] is not None:
+            out.append((i, k if slots.keep_null else len(out)))
+    return out
 
 
-_SLOTS = {op: _Slots(op) for op in ARG_KINDS}
+def _slots(runtime: Any, op: str) -> _Slots:
+    info = runtime.op_info(op)
+    slots = info.cache.get("slots")
+    if slots is None:
+        slots = info.cache["slots"] = _Slots(info)
+    return slots
 
 
 class Executor(Resource):
     """An aclOpExecutor planned by phase 1. See the module docstring for its life cycle."""
     _what = "Executor"
     op = ""
+    _replan = False
     workspace_size: int  # bytes phase 2 needs (aclnn<Op>GetWorkspaceSize's *workspaceSize)
     inputs: list[Tensor]
     outputs: list[Tensor]
-    _replan = False
 
     def _plan(self, args: tuple, repeatable: bool) -> None:
-        slots = _SLOTS[self.op]
-        self.inputs = [args[i] for i in slots.inputs if args[i] is not None]
-        self.outputs = [args[i] for i in slots.outputs if args[i] is not None]
-        if repeatable:  # (argument slot, C index) of each non-NULL input and output, for set_input/set_output
-            self._in_at, self._out_at = slots.present(self.op, args, slots.inputs), slots.present(self.op, args, slots.outputs)
-        tensors = self.inputs + self.outputs
+        backend = _backend._current or _backend.current()
+        slots = _slots(backend.runtime, self.op)
+        self._slots = slots
+        args = c_values(slots.info.signature, args)  # plain values: TypeError before any allocation
+        self._uploads: list[Tensor] = []
+        self._members: list[Tensor] = []  # the Tensors of tensor-list arguments
+        tensors = [args[i] for i in slots.tensors if args[i] is not None]
+        device: Device | None = None
+        arrays = False
         for t in tensors:
             if not isinstance(t, Tensor):
+                if isinstance(t, np.ndarray) and isinstance(self, Op):
+                    arrays = True  # the generic object uploads arrays (below)
+                    continue
                 raise TypeError(f"aclnn{self.op}: tensor arguments must be pyaclnn.Tensor or None, got "
                                 f"{type(t).__name__} (Tensor.from_numpy uploads an array; the "
                                 "pyaclnn.<op>() functions take NumPy arrays)")
             if t._ref not in _live:
                 raise ClosedError(f"aclnn{self.op}: a tensor argument is closed")
-        device = tensors[0].device if tensors else default_device()
+            device = device or t.device
+        device = device or default_device()
         device.use()
         self.device, self.repeatable = device, bool(repeatable)
         runtime = self._runtime = device._runtime
         # state, shared with the release function: [executor, or None once consumed by phase 2;
-        # the handles this executor owns (private descriptors, the mask's bool array)]
-        self._state: list[Any] = [None, []]
+        # the handles this executor owns (private descriptors, arrays, scalars, lists);
+        # the Tensors it uploaded from ndarrays]
+        self._state: list[Any] = [None, [], self._uploads]
         owned = self._state[1]
         c_args = list(args)
         try:
+            if arrays:
+                args = self._upload(args, device)
+                c_args = list(args)
             for i in slots.tensors:
                 t = args[i]
                 if t is not None:
@@ -134,11 +172,15 @@ class Executor(Resource):
                         owned.append(("tensor", c_args[i]))
                     else:
                         c_args[i] = t._raw
-            for i in slots.bool_arrays:
+            for i, kind in slots.made:
                 if args[i] is not None:
-                    c_args[i] = runtime.create_bool_array(args[i])
-                    owned.append(("bool_array", c_args[i]))
-            self._descriptors = [h for kind, h in owned if kind == "tensor"]
+                    c_args[i] = _make(runtime, kind, args[i], device, self._uploads, self._members, owned,
+                                      self.op, slots.names[i])
+            for i in slots.streams:
+                if isinstance(args[i], Stream):
+                    c_args[i] = args[i]._raw
+            self._c_args = c_args
+            self._descriptors = [h for kind, h in owned if kind == "tensor"]  # private, if repeatable
             self.workspace_size, self._state[0] = runtime.workspace_size(self.op, tuple(c_args))
             if self.repeatable:
                 try:
@@ -151,9 +193,25 @@ class Executor(Resource):
             except Exception:  # noqa: BLE001 - the phase-1 error is the one to report
                 pass
             raise
-        self._args = tensors  # keeps every tensor (and its descriptor) alive until phase 2
-        self._uses = _streamorder.uses_of(tensors)
+        self._tensor_args = args
+        self.inputs = [args[i] for i in slots.inputs if args[i] is not None]
+        self.outputs = [args[i] for i in slots.outputs if args[i] is not None]
+        if self.repeatable:  # (argument slot, C index) of each non-NULL input and output, for set_input/set_output
+            self._in_at, self._out_at = _present(slots, args, slots.inputs), _present(slots, args, slots.outputs)
+        # keeps every tensor (and its descriptor) alive until phase 2; tensor-list members too
+        present = [i for i in slots.tensors if args[i] is not None]
+        self._args = [args[i] for i in present] + self._members
+        self._uses = _streamorder.uses_of(self._args)
+        self._arg_at = {slot: k for k, slot in enumerate(present)}  # where set_input updates _args
         self._own(device.backend, device, "executor", _destroy_executor, device, self._state)
+
+    def _upload(self, args: tuple, device: Device) -> tuple:
+        out = list(args)
+        for i in self._slots.tensors:
+            if isinstance(args[i], np.ndarray):
+                out[i] = Tensor.from_numpy(args[i], device)
+                self._uploads.append(out[i])
+        return tuple(out)
 
     def _fall_back_to_replanning(self, args: tuple, c_args: list[Any]) -> None:
         """aclSetAclOpExecutorRepeatable said 561000: phase 1 gave the op cache's entry for this op
@@ -163,10 +221,10 @@ class Executor(Resource):
         executor, state[0] = state[0], None
         runtime.destroy_executor(executor)
         tensors = [entry for entry in state[1] if entry[0] == "tensor"]
-        state[1][:] = [entry for entry in state[1] if entry[0] != "tensor"]  # the bool arrays stay
+        state[1][:] = [entry for entry in state[1] if entry[0] != "tensor"]  # arrays, scalars, lists stay
         _destroy_owned(runtime, tensors)  # the private descriptors: the plans use the tensors' own
         self._descriptors = []
-        for i in _SLOTS[self.op].tensors:
+        for i in self._slots.tensors:
             if args[i] is not None:
                 c_args[i] = args[i]._raw
         self._c_args, self._replan = c_args, True
@@ -195,8 +253,9 @@ class Executor(Resource):
 
     @classmethod
     def from_args(cls, op: str, args: Sequence[Any], repeatable: bool = False) -> "Executor":
-        """Phase 1 from the C-shaped argument tuple of ``op`` (as ``pyaclnn._runtime.ARG_KINDS``)."""
-        executor = object.__new__(_BY_OP[op])
+        """Phase 1 from the C-shaped argument tuple of ``op`` (its header's parameter order)."""
+        executor = object.__new__(_BY_OP.get(op, Op))
+        executor.op = op
         executor._plan(tuple(args), repeatable)
         return executor
 
@@ -238,7 +297,7 @@ class Executor(Resource):
 
     def _release_arguments(self, quiet: bool = False) -> None:
         """After phase 2 returned, the arguments may go (they must outlive it: abi.md §6.2)."""
-        self._args = []
+        self._args = list(self._uploads)  # uploaded arrays stay readable: op["out"]
         self._uses = []
         if not self._state[1]:
             return
@@ -248,47 +307,188 @@ class Executor(Resource):
             if not quiet:
                 raise
 
-    def set_input(self, index: int, tensor: Tensor) -> None:
-        """Point input ``index`` (non-null input tensors, in parameter order) at ``tensor``
-        (aclSetInputTensorAddr, with the C index of the op's kind: ``_runtime.addr_index``)."""
+    def set_input(self, index: int | str, tensor: Tensor) -> None:
+        """Point input ``index`` (non-null input tensors, in parameter order; or the C parameter
+        name) at ``tensor``: aclSetInputTensorAddr, with the C index of the op's rule
+        (``OpInfo.index_rule``: generated operators count NULL optional inputs)."""
         self._set(index, tensor, output=False)
 
-    def set_output(self, index: int, tensor: Tensor) -> None:
-        """Point output ``index`` (non-null output tensors, in parameter order) at ``tensor``
-        (aclSetOutputTensorAddr)."""
+    def set_output(self, index: int | str, tensor: Tensor) -> None:
+        """Point output ``index`` (as for set_input) at ``tensor`` (aclSetOutputTensorAddr)."""
         self._set(index, tensor, output=True)
 
-    def _set(self, index: int, tensor: Tensor, output: bool) -> None:
+    def _set(self, index: int | str, tensor: Tensor, output: bool) -> None:
         self._check_open()
         self.device.use()
         if not self.repeatable:
             raise ExecutorConsumedError(f"aclnn{self.op}: set_input/set_output need repeatable=True")
+        if not self._slots.roles_known:
+            raise NotSupportedError(f"aclnn{self.op}: set_input/set_output cannot be used: "
+                                    f"{self._slots.info.roles_problem}")
         group = self.outputs if output else self.inputs
+        at = self._out_at if output else self._in_at
+        which = "output" if output else "input"
+        if isinstance(index, str):
+            names = self._slots.names
+            found = [k for k, (slot, _) in enumerate(at) if names[slot] == index]
+            if not found:
+                raise KeyError(f"aclnn{self.op}: {index!r} is not a non-null {which} tensor of this executor "
+                               f"({which}s: {', '.join(names[slot] for slot, _ in at)})")
+            index = found[0]
         if not 0 <= index < len(group):
-            raise IndexError(f"{'output' if output else 'input'} index {index} out of range [0, {len(group)})")
+            raise IndexError(f"{which} index {index} out of range [0, {len(group)})")
         old = group[index]
         if (tensor.shape, tensor.dtype, tensor.strides, tensor.offset) != (old.shape, old.dtype, old.strides, old.offset):
             raise ValueError(f"aclnn{self.op}: a repeatable executor keeps its tensors' layout; "
                              f"got shape {tensor.shape} {tensor.dtype} strides {tensor.strides} offset "
                              f"{tensor.offset}, expected {old.shape} {old.dtype} strides {old.strides} "
                              f"offset {old.offset}")
-        slot, c_index = (self._out_at if output else self._in_at)[index]
+        slot, c_index = at[index]
         if self._replan:  # the next run plans with this tensor
             self._c_args[slot] = tensor._raw
         elif output:
-            self._runtime.set_output_tensor_addr(self._state[0], c_index,
-                                                 self._descriptors[len(self.inputs) + index], tensor.storage.addr)
+            self._runtime.set_output_tensor_addr(self._state[0], c_index, self._c_args[slot], tensor.storage.addr)
         else:
-            self._runtime.set_input_tensor_addr(self._state[0], c_index, self._descriptors[index],
-                                                tensor.storage.addr)
+            self._runtime.set_input_tensor_addr(self._state[0], c_index, self._c_args[slot], tensor.storage.addr)
         group[index] = tensor
-        self._args = self.inputs + self.outputs
-        self._uses[len(self.inputs) + index if output else index] = tensor.storage.uses
+        k = self._arg_at[slot]
+        self._args[k], self._uses[k] = tensor, tensor.storage.uses
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else ("launched" if self.launched else
                                               ("repeatable" if self.repeatable else "planned"))
         return f"<pyaclnn.{type(self).__name__} {state} workspace_size={self.workspace_size}>"
+
+
+class Op(Executor):
+    """Any aclnn operator as a two-phase object, built from its header's signature.
+
+    ``Op("Add", x, y, 1.0, out)`` or ``Op("Add", self=x, other=y, alpha=1.0, out=out)`` is
+    phase 1, ``aclnnAddGetWorkspaceSize`` (arguments by position or by their C parameter
+    names); ``run(stream)`` is phase 2. Each Python value becomes what its C parameter takes:
+
+    - ``aclTensor*``: a Tensor, or an ndarray (copied to a new device tensor this object owns:
+      read results with ``op["out"].numpy()``); None is nullptr;
+    - ``aclScalar*``: a Python number (bool -> ACL_BOOL, int -> ACL_INT64, float -> ACL_DOUBLE,
+      complex -> ACL_COMPLEX128: the rule of torch_npu's op-plugin, whose at::Scalar of a Python
+      number is a Double, Long, Bool or ComplexDouble) or a NumPy scalar (its own dtype);
+    - ``aclIntArray*`` / ``aclFloatArray*`` / ``aclBoolArray*``: a sequence of ints / floats / bools;
+    - ``aclTensorList*``: a sequence of Tensors or ndarrays; ``aclScalarList*``: of numbers;
+    - integers, floats, bools, ``char*`` (a str), ``aclDataType`` (an int or DType).
+
+    ``repeatable=True``, ``set_input``/``set_output`` (by C index or parameter name) and
+    ``close()`` are those of every executor. ``python -m pyaclnn ops`` lists the operators found.
+    """
+
+    def __init__(self, op: str, /, *args: Any, repeatable: bool = False, **kwargs: Any) -> None:
+        self.op = op
+        backend = _backend._current or _backend.current()
+        info = backend.runtime.op_info(op)
+        self._plan(bind(info, args, kwargs), repeatable)
+
+    def __getitem__(self, name: str) -> Tensor | None:
+        """The Tensor passed (or uploaded) for tensor parameter ``name``."""
+        names = self._slots.names
+        if name not in names:
+            raise KeyError(f"aclnn{self.op} has no parameter {name!r} (parameters: {', '.join(names)})")
+        value = self._tensor_args[names.index(name)]
+        return value if isinstance(value, Tensor) else None
+
+
+def bind(info: Any, args: tuple, kwargs: dict[str, Any]) -> tuple:
+    """The C argument tuple of ``info``'s phase 1 from positional and C-named arguments.
+    Every parameter must be given (None is the nullptr)."""
+    names = info.names
+    api = f"aclnn{info.name}GetWorkspaceSize"
+    if len(args) > len(names):
+        raise TypeError(f"{api} takes {len(names)} arguments ({', '.join(names)}), got {len(args)}")
+    values: list[Any] = list(args) + [_MISSING] * (len(names) - len(args))
+    for key, value in kwargs.items():
+        if key not in names:
+            raise TypeError(f"{api} has no parameter {key!r} (parameters: {', '.join(names)})")
+        i = names.index(key)
+        if values[i] is not _MISSING:
+            raise TypeError(f"{api}: {key!r} given twice (by position and by name)")
+        values[i] = value
+    missing = [n for n, v in zip(names, values) if v is _MISSING]
+    if missing:
+        raise TypeError(f"{api} needs {', '.join(missing)} (pass None for a nullptr)")
+    if info.signature.problem:
+        raise NotSupportedError(f"aclnn{info.name} cannot be called from pyaclnn: {info.signature.problem}")
+    return tuple(values)
+
+
+_MISSING = object()
+
+
+def scalar_dtype(value: Any) -> int:
+    """The aclDataType an aclScalar gets for ``value`` (see Op)."""
+    if isinstance(value, np.generic):
+        return int(from_numpy(value.dtype))
+    if isinstance(value, bool):
+        return int(DType.BOOL)
+    if isinstance(value, int):
+        return int(DType.INT64)
+    if isinstance(value, float):
+        return int(DType.DOUBLE)
+    if isinstance(value, complex):
+        return int(DType.COMPLEX128)
+    raise TypeError(f"an aclScalar takes a Python or NumPy number, got {type(value).__name__}")
+
+
+def _make(runtime: Any, kind: str, value: Any, device: Device, uploads: list[Tensor], members: list[Tensor],
+          owned: list[tuple[str, Any]], op: str, name: str) -> Any:
+    """The aclnn meta object a Python value becomes for a parameter of ``kind``; it is owned."""
+    api = f"aclnn{op}GetWorkspaceSize"
+    try:
+        if kind == "scalar":
+            handle = runtime.create_scalar(value.item() if isinstance(value, np.generic) else value,
+                                           scalar_dtype(value))
+        elif kind == "bool_array":
+            handle = runtime.create_bool_array(tuple(bool(v) for v in value))
+        elif kind == "int_array":
+            handle = runtime.create_int_array([operator.index(v) for v in value])
+        elif kind == "float_array":
+            handle = runtime.create_float_array([float(v) for v in value])
+        elif kind == "tensor_list":
+            tensors: list[Tensor] = []
+            for t in value:
+                if isinstance(t, np.ndarray):
+                    t = Tensor.from_numpy(t, device)
+                    uploads.append(t)
+                elif not isinstance(t, Tensor):
+                    raise TypeError(f"{api}: {name} takes a sequence of Tensors or ndarrays, got "
+                                    f"{type(t).__name__} in it")
+                elif t._ref not in _live:
+                    raise ClosedError(f"aclnn{op}: a tensor of {name} is closed")
+                tensors.append(t)
+            members += tensors
+            descriptors: list[Any] = []
+            try:
+                for t in tensors:
+                    descriptors.append(_private_descriptor(runtime, t))  # the list owns (destroys) them
+                handle = runtime.create_tensor_list(descriptors)
+            except BaseException:
+                for d in descriptors:
+                    runtime.destroy_tensor(d)
+                raise
+        else:  # scalar_list: the list owns its scalars
+            scalars: list[Any] = []
+            try:
+                for v in value:
+                    scalars.append(runtime.create_scalar(v.item() if isinstance(v, np.generic) else v,
+                                                         scalar_dtype(v)))
+                handle = runtime.create_scalar_list(scalars)
+            except BaseException:
+                for sc in scalars:
+                    runtime.destroy_scalar(sc)
+                raise
+    except TypeError as exc:
+        if api in str(exc):
+            raise
+        raise TypeError(f"{api}: {name} takes {KINDS[kind]}: {exc}") from None
+    owned.append((kind, handle))
+    return handle
 
 
 def _private_descriptor(runtime: Any, t: Tensor) -> Any:
@@ -298,7 +498,7 @@ def _private_descriptor(runtime: Any, t: Tensor) -> Any:
 
 
 def _destroy_executor(device: Device, state: list[Any]) -> None:
-    executor, owned = state
+    executor, owned, uploads = state
     state[0] = None
     runtime = device._runtime
     try:
@@ -308,7 +508,11 @@ def _destroy_executor(device: Device, state: list[Any]) -> None:
             # but the alternative is a leak.
             runtime.destroy_executor(executor)
     finally:
-        _destroy_owned(runtime, owned)
+        try:
+            _destroy_owned(runtime, owned)
+        finally:
+            while uploads:
+                uploads.pop().close()
 
 
 def _destroy_owned(runtime: Any, owned: list[tuple[str, Any]]) -> None:
@@ -316,7 +520,7 @@ def _destroy_owned(runtime: Any, owned: list[tuple[str, Any]]) -> None:
     while owned:  # a refused destroy does not stop the others; the first error is raised
         kind, handle = owned.pop()
         try:
-            (runtime.destroy_tensor if kind == "tensor" else runtime.destroy_bool_array)(handle)
+            getattr(runtime, _DESTROY[kind])(handle)
         except Exception as exc:  # noqa: BLE001 - re-raised below
             error = error or exc
     if error is not None:

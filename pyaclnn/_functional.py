@@ -17,6 +17,7 @@ import numpy as np
 from . import _backend
 from ._executor import ce_reduction, mse_reduction
 from ._interop import host_array
+from ._hostcall import run_host
 from ._spec import group_norm_backward as _gn
 from ._spec import mse_loss_backward as _mse
 from ._spec import prelu_backward as _prelu
@@ -52,7 +53,7 @@ def mse_loss_backward(grad_output: Array, input: Array, target: Array, reduction
     g, x, y = _arg(grad_output), _arg(input), _arg(target)
     backend = _backend.current()
     out = backend.new_output(_mse.out_shape(_shape(g), _shape(x), _shape(y)), _dtype(x))
-    backend.run_host("MseLossBackward", (g, x, y, r, out))
+    run_host(backend, "MseLossBackward", (g, x, y, r, out))
     return out
 
 
@@ -89,7 +90,7 @@ def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array,
     backend = _backend.current()
     outs = [backend.new_output(s, d) if (i >= len(mask) or mask[i]) else None
             for i, (s, d) in enumerate(zip(shapes, dtypes))]
-    backend.run_host("GroupNormBackward", (dy, x, m, r, g, int(N), int(C), int(HxW), int(group), mask, *outs))
+    run_host(backend, "GroupNormBackward", (dy, x, m, r, g, int(N), int(C), int(HxW), int(group), mask, *outs))
     grad_input, grad_gamma, grad_beta = outs
     return grad_input, grad_gamma, grad_beta
 
@@ -111,7 +112,7 @@ def cross_entropy_loss_grad(grad_loss: Array, log_prob: Array, target: Array, we
     gz, lse = _arg(grad_zloss), _arg(lse_for_zloss)
     backend = _backend.current()
     out = backend.new_output(_shape(lp), _dtype(gl, _dtype(lp)))
-    backend.run_host("CrossEntropyLossGrad", (gl, lp, t, w, gz, lse, red, int(ignore_index),
+    run_host(backend, "CrossEntropyLossGrad", (gl, lp, t, w, gz, lse, red, int(ignore_index),
                                               float(label_smoothing), float(lse_square_scale_for_zloss), out))
     return out
 
@@ -127,5 +128,5 @@ def prelu_backward(grad_output: Array, input: Array, weight: Array) -> tuple[np.
     gi_shape, gw_shape = _prelu.output_shapes(_shape(x), _shape(w))
     backend = _backend.current()
     grad_input, grad_weight = backend.new_output(gi_shape, _dtype(x)), backend.new_output(gw_shape, _dtype(x))
-    backend.run_host("PreluBackward", (dy, x, w, grad_input, grad_weight))
+    run_host(backend, "PreluBackward", (dy, x, w, grad_input, grad_weight))
     return grad_input, grad_weight

@@ -1,8 +1,11 @@
-"""Running one operator on host arrays through a device: upload, two phases, download.
+"""NumPy in, NumPy out: one operator on host arrays, on whichever backend runs.
 
-Backend-neutral: used by the acl backend for the NumPy-in/NumPy-out functions. Inputs keep
-their strides (the memory they span is copied, not made contiguous first); outputs are
-uploaded too, so whatever the operator leaves untouched keeps the caller's values.
+This is the object layer's job, above the backends (which import nothing of it):
+- a runtime that computes on host arrays directly (the NumPy backend's ``run_arrays``) gets
+  the arrays themselves, and pyaclnn Tensors as views of its emulated device memory;
+- otherwise (a device): upload, two phases, download. Inputs keep their strides (the memory
+  they span is copied, not made contiguous first); outputs are uploaded too, so whatever the
+  operator leaves untouched keeps the caller's values.
 """
 from __future__ import annotations
 
@@ -11,27 +14,40 @@ from typing import Any
 import numpy as np
 
 from ._executor import Executor, default_stream
-from ._runtime import ARG_KINDS, N_INPUT_TENSORS
 from ._tensor import Tensor, default_device
 
 
-def run_on_device(op: str, args: tuple) -> None:
+def run_host(backend: Any, op: str, args: tuple) -> None:
+    """Run ``op`` on C-shaped ``args`` (ndarrays or Tensors in tensor slots; outputs written in place)."""
+    runtime = backend.runtime
+    run_arrays = getattr(runtime, "run_arrays", None)
+    if run_arrays is not None:
+        for a in args:  # small calls: no new tuple unless a Tensor is there to view
+            if isinstance(a, Tensor):
+                args = tuple(runtime.tensor_view(a.storage.addr, a.shape, a.dtype, a.strides, a.offset)
+                             if isinstance(a, Tensor) else a for a in args)
+                break
+        run_arrays(op, args)
+        return
+    run_on_device(backend, op, args)
+
+
+def run_on_device(backend: Any, op: str, args: tuple) -> None:
+    info = backend.runtime.op_info(op)
+    outputs = set(info.outputs or ())
     device = default_device()
     made: list[Tensor] = []
     downloads: list[tuple[np.ndarray, Tensor]] = []
-    device_args: list[Any] = []
-    tensor_index = 0
+    device_args = list(args)
     try:
-        for value, kind in zip(args, ARG_KINDS[op]):
-            if kind == "tensor":
-                if isinstance(value, np.ndarray):
-                    tensor = Tensor.from_numpy(value, device)
-                    made.append(tensor)
-                    if tensor_index >= N_INPUT_TENSORS[op]:
-                        downloads.append((value, tensor))
-                    value = tensor
-                tensor_index += 1
-            device_args.append(value)
+        for i, kind in enumerate(info.kinds):
+            value = args[i]
+            if kind == "tensor" and isinstance(value, np.ndarray):
+                tensor = Tensor.from_numpy(value, device)
+                made.append(tensor)
+                if i in outputs:
+                    downloads.append((value, tensor))
+                device_args[i] = tensor
         stream = default_stream(device)
         with Executor.from_args(op, device_args) as executor:
             executor.run(stream)

@@ -14,43 +14,8 @@ from typing import Any, Protocol, Sequence
 Handle = Any
 HostOrDevice = Any  # int device/pinned address, or a host buffer object
 
-OPS = ("MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward")
-
-# The C parameters of each aclnn<Op>GetWorkspaceSize, without its two out-parameters:
-# "tensor" (aclTensor*), "bool_array" (aclBoolArray*) or "value" (int64/double/char*).
-T, V, B = "tensor", "value", "bool_array"
-ARG_KINDS: dict[str, tuple[str, ...]] = {
-    # gradOutput, self, target, reduction, out
-    "MseLossBackward": (T, T, T, V, T),
-    # gradOut, input, mean, rstd, gamma, N, C, HxW, group, outputMask, gradInput, gradGammaOut, gradBetaOut
-    "GroupNormBackward": (T, T, T, T, T, V, V, V, V, B, T, T, T),
-    # gradLoss, logProb, target, weightOptional, gradZlossOptional, lseForZlossOptional,
-    # reductionOptional, ignoreIndex, labelSmoothing, lseSquareScaleForZloss, out
-    "CrossEntropyLossGrad": (T, T, T, T, T, T, V, V, V, V, T),
-    # gradOutput, self, weight, gradInput, gradWeight
-    "PreluBackward": (T, T, T, T, T),
-}
-# How many leading tensor parameters are inputs; the rest are outputs.
-N_INPUT_TENSORS = {"MseLossBackward": 3, "GroupNormBackward": 5, "CrossEntropyLossGrad": 6, "PreluBackward": 3}
-
-# Ops whose aclnn code is generated from the op definition (opbuild) and runs on nnopbase's
-# "Nnopbase" executor rather than a hand-written (composite) op_api executor. The two kinds number
-# aclSetInputTensorAddr / aclSetOutputTensorAddr indexes differently (see addr_index).
-GENERATED = frozenset({"CrossEntropyLossGrad"})
-
-
-def addr_index(op: str, group: Sequence[Any], position: int) -> int:
-    """The C index aclSetInputTensorAddr / aclSetOutputTensorAddr take for ``group[position]``
-    (``group``: the op's input, or output, tensor arguments in parameter order, None = NULL).
-
-    Generated op: the position in the op definition, NULL optional slots counted (hicann/opbase
-    acl_op_api.cpp -> NnopbaseSetInputTensorAddr; a NULL slot cannot be set: 161002).
-    Composite op: the position among the non-NULL tensors of the group (the documented range
-    "[0, number of input tensors - 1]"; the real call only moves the given tensor).
-    """
-    if op in GENERATED:
-        return position
-    return sum(1 for t in group[:position] if t is not None)
+# Which operators exist, their signatures and which tensors are inputs or outputs: each
+# runtime's ``registry`` (pyaclnn._registry), read from headers; nothing else lists operators.
 
 
 class Runtime(Protocol):
@@ -100,7 +65,19 @@ class Runtime(Protocol):
     def destroy_bool_array(self, array: Handle) -> None: ...
     def create_int_array(self, values: Sequence[int]) -> Handle: ...
     def destroy_int_array(self, array: Handle) -> None: ...
-    # operators: phase 1 returns (workspace_size, executor); phase 2 consumes a single-use executor
+    def create_float_array(self, values: Sequence[float]) -> Handle: ...
+    def destroy_float_array(self, array: Handle) -> None: ...
+    def create_scalar(self, value: Any, dtype: int) -> Handle: ...
+    def destroy_scalar(self, scalar: Handle) -> None: ...
+    def create_tensor_list(self, tensors: Sequence[Handle]) -> Handle: ...   # owns the tensors
+    def destroy_tensor_list(self, array: Handle) -> None: ...
+    def create_scalar_list(self, scalars: Sequence[Handle]) -> Handle: ...   # owns the scalars
+    def destroy_scalar_list(self, array: Handle) -> None: ...
+    # operators, by name ("Add" for aclnnAdd): phase 1 returns (workspace_size, executor);
+    # phase 2 consumes a single-use executor. op_info raises NotSupportedError for an operator
+    # this runtime cannot run (not declared anywhere; on numpy: no reference).
+    registry: Any
+    def op_info(self, op: str) -> Any: ...
     def workspace_size(self, op: str, args: tuple) -> tuple[int, Handle]: ...
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Handle, stream: Handle) -> None: ...
     def set_executor_repeatable(self, executor: Handle) -> None: ...

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _backend, _streamorder
-from ._device import Device, current_device
+from ._device import Device, default_device  # default_device: re-exported (it moved to _device)
 from ._interop import KDL_CPU, host_array, to_dlpack
 from ._resource import Resource
 from ._strides import contiguous_strides, extent, index_view
@@ -22,25 +22,6 @@ ACL_FORMAT_ND = 2
 KDL_EXT_DEV = 12  # DLDeviceType kDLExtDev: DLPack has no Ascend device type
 ACL_MEM_MALLOC_HUGE_FIRST = 0
 ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST = 1, 2
-
-
-def default_device() -> Device:
-    """The thread's current Device if one is open, else the backend's default device
-    (PYACLNN_DEVICE, default 0); made current in the calling thread."""
-    device = current_device()
-    if device is not None:
-        device.use()
-        return device
-    backend = _backend.current()
-    device = backend.default_device
-    if device is None or device.closed:
-        with backend.lock:
-            device = backend.default_device
-            if device is None or device.closed:
-                from . import _env
-                device = backend.default_device = Device(_env.device_id())
-    device.use()
-    return device
 
 
 class Storage(Resource):

@@ -11,11 +11,18 @@ codes to check. Host buffers are NumPy arrays, other buffer objects or DLPack ho
 torch CPU tensor: its memory is read or written in place); device addresses are ints; ``None``
 is nullptr. It runs on both backends: on the NumPy backend device memory, streams and
 executors are emulated, so a ported sample runs in CI unchanged.
+
+Every function of ``headers/`` is here, and ``aclnn<Name>GetWorkspaceSize`` / ``aclnn<Name>``
+for any operator the backend finds (custom packages, pyaclnn's headers/, the installed CANN's
+aclnnop headers; ``python -m pyaclnn ops``): made on first access, its header parsed on first
+call. On the NumPy backend an operator without a reference raises NotSupportedError.
 """
-from typing import Any, Sequence
+import re
+from typing import Any, Callable, Sequence
 
 from . import _backend, _current
 from ._interop import host_array
+from ._signature import c_values as _c_values
 # Enum constants and status codes, exactly as headers/ declares them (generated: tools/gen_constants.py).
 from ._constants import *  # noqa: F401,F403
 
@@ -37,6 +44,81 @@ def aclInit(configPath: str | None = None) -> None:
 def aclFinalize() -> None:
     """aclFinalize."""
     _rt().finalize()
+
+
+def aclFinalizeReference() -> int:
+    """aclFinalizeReference(&refCount) -> refCount: drop one aclInit reference (finalizes at 0)."""
+    return _rt().finalize_reference()
+
+
+def aclsysGetCANNVersion(name: int) -> dict[str, str]:
+    """aclsysGetCANNVersion(name, &version) -> the aclCANNPackageVersion fields as a dict
+    (version, majorVersion, minorVersion, releaseVersion, patchVersion)."""
+    return _rt().cann_package_version(name)
+
+
+def aclsysGetVersionStr(pkgName: str) -> str:
+    """aclsysGetVersionStr(pkgName, versionStr) -> versionStr."""
+    return _rt().version_str(pkgName)
+
+
+def aclsysGetVersionNum(pkgName: str) -> int:
+    """aclsysGetVersionNum(pkgName, &versionNum) -> versionNum."""
+    return _rt().version_num(pkgName)
+
+
+def aclrtGetVersion() -> tuple[int, int, int]:
+    """aclrtGetVersion(&major, &minor, &patch) -> (major, minor, patch)."""
+    return _rt().runtime_version()
+
+
+def aclrtGetRunMode() -> int:
+    """aclrtGetRunMode(&runMode) -> runMode (ACL_DEVICE or ACL_HOST)."""
+    return _rt().run_mode()
+
+
+def aclrtGetLastError(level: int) -> int:
+    """aclrtGetLastError(level) -> the thread's last failing status (0 if none), cleared. Its
+    value is a status to read, so it is returned, never raised."""
+    return _rt().last_error(level, peek=False)
+
+
+def aclrtPeekAtLastError(level: int) -> int:
+    """aclrtPeekAtLastError(level) -> the thread's last failing status, not cleared."""
+    return _rt().last_error(level, peek=True)
+
+
+def aclrtGetDeviceInfo(deviceId: int, attr: int) -> int:
+    """aclrtGetDeviceInfo(deviceId, attr, &value) -> value."""
+    return _rt().device_info(deviceId, attr)
+
+
+def aclGetDeviceCapability(deviceId: int, deviceInfo: int) -> int:
+    """aclGetDeviceCapability(deviceId, deviceInfo, &value) -> value."""
+    return _rt().device_capability(deviceId, deviceInfo)
+
+
+def aclFloat16ToFloat(value: int) -> float:
+    """aclFloat16ToFloat: the IEEE half whose bits are ``value`` (a uint16) as a float."""
+    import numpy as np
+    return float(np.array(value & 0xFFFF, np.uint16).view(np.float16))
+
+
+def aclFloatToFloat16(value: float) -> int:
+    """aclFloatToFloat16: ``value`` rounded to IEEE half (nearest even), as its uint16 bits."""
+    import numpy as np
+    with np.errstate(over="ignore"):  # overflow is inf, as in C
+        return int(np.array(value, np.float32).astype(np.float16).view(np.uint16))
+
+
+def aclnnInit(configPath: str | None = None) -> None:
+    """aclnnInit (libnnopbase)."""
+    _rt().aclnn_init(configPath)
+
+
+def aclnnFinalize() -> None:
+    """aclnnFinalize (libnnopbase)."""
+    _rt().aclnn_finalize()
 
 
 def aclGetRecentErrMsg() -> str | None:
@@ -104,9 +186,33 @@ def aclrtSynchronizeStream(stream: Handle) -> None:
     _rt().synchronize_stream(stream)
 
 
+def aclrtSynchronizeStreamWithTimeout(stream: Handle, timeout: int) -> None:
+    """aclrtSynchronizeStreamWithTimeout (timeout in ms; -1 waits forever)."""
+    _rt().synchronize_stream_timeout(stream, timeout)
+
+
+def aclrtSynchronizeDevice() -> None:
+    """aclrtSynchronizeDevice: wait for every stream of the current device."""
+    _rt().synchronize_device()
+
+
+def aclrtStreamWaitEvent(stream: Handle, event: Handle) -> None:
+    _rt().stream_wait_event(stream, event)
+
+
 def aclrtCreateEvent() -> Handle:
     """aclrtCreateEvent(&event) -> event."""
     return _rt().create_event()
+
+
+def aclrtCreateEventWithFlag(flag: int) -> Handle:
+    """aclrtCreateEventWithFlag(&event, flag) -> event (ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE...)."""
+    return _rt().create_event_with_flag(flag)
+
+
+def aclrtQueryEventStatus(event: Handle) -> int:
+    """aclrtQueryEventStatus(event, &status) -> status (ACL_EVENT_RECORDED_STATUS_COMPLETE...)."""
+    return _rt().query_event_status(event)
 
 
 def aclrtRecordEvent(event: Handle, stream: Handle) -> None:
@@ -166,6 +272,10 @@ def aclrtMemset(devPtr: int, maxCount: int, value: int, count: int) -> None:
     _rt().memset(devPtr, maxCount, value, count)
 
 
+def aclrtMemsetAsync(devPtr: int, maxCount: int, value: int, count: int, stream: Handle) -> None:
+    _rt().memset_async(devPtr, maxCount, value, count, stream)
+
+
 def aclrtGetMemInfo(attr: int) -> tuple[int, int]:
     """aclrtGetMemInfo(attr, &free, &total) -> (free, total)."""
     return _rt().mem_info(attr)
@@ -218,6 +328,107 @@ def aclDestroyIntArray(array: Handle) -> None:
     _rt().destroy_int_array(array)
 
 
+def aclCreateFloatArray(value: Sequence[float], size: int) -> Handle:
+    """aclCreateFloatArray(value, size) -> aclFloatArray* (the values are copied, as float32)."""
+    return _rt().create_float_array(list(value)[:size])
+
+
+def aclDestroyFloatArray(array: Handle) -> None:
+    _rt().destroy_float_array(array)
+
+
+def aclCreateScalar(value: Any, dataType: int) -> Handle:
+    """aclCreateScalar(&value, dataType) -> aclScalar*. ``value`` is a number (stored as
+    ``dataType``, as the C sample's typed variable holds it) or a buffer with its bytes."""
+    return _rt().create_scalar(value, dataType)
+
+
+def aclDestroyScalar(scalar: Handle) -> None:
+    _rt().destroy_scalar(scalar)
+
+
+def aclCreateTensorList(value: Sequence[Handle], size: int) -> Handle:
+    """aclCreateTensorList(value, size) -> aclTensorList*. The list owns the tensors from now
+    on: aclDestroyTensorList destroys them (do not aclDestroyTensor them yourself)."""
+    return _rt().create_tensor_list(list(value)[:size])
+
+
+def aclDestroyTensorList(tensorList: Handle) -> None:
+    _rt().destroy_tensor_list(tensorList)
+
+
+def aclCreateScalarList(value: Sequence[Handle], size: int) -> Handle:
+    """aclCreateScalarList(value, size) -> aclScalarList* (owns the scalars, as a tensor list does)."""
+    return _rt().create_scalar_list(list(value)[:size])
+
+
+def aclDestroyScalarList(scalarList: Handle) -> None:
+    _rt().destroy_scalar_list(scalarList)
+
+
+def aclInitTensor(tensor: Handle, viewDims: Sequence[int], viewDimsNum: int, dataType: int,
+                  stride: Sequence[int] | None, offset: int, format: int, storageDims: Sequence[int],
+                  storageDimsNum: int, tensorDataAddr: int) -> None:
+    """aclInitTensor: re-describe an existing aclTensor (same arguments as aclCreateTensor)."""
+    if len(viewDims) != viewDimsNum or len(storageDims) != storageDimsNum:
+        from .errors import AclnnParamInvalidError
+        raise AclnnParamInvalidError("aclInitTensor", f"viewDimsNum {viewDimsNum} / storageDimsNum "
+                                     f"{storageDimsNum} do not match {len(viewDims)} / {len(storageDims)} dims")
+    _rt().init_tensor(tensor, [int(v) for v in viewDims], dataType,
+                      None if stride is None else [int(v) for v in stride], offset, format,
+                      [int(v) for v in storageDims], tensorDataAddr)
+
+
+def aclGetViewShape(tensor: Handle) -> list[int]:
+    """aclGetViewShape(tensor, &viewDims, &viewDimsNum) -> viewDims (the C array is freed)."""
+    return _rt().tensor_meta("ViewShape", tensor)
+
+
+def aclGetStorageShape(tensor: Handle) -> list[int]:
+    """aclGetStorageShape(tensor, &storageDims, &storageDimsNum) -> storageDims."""
+    return _rt().tensor_meta("StorageShape", tensor)
+
+
+def aclGetViewStrides(tensor: Handle) -> list[int]:
+    """aclGetViewStrides(tensor, &stridesValue, &stridesNum) -> strides (in elements)."""
+    return _rt().tensor_meta("ViewStrides", tensor)
+
+
+def aclGetViewOffset(tensor: Handle) -> int:
+    """aclGetViewOffset(tensor, &offset) -> offset (in elements)."""
+    return _rt().tensor_meta("ViewOffset", tensor)
+
+
+def aclGetFormat(tensor: Handle) -> int:
+    """aclGetFormat(tensor, &format) -> format."""
+    return _rt().tensor_meta("Format", tensor)
+
+
+def aclGetDataType(tensor: Handle) -> int:
+    """aclGetDataType(tensor, &dataType) -> dataType."""
+    return _rt().tensor_meta("DataType", tensor)
+
+
+def aclGetIntArraySize(array: Handle) -> int:
+    return _rt().meta_size("IntArray", array)
+
+
+def aclGetFloatArraySize(array: Handle) -> int:
+    return _rt().meta_size("FloatArray", array)
+
+
+def aclGetBoolArraySize(array: Handle) -> int:
+    return _rt().meta_size("BoolArray", array)
+
+
+def aclGetTensorListSize(tensorList: Handle) -> int:
+    return _rt().meta_size("TensorList", tensorList)
+
+
+def aclGetScalarListSize(scalarList: Handle) -> int:
+    return _rt().meta_size("ScalarList", scalarList)
+
+
 def aclSetAclOpExecutorRepeatable(executor: Handle) -> None:
     _rt().set_executor_repeatable(executor)
 
@@ -234,48 +445,72 @@ def aclSetOutputTensorAddr(executor: Handle, index: int, tensor: Handle, addr: i
     _rt().set_output_tensor_addr(executor, index, tensor, addr)
 
 
-# -- the four operators: phase 1 returns (workspaceSize, executor); phase 2 launches -----------------
-def aclnnMseLossBackwardGetWorkspaceSize(gradOutput: Handle, self: Handle, target: Handle, reduction: int,
-                                         out: Handle) -> tuple[int, Handle]:
-    return _rt().workspace_size("MseLossBackward", (gradOutput, self, target, reduction, out))
+def aclSetTensorAddr(executor: Handle, index: int, tensor: Handle, addr: int) -> None:
+    """aclSetTensorAddr: ``index`` counts the inputs, then the outputs."""
+    _rt().set_tensor_addr(executor, index, tensor, addr)
 
 
-def aclnnMseLossBackward(workspace: int | None, workspaceSize: int, executor: Handle, stream: Handle) -> None:
-    _rt().launch("MseLossBackward", workspace or 0, workspaceSize, executor, stream)
+def aclSetDynamicInputTensorAddr(executor: Handle, irIndex: int, relativeIndex: int, tensors: Handle,
+                                 addr: int) -> None:
+    _rt().set_dynamic_tensor_addr("Input", executor, irIndex, relativeIndex, tensors, addr)
 
 
-def aclnnGroupNormBackwardGetWorkspaceSize(gradOut: Handle, input: Handle, mean: Handle, rstd: Handle,
-                                           gamma: Handle, N: int, C: int, HxW: int, group: int,
-                                           outputMask: Handle, gradInput: Handle, gradGammaOut: Handle,
-                                           gradBetaOut: Handle) -> tuple[int, Handle]:
-    return _rt().workspace_size("GroupNormBackward", (gradOut, input, mean, rstd, gamma, N, C, HxW, group,
-                                                      outputMask, gradInput, gradGammaOut, gradBetaOut))
+def aclSetDynamicOutputTensorAddr(executor: Handle, irIndex: int, relativeIndex: int, tensors: Handle,
+                                  addr: int) -> None:
+    _rt().set_dynamic_tensor_addr("Output", executor, irIndex, relativeIndex, tensors, addr)
 
 
-def aclnnGroupNormBackward(workspace: int | None, workspaceSize: int, executor: Handle, stream: Handle) -> None:
-    _rt().launch("GroupNormBackward", workspace or 0, workspaceSize, executor, stream)
+def aclSetDynamicTensorAddr(executor: Handle, irIndex: int, relativeIndex: int, tensors: Handle,
+                            addr: int) -> None:
+    _rt().set_dynamic_tensor_addr("", executor, irIndex, relativeIndex, tensors, addr)
 
 
-def aclnnCrossEntropyLossGradGetWorkspaceSize(gradLoss: Handle, logProb: Handle, target: Handle,
-                                              weightOptional: Handle, gradZlossOptional: Handle,
-                                              lseForZlossOptional: Handle, reductionOptional: str | None,
-                                              ignoreIndex: int, labelSmoothing: float,
-                                              lseSquareScaleForZloss: float, out: Handle) -> tuple[int, Handle]:
-    """``reductionOptional`` is passed through as given (None is nullptr: the library's "mean")."""
-    return _rt().workspace_size("CrossEntropyLossGrad", (gradLoss, logProb, target, weightOptional,
-                                                         gradZlossOptional, lseForZlossOptional,
-                                                         reductionOptional, ignoreIndex, labelSmoothing,
-                                                         lseSquareScaleForZloss, out))
+def aclSetRawTensorAddr(tensor: Handle, addr: int) -> None:
+    """aclSetRawTensorAddr: the device address the tensor describes from now on."""
+    _rt().set_raw_tensor_addr(tensor, addr)
 
 
-def aclnnCrossEntropyLossGrad(workspace: int | None, workspaceSize: int, executor: Handle, stream: Handle) -> None:
-    _rt().launch("CrossEntropyLossGrad", workspace or 0, workspaceSize, executor, stream)
+def aclGetRawTensorAddr(tensor: Handle) -> int:
+    """aclGetRawTensorAddr(tensor, &addr) -> addr (an int)."""
+    return _rt().get_raw_tensor_addr(tensor)
 
 
-def aclnnPreluBackwardGetWorkspaceSize(gradOutput: Handle, self: Handle, weight: Handle, gradInput: Handle,
-                                       gradWeight: Handle) -> tuple[int, Handle]:
-    return _rt().workspace_size("PreluBackward", (gradOutput, self, weight, gradInput, gradWeight))
+# -- any operator: aclnn<Name>GetWorkspaceSize / aclnn<Name>, made on first access -----------------
+_PHASE1 = re.compile(r"aclnn(\w+?)GetWorkspaceSize")
+_PHASE2 = re.compile(r"aclnn([A-Z]\w*)")
+_NOT_OPS = frozenset({"aclnnInit", "aclnnFinalize"})
 
 
-def aclnnPreluBackward(workspace: int | None, workspaceSize: int, executor: Handle, stream: Handle) -> None:
-    _rt().launch("PreluBackward", workspace or 0, workspaceSize, executor, stream)
+def _phase1(op: str) -> Callable[..., tuple[int, Handle]]:
+    def phase1(*args: Any) -> tuple[int, Handle]:
+        rt = _rt()
+        # plain values of a wrong Python type: a TypeError naming the C parameter (both backends)
+        return rt.workspace_size(op, _c_values(rt.op_info(op).signature, args))
+    phase1.__name__ = phase1.__qualname__ = f"aclnn{op}GetWorkspaceSize"
+    phase1.__doc__ = (f"aclnn{op}GetWorkspaceSize(<its C parameters>) -> (workspaceSize, executor).\n\n"
+                      "The parameters are those of the operator's header, in order, without the two "
+                      "out-parameters: aclTensor*/aclScalar*/array/list handles (None is nullptr), "
+                      "ints, floats, bools, str for char*. `python -m pyaclnn ops` lists signatures.")
+    return phase1
+
+
+def _phase2(op: str) -> Callable[..., None]:
+    def phase2(workspace: int | None, workspaceSize: int, executor: Handle, stream: Handle) -> None:
+        _rt().launch(op, workspace or 0, workspaceSize, executor, stream)
+    phase2.__name__ = phase2.__qualname__ = f"aclnn{op}"
+    phase2.__doc__ = f"aclnn{op}(workspace, workspaceSize, executor, stream): phase 2 (queues the work)."
+    return phase2
+
+
+def __getattr__(name: str) -> Any:
+    """``aclnn<Name>GetWorkspaceSize`` and ``aclnn<Name>`` for any operator: the backend finds
+    its header when first called (NotSupportedError if it cannot run it)."""
+    m = _PHASE1.fullmatch(name)
+    if m:
+        fn: Any = _phase1(m.group(1))
+    elif _PHASE2.fullmatch(name) and name not in _NOT_OPS:
+        fn = _phase2(name[len("aclnn"):])
+    else:
+        raise AttributeError(f"module 'pyaclnn.acl' has no attribute {name!r}")
+    globals()[name] = fn  # made once: later accesses are plain module attributes
+    return fn

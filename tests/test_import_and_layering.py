@@ -113,3 +113,60 @@ def test_pyproject_lists_every_package():
     listed = set(tomllib.loads((PKG.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     on_disk = {".".join(p.parent.relative_to(PKG.parent).parts) for p in PKG.rglob("__init__.py")}
     assert on_disk | {"pyaclnn._headers"} == listed
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PKG.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the pyaclnn modules it imports (at module level or inside functions)."""
+    modules = {_module_name(p): p for p in PKG.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        deps = set()
+        for imported in _imports(path):
+            # "from . import _env" yields "pyaclnn" and "pyaclnn._env": keep the most precise module
+            if imported in modules and imported != "pyaclnn":
+                deps.add(imported)
+            elif imported.rsplit(".", 1)[0] in modules and imported.rsplit(".", 1)[0] != "pyaclnn":
+                deps.add(imported.rsplit(".", 1)[0])
+        deps.discard(name)
+        graph[name] = deps
+    return graph
+
+
+def test_no_import_cycle():
+    """No module imports, even lazily, a module that imports it back (the package __init__ aside:
+    it only gathers the public names). _backend -> _hostcall -> _executor -> _tensor -> _backend
+    was one."""
+    graph = _import_graph()
+    cycles = []
+    state: dict[str, int] = {}
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for dep in sorted(graph.get(node, ())):
+            if state.get(dep) == 1:
+                cycles.append(stack[stack.index(dep):] + [dep])
+            elif dep not in state:
+                visit(dep, stack + [dep])
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
+
+
+OBJECT_LAYER = ("pyaclnn._tensor", "pyaclnn._executor", "pyaclnn._device", "pyaclnn._hostcall",
+                "pyaclnn._functional", "pyaclnn._resource", "pyaclnn._backend", "pyaclnn.acl")
+
+
+def test_backends_import_nothing_of_the_object_layer():
+    graph = _import_graph()
+    offenders = [f"{m} imports {d}" for m, deps in graph.items()
+                 if m.startswith(("pyaclnn._acl", "pyaclnn._numpy", "pyaclnn._registry", "pyaclnn._signature"))
+                 for d in deps if d.startswith(OBJECT_LAYER)]
+    assert not offenders, offenders

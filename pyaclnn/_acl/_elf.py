@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import struct
 from pathlib import Path
+from typing import Any
 
 _PT_LOAD, _PT_DYNAMIC = 1, 2
 _DT_NULL, _DT_NEEDED, _DT_STRTAB = 0, 1, 5
@@ -63,3 +64,51 @@ def _needed(data: bytes) -> list[str]:
     # DT_STRTAB holds a virtual address: map it to a file offset through the PT_LOAD segments.
     base = next((off + strtab - vaddr for vaddr, off, sz in loads if vaddr <= strtab < vaddr + sz), strtab)
     return [data[base + n:data.index(b"\0", base + n)].decode() for n in name_offsets]
+
+
+_SHT_DYNSYM = 11
+_STB_GLOBAL, _STB_WEAK, _STT_FUNC = 1, 2, 2
+
+
+def exported_functions(path: str | Path, prefix: str = "") -> set[str] | None:
+    """The defined global functions of ``path``'s .dynsym starting with ``prefix``; None if the
+    file cannot be read as ELF. Memory-mapped: only the symbol tables are touched."""
+    import mmap
+    try:
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return _exports(data, prefix.encode())
+    except (OSError, ValueError, struct.error):
+        return None
+
+
+def _exports(data: Any, prefix: bytes) -> set[str]:
+    if data[:4] != b"\x7fELF":
+        raise ValueError("not an ELF file")
+    is64, end = data[4] == 2, ("<" if data[5] == 1 else ">")
+    if is64:
+        (shoff,) = struct.unpack_from(end + "Q", data, 0x28)
+        shentsize, shnum = struct.unpack_from(end + "HH", data, 0x3A)
+        shdr, sym, symsize = end + "IIQQQQIIQQ", end + "IBBHQQ", 24
+    else:
+        (shoff,) = struct.unpack_from(end + "I", data, 0x20)
+        shentsize, shnum = struct.unpack_from(end + "HH", data, 0x2E)
+        shdr, sym, symsize = end + "IIIIIIIIII", end + "IIIBBH", 16
+    sections = [struct.unpack_from(shdr, data, shoff + i * shentsize) for i in range(shnum)]
+    found: set[str] = set()
+    for s in sections:
+        if s[1] != _SHT_DYNSYM:
+            continue
+        offset, size, link = s[4], s[5], s[6]
+        strtab = sections[link][4]
+        for at in range(offset, offset + size, symsize):
+            fields = struct.unpack_from(sym, data, at)
+            if is64:
+                name, info, _other, shndx = fields[0], fields[1], fields[2], fields[3]
+            else:
+                name, info, shndx = fields[0], fields[3], fields[5]
+            if shndx == 0 or (info & 0xF) != _STT_FUNC or (info >> 4) not in (_STB_GLOBAL, _STB_WEAK):
+                continue
+            start = strtab + name
+            if data[start:start + len(prefix)] == prefix:
+                found.add(data[start:data.find(b"\0", start)].decode())
+    return found

@@ -29,3 +29,20 @@ for _role, _names in HEADERS.items():
         ffi.cdef(_text)
         _found += _FUNC.findall(re.sub(r"/\*.*?\*/", "", _text, flags=re.S))
     FUNCTIONS[_role] = tuple(_found)
+
+
+def op_ffi(prototype: str) -> cffi.FFI:
+    """An FFI declaring one operator's two functions, sharing every type of ``ffi`` (include):
+    each operator found at run time gets its own, so two packages declaring the same name
+    never clash, and only the prototypes in use are ever parsed."""
+    own = cffi.FFI()
+    own.include(ffi)
+    own.cdef(prototype, override=True)
+    return own
+
+
+libc_ffi = cffi.FFI()
+libc_ffi.cdef("void free(void *ptr);")
+# aclGetViewShape & co. return arrays the caller must release (CANN: new[] of int64_t, which is
+# malloc underneath with glibc's operator new[]; the emulator: malloc).
+libc = libc_ffi.dlopen(None)

@@ -15,8 +15,10 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import _env
+from .._registry import REFERENCES, Registry, cann_sources, pyaclnn_source
 from . import _lib, _loader
 from ._ffi import FUNCTIONS, ffi
+from ._ops import builtin_libraries
 
 ROLES = ("runtime", "nnopbase", "opapi")
 ACL_ERROR_REPEAT_INITIALIZE = 100002
@@ -150,6 +152,35 @@ def _runtime_probes(found: _loader.Discovery, handles: dict[str, Any], symbols: 
     return result
 
 
+def operators(found: _loader.Discovery | None) -> dict[str, Any]:
+    """What the operator registry of this install finds, by index only (no header is parsed):
+
+    ``sources``: [{kind, label, folders, library, count}] in search order (custom packages,
+    pyaclnn's headers/, the toolkit's aclnnop headers); ``libraries``: [{path, count}] of
+    aclnn*GetWorkspaceSize each op library exports (ELF symbol table; None: unreadable);
+    ``total``: distinct operators; ``references``: those with a NumPy reference."""
+    home = found.home if found is not None and found.found else None
+    registry = Registry(cann_sources(home, found.layout) if home is not None and found is not None
+                        else [pyaclnn_source()])
+    sources = []
+    for source in registry.sources:
+        sources.append({"kind": source.kind, "label": source.label,
+                        "folders": [str(d) for d in source.include_dirs],
+                        "library": None if source.library is None else str(source.library),
+                        "count": len(registry.declared(source))})
+    libraries = []
+    paths = builtin_libraries(found) if home is not None and found is not None else []
+    paths += [s.library for s in registry.sources if s.library is not None]
+    for path in paths:
+        from ._elf import exported_functions
+        names = exported_functions(path, "aclnn") if path.is_file() else None
+        libraries.append({"path": str(path), "count": None if names is None else
+                          len([n for n in names if n.endswith("GetWorkspaceSize")])})
+    found_ops = registry.all()
+    return {"sources": sources, "libraries": libraries, "total": len(found_ops),
+            "references": [n for n in REFERENCES if n in found_ops and found_ops[n][0].kind == "pyaclnn"]}
+
+
 def report() -> dict[str, Any]:
     """Everything known about the CANN install; never raises. Keys:
 
@@ -162,7 +193,8 @@ def report() -> dict[str, Any]:
     - ``symbols``: {role: {function: True|False|None}} for every declared function (None: the
       library did not load); ``missing_required`` / ``missing_optional``: function names;
     - ``acl_init``: {ok, status, error, missing_libraries, fix}; ``cann_version``, ``device_count``, ``soc_name``:
-      {value, error}.
+      {value, error};
+    - ``operators``: what the operator registry finds (see ``operators``).
     """
     out: dict[str, Any] = {}
     try:
@@ -209,4 +241,8 @@ def report() -> dict[str, Any]:
         out.update(_runtime_probes(_loader.Discovery(), {}, out["symbols"]))
         for key in ("acl_init", "cann_version", "device_count", "soc_name"):
             out[key]["error"] = "not attempted: CANN not found"
+    try:
+        out["operators"] = operators(found)
+    except Exception as exc:  # noqa: BLE001
+        out["operators"] = {"sources": [], "libraries": [], "total": 0, "references": [], "error": _err(exc)}
     return out

@@ -6,12 +6,17 @@ addresses are ints. This module never interprets a status itself.
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
 from .. import errors
+from .._registry import OpInfo, Registry, cann_sources
+from ..dtypes import DType, to_numpy
+from ._ffi import libc, libc_ffi
 from ._lib import Lib, check, ffi, get, loading_hint, recent_error
+from ._ops import OpLibraries
 
 NULL = ffi.NULL
 # Parsed once: ffi.new/ffi.cast with a C type string parse (or look up) the string every call.
@@ -34,15 +39,27 @@ def _ptr(value: Any, writable: bool = False) -> Any:
     return ffi.from_buffer(value, require_writable=writable)
 
 
+def _made(handle: Any, api: str) -> Any:
+    """The handle an aclCreate* returned; they report failure only by returning NULL."""
+    if handle == NULL:
+        raise errors.from_status(NULL_RETURNED, api, f"{api} returned NULL", recent_error())
+    return handle
+
+
 class AclRuntime:
     name = "acl"
 
     def __init__(self, lib: Lib | None = None) -> None:
         self.lib = lib or get()
         self.rt, self.nn, self.op = self.lib.rt, self.lib.nn, self.lib.op
-        self._phase1 = {op: getattr(self.op, f"aclnn{op}GetWorkspaceSize") for op in
-                        ("MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward")}
-        self._phase2 = {op: getattr(self.op, f"aclnn{op}") for op in self._phase1}
+        found = self.lib.found
+        # custom packages, pyaclnn's headers/, then the toolkit's aclnnop headers (_registry)
+        self.registry = Registry(cann_sources(found.home, found.layout) if found.home else [])
+        self.libraries = OpLibraries(self.lib)
+        # per operator, resolved on first use: phase 1, phase 2, positions of its char* parameters
+        self._phase1: dict[str, Any] = {}
+        self._phase2: dict[str, Any] = {}
+        self._strings: dict[str, tuple[int, ...]] = {}
         self._outs = threading.local()  # per-thread phase-1 out-parameters, reused call after call
         self._inits: list[bool] = []  # one entry per aclInit of pyaclnn: True if it initialised CANN
 
@@ -243,25 +260,212 @@ class AclRuntime:
     def destroy_int_array(self, array: Any) -> None:
         check(self.nn.aclDestroyIntArray(array), "aclDestroyIntArray")
 
+    def create_float_array(self, values: Sequence[float]) -> Any:
+        array = self.nn.aclCreateFloatArray(ffi.new("float[]", list(values)), len(values))
+        return _made(array, "aclCreateFloatArray")
+
+    def destroy_float_array(self, array: Any) -> None:
+        check(self.nn.aclDestroyFloatArray(array), "aclDestroyFloatArray")
+
+    def create_scalar(self, value: Any, dtype: int) -> Any:
+        """aclCreateScalar(&value, dtype): ``value`` is a number (converted to ``dtype`` on the
+        host, as C code would store it) or a buffer holding the value's bytes."""
+        if isinstance(value, (bytes, bytearray, memoryview, np.ndarray)):
+            data = ffi.from_buffer(value)
+        else:
+            try:
+                host = np.array(value).astype(to_numpy(DType(dtype)))
+            except ValueError:  # not an aclDataType: let the library refuse it (NULL)
+                host = np.array(value)
+            data = ffi.from_buffer(host.reshape(-1).view(np.uint8))
+        return _made(self.nn.aclCreateScalar(ffi.cast(_VOID_P, data), dtype), "aclCreateScalar")
+
+    def destroy_scalar(self, scalar: Any) -> None:
+        check(self.nn.aclDestroyScalar(scalar), "aclDestroyScalar")
+
+    def create_tensor_list(self, tensors: Sequence[Any]) -> Any:
+        """aclCreateTensorList: the list owns the tensors (aclDestroyTensorList destroys them)."""
+        array = ffi.new("aclTensor *[]", list(tensors))
+        return _made(self.nn.aclCreateTensorList(array, len(tensors)), "aclCreateTensorList")
+
+    def destroy_tensor_list(self, array: Any) -> None:
+        check(self.nn.aclDestroyTensorList(array), "aclDestroyTensorList")
+
+    def create_scalar_list(self, scalars: Sequence[Any]) -> Any:
+        array = ffi.new("aclScalar *[]", list(scalars))
+        return _made(self.nn.aclCreateScalarList(array, len(scalars)), "aclCreateScalarList")
+
+    def destroy_scalar_list(self, array: Any) -> None:
+        check(self.nn.aclDestroyScalarList(array), "aclDestroyScalarList")
+
+    # -- the rest of headers/: one method per C function, out-parameters returned -------------
+    def finalize_reference(self) -> int:
+        count = ffi.new("uint64_t *")
+        check(self.rt.aclFinalizeReference(count), "aclFinalizeReference")
+        return int(count[0])
+
+    def cann_package_version(self, name: int) -> dict[str, str]:
+        version = ffi.new("aclCANNPackageVersion *")
+        check(self.rt.aclsysGetCANNVersion(name, version), "aclsysGetCANNVersion")
+        return {field: ffi.string(getattr(version, field)).decode() for field in
+                ("version", "majorVersion", "minorVersion", "releaseVersion", "patchVersion")}
+
+    def version_str(self, pkg: str) -> str:
+        buf = ffi.new("char[128]")
+        check(self.rt.aclsysGetVersionStr(ffi.new("char[]", pkg.encode()), buf), "aclsysGetVersionStr")
+        return ffi.string(buf).decode()
+
+    def version_num(self, pkg: str) -> int:
+        out = ffi.new("int32_t *")
+        check(self.rt.aclsysGetVersionNum(ffi.new("char[]", pkg.encode()), out), "aclsysGetVersionNum")
+        return int(out[0])
+
+    def runtime_version(self) -> tuple[int, int, int]:
+        a, b, c = ffi.new("int32_t *"), ffi.new("int32_t *"), ffi.new("int32_t *")
+        check(self.rt.aclrtGetVersion(a, b, c), "aclrtGetVersion")
+        return int(a[0]), int(b[0]), int(c[0])
+
+    def run_mode(self) -> int:
+        out = ffi.new("aclrtRunMode *")
+        check(self.rt.aclrtGetRunMode(out), "aclrtGetRunMode")
+        return int(out[0])
+
+    def synchronize_stream_timeout(self, stream: Any, timeout: int) -> None:
+        check(self.rt.aclrtSynchronizeStreamWithTimeout(stream, timeout), "aclrtSynchronizeStreamWithTimeout")
+
+    def synchronize_device(self) -> None:
+        check(self.rt.aclrtSynchronizeDevice(), "aclrtSynchronizeDevice")
+
+    def memset_async(self, ptr: int, max_count: int, value: int, count: int, stream: Any) -> None:
+        check(self.rt.aclrtMemsetAsync(ffi.cast(_VOID_P, ptr), max_count, value, count, stream), "aclrtMemsetAsync")
+
+    def create_event_with_flag(self, flag: int) -> Any:
+        out = ffi.new("aclrtEvent *")
+        check(self.rt.aclrtCreateEventWithFlag(out, flag), "aclrtCreateEventWithFlag")
+        return out[0]
+
+    def query_event_status(self, event: Any) -> int:
+        out = ffi.new("aclrtEventRecordedStatus *")
+        check(self.rt.aclrtQueryEventStatus(event, out), "aclrtQueryEventStatus")
+        return int(out[0])
+
+    def stream_wait_event(self, stream: Any, event: Any) -> None:
+        check(self.rt.aclrtStreamWaitEvent(stream, event), "aclrtStreamWaitEvent")
+
+    def last_error(self, level: int, peek: bool) -> int:
+        """aclrtGetLastError / aclrtPeekAtLastError return a status as their value: not raised."""
+        return int(self.rt.aclrtPeekAtLastError(level) if peek else self.rt.aclrtGetLastError(level))
+
+    def device_info(self, device_id: int, attr: int) -> int:
+        out = ffi.new("int64_t *")
+        check(self.rt.aclrtGetDeviceInfo(device_id, attr, out), "aclrtGetDeviceInfo")
+        return int(out[0])
+
+    def device_capability(self, device_id: int, info: int) -> int:
+        out = ffi.new("int64_t *")
+        check(self.rt.aclGetDeviceCapability(device_id, info, out), "aclGetDeviceCapability")
+        return int(out[0])
+
+    def aclnn_init(self, config_path: str | None) -> None:
+        check(self.nn.aclnnInit(config_path.encode() if config_path else NULL), "aclnnInit")
+
+    def aclnn_finalize(self) -> None:
+        check(self.nn.aclnnFinalize(), "aclnnFinalize")
+
+    def _dims(self, fn: Any, tensor: Any, api: str) -> list[int]:
+        data, num = ffi.new("int64_t **"), ffi.new("uint64_t *")
+        check(fn(tensor, data, num), api)
+        try:
+            return [int(data[0][i]) for i in range(int(num[0]))]
+        finally:
+            if data[0] != NULL:
+                libc.free(libc_ffi.cast("void *", int(ffi.cast("uintptr_t", data[0]))))
+
+    def tensor_meta(self, what: str, tensor: Any) -> Any:
+        """aclGetViewShape / aclGetStorageShape / aclGetViewStrides (lists), aclGetViewOffset,
+        aclGetFormat, aclGetDataType (ints)."""
+        if what in ("ViewShape", "StorageShape", "ViewStrides"):
+            return self._dims(getattr(self.nn, f"aclGet{what}"), tensor, f"aclGet{what}")
+        ctype = {"ViewOffset": "int64_t *", "Format": "aclFormat *", "DataType": "aclDataType *"}[what]
+        out = ffi.new(ctype)
+        check(getattr(self.nn, f"aclGet{what}")(tensor, out), f"aclGet{what}")
+        return int(out[0])
+
+    def meta_size(self, what: str, handle: Any) -> int:
+        """aclGet{IntArray,FloatArray,BoolArray,TensorList,ScalarList}Size."""
+        out = ffi.new("uint64_t *")
+        check(getattr(self.nn, f"aclGet{what}Size")(handle, out), f"aclGet{what}Size")
+        return int(out[0])
+
+    def init_tensor(self, tensor: Any, shape: Sequence[int], dtype: int, strides: Sequence[int] | None,
+                    offset: int, fmt: int, storage_shape: Sequence[int], addr: int) -> None:
+        check(self.nn.aclInitTensor(tensor, list(shape) or NULL, len(shape), dtype,
+                                    list(strides) if strides else NULL, offset, fmt,
+                                    list(storage_shape) or NULL, len(storage_shape), ffi.cast(_VOID_P, addr)),
+              "aclInitTensor")
+
+    def set_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
+        check(self.nn.aclSetTensorAddr(executor, index, tensor, ffi.cast(_VOID_P, addr)), "aclSetTensorAddr")
+
+    def set_dynamic_tensor_addr(self, which: str, executor: Any, ir_index: int, relative_index: int,
+                                tensors: Any, addr: int) -> None:
+        """aclSetDynamic{Input,Output,}TensorAddr (``which`` is "Input", "Output" or "")."""
+        api = f"aclSetDynamic{which}TensorAddr"
+        check(getattr(self.nn, api)(executor, ir_index, relative_index, tensors, ffi.cast(_VOID_P, addr)), api)
+
+    def set_raw_tensor_addr(self, tensor: Any, addr: int) -> None:
+        check(self.nn.aclSetRawTensorAddr(tensor, ffi.cast(_VOID_P, addr)), "aclSetRawTensorAddr")
+
+    def get_raw_tensor_addr(self, tensor: Any) -> int:
+        out = ffi.new("void **")
+        check(self.nn.aclGetRawTensorAddr(tensor, out), "aclGetRawTensorAddr")
+        return int(ffi.cast("uintptr_t", out[0]))
+
     # -- operators -------------------------------------------------------------------------------
+    def op_info(self, op: str) -> OpInfo:
+        """The registry entry of ``op``; NotSupportedError if no header declares it."""
+        info = self.registry.get(op)
+        if info is None:
+            raise errors.NotSupportedError(
+                f"aclnn{op}: no header declares aclnn{op}GetWorkspaceSize (searched "
+                f"{self.registry.searched()})")
+        return info
+
+    def _resolve(self, op: str) -> Any:
+        """Find ``op``'s two functions (cdef of its prototype only, in the library exporting it)."""
+        info = self.op_info(op)
+        if info.signature.problem:
+            raise errors.NotSupportedError(f"aclnn{op} cannot be called from pyaclnn: {info.signature.problem}")
+        phase1, phase2 = self.libraries.functions(info)
+        self._strings[op] = tuple(i for i, k in enumerate(info.kinds) if k in ("string", "address"))
+        self._phase2[op] = phase2
+        self._phase1[op] = phase1
+        return phase1
+
     def workspace_size(self, op: str, args: tuple) -> tuple[int, Any]:
+        phase1 = self._phase1.get(op) or self._resolve(op)
         outs = getattr(self._outs, "pair", None)
         if outs is None:
             outs = self._outs.pair = (ffi.new(_U64_P), ffi.new(_EXECUTOR_PP))
         size, executor = outs
-        if op == "CrossEntropyLossGrad":  # the only op with a char* (reductionOptional)
-            c_args = [NULL if a is None else (ffi.new("char[]", a.encode()) if isinstance(a, str) else a)
-                      for a in args]
-        else:
-            c_args = [NULL if a is None else a for a in args]
-        status = self._phase1[op](*c_args, size, executor)
+        c_args = [NULL if a is None else a for a in args]
+        for i in self._strings[op]:  # char* and void* parameters: str -> char[], int -> void*
+            a = c_args[i]
+            if isinstance(a, str):
+                c_args[i] = ffi.new("char[]", a.encode())
+            elif isinstance(a, int):
+                c_args[i] = ffi.cast(_VOID_P, a)
+        status = phase1(*c_args, size, executor)
         if status:
             check(status, f"aclnn{op}GetWorkspaceSize")
         return int(size[0]), executor[0]
 
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any) -> None:
-        status = self._phase2[op](ffi.cast(_VOID_P, workspace) if workspace else NULL, workspace_size,
-                                  executor, stream)
+        phase2 = self._phase2.get(op)
+        if phase2 is None:
+            self._resolve(op)
+            phase2 = self._phase2[op]
+        status = phase2(ffi.cast(_VOID_P, workspace) if workspace else NULL, workspace_size, executor, stream)
         if status:
             check(status, f"aclnn{op}")
 

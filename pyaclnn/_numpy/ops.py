@@ -1,4 +1,6 @@
-"""C-shaped operator calls -> the shared specs (phase 1) and the NumPy kernels (phase 2).
+"""The NumPy references: C-shaped operator calls -> the shared specs (phase 1) and the kernels
+(phase 2). ``REFERENCES`` names the operators that have one; every other operator the registry
+finds raises NotSupportedError on this backend (``no_reference``).
 
 ``args`` are the C arguments of ``aclnn<Op>GetWorkspaceSize`` without the two out-parameters,
 in C order. In them a tensor is a ``TensorDesc`` (phase 1) or an ndarray view (phase 2),
@@ -13,12 +15,23 @@ import numpy as np
 from .._spec import TensorMeta, cross_entropy_loss_grad, group_norm_backward, mse_loss_backward, prelu_backward
 from .._spec import is_regbase
 from ..dtypes import from_numpy
-from .._runtime import ARG_KINDS, GENERATED, N_INPUT_TENSORS
+from .._registry import REFERENCES as _REFERENCES
+from ..errors import NotSupportedError
 from . import kernels
 
-__all__ = ["TensorMeta", "check", "check_arrays", "split_io", "compute", "fills_when_empty", "meta_of"]
+__all__ = ["TensorMeta", "REFERENCES", "no_reference", "check", "check_arrays", "compute", "fills_when_empty",
+           "meta_of"]
 
-T = "tensor"
+# The operators with a NumPy reference (spec checks + kernel, dispatched by check/compute below).
+REFERENCES = _REFERENCES
+
+
+def no_reference(op: str) -> NotSupportedError:
+    """The error for an operator the NumPy backend cannot compute."""
+    return NotSupportedError(
+        f"aclnn{op} has no NumPy reference in pyaclnn: it runs with PYACLNN_BACKEND=acl on a device "
+        f"(through the CANN headers and libraries installed there). Operators with a reference: "
+        f"{', '.join(REFERENCES)}")
 
 
 def meta_of(x: Any) -> Any:
@@ -77,17 +90,6 @@ def check_arrays(op: str, soc: str, args: tuple) -> bool:
         _PASSED.clear()
     _PASSED[k] = empty
     return empty
-
-
-def split_io(op: str, args: tuple) -> tuple[list[Any], list[Any]]:
-    """Input and output tensors as aclSetInput/OutputTensorAddr index them (_runtime.addr_index):
-    the non-null ones in parameter order, or for a generated op every slot (None = NULL)."""
-    tensors = [a for kind, a in zip(ARG_KINDS[op], args) if kind == T]
-    n_in = N_INPUT_TENSORS[op]
-    groups = tensors[:n_in], tensors[n_in:]
-    if op in GENERATED:
-        return list(groups[0]), list(groups[1])
-    return [a for a in groups[0] if a is not None], [a for a in groups[1] if a is not None]
 
 
 def fills_when_empty(op: str, soc: str, args: tuple) -> bool:

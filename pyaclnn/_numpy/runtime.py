@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import errors
 from ..dtypes import DType, to_numpy
-from .._runtime import ARG_KINDS
+from .._registry import OpInfo, Registry, pyaclnn_source
 from .._strides import contiguous_strides
 from . import ops
 from .memory import AddressSpace
@@ -55,12 +55,18 @@ class TensorDesc:
 
 
 @dataclass
+class Scalar:
+    value: Any
+    dtype: DType
+
+
+@dataclass
 class Executor:
     op: str
     args: tuple                  # C-shaped args with TensorDesc in tensor positions
     empty: bool
     inputs: list[TensorDesc | None]
-    outputs: list[TensorDesc | None]
+    outputs: list[TensorDesc | None]  # None: a NULL optional slot (index rule "position")
     repeatable: bool = False
     workspace_size: int = 0
 
@@ -72,6 +78,7 @@ class _Thread(threading.local):
         self.device: int | None = None
         self.context: int | None = None
         self.error: str | None = None
+        self.status = 0          # aclrtGetLastError / aclrtPeekAtLastError
 
 
 class NumpyRuntime:
@@ -93,11 +100,22 @@ class NumpyRuntime:
         self._tensors: dict[int, TensorDesc] = {}
         self._bool_arrays: dict[int, tuple[bool, ...]] = {}
         self._int_arrays: dict[int, tuple[int, ...]] = {}
+        self._float_arrays: dict[int, tuple[float, ...]] = {}
+        self._scalars: dict[int, Scalar] = {}
+        self._tensor_lists: dict[int, tuple[int, ...]] = {}   # element handles (owned by the list)
+        self._scalar_lists: dict[int, tuple[int, ...]] = {}
         self._executors: dict[int, Executor] = {}
+        # the operators this backend knows: pyaclnn's headers/; those in ops.REFERENCES can run
+        self.registry = Registry([pyaclnn_source()])
+        self._kinds: dict[str, tuple[dict[int, Any], str]] = {
+            "tensor": (self._tensors, "aclTensor"), "scalar": (self._scalars, "aclScalar"),
+            "int_array": (self._int_arrays, "aclIntArray"), "float_array": (self._float_arrays, "aclFloatArray"),
+            "bool_array": (self._bool_arrays, "aclBoolArray"), "tensor_list": (self._tensor_lists, "aclTensorList"),
+            "scalar_list": (self._scalar_lists, "aclScalarList")}
 
     # -- failure bookkeeping: every raise leaves a per-thread "recent error" like CANN --------
     def _fail(self, status: int, api: str, detail: str) -> errors.AclError:
-        self._thread.error = f"{api}: {detail}"
+        self._thread.error, self._thread.status = f"{api}: {detail}", status
         return errors.from_status(status, api, detail)
 
     def _need_init(self, api: str) -> None:
@@ -128,7 +146,9 @@ class NumpyRuntime:
     def live_counts(self) -> dict[str, int]:
         """Live emulated handles, for tests and leak checks."""
         return {"tensor": len(self._tensors), "bool_array": len(self._bool_arrays),
-                "int_array": len(self._int_arrays), "executor": len(self._executors),
+                "int_array": len(self._int_arrays), "float_array": len(self._float_arrays),
+                "scalar": len(self._scalars), "tensor_list": len(self._tensor_lists),
+                "scalar_list": len(self._scalar_lists), "executor": len(self._executors),
                 "stream": len(self._streams), "event": len(self._events), "context": len(self._contexts),
                 "device_set": sum(self._set_counts.values()),
                 "device_alloc": self.memory.live("device"), "host_alloc": self.memory.live("host")}
@@ -386,40 +406,226 @@ class NumpyRuntime:
     def destroy_int_array(self, array: Any) -> None:
         self._destroy(self._int_arrays, array, "aclDestroyIntArray", "aclIntArray")
 
+    def create_float_array(self, values: Sequence[float]) -> int:
+        return self._register(self._float_arrays, tuple(float(np.float32(v)) for v in values))
+
+    def destroy_float_array(self, array: Any) -> None:
+        self._destroy(self._float_arrays, array, "aclDestroyFloatArray", "aclFloatArray")
+
+    def create_scalar(self, value: Any, dtype: int) -> int:
+        """aclCreateScalar: ``value`` is a number (stored as ``dtype``) or the bytes of one."""
+        try:
+            dt = DType(dtype)
+            npdt = to_numpy(dt)
+        except (ValueError, errors.NotSupportedError):
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, "aclCreateScalar",
+                             f"aclCreateScalar returned NULL: unsupported aclDataType {dtype}") from None
+        if isinstance(value, (bytes, bytearray, memoryview, np.ndarray)):
+            raw = value.reshape(-1).view(np.uint8) if isinstance(value, np.ndarray) else memoryview(value).cast("B")
+            number = np.frombuffer(bytes(raw[:npdt.itemsize]), npdt)[0]
+        else:
+            number = np.array(value).astype(npdt)[()]
+        return self._register(self._scalars, Scalar(number.item(), dt))
+
+    def destroy_scalar(self, scalar: Any) -> None:
+        self._destroy(self._scalars, scalar, "aclDestroyScalar", "aclScalar")
+
+    def _create_list(self, table: dict, members: dict, handles: Sequence[Any], api: str, what: str) -> int:
+        handles = tuple(handles)
+        if any(h not in members for h in handles):  # CANN reads each element: a stale one is garbage
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"{api} returned NULL: an element is not a live {what}")
+        return self._register(table, handles)
+
+    def _destroy_list(self, table: dict, members: dict, handle: Any, api: str, what: str) -> None:
+        """Destroying a list destroys its elements too (acl_meta.h aclDestroyTensorList)."""
+        if handle is None:
+            return
+        with self._lock:
+            elements = table.pop(handle, None)
+            if elements is None:
+                raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"{handle!r} is not a live {what}List")
+            for element in elements:
+                members.pop(element, None)
+
+    def create_tensor_list(self, tensors: Sequence[Any]) -> int:
+        return self._create_list(self._tensor_lists, self._tensors, tensors, "aclCreateTensorList", "aclTensor")
+
+    def destroy_tensor_list(self, array: Any) -> None:
+        self._destroy_list(self._tensor_lists, self._tensors, array, "aclDestroyTensorList", "aclTensor")
+
+    def create_scalar_list(self, scalars: Sequence[Any]) -> int:
+        return self._create_list(self._scalar_lists, self._scalars, scalars, "aclCreateScalarList", "aclScalar")
+
+    def destroy_scalar_list(self, array: Any) -> None:
+        self._destroy_list(self._scalar_lists, self._scalars, array, "aclDestroyScalarList", "aclScalar")
+
+    def meta(self, kind: str, handle: Any, api: str) -> Any:
+        """What a live handle of ``kind`` holds (a TensorDesc, a tuple of values...)."""
+        table, what = self._kinds[kind]
+        value = table.get(handle)
+        if value is None:
+            raise self._fail(ACLNN_ERR_PARAM_NULLPTR if handle is None else ACLNN_ERR_PARAM_INVALID, api,
+                             f"{handle!r} is not a live {what}")
+        return value
+
+    # -- the rest of headers/: as the acl runtime, emulated --------------------------------------
+    def finalize_reference(self) -> int:
+        """The emulated runtime keeps one reference (a repeated aclInit adds none): finalizes."""
+        self.finalize()
+        return 0
+
+    def cann_package_version(self, name: int) -> dict[str, str]:
+        raise errors.NotSupportedError("aclsysGetCANNVersion: the NumPy backend emulates no CANN package")
+
+    def version_str(self, pkg: str) -> str:
+        raise errors.NotSupportedError("aclsysGetVersionStr: the NumPy backend emulates no CANN package")
+
+    def version_num(self, pkg: str) -> int:
+        raise errors.NotSupportedError("aclsysGetVersionNum: the NumPy backend emulates no CANN package")
+
+    def runtime_version(self) -> tuple[int, int, int]:
+        raise errors.NotSupportedError("aclrtGetVersion: the NumPy backend emulates no CANN runtime version")
+
+    def run_mode(self) -> int:
+        self._need_init("aclrtGetRunMode")
+        return 1  # ACL_HOST: the host drives the device
+
+    def synchronize_stream_timeout(self, stream: Any, timeout: int) -> None:
+        self.synchronize_stream(stream)  # kernels ran at launch: never times out
+
+    def synchronize_device(self) -> None:
+        self._need_context("aclrtSynchronizeDevice")
+
+    def memset_async(self, ptr: int, max_count: int, value: int, count: int, stream: Any) -> None:
+        self._need_stream(stream, "aclrtMemsetAsync")
+        self.memset(ptr, max_count, value, count)
+
+    def create_event_with_flag(self, flag: int) -> int:
+        self._need_context("aclrtCreateEventWithFlag")
+        return self._register(self._events, None)
+
+    def query_event_status(self, event: Any) -> int:
+        if event not in self._events:
+            raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtQueryEventStatus", f"event {event!r} is not live")
+        return 1 if self._events[event] is not None else 0  # ACL_EVENT_RECORDED_STATUS_COMPLETE / NOT_READY
+
+    def stream_wait_event(self, stream: Any, event: Any) -> None:
+        self._need_context("aclrtStreamWaitEvent")
+        self._need_stream(stream, "aclrtStreamWaitEvent")
+        if event not in self._events:
+            raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtStreamWaitEvent", f"event {event!r} is not live")
+
+    def last_error(self, level: int, peek: bool) -> int:
+        status = self._thread.status
+        if not peek:
+            self._thread.status = 0
+        return status
+
+    _DEVICE_INFO = {0: 20, 1: 40, 2: 192 << 20}  # aclDeviceInfo: AI cores, vector cores, L2 (Ascend910B)
+    _DEV_ATTR = {101: 20, 102: 20, 201: 40, 302: 192 << 20, 301: 64 << 30, 501: 0}  # aclrtDevAttr, alike
+
+    def device_info(self, device_id: int, attr: int) -> int:
+        self._need_init("aclrtGetDeviceInfo")
+        if not 0 <= device_id < self._device_count:
+            raise self._fail(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtGetDeviceInfo", f"device {device_id} does not exist")
+        if attr not in self._DEV_ATTR:
+            raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDeviceInfo",
+                             f"aclrtDevAttr {attr} is not emulated by the NumPy backend")
+        return self._DEV_ATTR[attr]
+
+    def device_capability(self, device_id: int, info: int) -> int:
+        self._need_init("aclGetDeviceCapability")
+        if not 0 <= device_id < self._device_count or info not in self._DEVICE_INFO:
+            raise self._fail(ACL_ERROR_INVALID_PARAM, "aclGetDeviceCapability",
+                             f"device {device_id} / aclDeviceInfo {info} is invalid")
+        return self._DEVICE_INFO[info]
+
+    def aclnn_init(self, config_path: str | None) -> None:
+        pass  # nothing to load: the references are Python
+
+    def aclnn_finalize(self) -> None:
+        pass
+
+    def tensor_meta(self, what: str, tensor: Any) -> Any:
+        desc = self.meta("tensor", tensor, f"aclGet{what}")
+        return {"ViewShape": list(desc.shape), "StorageShape": list(desc.storage_shape),
+                "ViewStrides": list(desc.strides), "ViewOffset": desc.offset, "Format": desc.fmt,
+                "DataType": int(desc.dtype)}[what]
+
+    def meta_size(self, what: str, handle: Any) -> int:
+        kind = {"IntArray": "int_array", "FloatArray": "float_array", "BoolArray": "bool_array",
+                "TensorList": "tensor_list", "ScalarList": "scalar_list"}[what]
+        return len(self.meta(kind, handle, f"aclGet{what}Size"))
+
+    def init_tensor(self, tensor: Any, shape: Sequence[int], dtype: int, strides: Sequence[int] | None,
+                    offset: int, fmt: int, storage_shape: Sequence[int], addr: int) -> None:
+        self.meta("tensor", tensor, "aclInitTensor")
+        fresh = self.create_tensor(shape, dtype, strides, offset, fmt, storage_shape, addr)
+        with self._lock:
+            self._tensors[tensor] = self._tensors.pop(fresh)
+
+    def set_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
+        ex = self._executors.get(executor)
+        if ex is None:
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, "aclSetTensorAddr", f"{executor!r} is not a live executor")
+        n = len(ex.inputs)  # inputs first, then the outputs continue the numbering
+        self._set_addr(executor, index if index < n else index - n, tensor, addr, output=index >= n)
+
+    def set_dynamic_tensor_addr(self, which: str, executor: Any, ir_index: int, relative_index: int,
+                                tensors: Any, addr: int) -> None:
+        api = f"aclSetDynamic{which}TensorAddr"
+        if executor not in self._executors:
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"{executor!r} is not a live executor")
+        raise self._fail(ACLNN_ERR_PARAM_INVALID, api, "the operators with a NumPy reference have no tensor-list parameter")
+
+    def set_raw_tensor_addr(self, tensor: Any, addr: int) -> None:
+        self.meta("tensor", tensor, "aclSetRawTensorAddr").addr = int(addr)
+
+    def get_raw_tensor_addr(self, tensor: Any) -> int:
+        return int(self.meta("tensor", tensor, "aclGetRawTensorAddr").addr)
+
     # -- operators -------------------------------------------------------------------------------
-    def _resolve(self, op: str, args: tuple) -> tuple:
-        """Replace tensor / bool-array handles by their descriptors, checking they are live."""
-        api = f"aclnn{op}GetWorkspaceSize"
-        kinds = ARG_KINDS[op]
+    def op_info(self, op: str) -> OpInfo:
+        """The registry entry of ``op``; NotSupportedError unless it has a NumPy reference."""
+        info = self.registry.get(op) if op in ops.REFERENCES else None
+        if info is None:
+            exc = ops.no_reference(op)
+            self._thread.error = str(exc)
+            raise exc
+        return info
+
+    def _resolve(self, info: OpInfo, args: tuple, api: str) -> tuple:
+        """Replace handles by what they hold, checking they are live (CANN: 161002 otherwise)."""
         out = []
-        for kind, value in zip(kinds, args):
-            if value is None or kind == "value":
+        for kind, value in zip(info.kinds, args):
+            if value is None or kind not in self._kinds:
                 out.append(value)
-            elif kind == "tensor":
-                desc = self._tensors.get(value)
-                if desc is None:
-                    raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"{value!r} is not a live aclTensor")
-                out.append(desc)
-            else:  # bool array
-                array = self._bool_arrays.get(value)
-                if array is None:
-                    raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"{value!r} is not a live aclBoolArray")
-                out.append(array)
+                continue
+            table, what = self._kinds[kind]
+            held = table.get(value)
+            if held is None:
+                raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"{value!r} is not a live {what}")
+            if kind == "tensor_list":
+                held = tuple(self._tensors[h] for h in held)
+            elif kind == "scalar_list":
+                held = tuple(self._scalars[h] for h in held)
+            out.append(held)
         return tuple(out)
 
     def workspace_size(self, op: str, args: tuple) -> tuple[int, int]:
         api = f"aclnn{op}GetWorkspaceSize"
-        if len(args) != len(ARG_KINDS[op]):
-            raise self._fail(ACLNN_ERR_PARAM_INVALID, api,
-                             f"expected {len(ARG_KINDS[op])} arguments, got {len(args)}")
-        resolved = self._resolve(op, args)
+        info = self.op_info(op)
+        if len(args) != len(info.kinds):
+            raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"expected {len(info.kinds)} arguments, got {len(args)}")
+        resolved = self._resolve(info, args, api)
         try:
             empty = ops.check(op, self.soc, resolved)
         except errors.AclError as exc:
             self._thread.error = str(exc)
             raise
-        inputs, outputs = ops.split_io(op, resolved)
-        return 0, self._register(self._executors, Executor(op, resolved, empty, inputs, outputs))  # the reference kernels need no device workspace
+        inputs, outputs = _split_io(info, resolved)
+        # the reference kernels need no device workspace
+        return 0, self._register(self._executors, Executor(op, resolved, empty, inputs, outputs))
 
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any) -> None:
         api = f"aclnn{op}"
@@ -427,6 +633,8 @@ class NumpyRuntime:
             ex = self._executors.get(executor)
             if ex is not None and not ex.repeatable:
                 del self._executors[executor]  # phase 2 consumes it, whatever the result
+        if ex is None and op not in ops.REFERENCES:
+            raise ops.no_reference(op)
         if ex is None or ex.op != op:
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, api,
                              f"executor {executor!r} is not live (already launched or destroyed?)")
@@ -445,6 +653,8 @@ class NumpyRuntime:
 
     def run_arrays(self, op: str, args: tuple) -> None:
         """Phase 1 checks and phase 2 kernels straight on host arrays (no emulated memory)."""
+        if op not in ops.REFERENCES:
+            raise ops.no_reference(op)
         empty = ops.check_arrays(op, self.soc, args)
         if not empty or ops.fills_when_empty(op, self.soc, args):
             ops.compute(op, self.soc, args, empty=empty)
@@ -490,3 +700,13 @@ class NumpyRuntime:
 
     def set_output_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
         self._set_addr(executor, index, tensor, addr, output=True)
+
+
+def _split_io(info: OpInfo, args: tuple) -> tuple[list[Any], list[Any]]:
+    """The tensors aclSetInputTensorAddr / aclSetOutputTensorAddr index, by the op's rule:
+    the non-null ones in parameter order, or every position (NULL optional slots included)."""
+    keep_null = info.index_rule == "position"
+    assert info.inputs is not None and info.outputs is not None  # ops with a reference have roles
+    inputs = [args[i] for i in info.inputs if keep_null or args[i] is not None]
+    outputs = [args[i] for i in info.outputs if keep_null or args[i] is not None]
+    return inputs, outputs

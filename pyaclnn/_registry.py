@@ -1,0 +1,330 @@
+"""The operator registry: which operators a backend can call, their signatures and roles.
+
+Every operator is found in a header (``_signature``), in one of these *sources*, searched in
+this order (the first that declares an operator wins, as torch_npu looks up custom operator
+libraries before the built-in ones, abi.md §5.4):
+
+1. custom operator packages (acl backend): each vendor folder of ASCEND_CUSTOM_OPP_PATH
+   (colon-separated), then ``$ASCEND_OPP_PATH/vendors/<name>`` for each name of
+   ``vendors/config.ini``'s ``load_priority``; headers in ``op_api/include/``, the library
+   ``op_api/lib/libcust_opapi.so``, the op definitions in
+   ``op_impl/ai_core/tbe/config/<soc>/aic-<soc>-ops-info.json``;
+2. pyaclnn's own ``headers/`` (the operators it ships, with their NumPy references);
+3. the installed CANN's aclnnop headers (acl backend): ``<home>/include/aclnnop/`` (9.x, and
+   8.x's link) and ``<home>/opp/built-in/op_impl/ai_core/tbe/op_api/include/aclnnop/`` (8.x).
+
+Operator names are indexed on first use (a regular expression over each header, no parse);
+a header is parsed only when one of its operators is used, and parses are cached.
+
+Inputs and outputs: a hand-written header declares inputs ``const aclTensor *`` and outputs
+``aclTensor *``; a parameter named ``...Ref`` (``selfRef`` of the in-place ops) is both. A
+generated header declares every tensor const: the op definition (ops-info json) of its
+package says which are outputs; where nothing says, the roles are undetermined (``roles_problem``).
+The index rule of aclSetInputTensorAddr / aclSetOutputTensorAddr is ``"non_null"`` (the non-null
+tensors of the group, in parameter order: hand-written ops) or ``"position"`` (the position in
+the op definition, counting NULL optional tensors: generated ops, abi.md Addendum).
+"""
+from __future__ import annotations
+
+import configparser
+import json
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from ._headers_path import HEADER_DIR
+from ._signature import Signature, index_header, parse_header
+
+__all__ = ["Source", "OpInfo", "Registry", "pyaclnn_source", "cann_sources", "custom_sources",
+           "SHIPPED_ROLES", "REFERENCES"]
+
+# The operators pyaclnn ships with a spec (pyaclnn._spec) and a NumPy reference (pyaclnn._numpy).
+REFERENCES = ("MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward")
+
+TENSOR_KINDS = ("tensor", "tensor_list")
+
+# Roles of the shipped operators whose header cannot say them (generated, all const), from the
+# op definitions traced in shared/reference/ops.md. Only these: everything else comes from headers.
+SHIPPED_ROLES: dict[str, tuple[tuple[str, ...], str]] = {
+    # outputs, index rule
+    "CrossEntropyLossGrad": (("out",), "position"),
+}
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where operators are declared, and which library exports them."""
+    kind: str                          # "custom", "pyaclnn" or "builtin"
+    label: str                         # for doctor and `pyaclnn ops`
+    include_dirs: tuple[Path, ...]
+    library: Path | None = None        # libcust_opapi.so; None: the toolkit's op libraries
+    opdef_files: tuple[Path, ...] = ()  # aic-<soc>-ops-info.json of a package
+
+    def headers(self) -> Iterator[Path]:
+        seen: set[Path] = set()
+        for folder in self.include_dirs:
+            for path in sorted(folder.glob("aclnn*.h")):
+                real = path.resolve()
+                if real not in seen:
+                    seen.add(real)
+                    yield path
+
+
+@dataclass
+class OpInfo:
+    """One operator: its signature, where it was found, and which tensors are inputs/outputs."""
+    name: str
+    signature: Signature
+    source: Source
+    header: Path
+    inputs: tuple[int, ...] | None      # parameter positions; None: undetermined
+    outputs: tuple[int, ...] | None
+    index_rule: str = "non_null"        # or "position"
+    roles_problem: str | None = None    # why inputs/outputs are undetermined
+    cache: dict[str, Any] = field(default_factory=dict)  # per-backend plans (argument slots...)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(p.kind for p in self.signature.params)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.signature.params)
+
+    def role_text(self, position: int) -> str:
+        if self.inputs is None or self.outputs is None:
+            return "?"
+        if position in self.inputs and position in self.outputs:
+            return "in/out"
+        return "in" if position in self.inputs else ("out" if position in self.outputs else "")
+
+    @property
+    def has_reference(self) -> bool:
+        """A NumPy reference exists, and this is the operator it was written for (headers/)."""
+        return self.source.kind == "pyaclnn" and self.name in REFERENCES
+
+    def describe(self) -> str:
+        """``aclnnAdd(self: in tensor, other: in tensor, alpha: scalar, out: out tensor)``."""
+        parts = []
+        for i, p in enumerate(self.signature.params):
+            role = self.role_text(i) if p.kind in TENSOR_KINDS else ""
+            parts.append(f"{p.name}: {(role + ' ') if role else ''}{p.kind} [{p.ctype}]")
+        return f"aclnn{self.name}({', '.join(parts)})"
+
+
+def _normal(name: str) -> str:
+    """gradLoss, grad_loss, weightOptional -> gradloss, gradloss, weight (for op-definition names)."""
+    n = name.replace("_", "").lower()
+    for suffix in ("optional", "ref"):
+        if n.endswith(suffix) and len(n) > len(suffix):
+            n = n[: -len(suffix)]
+    return n
+
+
+def read_opdefs(files: tuple[Path, ...]) -> dict[str, tuple[list[str], list[str]]]:
+    """{op type: (input names, output names)} of ops-info json files (``inputN``/``outputN``)."""
+    defs: dict[str, tuple[list[str], list[str]]] = {}
+    for path in files:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        for op, body in data.items():
+            if not isinstance(body, dict) or op in defs:
+                continue
+            groups: dict[str, list[tuple[int, str]]] = {"input": [], "output": []}
+            for key, value in body.items():
+                m = re.fullmatch(r"(input|output)(\d+)", key)
+                if m and isinstance(value, dict) and "name" in value:
+                    groups[m.group(1)].append((int(m.group(2)), str(value["name"])))
+            defs[op] = ([n for _, n in sorted(groups["input"])], [n for _, n in sorted(groups["output"])])
+    return defs
+
+
+class Registry:
+    """The operators of a list of sources; thread-safe, lazy, cached."""
+
+    def __init__(self, sources: list[Source]) -> None:
+        self.sources = list(sources)
+        self._lock = threading.Lock()
+        self._indexes: dict[int, dict[str, Path]] = {}     # source position -> {op: header}
+        self._parsed: dict[Path, dict[str, Signature]] = {}
+        self._opdefs: dict[int, dict[str, tuple[list[str], list[str]]]] = {}
+        self._ops: dict[str, OpInfo | None] = {}
+
+    # -- discovery ---------------------------------------------------------------------------
+    def _index(self, i: int) -> dict[str, Path]:
+        index = self._indexes.get(i)
+        if index is None:
+            index = {}
+            for header in self.sources[i].headers():
+                try:
+                    text = header.read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue
+                for name in index_header(text):
+                    index.setdefault(name, header)
+            self._indexes[i] = index
+        return index
+
+    def declared(self, source: Source) -> dict[str, Path]:
+        """The operators ``source`` declares (its own index, whoever wins), by name."""
+        return dict(self._index(self.sources.index(source)))
+
+    def locate(self, name: str) -> tuple[Source, Path] | None:
+        """The source and header declaring ``name`` (sources indexed only as far as needed)."""
+        for i, source in enumerate(self.sources):
+            header = self._index(i).get(name)
+            if header is not None:
+                return source, header
+        return None
+
+    def all(self) -> dict[str, tuple[Source, Path]]:
+        """Every operator name found, with the source that wins for it (indexes every source)."""
+        found: dict[str, tuple[Source, Path]] = {}
+        for i, source in enumerate(self.sources):
+            for name, header in self._index(i).items():
+                found.setdefault(name, (source, header))
+        return dict(sorted(found.items()))
+
+    def searched(self) -> str:
+        return "; ".join(f"{s.label}: {', '.join(str(d) for d in s.include_dirs) or '-'}" for s in self.sources)
+
+    # -- operators ---------------------------------------------------------------------------
+    def get(self, name: str) -> OpInfo | None:
+        """The operator ``name`` ("Add"), parsed on first use; None if no source declares it."""
+        try:
+            return self._ops[name]
+        except KeyError:
+            pass
+        with self._lock:
+            if name not in self._ops:
+                self._ops[name] = self._load(name)
+        return self._ops[name]
+
+    def _load(self, name: str) -> OpInfo | None:
+        where = self.locate(name)
+        if where is None:
+            return None
+        source, header = where
+        parsed = self._parsed.get(header)
+        if parsed is None:
+            parsed = self._parsed[header] = parse_header(header.read_text(encoding="utf-8", errors="replace"))
+        signature = parsed.get(name)
+        if signature is None:  # indexed, yet the declaration is not one pyaclnn can read
+            signature = Signature(name, (), f"the declaration of aclnn{name}GetWorkspaceSize in {header} "
+                                            "could not be parsed")
+        return self._roles(name, signature, source, header)
+
+    def _roles(self, name: str, sig: Signature, source: Source, header: Path) -> OpInfo:
+        tensors = [i for i, p in enumerate(sig.params) if p.kind in TENSOR_KINDS]
+        info = OpInfo(name, sig, source, header, None, None)
+        if not sig.all_const:  # hand-written: const is an input, non-const an output, ...Ref both
+            info.inputs = tuple(i for i in tensors if sig.params[i].const or sig.params[i].name.endswith("Ref"))
+            info.outputs = tuple(i for i in tensors if not sig.params[i].const or sig.params[i].name.endswith("Ref"))
+            return info
+        info.index_rule = "position"  # generated headers come with generated (nnopbase) executors
+        outputs: set[str] | None = None
+        if source.kind == "pyaclnn" and name in SHIPPED_ROLES:
+            names, info.index_rule = SHIPPED_ROLES[name]
+            outputs = {_normal(n) for n in names}
+        else:
+            opdef = self._opdef(source, name)
+            if opdef is not None:
+                ins, outs = opdef
+                outputs = {_normal(n) for n in outs}
+                known = outputs | {_normal(n) for n in ins}
+                unknown = [sig.params[i].name for i in tensors if _normal(sig.params[i].name) not in known]
+                if unknown:
+                    outputs = None
+                    info.roles_problem = (f"the op definition of {name} names no tensor {', '.join(unknown)}")
+        if outputs is None:
+            info.roles_problem = info.roles_problem or (
+                f"aclnn{name}'s header ({header.name}) declares every tensor const and no op "
+                f"definition of {source.label} names its outputs")
+            return info
+        info.outputs = tuple(i for i in tensors if _normal(sig.params[i].name) in outputs)
+        info.inputs = tuple(i for i in tensors if i not in info.outputs)
+        return info
+
+    def _opdef(self, source: Source, name: str) -> tuple[list[str], list[str]] | None:
+        i = self.sources.index(source)
+        defs = self._opdefs.get(i)
+        if defs is None:
+            defs = self._opdefs[i] = read_opdefs(source.opdef_files)
+        return defs.get(name)
+
+
+# -- the sources of each backend ------------------------------------------------------------------
+def pyaclnn_source() -> Source:
+    return Source("pyaclnn", "pyaclnn headers/", (HEADER_DIR,))
+
+
+def _vendor_source(root: Path, label: str) -> Source | None:
+    include = root / "op_api" / "include"
+    if not include.is_dir():
+        return None
+    opdefs = tuple(sorted((root / "op_impl" / "ai_core" / "tbe" / "config").glob("*/aic-*-ops-info.json")))
+    return Source("custom", label, (include,), root / "op_api" / "lib" / "libcust_opapi.so", opdefs)
+
+
+def custom_sources(opp: Path | None) -> list[Source]:
+    """ASCEND_CUSTOM_OPP_PATH's vendor folders, then ``<opp>/vendors`` by config.ini load_priority."""
+    found: list[Source] = []
+    seen: set[Path] = set()
+
+    def add(root: Path, label: str) -> None:
+        key = root.resolve()
+        if key in seen:
+            return
+        source = _vendor_source(root, label)
+        if source is not None:
+            seen.add(key)
+            found.append(source)
+
+    for entry in (os.environ.get("ASCEND_CUSTOM_OPP_PATH") or "").split(":"):
+        if entry.strip():
+            path = Path(entry.strip())
+            add(path, f"custom package {path.name} (ASCEND_CUSTOM_OPP_PATH)")
+    if opp is not None:
+        config = opp / "vendors" / "config.ini"
+        if config.is_file():
+            parser = configparser.ConfigParser()
+            try:
+                parser.read_string("[vendors]\n" + config.read_text(encoding="utf-8", errors="replace"))
+                priority = parser.get("vendors", "load_priority", fallback="")
+            except configparser.Error:
+                priority = ""
+            for name in (n.strip() for n in priority.split(",")):
+                if name:
+                    add(opp / "vendors" / name, f"custom package {name} (vendors/config.ini)")
+    return found
+
+
+def builtin_dirs(home: Path) -> list[Path]:
+    """The toolkit's aclnnop header folders (9.x: include/aclnnop; 8.x: the op_api folder)."""
+    candidates = [home / "include" / "aclnnop",
+                  home / "opp" / "built-in" / "op_impl" / "ai_core" / "tbe" / "op_api" / "include" / "aclnnop"]
+    candidates += sorted(home.glob("*-linux/include/aclnnop"))
+    out: list[Path] = []
+    for c in candidates:
+        if c.is_dir() and all(c.resolve() != o.resolve() for o in out):
+            out.append(c)
+    return out
+
+
+def cann_sources(home: Path, layout: str | None) -> list[Source]:
+    """Every source of the acl backend, in search order."""
+    opp_env = os.environ.get("ASCEND_OPP_PATH")
+    opp = Path(opp_env) if opp_env else home / "opp"
+    sources = custom_sources(opp)
+    sources.append(pyaclnn_source())
+    dirs = builtin_dirs(home)
+    if dirs:
+        opdefs = tuple(sorted((opp / "built-in" / "op_impl" / "ai_core" / "tbe" / "config").glob(
+            "*/aic-*-ops-info.json")))
+        sources.append(Source("builtin", f"CANN {layout or ''} aclnnop".replace("  ", " "), tuple(dirs), None, opdefs))
+    return sources

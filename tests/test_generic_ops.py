@@ -1,0 +1,396 @@
+"""Operators pyaclnn never shipped a header for, found at run time and called generically.
+
+On the emulator (tests/emulator): Add / InplaceAdd / Cat / AmpUpdateScale from the toolkit's
+aclnnop folder, AddCustom from a custom operator package (ASCEND_CUSTOM_OPP_PATH), through
+``pyaclnn.acl`` and through ``pyaclnn.Op``; results against PyTorch CPU; failing statuses as the
+right AclError. On the NumPy backend they raise NotSupportedError; the four seed operators run
+through the same generic object on both backends.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pyaclnn
+from pyaclnn import acl
+
+torch = pytest.importorskip("torch")
+TESTS = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def custom_vendor(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from emulator.build import build_custom_opp
+    return build_custom_opp(tmp_path_factory.mktemp("opp"))
+
+
+@pytest.fixture
+def device_acl(emulator, emulator_home, custom_vendor, use_backend, monkeypatch):
+    """The acl backend on the emulator, with the custom package on ASCEND_CUSTOM_OPP_PATH."""
+    monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", str(custom_vendor))
+    use_backend("acl", home=emulator_home)
+    with pyaclnn.Device(0) as dev, dev.create_stream() as stream:
+        yield stream
+
+
+def _acl_tensor(array: np.ndarray) -> tuple[object, int]:
+    """aclrtMalloc + aclrtMemcpy + aclCreateTensor, as a C sample does."""
+    size = max(array.nbytes, 1)
+    addr = acl.aclrtMalloc(size, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    if array.nbytes:
+        acl.aclrtMemcpy(addr, size, np.ascontiguousarray(array), array.nbytes, acl.ACL_MEMCPY_HOST_TO_DEVICE)
+    dtype = {np.float32: acl.ACL_FLOAT, np.float16: acl.ACL_FLOAT16, np.int32: acl.ACL_INT32}[array.dtype.type]
+    shape = list(array.shape)
+    strides = [s // array.itemsize for s in array.strides]
+    return acl.aclCreateTensor(shape, len(shape), dtype, strides, 0, acl.ACL_FORMAT_ND, shape, len(shape), addr), addr
+
+
+def test_add_through_pyaclnn_acl_as_the_cann_sample(device_acl):
+    """The CANN aclnnAdd sample, line by line: self + alpha * other."""
+    stream = device_acl
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    y = np.full((4, 2), 0.5, np.float32)
+    (tx, ax), (ty, ay), (tout, aout) = _acl_tensor(x), _acl_tensor(y), _acl_tensor(np.zeros_like(x))
+    alpha = acl.aclCreateScalar(1.2, acl.ACL_FLOAT)
+    ws_size, executor = acl.aclnnAddGetWorkspaceSize(tx, ty, alpha, tout)
+    ws = acl.aclrtMalloc(ws_size, acl.ACL_MEM_MALLOC_HUGE_FIRST) if ws_size else None
+    acl.aclnnAdd(ws, ws_size, executor, stream._raw)
+    acl.aclrtSynchronizeStream(stream._raw)
+    out = np.zeros_like(x)
+    acl.aclrtMemcpy(out, out.nbytes, aout, out.nbytes, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    expected = torch.add(torch.from_numpy(x), torch.from_numpy(y), alpha=float(np.float32(1.2)))
+    np.testing.assert_allclose(out, expected.numpy(), rtol=1e-6)
+    for t in (tx, ty, tout):
+        acl.aclDestroyTensor(t)
+    acl.aclDestroyScalar(alpha)
+    for a in (ax, ay, aout) + ((ws,) if ws else ()):
+        acl.aclrtFree(a)
+
+
+def test_failing_status_is_the_right_acl_error(device_acl):
+    tx, ax = _acl_tensor(np.ones((2, 3), np.float32))
+    ty, ay = _acl_tensor(np.ones((4,), np.float32))
+    alpha = acl.aclCreateScalar(1, acl.ACL_INT64)
+    with pytest.raises(pyaclnn.AclnnParamInvalidError) as info:  # shapes do not broadcast
+        acl.aclnnAddGetWorkspaceSize(tx, ty, alpha, tx)
+    assert info.value.status == 161002 and info.value.api == "aclnnAddGetWorkspaceSize"
+    assert info.value.cann_message
+    with pytest.raises(pyaclnn.AclnnParamNullptrError) as info:
+        acl.aclnnAddGetWorkspaceSize(tx, None, alpha, tx)
+    assert info.value.api == "aclnnAddGetWorkspaceSize"
+    with pytest.raises(pyaclnn.AclnnParamNullptrError) as info:  # generated op, custom package
+        acl.aclnnAddCustomGetWorkspaceSize(tx, None, tx)
+    assert info.value.api == "aclnnAddCustomGetWorkspaceSize"
+    for t in (tx, ty):
+        acl.aclDestroyTensor(t)
+    acl.aclDestroyScalar(alpha)
+    acl.aclrtFree(ax)
+    acl.aclrtFree(ay)
+
+
+@pytest.mark.parametrize("alpha", [1, 2.5, np.float32(-0.75)])
+def test_add_through_the_generic_object(device_acl, alpha):
+    stream = device_acl
+    x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    y = np.random.default_rng(1).standard_normal((4,)).astype(np.float32)
+    out = pyaclnn.Tensor.zeros((3, 4))
+    with pyaclnn.Op("Add", self=pyaclnn.Tensor.from_numpy(x), other=y, alpha=alpha, out=out) as op:
+        op.run(stream)
+        stream.synchronize()
+    expected = torch.add(torch.from_numpy(x), torch.from_numpy(y), alpha=float(alpha))
+    np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_inplace_add_ref_is_input_and_output(device_acl):
+    stream = device_acl
+    x = np.arange(4, dtype=np.float32)
+    t = pyaclnn.Tensor.from_numpy(x)
+    op = pyaclnn.Op("InplaceAdd", t, np.ones(4, np.float32), 3)
+    assert op.inputs[0] is t and op.outputs == [t]
+    op.run(stream)
+    stream.synchronize()
+    np.testing.assert_array_equal(t.numpy(), x + 3)
+
+
+def test_cat_takes_a_tensor_list(device_acl):
+    stream = device_acl
+    parts = [np.full((1, 2), i, np.float32) for i in range(3)] + [pyaclnn.Tensor.from_numpy(np.ones((2, 2), np.float32))]
+    op = pyaclnn.Op("Cat", tensors=parts, dim=0, out=np.zeros((5, 2), np.float32))
+    op.run(stream)
+    stream.synchronize()
+    expected = torch.cat([torch.from_numpy(np.asarray(p)) for p in parts], 0)
+    np.testing.assert_array_equal(op["out"].numpy(), expected.numpy())
+    op.close()
+
+
+def test_generated_op_roles_from_the_op_definition_and_position_index(device_acl):
+    """AmpUpdateScale's header declares its outputs const: the ops-info json says which they are."""
+    stream = device_acl
+    info = pyaclnn._backend.current().runtime.op_info("AmpUpdateScale")
+    assert info.source.kind == "builtin" and info.index_rule == "position"
+    assert [info.names[i] for i in info.outputs] == ["updatedScale", "updatedGrowthTracker"]
+    scale, tracker = pyaclnn.Tensor.from_numpy(np.array([4.0], np.float32)), pyaclnn.Tensor.from_numpy(np.array([1], np.int32))
+    found_inf = pyaclnn.Tensor.from_numpy(np.array([0.0], np.float32))
+    new_scale, new_tracker = pyaclnn.Tensor.zeros((1,)), pyaclnn.Tensor.zeros((1,), np.int32)
+    op = pyaclnn.Op("AmpUpdateScale", scale, tracker, found_inf, 2.0, 0.5, 2, new_scale, new_tracker,
+                    repeatable=True)
+    op.run(stream)
+    s, g = torch.tensor([4.0]), torch.tensor([1], dtype=torch.int32)
+    torch._amp_update_scale_(s, g, torch.tensor([0.0]), 2.0, 0.5, 2)
+    stream.synchronize()
+    assert new_scale.numpy().tolist() == s.tolist() and new_tracker.numpy().tolist() == g.tolist()
+    other = pyaclnn.Tensor.from_numpy(np.array([7], np.int32))
+    new_tracker.copy_from(np.array([5], np.int32))
+    op.set_output("updatedGrowthTracker", other)  # by C name; C index 1 of the op definition
+    op.run(stream)  # the same inputs again: the same results, now in `other`
+    stream.synchronize()
+    assert other.numpy().tolist() == g.tolist() and new_tracker.numpy().tolist() == [5]
+    op.close()
+
+
+def test_custom_package_op_through_acl_and_the_generic_object(device_acl, custom_vendor):
+    stream = device_acl
+    info = pyaclnn._backend.current().runtime.op_info("AddCustom")
+    assert info.source.kind == "custom" and info.source.library == custom_vendor / "op_api/lib/libcust_opapi.so"
+    assert [info.names[i] for i in info.outputs] == ["z"]
+    x, y = np.arange(6, dtype=np.float16), np.full(6, 0.25, np.float16)
+    (tx, ax), (ty, ay), (tz, az) = _acl_tensor(x), _acl_tensor(y), _acl_tensor(np.zeros_like(x))
+    size, executor = acl.aclnnAddCustomGetWorkspaceSize(tx, ty, tz)
+    acl.aclnnAddCustom(None, size, executor, stream._raw)
+    acl.aclrtSynchronizeStream(stream._raw)
+    out = np.zeros_like(x)
+    acl.aclrtMemcpy(out, out.nbytes, az, out.nbytes, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    assert out.tolist() == (torch.from_numpy(x) + torch.from_numpy(y)).tolist()
+    for t, a in ((tx, ax), (ty, ay), (tz, az)):
+        acl.aclDestroyTensor(t)
+        acl.aclrtFree(a)
+    op = pyaclnn.Op("AddCustom", x=x, y=y, z=np.zeros_like(x))
+    op.run(stream)
+    stream.synchronize()
+    assert op["z"].numpy().tolist() == out.tolist()
+    with pytest.raises(pyaclnn.AclnnParamInvalidError):  # float16 with float32: the package refuses
+        pyaclnn.Op("AddCustom", x=x, y=y.astype(np.float32), z=np.zeros_like(x))
+
+
+def test_custom_package_without_op_definition_runs_but_cannot_set_addresses(
+        emulator, emulator_home, custom_vendor, use_backend, monkeypatch, tmp_path):
+    bare = tmp_path / "bare"
+    shutil.copytree(custom_vendor, bare, symlinks=True)
+    shutil.rmtree(bare / "op_impl")
+    monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", str(bare))
+    use_backend("acl", home=emulator_home)
+    with pyaclnn.Device(0) as dev, dev.create_stream() as stream:
+        x = pyaclnn.Tensor.from_numpy(np.ones(4, np.float32))
+        op = pyaclnn.Op("AddCustom", x, x, pyaclnn.Tensor.zeros(4), repeatable=True)
+        op.run(stream)
+        stream.synchronize()
+        with pytest.raises(pyaclnn.NotSupportedError, match="op definition"):
+            op.set_input(0, x)
+        op.close()
+
+
+def test_seed_operators_run_through_the_generic_object(backend):
+    """MseLossBackward by its C parameter names, on both backends, against torch autograd."""
+    g, x, y = (np.random.default_rng(i).standard_normal((2, 3)).astype(np.float32) for i in range(3))
+    out = pyaclnn.Tensor.zeros((2, 3))
+    with pyaclnn.Op("MseLossBackward", gradOutput=pyaclnn.Tensor.from_numpy(g), self=pyaclnn.Tensor.from_numpy(x),
+                    target=pyaclnn.Tensor.from_numpy(y), reduction=2, out=out) as op:
+        op.run()
+    tx = torch.from_numpy(x).requires_grad_()
+    torch.nn.functional.mse_loss(tx, torch.from_numpy(y), reduction="none").backward(torch.from_numpy(g))
+    np.testing.assert_allclose(out.numpy(), tx.grad.numpy(), rtol=1e-6)
+
+
+def test_arguments_are_checked_against_the_signature(backend):
+    x = pyaclnn.Tensor.zeros((2,))
+    with pytest.raises(TypeError, match="needs target, reduction, out"):
+        pyaclnn.Op("MseLossBackward", x, x)
+    with pytest.raises(TypeError, match="no parameter 'input'"):
+        pyaclnn.Op("MseLossBackward", x, x, x, 1, x, input=x)
+    with pytest.raises(TypeError, match="given twice"):
+        pyaclnn.Op("MseLossBackward", x, x, x, 1, x, self=x)
+    with pytest.raises(TypeError, match=r"reduction \(int64_t\) must be an int, got float 1.0"):
+        pyaclnn.Op("MseLossBackward", x, x, x, 1.0, x)
+    with pytest.raises(TypeError, match=r"reduction \(int64_t\) must be an int, got str 'mean'"):
+        acl.aclnnMseLossBackwardGetWorkspaceSize(x._raw, x._raw, x._raw, "mean", x._raw)
+    with pytest.raises(ValueError, match=r"reduction \(int64_t\) = 9223372036854775808 is out of the int64_t range"):
+        acl.aclnnMseLossBackwardGetWorkspaceSize(x._raw, x._raw, x._raw, 2 ** 63, x._raw)
+
+
+def test_value_types_of_found_operators_are_checked_from_their_headers(device_acl):
+    x = np.ones((2, 2), np.float32)
+    with pytest.raises(TypeError, match=r"aclnnCatGetWorkspaceSize: dim \(int64_t\) must be an int, got float 0.0"):
+        pyaclnn.Op("Cat", [x, x], 0.0, np.zeros((4, 2), np.float32))
+    with pytest.raises(TypeError, match=r"growthFactor \(double\) must be an int or float, got str '2'"):
+        acl.aclnnAmpUpdateScaleGetWorkspaceSize(None, None, None, "2", 0.5, 2, None, None)
+
+
+def test_operators_without_a_reference_on_the_numpy_backend(use_backend):
+    use_backend("numpy")
+    with pytest.raises(pyaclnn.NotSupportedError) as info:
+        acl.aclnnAddGetWorkspaceSize(1, 2, 3, 4)
+    message = str(info.value)
+    assert "aclnnAdd" in message and "no NumPy reference" in message and "PYACLNN_BACKEND=acl" in message
+    assert all(op in message for op in ("MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad",
+                                        "PreluBackward"))
+    with pytest.raises(pyaclnn.NotSupportedError, match="aclnnAddCustom has no NumPy reference"):
+        pyaclnn.Op("AddCustom", np.ones(2), np.ones(2), np.ones(2))
+    with pytest.raises(pyaclnn.NotSupportedError, match="aclnnCat"):
+        acl.aclnnCat(None, 0, None, None)
+
+
+def test_op_nowhere_declared_on_acl(device_acl):
+    with pytest.raises(pyaclnn.NotSupportedError, match="no header declares aclnnNoSuchOpGetWorkspaceSize"):
+        acl.aclnnNoSuchOpGetWorkspaceSize()
+
+
+def test_ops_command_and_doctor_list_what_was_found(device_acl, emulator_home, custom_vendor, capsys):
+    from pyaclnn._cli import doctor_report, main
+    assert main(["ops", "add"]) == 0
+    text = capsys.readouterr().out
+    assert "aclnnAdd  [CANN 8.x aclnnop: aclnn_add.h; no NumPy reference]" in text
+    assert "aclnnAddCustom  [custom package customize (ASCEND_CUSTOM_OPP_PATH)" in text
+    assert "selfRef" in text and "in/out" in text
+    assert main(["ops", "--json", "aclnn*LossGrad"]) == 0
+    rows = json.loads(capsys.readouterr().out)["operators"]
+    assert [r["name"] for r in rows] == ["aclnnCrossEntropyLossGrad"] and rows[0]["reference"]
+    ops = doctor_report()["operators"]
+    # the oracle: what the emulator's toolkit folder declares, by a plain scan of its headers
+    from emulator.build import aclnnop_dir
+    import re
+    builtin = {m for h in aclnnop_dir(emulator_home).glob("*.h")
+               for m in re.findall(r"^\s*(?:ACLNN_API\s+)?aclnnStatus\s+aclnn(\w+)GetWorkspaceSize\(",
+                                   h.read_text(), flags=re.M)}
+    assert {"Add", "Cat", "AmpUpdateScale", "MseLossBackward"} <= builtin
+    counts = {s["kind"]: s["count"] for s in ops["sources"]}
+    assert counts == {"custom": 1, "pyaclnn": 4, "builtin": len(builtin)}
+    assert ops["total"] == len(builtin | {"AddCustom"})
+    exported = {Path(lib["path"]).name: lib["count"] for lib in ops["libraries"]}
+    assert exported == {"libopapi.so": len(builtin), "libcust_opapi.so": 1}
+    assert ops["references"] == ["MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward"]
+
+
+def test_9x_layout_finds_add_in_libopapi_math(tmp_path, custom_vendor):
+    """CANN 9 splits the operators across libopapi_*.so: Add lives in libopapi_math.so."""
+    from emulator.build import build_toolkit
+    home = build_toolkit(tmp_path, layout="9.x")
+    code = textwrap.dedent("""
+        import numpy as np, pyaclnn
+        with pyaclnn.Device(0) as dev, dev.create_stream() as s:
+            op = pyaclnn.Op("Add", np.ones(3, np.float32), np.arange(3, dtype=np.float32), 2, np.zeros(3, np.float32))
+            op.run(s); s.synchronize()
+            c = pyaclnn.Op("AddCustom", np.ones(2, np.float32), np.ones(2, np.float32), np.zeros(2, np.float32))
+            c.run(s); s.synchronize()
+            print(op["out"].numpy().tolist(), c["z"].numpy().tolist())
+    """)
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "ASCEND_OPP_PATH")}
+    env.update(PYACLNN_BACKEND="acl", ASCEND_HOME_PATH=str(home), ASCEND_CUSTOM_OPP_PATH=str(custom_vendor),
+               PYTHONPATH=os.pathsep.join([str(TESTS.parent), str(TESTS)]))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[0] == "[1.0, 3.0, 5.0] [2.0, 2.0]"
+
+
+def test_unsupported_parameter_is_listed_and_named_when_called(
+        emulator, emulator_home, custom_vendor, use_backend, monkeypatch, tmp_path, capsys):
+    weird = tmp_path / "weird"
+    (weird / "op_api" / "include").mkdir(parents=True)
+    (weird / "op_api" / "include" / "aclnn_weird.h").write_text(
+        "ACLNN_API aclnnStatus aclnnWeirdGetWorkspaceSize(const aclTensor *x, aclTensor **outs,\n"
+        "    uint64_t *workspaceSize, aclOpExecutor **executor);\n")
+    monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", f"{weird}:{custom_vendor}")
+    use_backend("acl", home=emulator_home)
+    from pyaclnn._cli import main
+    assert main(["ops", "Weird"]) == 0
+    assert "outs" in capsys.readouterr().out
+    with pytest.raises(pyaclnn.NotSupportedError, match=r"'outs' has C type 'aclTensor \*\*'"):
+        acl.aclnnWeirdGetWorkspaceSize(None, None)
+    with pytest.raises(pyaclnn.NotSupportedError, match="'outs'"):
+        pyaclnn.Op("Weird", None, None)
+    with pytest.raises(pyaclnn.NotSupportedError, match="no library exports"):  # declared, no libcust_opapi.so
+        (weird / "op_api" / "include" / "aclnn_weird.h").write_text(
+            "aclnnStatus aclnnWeirdGetWorkspaceSize(const aclTensor *x, uint64_t *workspaceSize, "
+            "aclOpExecutor **executor);\n")
+        use_backend("acl", home=emulator_home)
+        acl.aclnnWeirdGetWorkspaceSize(None)
+
+
+def test_a_custom_package_shadows_the_builtin_operator(emulator, emulator_home, use_backend, monkeypatch,
+                                                       tmp_path):
+    """Custom packages are searched first (torch_npu's GetOpApiFuncAddr): its aclnnAdd(x1, x2, y)
+    replaces the toolkit's aclnnAdd(self, other, alpha, out), signature and library."""
+    from emulator.build import build_custom_opp
+    vendor = build_custom_opp(tmp_path, "shadow", ops=("AddCustom", "Add"))
+    monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", str(vendor))
+    use_backend("acl", home=emulator_home)
+    info = pyaclnn._backend.current().runtime.op_info("Add")
+    assert info.names == ("x1", "x2", "y") and info.source.kind == "custom"
+    with pyaclnn.Device(0) as dev, dev.create_stream() as stream:
+        op = pyaclnn.Op("Add", x1=np.ones(3, np.float32), x2=np.full(3, 2, np.float32), y=np.zeros(3, np.float32))
+        op.run(stream)
+        stream.synchronize()
+        assert op["y"].numpy().tolist() == [3.0, 3.0, 3.0]
+        op.close()
+
+
+def test_vendors_config_ini_packages_are_found(emulator, emulator_home, use_backend, monkeypatch, tmp_path):
+    """A package installed into $ASCEND_OPP_PATH/vendors and listed by config.ini's load_priority."""
+    from emulator.build import build_custom_opp
+    opp = tmp_path / "opp"
+    shutil.copytree(Path(emulator_home) / "opp", opp, symlinks=True)
+    build_custom_opp(opp, "acme")
+    monkeypatch.delenv("ASCEND_CUSTOM_OPP_PATH", raising=False)
+    monkeypatch.setenv("ASCEND_OPP_PATH", str(opp))
+    use_backend("acl", home=emulator_home)
+    info = pyaclnn._backend.current().runtime.op_info("AddCustom")
+    assert info.source.label == "custom package acme (vendors/config.ini)"
+    with pyaclnn.Device(0) as dev, dev.create_stream() as stream:
+        op = pyaclnn.Op("AddCustom", np.ones(2, np.float32), np.ones(2, np.float32), np.zeros(2, np.float32))
+        op.run(stream)
+        stream.synchronize()
+        assert op["z"].numpy().tolist() == [2.0, 2.0]
+        op.close()
+
+
+def test_reduce_sum_int_array_bool_and_dtype_parameters(device_acl):
+    stream = device_acl
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    info = pyaclnn._backend.current().runtime.op_info("ReduceSum")
+    assert info.kinds == ("tensor", "int_array", "bool", "int", "tensor")
+    for dims, keep in (([0, 2], False), ([1], True)):
+        expected = torch.sum(torch.from_numpy(x), dim=dims, keepdim=keep)
+        op = pyaclnn.Op("ReduceSum", self=x, dims=dims, keepDims=keep, dtype=pyaclnn.DType.FLOAT,
+                        out=np.zeros(tuple(expected.shape), np.float32))
+        op.run(stream)
+        stream.synchronize()
+        np.testing.assert_allclose(op["out"].numpy(), expected.numpy(), rtol=1e-6)
+        op.close()
+    with pytest.raises(TypeError, match=r"keepDims \(bool\) must be a bool, got int 1"):
+        pyaclnn.Op("ReduceSum", x, [0], 1, acl.ACL_FLOAT, np.zeros((3, 4), np.float32))
+    with pytest.raises(pyaclnn.AclnnParamInvalidError):  # a repeated dim: the library's check
+        pyaclnn.Op("ReduceSum", x, [0, 0], False, acl.ACL_FLOAT, np.zeros((3, 4), np.float32))
+
+
+def test_foreach_mul_scalar_list_tensor_lists_in_and_out(device_acl):
+    """Tensor lists as input and output, a scalar list; the scalar dtype rule decides the row:
+    float32 tensors take float32 scalars (np.float32), and Python floats (ACL_DOUBLE) are refused."""
+    stream = device_acl
+    xs = [np.arange(3, dtype=np.float32), np.full((2, 2), 1.5, np.float32)]
+    outs = [pyaclnn.Tensor.zeros((3,)), pyaclnn.Tensor.zeros((2, 2))]
+    op = pyaclnn.Op("ForeachMulScalarList", x=xs, scalars=[np.float32(2), np.float32(-1)], out=outs)
+    op.run(stream)
+    stream.synchronize()
+    expected = torch._foreach_mul([torch.from_numpy(a) for a in xs], [2.0, -1.0])
+    for out, e in zip(outs, expected):
+        np.testing.assert_array_equal(out.numpy(), e.numpy())
+    op.close()
+    with pytest.raises(pyaclnn.AclnnParamInvalidError):
+        pyaclnn.Op("ForeachMulScalarList", x=xs, scalars=[2.0, -1.0], out=outs)

@@ -1,0 +1,258 @@
+"""The header parser and the operator registry, on header text written in the real CANN styles.
+
+The fixtures copy the *shapes* of real headers (ops-math aclnn_add.h: ACLNN_API, several ops per
+header, ``selfRef``; the generated custom-op header of the Ascend C flow: include guard, extern "C",
+``__attribute__((visibility("default")))``, one parameter per line, every tensor const; ops-info
+json of a custom package), not their text.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pyaclnn._registry import Registry, Source, cann_sources, custom_sources, pyaclnn_source
+from pyaclnn._signature import index_header, parse_header
+
+HAND_WRITTEN = r'''/**
+ * Copyright notice ... aclnnFakeGetWorkspaceSize( in a comment must not count
+ */
+#ifndef OP_API_INC_ADD_H_
+#define OP_API_INC_ADD_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @brief aclnnAdd: out = self + alpha * other
+ * @param [in] self: npu device aclTensor
+ */
+ACLNN_API aclnnStatus aclnnAddGetWorkspaceSize(const aclTensor* self, const aclTensor* other, const aclScalar* alpha,
+                                               aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor);
+
+ACLNN_API aclnnStatus aclnnAdd(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream);
+
+ACLNN_API aclnnStatus aclnnInplaceAddGetWorkspaceSize(const aclTensor* selfRef, const aclTensor* other,
+                                                      const aclScalar* alpha, uint64_t* workspaceSize,
+                                                      aclOpExecutor** executor);
+ACLNN_API aclnnStatus aclnnInplaceAdd(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                                      aclrtStream stream);
+
+// a line comment: aclnnNopeGetWorkspaceSize(int x);
+ACLNN_API aclnnStatus aclnnCatGetWorkspaceSize(const aclTensorList *tensors, int64_t dim, aclTensor *out,
+                                               uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnCat(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                               const aclrtStream stream);
+
+ACLNN_API aclnnStatus aclnnEverythingGetWorkspaceSize(const aclIntArray *dims, const aclFloatArray *f,
+    const aclBoolArray *mask, const aclScalarList *scalars, int8_t a, int32_t b, uint64_t c, double d,
+    float e, bool g, const char *mode, char *reduction, aclDataType dtype, aclTensor *out,
+    uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnWeirdGetWorkspaceSize(const aclTensor *const *tensors, aclTensor **outs,
+                                                 uint64_t *workspaceSize, aclOpExecutor **executor);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // OP_API_INC_ADD_H_
+'''
+
+GENERATED = '''
+/*
+ * calution: this file was generated automaticlly donot change it.
+*/
+
+#ifndef ACLNN_ADD_CUSTOM_H_
+#define ACLNN_ADD_CUSTOM_H_
+
+#include "aclnn/acl_meta.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* funtion: aclnnAddCustomGetWorkspaceSize
+ * parameters :
+ * x : required
+ * yOptional : optional
+ * z : required
+ */
+__attribute__((visibility("default")))
+aclnnStatus aclnnAddCustomGetWorkspaceSize(
+    const aclTensor *x,
+    const aclTensor *yOptional,
+    double alpha,
+    const aclTensor *z,
+    uint64_t *workspaceSize,
+    aclOpExecutor **executor);
+
+__attribute__((visibility("default")))
+aclnnStatus aclnnAddCustom(
+    void *workspace,
+    uint64_t workspaceSize,
+    aclOpExecutor *executor,
+    const aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
+'''
+
+
+def test_index_lists_operators_without_parsing_and_skips_comments():
+    assert index_header(HAND_WRITTEN) == ["Add", "InplaceAdd", "Cat", "Everything", "Weird"]
+    assert index_header(GENERATED) == ["AddCustom"]
+
+
+def test_hand_written_header_kinds_and_const():
+    ops = parse_header(HAND_WRITTEN)
+    add = ops["Add"]
+    assert [(p.name, p.kind, p.const) for p in add.params] == [
+        ("self", "tensor", True), ("other", "tensor", True), ("alpha", "scalar", True), ("out", "tensor", False)]
+    assert add.problem is None and not add.all_const
+    assert str(add) == ("aclnnAddGetWorkspaceSize(const aclTensor *self, const aclTensor *other, "
+                        "const aclScalar *alpha, aclTensor *out)")
+    assert [p.kind for p in ops["Cat"].params] == ["tensor_list", "int", "tensor"]
+    every = ops["Everything"]
+    assert [p.kind for p in every.params] == [
+        "int_array", "float_array", "bool_array", "scalar_list", "int", "int", "int", "float", "float", "bool",
+        "string", "string", "int", "tensor"]
+    assert every.problem is None
+
+
+def test_unknown_parameter_kinds_are_listed_with_the_reason():
+    weird = parse_header(HAND_WRITTEN)["Weird"]
+    assert [p.kind for p in weird.params] == ["unsupported", "unsupported"]
+    assert "'tensors'" in weird.problem and "'outs'" in weird.problem and "aclTensor **" in weird.problem
+
+
+def test_generated_header_one_parameter_per_line_all_const():
+    sig = parse_header(GENERATED)["AddCustom"]
+    assert [p.name for p in sig.params] == ["x", "yOptional", "alpha", "z"]
+    assert sig.all_const and sig.problem is None
+
+
+def test_prototype_is_what_cffi_accepts():
+    """The normalised prototype declares both phases against pyaclnn's own types."""
+    from pyaclnn._acl._ffi import op_ffi
+    for sig in parse_header(HAND_WRITTEN + GENERATED).values():
+        if sig.problem is None:
+            ffi = op_ffi(sig.prototype())
+            assert ffi.typeof(f"aclnnStatus(*)({', '.join(p.ctype for p in sig.params)}, uint64_t *, "
+                              "aclOpExecutor **)") is not None
+
+
+def test_shipped_headers_parse_to_the_documented_parameters():
+    ops = Registry([pyaclnn_source()])
+    mse = ops.get("MseLossBackward")
+    assert mse.names == ("gradOutput", "self", "target", "reduction", "out")
+    assert mse.inputs == (0, 1, 2) and mse.outputs == (4,) and mse.index_rule == "non_null"
+    gn = ops.get("GroupNormBackward")
+    assert gn.kinds[9] == "bool_array" and gn.inputs == (0, 1, 2, 3, 4) and gn.outputs == (10, 11, 12)
+    ce = ops.get("CrossEntropyLossGrad")  # generated: all const; pyaclnn knows its output
+    assert ce.signature.all_const and ce.outputs == (10,) and ce.inputs == (0, 1, 2, 3, 4, 5)
+    assert ce.index_rule == "position"
+    assert ops.get("PreluBackward").outputs == (3, 4)
+    assert set(ops.all()) == {"MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward"}
+    assert ops.get("Add") is None
+
+
+def _package(root: Path, name: str, header: str, opdef: dict | None) -> Path:
+    vendor = root / name
+    (vendor / "op_api" / "include").mkdir(parents=True)
+    (vendor / "op_api" / "include" / "aclnn_ops.h").write_text(header)
+    if opdef is not None:
+        config = vendor / "op_impl" / "ai_core" / "tbe" / "config" / "ascend910b"
+        config.mkdir(parents=True)
+        (config / "aic-ascend910b-ops-info.json").write_text(json.dumps(opdef))
+    return vendor
+
+
+OPDEF = {"AddCustom": {"input0": {"name": "x", "paramType": "required"},
+                       "input1": {"name": "y", "paramType": "optional"},
+                       "output0": {"name": "z", "paramType": "required"},
+                       "opFile": {"value": "add_custom"}}}
+
+
+def test_roles_of_a_generated_op_come_from_the_op_definition(tmp_path):
+    vendor = _package(tmp_path, "customize", GENERATED, OPDEF)
+    registry = Registry([Source("custom", "customize", (vendor / "op_api" / "include",), None,
+                                tuple(vendor.rglob("*.json")))])
+    info = registry.get("AddCustom")
+    assert info.inputs == (0, 1) and info.outputs == (3,) and info.index_rule == "position"
+    assert info.roles_problem is None
+    assert "z: out tensor" in info.describe() and "yOptional: in tensor" in info.describe()
+
+
+def test_roles_undetermined_without_an_op_definition(tmp_path):
+    vendor = _package(tmp_path, "nodef", GENERATED, None)
+    info = Registry([Source("custom", "nodef", (vendor / "op_api" / "include",))]).get("AddCustom")
+    assert info.inputs is None and info.outputs is None
+    assert "const" in info.roles_problem and "op definition" in info.roles_problem
+
+
+def test_inplace_ref_parameter_is_input_and_output(tmp_path):
+    (tmp_path / "aclnn_add.h").write_text(HAND_WRITTEN)
+    info = Registry([Source("builtin", "toolkit", (tmp_path,))]).get("InplaceAdd")
+    assert info.inputs == (0, 1) and info.outputs == (0,) and info.role_text(0) == "in/out"
+
+
+def test_custom_packages_come_first_in_env_order_then_config_ini(tmp_path, monkeypatch):
+    first = _package(tmp_path / "a", "first", GENERATED, OPDEF)
+    second = _package(tmp_path / "b", "second", GENERATED.replace("double alpha", "float alpha"), OPDEF)
+    opp = tmp_path / "opp"
+    third = _package(opp / "vendors", "third", HAND_WRITTEN, None)
+    (opp / "vendors" / "config.ini").write_text("load_priority=missing,third\n")
+    monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", f"{first}:{second}:")
+    sources = custom_sources(opp)
+    assert [s.include_dirs[0].parent.parent for s in sources] == [first, second, third]
+    assert sources[0].library == first / "op_api" / "lib" / "libcust_opapi.so"
+    registry = Registry(sources + [pyaclnn_source()])
+    assert registry.get("AddCustom").signature.params[2].ctype == "double"  # the first package wins
+    assert registry.get("Add").source.label.startswith("custom package third")
+
+
+def test_toolkit_layouts(tmp_path, monkeypatch):
+    monkeypatch.delenv("ASCEND_CUSTOM_OPP_PATH", raising=False)
+    monkeypatch.delenv("ASCEND_OPP_PATH", raising=False)
+    home8 = tmp_path / "8"
+    real = home8 / "opp/built-in/op_impl/ai_core/tbe/op_api/include/aclnnop"
+    real.mkdir(parents=True)
+    (real / "aclnn_add.h").write_text(HAND_WRITTEN)
+    (home8 / "include").mkdir()
+    (home8 / "include" / "aclnnop").symlink_to(real)
+    home9 = tmp_path / "9"
+    (home9 / "include" / "aclnnop").mkdir(parents=True)
+    (home9 / "include" / "aclnnop" / "aclnn_add.h").write_text(HAND_WRITTEN)
+    for home, layout in ((home8, "8.x"), (home9, "9.x")):
+        sources = cann_sources(home, layout)
+        assert [s.kind for s in sources] == ["pyaclnn", "builtin"]
+        assert len(sources[1].include_dirs) == 1  # the 8.x link is the same folder
+        registry = Registry(sources)
+        assert registry.get("Add").source.kind == "builtin"
+        assert registry.get("MseLossBackward").source.kind == "pyaclnn"  # headers/ before the toolkit
+        assert {"Add", "InplaceAdd", "Cat", "MseLossBackward"} <= set(registry.all())
+
+
+def test_headers_are_parsed_only_when_used_and_once(tmp_path, monkeypatch):
+    (tmp_path / "aclnn_add.h").write_text(HAND_WRITTEN)
+    (tmp_path / "aclnn_broken.h").write_text("aclnnBrokenGetWorkspaceSize(")
+    calls = []
+    import pyaclnn._registry as reg
+    real = reg.parse_header
+    monkeypatch.setattr(reg, "parse_header", lambda text: calls.append(1) or real(text))
+    registry = Registry([Source("builtin", "toolkit", (tmp_path,))])
+    assert "Broken" in registry.all() and calls == []
+    assert registry.get("Add") is registry.get("Add") and registry.get("Cat") is not None
+    assert len(calls) == 1  # one header, parsed once for both of its operators
+    broken = registry.get("Broken")
+    assert broken is not None and "could not be parsed" in broken.signature.problem
