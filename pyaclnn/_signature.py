@@ -144,7 +144,7 @@ def c_values(sig: Signature, args: tuple) -> tuple:
     out: list[Any] | None = None
     for i, param, fast, lo, hi in values:  # the common case, a value of the right type, converts nothing
         value = args[i]
-        if type(value) is fast and (lo > hi or lo <= value <= hi):
+        if type(value) is fast and (lo > hi or lo <= args[i] <= hi):
             continue
         if out is None:
             out = list(args)

@@ -133,6 +133,8 @@ def _import_graph() -> dict[str, set[str]]:
             elif imported.rsplit(".", 1)[0] in modules and imported.rsplit(".", 1)[0] != "pyaclnn":
                 deps.add(imported.rsplit(".", 1)[0])
         deps.discard(name)
+        # a module's own packages are imported before it, whatever it imports from them
+        deps -= {d for d in deps if name.startswith(d + ".")}
         graph[name] = deps
     return graph
 
