@@ -206,6 +206,31 @@ def test_any_561000_refusal_replans(emulator):
         np.testing.assert_allclose(gw.numpy(), wt.grad.numpy(), rtol=1e-6)
 
 
+def test_replanning_group_norm_keeps_its_mask(emulator):
+    """The re-planning path keeps the bool array (outputMask) it owns across plans, and frees it
+    at close: same results as a single-use plan, no handle left."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 4, 3)).astype(F32)
+    dy = rng.standard_normal((2, 4, 3)).astype(F32)
+    mean, rstd = np.zeros((2, 2), F32), np.ones((2, 2), F32)
+    with pyaclnn.Device(0) as dev, dev.create_stream() as stream:
+        args = [pyaclnn.Tensor.from_numpy(a) for a in (dy, x, mean, rstd)]
+        outs = [pyaclnn.Tensor.zeros(s) for s in ((2, 4, 3), (4,), (4,))]
+        pyaclnn.GroupNormBackward(*args, None, 2, 4, 3, 2, (True, True, True), *outs).run(stream)
+        want = [o.numpy() for o in outs]
+        emulator.fail("aclSetAclOpExecutorRepeatable", 561000)
+        arrays = emulator.live("bool_array")
+        got = [pyaclnn.Tensor.zeros(s) for s in ((2, 4, 3), (4,), (4,))]
+        with pyaclnn.GroupNormBackward(*args, None, 2, 4, 3, 2, (True, True, True), *got, repeatable=True) as ex:
+            assert ex.replans and emulator.live("bool_array") == arrays + 1
+            ex.run(stream)
+            ex.run(stream)
+        assert emulator.live("bool_array") == arrays and emulator.live("executor") == 0
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.numpy(), w)
+    assert emulator.misuse() == 0, emulator.last_misuse()
+
+
 # -- 6. indexes of generated ops ------------------------------------------------------------------
 def test_cross_entropy_set_input_after_a_null_optional(backend):
     """weight=None, grad_zloss given: grad_zloss is non-NULL input 3 for pyaclnn, but slot 4 of
