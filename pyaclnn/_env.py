@@ -30,8 +30,14 @@ def soc() -> str:
 
 
 def device_id() -> int:
-    """PYACLNN_DEVICE: the device the high-level API uses by default (0)."""
-    return int(os.environ.get("PYACLNN_DEVICE", "0"))
+    """PYACLNN_DEVICE: the device the high-level API uses by default (0). Raises ValueError
+    unless it is a device id (an int >= 0)."""
+    value = os.environ.get("PYACLNN_DEVICE", "").strip()
+    if not value:
+        return 0
+    if not value.isdigit():  # digits only: no sign, no "1.0", no "abc"
+        raise ValueError(f"PYACLNN_DEVICE={value!r}: expected a device id, an int >= 0 (0, 1, ...)")
+    return int(value)
 
 
 def install_info() -> str:

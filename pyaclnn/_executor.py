@@ -35,7 +35,7 @@ from .dtypes import DType, from_numpy
 from .errors import AclnnInnerError, AclnnParamInvalidError, ClosedError, ExecutorConsumedError, NotSupportedError
 
 __all__ = ["Executor", "Op", "bind", "scalar_dtype", "MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward",
-           "mse_reduction", "ce_reduction", "default_stream"]
+           "mse_reduction", "ce_reduction", "gn_output_mask", "default_stream"]
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -47,7 +47,8 @@ def mse_reduction(reduction: Any, api: str = "aclnnMseLossBackwardGetWorkspaceSi
             raise AclnnParamInvalidError(api, f"reduction {reduction!r} is not one of 'none', 'mean', 'sum'")
         return _REDUCTIONS[reduction]
     if isinstance(reduction, bool) or not isinstance(reduction, int):
-        raise AclnnParamInvalidError(api, f"reduction must be a str or int, got {type(reduction).__name__}")
+        raise TypeError(f"{api}: reduction must be 'none', 'mean', 'sum' or the int64_t 0, 1, 2; got "
+                        f"{type(reduction).__name__} {reduction!r}")
     return int(reduction)
 
 
@@ -63,6 +64,23 @@ def ce_reduction(reduction: Any, api: str = "aclnnCrossEntropyLossGradGetWorkspa
     if isinstance(reduction, int) and not isinstance(reduction, bool) and 0 <= reduction <= 2:
         return ("none", "mean", "sum")[reduction]
     raise AclnnParamInvalidError(api, f"reduction {reduction!r} is not one of 'none', 'mean', 'sum' (or 0, 1, 2)")
+
+
+def gn_output_mask(mask: Any, api: str = "aclnnGroupNormBackwardGetWorkspaceSize") -> tuple[bool, ...] | None:
+    """GroupNorm's output_mask as the bools of its aclBoolArray (None is nullptr). Its length is
+    the library's check (161002); anything but a sequence of bools is a TypeError here, where
+    ``bool(v) for v in True`` used to fail from deep inside and a str passed as all-True."""
+    if mask is None:
+        return None
+    fix = "pass a sequence of three bools (gradInput, gradGamma, gradBeta), e.g. (True, True, False)"
+    if isinstance(mask, (str, bytes)) or not hasattr(mask, "__iter__"):
+        raise TypeError(f"{api}: output_mask must be a sequence of bools, got {type(mask).__name__} {mask!r}; {fix}")
+    values = tuple(mask)
+    for v in values:
+        if not isinstance(v, (bool, np.bool_)):
+            raise TypeError(f"{api}: output_mask entries must be bools, got {type(v).__name__} {v!r} in "
+                            f"{mask!r}; {fix}")
+    return tuple(bool(v) for v in values)
 
 
 _streams = threading.local()
@@ -240,7 +258,7 @@ class Executor(Resource):
             if t._ref not in _live:
                 raise ClosedError(f"aclnn{self.op}: a tensor of this executor was closed before launch")
         device, runtime = self.device, self._runtime
-        stream = stream or default_stream(device)
+        stream = _open(stream or default_stream(device), self.op)
         device.use()
         size, executor = runtime.workspace_size(self.op, tuple(self._c_args))
         try:
@@ -278,7 +296,7 @@ class Executor(Resource):
             if t._ref not in _live:
                 raise ClosedError(f"aclnn{self.op}: a tensor of this executor was closed before launch")
         device = self.device
-        stream = stream or default_stream(device)
+        stream = _open(stream or default_stream(device), self.op)
         device.use()
         size = self.workspace_size
         workspace = stream.workspace(size) if size > 0 else 0
@@ -491,6 +509,15 @@ def _make(runtime: Any, kind: str, value: Any, device: Device, uploads: list[Ten
     return handle
 
 
+def _open(stream: Stream, op: str) -> Stream:
+    """``stream``, or ClosedError (as for every closed object) if it was closed, e.g. by
+    Device.close(); the runtime would answer 107000 for the stale handle."""
+    if stream._ref not in _live:
+        raise ClosedError(f"aclnn{op}: the stream is closed (Device.close() closes its streams); "
+                          "run on an open stream")
+    return stream
+
+
 def _private_descriptor(runtime: Any, t: Tensor) -> Any:
     item = t.dtype.itemsize
     return runtime.create_tensor(t.shape, int(t.acl_dtype), t.strides, t.offset, ACL_FORMAT_ND,
@@ -545,8 +572,7 @@ class GroupNormBackward(Executor):
                  output_mask: Sequence[bool] | None = (True, True, True), grad_input: Tensor | None = None,
                  grad_gamma: Tensor | None = None, grad_beta: Tensor | None = None, *,
                  repeatable: bool = False) -> None:
-        mask = None if output_mask is None else tuple(bool(m) for m in output_mask)
-        self._plan((grad_out, input, mean, rstd, gamma, int(N), int(C), int(HxW), int(group), mask,
+        self._plan((grad_out, input, mean, rstd, gamma, N, C, HxW, group, gn_output_mask(output_mask),
                     grad_input, grad_gamma, grad_beta), repeatable)
 
 
@@ -560,7 +586,7 @@ class CrossEntropyLossGrad(Executor):
                  label_smoothing: float = 0.0, lse_square_scale_for_zloss: float = 0.0,
                  out: Tensor | None = None, *, repeatable: bool = False) -> None:
         self._plan((grad_loss, log_prob, target, weight, grad_zloss, lse_for_zloss, ce_reduction(reduction),
-                    int(ignore_index), float(label_smoothing), float(lse_square_scale_for_zloss), out), repeatable)
+                    ignore_index, label_smoothing, lse_square_scale_for_zloss, out), repeatable)
 
 
 class PreluBackward(Executor):

@@ -10,28 +10,83 @@ both backends raise the same error class and status for the same call.
 """
 from __future__ import annotations
 
+import os
 from typing import Any, Literal, Sequence, overload
 
 import numpy as np
 
 from . import _backend
-from ._executor import ce_reduction, mse_reduction
+from ._executor import ce_reduction, gn_output_mask, mse_reduction
 from ._interop import host_array
 from ._hostcall import run_host
+from ._signature import c_values
 from ._spec import group_norm_backward as _gn
 from ._spec import mse_loss_backward as _mse
 from ._spec import prelu_backward as _prelu
 from ._tensor import Tensor
+from .errors import OutputTooLargeError
 
 __all__ = ["mse_loss_backward", "group_norm_backward", "cross_entropy_loss_grad", "prelu_backward"]
 
 Array = Any  # np.ndarray, a pyaclnn Tensor, a DLPack tensor (torch...) or anything np.asarray takes
 
 
-def _arg(x: Any) -> Any:
-    if x is None or type(x) is np.ndarray or isinstance(x, (np.ndarray, Tensor)):
+_NOT_NUMBERS = frozenset("USOMm")  # str, bytes, object, datetime, timedelta (not V: bfloat16 is one)
+
+
+def _arg(x: Any, name: str, api: str) -> Any:
+    """An argument for a tensor parameter: None, a Tensor, or an ndarray of numbers (a DLPack or
+    ``__array__`` object is viewed as one, see _interop.host_array). Text or objects are a
+    TypeError naming ``name``."""
+    if x is None or isinstance(x, Tensor):
         return x
-    return host_array(x)
+    if type(x) is not np.ndarray:
+        if isinstance(x, (str, bytes)):
+            raise _not_a_tensor(name, api, x)
+        x = host_array(x)
+    if x.dtype.kind in _NOT_NUMBERS:
+        raise _not_a_tensor(name, api, x)
+    return x
+
+
+def _not_a_tensor(name: str, api: str, x: Any) -> TypeError:
+    what = f"{type(x).__name__} {x!r}" if isinstance(x, (str, bytes)) else f"an array of dtype {x.dtype}"
+    return TypeError(f"{api}: {name} must be a NumPy array (or pyaclnn.Tensor) of numbers, got {what}; "
+                     "pass e.g. np.asarray(values, np.float32)")
+
+
+def _memory_bytes() -> int:
+    """This machine's physical memory (0 when the OS does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 0
+
+
+_MEMORY = _memory_bytes()
+
+
+def _new_outputs(backend: Any, api: str, specs: Sequence[tuple[tuple[int, ...], Any] | None]) -> list[Any]:
+    """Zeroed host arrays for the outputs (None where a spec is None), refused with
+    OutputTooLargeError before anything is allocated when together they exceed the machine's
+    memory (a broadcast of (1000000, 1) and (1, 1000000) is 4 TB of float32).
+
+    Not a 161002: the library sets no size limit on these ops (ops.md: the checks are dtypes,
+    ranks, broadcasting, shapes), so it would accept the call. Not numpy's MemoryError either,
+    nor an OOM kill when the kernels fault the pages in: the arrays are pyaclnn's own."""
+    total = 0
+    for spec in specs:
+        if spec is not None:
+            n = np.dtype(spec[1]).itemsize
+            for d in spec[0]:
+                n *= d
+            total += n
+    if _MEMORY and total > _MEMORY:
+        shapes = ", ".join(f"{tuple(s[0])} {np.dtype(s[1])}" for s in specs if s is not None)
+        raise OutputTooLargeError(f"{api}: the output(s) {shapes} need {total / 2**30:,.1f} GiB, more than this "
+                                  f"machine's {_MEMORY / 2**30:,.1f} GiB of memory; check the input shapes (do "
+                                  "they broadcast as intended?)")
+    return [None if spec is None else backend.new_output(*spec) for spec in specs]
 
 
 def _shape(x: Any) -> tuple[int, ...]:
@@ -49,10 +104,11 @@ def mse_loss_backward(grad_output: Array, input: Array, target: Array, reduction
     ``cof = 2 / input.size`` for 'mean' (the size of ``input`` itself, as the device does) and
     ``2`` for 'none' and 'sum'. Returns an array of the broadcast shape and ``input``'s dtype.
     """
+    api = "aclnnMseLossBackwardGetWorkspaceSize"
     r = mse_reduction(reduction)
-    g, x, y = _arg(grad_output), _arg(input), _arg(target)
+    g, x, y = _arg(grad_output, "grad_output", api), _arg(input, "input", api), _arg(target, "target", api)
     backend = _backend.current()
-    out = backend.new_output(_mse.out_shape(_shape(g), _shape(x), _shape(y)), _dtype(x))
+    (out,) = _new_outputs(backend, api, [(_mse.out_shape(_shape(g), _shape(x), _shape(y)), _dtype(x))])
     run_host(backend, "MseLossBackward", (g, x, y, r, out))
     return out
 
@@ -82,15 +138,21 @@ def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array,
     ``output_mask`` entry is False is not computed and returned as None (so with the default
     mask, or a literal ``(True, True, True)``, the three are arrays, as type checkers see).
     """
-    dy, x, m, r, g = _arg(grad_out), _arg(input), _arg(mean), _arg(rstd), _arg(gamma)
-    mask = tuple(bool(v) for v in output_mask)
-    shapes = _gn.output_shapes(_shape(x), None if g is None else _shape(g), int(C))
+    op, api = "GroupNormBackward", "aclnnGroupNormBackwardGetWorkspaceSize"
+    dy, x, m, r = _arg(grad_out, "grad_out", api), _arg(input, "input", api), _arg(mean, "mean", api), \
+        _arg(rstd, "rstd", api)
+    g = _arg(gamma, "gamma", api)
+    mask = gn_output_mask(output_mask, api)
+    backend = _backend.current()
+    # N, C, HxW, group checked as the int64_t they are (C sizes the outputs): TypeError for "2" or 2.5
+    N, C, HxW, group = c_values(backend.runtime.op_info(op).signature,
+                                (dy, x, m, r, g, N, C, HxW, group, mask, None, None, None))[5:9]
+    shapes = _gn.output_shapes(_shape(x), None if g is None else _shape(g), C)
     dt = _dtype(dy)
     dtypes = (dt, _dtype(m, dt), _dtype(m, dt))  # 950: dgamma/dbeta follow mean
-    backend = _backend.current()
-    outs = [backend.new_output(s, d) if (i >= len(mask) or mask[i]) else None
-            for i, (s, d) in enumerate(zip(shapes, dtypes))]
-    run_host(backend, "GroupNormBackward", (dy, x, m, r, g, int(N), int(C), int(HxW), int(group), mask, *outs))
+    outs = _new_outputs(backend, api, [(s, d) if (mask is None or i >= len(mask) or mask[i]) else None
+                                       for i, (s, d) in enumerate(zip(shapes, dtypes))])
+    run_host(backend, op, (dy, x, m, r, g, N, C, HxW, group, mask, *outs))
     grad_input, grad_gamma, grad_beta = outs
     return grad_input, grad_gamma, grad_beta
 
@@ -107,13 +169,15 @@ def cross_entropy_loss_grad(grad_loss: Array, log_prob: Array, target: Array, we
     'mean' (NaN everywhere when every target is ignored, as on the device). The zloss inputs
     are accepted and have no effect, as documented.
     """
+    api = "aclnnCrossEntropyLossGradGetWorkspaceSize"
     red = ce_reduction(reduction)
-    gl, lp, t, w = _arg(grad_loss), _arg(log_prob), _arg(target), _arg(weight)
-    gz, lse = _arg(grad_zloss), _arg(lse_for_zloss)
+    gl, lp, t = _arg(grad_loss, "grad_loss", api), _arg(log_prob, "log_prob", api), _arg(target, "target", api)
+    w, gz, lse = _arg(weight, "weight", api), _arg(grad_zloss, "grad_zloss", api), \
+        _arg(lse_for_zloss, "lse_for_zloss", api)
     backend = _backend.current()
-    out = backend.new_output(_shape(lp), _dtype(gl, _dtype(lp)))
-    run_host(backend, "CrossEntropyLossGrad", (gl, lp, t, w, gz, lse, red, int(ignore_index),
-                                              float(label_smoothing), float(lse_square_scale_for_zloss), out))
+    (out,) = _new_outputs(backend, api, [(_shape(lp), _dtype(gl, _dtype(lp)))])
+    run_host(backend, "CrossEntropyLossGrad", (gl, lp, t, w, gz, lse, red, ignore_index, label_smoothing,
+                                               lse_square_scale_for_zloss, out))
     return out
 
 
@@ -124,9 +188,10 @@ def prelu_backward(grad_output: Array, input: Array, weight: Array) -> tuple[np.
     value per channel, or a single value for all. ``grad_weight`` is (C,), or ``weight``'s shape
     when it has one element. ``grad_output`` may broadcast to ``input``'s shape.
     """
-    dy, x, w = _arg(grad_output), _arg(input), _arg(weight)
+    api = "aclnnPreluBackwardGetWorkspaceSize"
+    dy, x, w = _arg(grad_output, "grad_output", api), _arg(input, "input", api), _arg(weight, "weight", api)
     gi_shape, gw_shape = _prelu.output_shapes(_shape(x), _shape(w))
     backend = _backend.current()
-    grad_input, grad_weight = backend.new_output(gi_shape, _dtype(x)), backend.new_output(gw_shape, _dtype(x))
+    grad_input, grad_weight = _new_outputs(backend, api, [(gi_shape, _dtype(x)), (gw_shape, _dtype(x))])
     run_host(backend, "PreluBackward", (dy, x, w, grad_input, grad_weight))
     return grad_input, grad_weight

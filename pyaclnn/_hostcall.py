@@ -14,12 +14,15 @@ from typing import Any
 import numpy as np
 
 from ._executor import Executor, default_stream
+from ._signature import c_values
 from ._tensor import Tensor, default_device
 
 
 def run_host(backend: Any, op: str, args: tuple) -> None:
-    """Run ``op`` on C-shaped ``args`` (ndarrays or Tensors in tensor slots; outputs written in place)."""
+    """Run ``op`` on C-shaped ``args`` (ndarrays or Tensors in tensor slots; outputs written in place).
+    A plain value of a wrong Python type is a TypeError naming its C parameter, on both backends."""
     runtime = backend.runtime
+    args = c_values(runtime.op_info(op).signature, args)
     run_arrays = getattr(runtime, "run_arrays", None)
     if run_arrays is not None:
         for a in args:  # small calls: no new tuple unless a Tensor is there to view

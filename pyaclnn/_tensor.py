@@ -7,6 +7,7 @@ copying; the storage is freed when its last tensor is closed (or collected).
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any, Sequence
 
 import numpy as np
@@ -117,7 +118,7 @@ class Tensor(Resource):
     @classmethod
     def empty(cls, shape: Sequence[int] | int, dtype: Any = np.float32, device: Device | None = None) -> "Tensor":
         """An uninitialised contiguous tensor (aclrtMalloc + aclCreateTensor)."""
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        shape = _checked_shape(shape)
         device = device or default_device()
         nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
         return _first_view(cls, Storage(device, nbytes), shape, dtype)
@@ -139,7 +140,11 @@ class Tensor(Resource):
         memory it spans is copied as it is, not made contiguous on the host first. Besides
         ndarrays it takes DLPack tensors (torch CPU tensors, bfloat16 included; a tensor that
         requires grad is read as detached) and anything ``np.asarray`` takes."""
+        if isinstance(array, (str, bytes)):
+            raise TypeError(f"Tensor.from_numpy takes an array of numbers, got {type(array).__name__} {array!r}")
         array = host_array(array)
+        if array.dtype.kind in "USOMm":  # text, objects, dates: not numbers (kind V includes bfloat16)
+            raise TypeError(f"Tensor.from_numpy takes an array of numbers, got an array of dtype {array.dtype}")
         from_numpy(array.dtype)  # NotSupportedError for a dtype with no aclDataType, before any work
         device = device or default_device()
         if array.size == 0 or array.flags.c_contiguous:
@@ -329,6 +334,19 @@ class Tensor(Resource):
             return "<pyaclnn.Tensor (closed)>"
         return (f"<pyaclnn.Tensor shape={self.shape} dtype={self.dtype} strides={self.strides} "
                 f"offset={self.offset} device={self.device.id}>")
+
+
+def _checked_shape(shape: Any) -> tuple[int, ...]:
+    """A factory's shape as a tuple of ints >= 0: ValueError (TypeError for a non-int) naming the
+    shape, before anything is allocated."""
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    try:
+        dims = tuple(operator.index(d) for d in dims)
+    except TypeError:
+        raise TypeError(f"Tensor shape must be an int or a sequence of ints, got {shape!r}") from None
+    if any(d < 0 for d in dims):
+        raise ValueError(f"Tensor shape {shape!r} has a negative dimension; every dimension must be >= 0")
+    return dims
 
 
 def _first_view(cls: type, storage: Storage, *args: Any) -> Any:

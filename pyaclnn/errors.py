@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 __all__ = [
     "PyaclnnError", "BackendUnavailableError", "ClosedError", "ExecutorConsumedError",
-    "NotSupportedError", "AclError", "AclParamError", "AclResourceError", "AclRuntimeError",
+    "NotSupportedError", "OutputTooLargeError", "AclError", "AclParamError", "AclResourceError", "AclRuntimeError",
     "AclInternalError", "from_status", "class_for_status",
 ]
 
@@ -35,6 +35,13 @@ class ExecutorConsumedError(PyaclnnError, RuntimeError):
 
 class NotSupportedError(PyaclnnError, NotImplementedError):
     """A feature missing from the loaded CANN (optional symbol) or from NumPy (dtype)."""
+
+
+class OutputTooLargeError(PyaclnnError, ValueError):
+    """The outputs a NumPy-in/NumPy-out call would allocate exceed this machine's memory.
+
+    Raised before anything is allocated. Not a status class: the library sets no size limit
+    (it would accept the call), and no C function failed; the arrays are pyaclnn's own."""
 
 
 _BY_STATUS: dict[int, type["AclError"]] = {}

@@ -9,8 +9,10 @@ shapes, ranks up to 10, None for required tensors, NaN/inf, zero-size and non-co
 (transposed, stepped, reversed) arrays, bad reductions, out-of-range targets, bad attributes.
 
 Rules checked for every example:
-- the outcome is success, an ``AclError`` subclass, or ``NotSupportedError`` (a dtype NumPy or
-  aclDataType cannot express); any other exception fails the test;
+- the outcome is success, an ``AclError`` subclass, ``NotSupportedError`` (a dtype NumPy or
+  aclDataType cannot express), or pyaclnn's own TypeError for a Python type that has no C
+  meaning (text or objects for a tensor, a float or bool reduction), which names the C function
+  and the argument; any other exception fails the test;
 - an error names its C function and status and says what is wrong;
 - numpy and acl give the same outcome: same class and status, or, where both succeed, the same
   result (float32: rtol 1e-5; float16/bfloat16 within their rounding);
@@ -43,7 +45,8 @@ F32, F16, BF16 = np.dtype(np.float32), np.dtype(np.float16), np.dtype(ml_dtypes.
 FLOATS = (F32, F16, BF16)
 WRONG = tuple(np.dtype(d) for d in (np.float64, np.int32, np.int64, np.int8, np.uint8, np.bool_,
                                     np.complex64, ml_dtypes.float8_e5m2))
-# Dtypes with no aclDataType: NotSupportedError on both backends.
+# Dtypes with no aclDataType: NotSupportedError on both backends; arrays that are not numbers
+# (text, objects, dates): TypeError naming the argument.
 UNSUPPORTED = tuple(np.dtype(d) for d in (">f4", "<U3", "O", "datetime64[s]", np.longdouble))
 EXAMPLES = 300
 
@@ -111,6 +114,10 @@ def run(backend: Any, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Outc
         except pyaclnn.NotSupportedError as exc:
             assert "dtype" in str(exc) and "aclDataType" in str(exc), str(exc)
             return Outcome("unsupported", error=exc)
+        except TypeError as exc:  # only pyaclnn's own: "aclnn<Op>GetWorkspaceSize: <argument> must be ..."
+            assert str(exc).startswith("aclnn") and "GetWorkspaceSize: " in str(exc) and " must be " in str(exc), \
+                str(exc)
+            return Outcome("type", error=exc)
         # Anything else (TypeError, IndexError, a crash...) propagates and fails the test.
     return Outcome("ok", value=value)
 

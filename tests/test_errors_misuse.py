@@ -1,0 +1,204 @@
+"""Python-level misuse gets a clear error naming the argument and the fix, the same class on
+both backends (the reference, and acl through the emulator), raised before any allocation.
+
+Each case failed before (issue 12 point 6): a TypeError from deep inside (output_mask=True,
+reduction="mean" in pyaclnn.acl), a NotSupportedError about dtype <U4 for a str, a bare int()
+ValueError for PYACLNN_DEVICE, "aclrtMalloc size must not be 0 (got -8)" for a negative
+shape, RtParamInvalidError for a stream closed by Device.close(), MemoryError for a huge
+broadcast.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pyaclnn
+from pyaclnn import Tensor, acl
+from pyaclnn.errors import ClosedError, OutputTooLargeError
+
+from conftest import live_handles
+
+ROOT = Path(__file__).resolve().parents[1]
+F32 = np.float32
+GN_API = "aclnnGroupNormBackwardGetWorkspaceSize"
+
+
+def gn_arrays():
+    x = np.ones((2, 6, 4), F32)
+    return x, x, np.zeros((2, 3), F32), np.ones((2, 3), F32), None
+
+
+# -- output_mask ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("mask", [True, False, 1, "abc", b"\x01\x01\x01", (True, 1, True), [True, None, False]],
+                         ids=repr)
+def test_group_norm_output_mask_must_be_bools(backend, mask) -> None:
+    with pytest.raises(TypeError, match=rf"^{GN_API}: output_mask (must be a sequence of bools|entries must be "
+                                        r"bools).*e\.g\. \(True, True, False\)$"):
+        pyaclnn.group_norm_backward(*gn_arrays(), 2, 6, 4, 3, output_mask=mask)
+    t = [Tensor.from_numpy(a) for a in gn_arrays()[:4]]
+    outs = Tensor.zeros((2, 6, 4)), Tensor.zeros(6), Tensor.zeros(6)
+    before = live_handles()
+    with pytest.raises(TypeError, match=rf"^{GN_API}: output_mask "):
+        pyaclnn.GroupNormBackward(*t, None, 2, 6, 4, 3, mask, *outs)
+    assert live_handles() == before  # refused before any handle was made
+
+
+def test_group_norm_output_mask_of_numpy_bools_and_length_is_the_library_check(backend) -> None:
+    dx, dg, db = pyaclnn.group_norm_backward(*gn_arrays(), 2, 6, 4, 3, output_mask=np.array([True, False, True]))
+    assert dx is not None and dg is None and db is not None
+    with pytest.raises(pyaclnn.AclnnParamInvalidError):  # 161002 from the library (emulator) or the spec
+        pyaclnn.group_norm_backward(*gn_arrays(), 2, 6, 4, 3, output_mask=(True, True))
+
+
+# -- value parameters: a wrong Python type is a TypeError naming the C parameter ------------------------
+def mse_handles():
+    g = Tensor.from_numpy(np.ones((2, 2), F32))
+    out = Tensor.zeros((2, 2))
+    return g, out
+
+
+@pytest.mark.parametrize("reduction", ["mean", 1.0, None, True, [1]], ids=repr)
+def test_acl_mse_reduction_of_a_wrong_type_names_the_c_parameter(backend, reduction) -> None:
+    g, out = mse_handles()
+    expected = {str: "str 'mean'", float: "float 1.0", type(None): "NoneType None", bool: "bool True",
+                list: "list [1]"}[type(reduction)]
+    with pytest.raises(TypeError, match=re.escape(
+            f"aclnnMseLossBackwardGetWorkspaceSize: reduction (int64_t) must be an int, got {expected} "
+            "(0 = none, 1 = mean, 2 = sum)")):
+        acl.aclnnMseLossBackwardGetWorkspaceSize(g._raw, g._raw, g._raw, reduction, out._raw)
+    ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(g._raw, g._raw, g._raw, np.int64(1), out._raw)
+    acl.aclDestroyAclOpExecutor(ex)
+
+
+@pytest.mark.parametrize("name, value, expected", [
+    ("N", "2", "N (int64_t) must be an int, got str '2'"),
+    ("C", 6.0, "C (int64_t) must be an int, got float 6.0"),
+    ("group", np.float32(3), "group (int64_t) must be an int, got float32 "),
+    ("HxW", False, "HxW (int64_t) must be an int, got bool False"),
+], ids=lambda v: repr(v)[:20])
+def test_group_norm_ints_of_a_wrong_type(backend, name, value, expected) -> None:
+    args = dict(N=2, C=6, HxW=4, group=3)
+    args[name] = value
+    with pytest.raises(TypeError, match=re.escape(f"{GN_API}: {expected}")):
+        pyaclnn.group_norm_backward(*gn_arrays(), **args)
+    t = [Tensor.from_numpy(a) for a in gn_arrays()[:4]]
+    with pytest.raises(TypeError, match=re.escape(f"{GN_API}: {expected}")):
+        pyaclnn.GroupNormBackward(*t, None, *args.values(), (True, True, True), Tensor.zeros((2, 6, 4)),
+                                  Tensor.zeros(6), Tensor.zeros(6))
+    mask = acl.aclCreateBoolArray([True, False, False], 3)
+    with pytest.raises(TypeError, match=re.escape(f"{GN_API}: {expected}")):
+        acl.aclnnGroupNormBackwardGetWorkspaceSize(*(x._raw for x in t), None, *args.values(), mask,
+                                                   Tensor.zeros((2, 6, 4))._raw, None, None)
+    acl.aclDestroyBoolArray(mask)
+
+
+@pytest.mark.parametrize("kwargs, expected", [
+    (dict(ignore_index="-100"), "ignoreIndex (int64_t) must be an int, got str '-100'"),
+    (dict(label_smoothing="0.1"), "labelSmoothing (double) must be an int or float, got str '0.1'"),
+    (dict(lse_square_scale_for_zloss=None), "lseSquareScaleForZloss (double) must be an int or float, got NoneType"),
+], ids=repr)
+def test_cross_entropy_values_of_a_wrong_type(backend, kwargs, expected) -> None:
+    lp = np.log(np.full((4, 3), 1 / 3, F32))
+    target = np.array([0, 2, 1, 0], np.int64)
+    with pytest.raises(TypeError, match=re.escape(f"aclnnCrossEntropyLossGradGetWorkspaceSize: {expected}")):
+        pyaclnn.cross_entropy_loss_grad(np.float32(1), lp, target, **kwargs)
+
+
+def test_acl_cross_entropy_reduction_must_be_text(backend) -> None:
+    with pytest.raises(TypeError, match=re.escape("reductionOptional (char*) must be a str or None, got int 1")):
+        acl.aclnnCrossEntropyLossGradGetWorkspaceSize(None, None, None, None, None, None, 1, -100, 0.0, 0.0, None)
+
+
+def test_out_of_range_int64_is_a_value_error(backend) -> None:
+    with pytest.raises(ValueError, match=r"N \(int64_t\) = 9223372036854775808 is out of the int64_t range"):
+        pyaclnn.group_norm_backward(*gn_arrays(), 2 ** 63, 6, 4, 3)
+
+
+def test_mse_reduction_of_a_wrong_type_in_the_python_api(backend) -> None:
+    g = np.ones(2, F32)
+    with pytest.raises(TypeError, match=r"reduction must be 'none', 'mean', 'sum' or the int64_t 0, 1, 2; got float 1.5"):
+        pyaclnn.mse_loss_backward(g, g, g, 1.5)
+    with pytest.raises(pyaclnn.AclnnParamInvalidError):  # a bad name or int stays the library's 161002
+        pyaclnn.mse_loss_backward(g, g, g, "avg")
+
+
+# -- a str (or objects) where a tensor goes ------------------------------------------------------------
+@pytest.mark.parametrize("value, what", [("abcd", "str 'abcd'"), (b"ab", "bytes b'ab'"),
+                                         (np.array(["a", "b"]), "an array of dtype <U1"),
+                                         ([object(), 1], "an array of dtype object")], ids=repr)
+def test_text_where_a_tensor_goes_is_a_type_error(backend, value, what) -> None:
+    g = np.ones((2,), F32)
+    with pytest.raises(TypeError, match=re.escape(f"aclnnMseLossBackwardGetWorkspaceSize: target must be a NumPy "
+                                                  f"array (or pyaclnn.Tensor) of numbers, got {what}")):
+        pyaclnn.mse_loss_backward(g, g, value)
+    with pytest.raises(TypeError, match=re.escape("aclnnPreluBackwardGetWorkspaceSize: weight must be")):
+        pyaclnn.prelu_backward(g, g, value)
+    with pytest.raises(TypeError, match="Tensor.from_numpy takes an array of numbers"):
+        Tensor.from_numpy(value)
+
+
+# -- PYACLNN_DEVICE ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("value", ["abc", "-1", "1.0", "0x1"])
+def test_bad_pyaclnn_device_names_the_variable(backend, monkeypatch, value) -> None:
+    monkeypatch.setenv("PYACLNN_DEVICE", value)
+    with pytest.raises(ValueError, match=re.escape(f"PYACLNN_DEVICE={value!r}: expected a device id, an int >= 0")):
+        Tensor.zeros(2)
+
+
+def test_empty_pyaclnn_device_is_the_default(backend, monkeypatch) -> None:
+    monkeypatch.setenv("PYACLNN_DEVICE", " ")
+    with Tensor.zeros(2) as t:
+        assert t.device.id == 0
+
+
+# -- shapes of the factories -------------------------------------------------------------------------------
+@pytest.mark.parametrize("shape", [(2, -1), -3, [4, -2, 1]], ids=repr)
+def test_negative_shape_is_a_value_error_before_any_allocation(backend, shape) -> None:
+    Tensor.zeros(1).close()  # the default device exists: count only what the call would make
+    before = live_handles()
+    for factory in (Tensor.zeros, Tensor.empty):
+        with pytest.raises(ValueError, match=re.escape(f"Tensor shape {shape!r} has a negative dimension")):
+            factory(shape)
+    assert live_handles() == before
+
+
+@pytest.mark.parametrize("shape", [(2.0, 3), "ab", None], ids=repr)
+def test_non_int_shape_is_a_type_error(backend, shape) -> None:
+    with pytest.raises(TypeError, match="Tensor shape must be an int or a sequence of ints"):
+        Tensor.zeros(shape)
+
+
+def test_numpy_int_shapes_are_accepted(backend) -> None:
+    with Tensor.zeros((np.int64(2), np.int32(3))) as t, Tensor.empty(np.int64(4)) as u:
+        assert t.shape == (2, 3) and u.shape == (4,)
+
+
+# -- a stream closed by Device.close() ----------------------------------------------------------------------
+def test_running_on_a_stream_closed_by_device_close_is_closed_error(backend) -> None:
+    g = Tensor.from_numpy(np.ones((2, 2), F32))
+    out = Tensor.zeros((2, 2))
+    executor = pyaclnn.MseLossBackward(g, g, g, "mean", out)
+    device = pyaclnn.Device(0)
+    stream = device.create_stream()
+    device.close()
+    with pytest.raises(ClosedError, match="the stream is closed"):
+        executor.run(stream)
+    executor.run()  # still planned: the refusal consumed nothing
+    np.testing.assert_array_equal(out.numpy(), np.zeros((2, 2)))
+
+
+# -- a broadcast too large for the machine ---------------------------------------------------------------------
+def test_huge_broadcast_is_refused_before_allocating(backend) -> None:
+    # (1000000, 1) with (1, 1000000): a 4 TB float32 result. The library sets no size limit
+    # (ops.md: no such check), so this is pyaclnn's own refusal, not a 161002, and not MemoryError.
+    a, b = np.ones((10 ** 6, 1), F32), np.ones((1, 10 ** 6), F32)
+    with pytest.raises(OutputTooLargeError, match=r"aclnnMseLossBackwardGetWorkspaceSize: the output\(s\) "
+                                                  r"\(1000000, 1000000\) float32 need 3,725\.3 GiB, more than"):
+        pyaclnn.mse_loss_backward(a, b, np.float32(1))
+    assert not issubclass(OutputTooLargeError, MemoryError) and issubclass(OutputTooLargeError, ValueError)
+    big = np.broadcast_to(np.float32(1), (10 ** 6, 10 ** 6))  # a zero-stride input of that size
+    with pytest.raises(OutputTooLargeError, match="aclnnPreluBackwardGetWorkspaceSize"):
+        pyaclnn.prelu_backward(big, big, np.ones(1, F32))
