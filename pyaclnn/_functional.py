@@ -66,7 +66,7 @@ def _memory_bytes() -> int:
 _MEMORY = _memory_bytes()
 
 
-def _new_outputs(backend: Any, api: str, specs: Sequence[tuple[tuple[int, ...], Any] | None]) -> list[Any]:
+def _new_outputs(backend: Any, api: str, specs: Sequence[tuple[tuple[int, ...], np.dtype] | None]) -> list[Any]:
     """Zeroed host arrays for the outputs (None where a spec is None), refused with
     OutputTooLargeError before anything is allocated when together they exceed the machine's
     memory (a broadcast of (1000000, 1) and (1, 1000000) is 4 TB of float32).
@@ -77,11 +77,11 @@ def _new_outputs(backend: Any, api: str, specs: Sequence[tuple[tuple[int, ...], 
     total = 0
     for spec in specs:
         if spec is not None:
-            n = np.dtype(spec[1]).itemsize
+            n = spec[1].itemsize  # an np.dtype (_dtype)
             for d in spec[0]:
                 n *= d
             total += n
-    if _MEMORY and total > _MEMORY:
+    if total > _MEMORY > 0:
         shapes = ", ".join(f"{tuple(s[0])} {np.dtype(s[1])}" for s in specs if s is not None)
         raise OutputTooLargeError(f"{api}: the output(s) {shapes} need {total / 2**30:,.1f} GiB, more than this "
                                   f"machine's {_MEMORY / 2**30:,.1f} GiB of memory; check the input shapes (do "
