@@ -202,3 +202,12 @@ def test_huge_broadcast_is_refused_before_allocating(backend) -> None:
     big = np.broadcast_to(np.float32(1), (10 ** 6, 10 ** 6))  # a zero-stride input of that size
     with pytest.raises(OutputTooLargeError, match="aclnnPreluBackwardGetWorkspaceSize"):
         pyaclnn.prelu_backward(big, big, np.ones(1, F32))
+
+
+def test_bad_pyaclnn_device_in_the_cli_is_a_usage_error(capsys, monkeypatch) -> None:
+    from pyaclnn._cli import main
+    monkeypatch.setenv("PYACLNN_DEVICE", "abc")
+    assert main(["samples", "mse"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["pyaclnn: error: PYACLNN_DEVICE='abc': expected a device id, an int >= 0 (0, 1, ...) "
+                   "(fix: unset PYACLNN_DEVICE or set it to a device id (0, 1, ...))"]
