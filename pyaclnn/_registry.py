@@ -19,7 +19,8 @@ a header is parsed only when one of its operators is used, and parses are cached
 Inputs and outputs: a hand-written header declares inputs ``const aclTensor *`` and outputs
 ``aclTensor *``; a parameter named ``...Ref`` (``selfRef`` of the in-place ops) is both. A
 generated header declares every tensor const: the op definition (ops-info json) of its
-package says which are outputs; where nothing says, the roles are undetermined (``roles_problem``).
+package says which are outputs (by name, else by position: opbuild writes the inputs, the
+attributes, then the outputs); where nothing says, the roles are undetermined (``roles_problem``).
 The index rule of aclSetInputTensorAddr / aclSetOutputTensorAddr is ``"non_null"`` (the non-null
 tensors of the group, in parameter order: hand-written ops) or ``"position"`` (the position in
 the op definition, counting NULL optional tensors: generated ops, abi.md Addendum).
@@ -124,9 +125,10 @@ def _normal(name: str) -> str:
     return n
 
 
-def read_opdefs(files: tuple[Path, ...]) -> dict[str, tuple[list[str], list[str]]]:
-    """{op type: (input names, output names)} of ops-info json files (``inputN``/``outputN``)."""
-    defs: dict[str, tuple[list[str], list[str]]] = {}
+def read_opdefs(files: tuple[Path, ...]) -> dict[str, tuple[list[str], list[str], int]]:
+    """{op type: (input names, output names, attribute count)} of ops-info json files
+    (``inputN``/``outputN`` with a ``name``; ``attr.list``)."""
+    defs: dict[str, tuple[list[str], list[str], int]] = {}
     for path in files:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -140,7 +142,9 @@ def read_opdefs(files: tuple[Path, ...]) -> dict[str, tuple[list[str], list[str]
                 m = re.fullmatch(r"(input|output)(\d+)", key)
                 if m and isinstance(value, dict) and "name" in value:
                     groups[m.group(1)].append((int(m.group(2)), str(value["name"])))
-            defs[op] = ([n for _, n in sorted(groups["input"])], [n for _, n in sorted(groups["output"])])
+            attrs = body.get("attr", {}).get("list", "") if isinstance(body.get("attr"), dict) else ""
+            defs[op] = ([n for _, n in sorted(groups["input"])], [n for _, n in sorted(groups["output"])],
+                        len([a for a in str(attrs).split(",") if a.strip()]))
     return defs
 
 
@@ -152,7 +156,7 @@ class Registry:
         self._lock = threading.Lock()
         self._indexes: dict[int, dict[str, Path]] = {}     # source position -> {op: header}
         self._parsed: dict[Path, dict[str, Signature]] = {}
-        self._opdefs: dict[int, dict[str, tuple[list[str], list[str]]]] = {}
+        self._opdefs: dict[int, dict[str, tuple[list[str], list[str], int]]] = {}
         self._ops: dict[str, OpInfo | None] = {}
 
     # -- discovery ---------------------------------------------------------------------------
@@ -234,10 +238,17 @@ class Registry:
         else:
             opdef = self._opdef(source, name)
             if opdef is not None:
-                ins, outs = opdef
+                ins, outs, n_attrs = opdef
                 outputs = {_normal(n) for n in outs}
                 known = outputs | {_normal(n) for n in ins}
                 unknown = [sig.params[i].name for i in tensors if _normal(sig.params[i].name) not in known]
+                n = len(sig.params)
+                if unknown and n == len(ins) + n_attrs + len(outs):
+                    # opbuild writes the definition's inputs, its attributes, then its outputs, and
+                    # may rename an output (ForeachMulScalarList's y is `out`): go by position
+                    info.outputs = tuple(i for i in tensors if i >= n - len(outs))
+                    info.inputs = tuple(i for i in tensors if i < len(ins))
+                    return info
                 if unknown:
                     outputs = None
                     info.roles_problem = (f"the op definition of {name} names no tensor {', '.join(unknown)}")
@@ -250,7 +261,7 @@ class Registry:
         info.inputs = tuple(i for i in tensors if i not in info.outputs)
         return info
 
-    def _opdef(self, source: Source, name: str) -> tuple[list[str], list[str]] | None:
+    def _opdef(self, source: Source, name: str) -> tuple[list[str], list[str], int] | None:
         i = self.sources.index(source)
         defs = self._opdefs.get(i)
         if defs is None:

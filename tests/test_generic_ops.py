@@ -385,6 +385,8 @@ def test_foreach_mul_scalar_list_tensor_lists_in_and_out(device_acl):
     stream = device_acl
     xs = [np.arange(3, dtype=np.float32), np.full((2, 2), 1.5, np.float32)]
     outs = [pyaclnn.Tensor.zeros((3,)), pyaclnn.Tensor.zeros((2, 2))]
+    info = pyaclnn._backend.current().runtime.op_info("ForeachMulScalarList")
+    assert info.inputs == (0,) and info.outputs == (2,)  # the op definition's y is the header's out
     op = pyaclnn.Op("ForeachMulScalarList", x=xs, scalars=[np.float32(2), np.float32(-1)], out=outs)
     op.run(stream)
     stream.synchronize()

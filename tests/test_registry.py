@@ -193,6 +193,23 @@ def test_roles_of_a_generated_op_come_from_the_op_definition(tmp_path):
     assert "z: out tensor" in info.describe() and "yOptional: in tensor" in info.describe()
 
 
+def test_a_renamed_output_goes_by_position_in_the_op_definition(tmp_path):
+    """opbuild names a generated op's output `out` where the definition says `y`: the header
+    lists the definition's inputs, attributes, then outputs, so the last tensor is the output."""
+    renamed = {"AddCustom": {"input0": {"name": "x"}, "input1": {"name": "y"}, "output0": {"name": "w"},
+                             "attr": {"list": "alpha"}}}
+    vendor = _package(tmp_path, "renamed", GENERATED, renamed)
+    registry = Registry([Source("custom", "renamed", (vendor / "op_api" / "include",), None,
+                                tuple(vendor.rglob("*.json")))])
+    info = registry.get("AddCustom")
+    assert info.inputs == (0, 1) and info.outputs == (3,) and info.roles_problem is None
+    extra = {"AddCustom": {"input0": {"name": "x"}, "output0": {"name": "w"}}}  # counts differ: undetermined
+    vendor = _package(tmp_path / "2", "extra", GENERATED, extra)
+    info = Registry([Source("custom", "extra", (vendor / "op_api" / "include",), None,
+                            tuple(vendor.rglob("*.json")))]).get("AddCustom")
+    assert info.outputs is None and "names no tensor" in info.roles_problem
+
+
 def test_roles_undetermined_without_an_op_definition(tmp_path):
     vendor = _package(tmp_path, "nodef", GENERATED, None)
     info = Registry([Source("custom", "nodef", (vendor / "op_api" / "include",))]).get("AddCustom")
