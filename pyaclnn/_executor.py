@@ -118,6 +118,7 @@ class _Slots:
         self.keep_null = info.index_rule == "position"
         self.names = info.names
         self.info = info
+        self.values = bool(info.signature.values)  # plain C values to check (c_values)
 
 
 def _present(slots: _Slots, args: tuple, group: tuple[int, ...]) -> list[tuple[int, int]]:
@@ -143,18 +144,25 @@ class Executor(Resource):
     _what = "Executor"
     op = ""
     _replan = False
+    _cached: tuple[Any, _Slots] | None = None
     workspace_size: int  # bytes phase 2 needs (aclnn<Op>GetWorkspaceSize's *workspaceSize)
     inputs: list[Tensor]
     outputs: list[Tensor]
 
     def _plan(self, args: tuple, repeatable: bool) -> None:
-        backend = _backend._current or _backend.current()
-        slots = _slots(backend.runtime, self.op)
+        runtime = (_backend._current or _backend.current()).runtime
+        cached = self._cached  # (runtime, slots) of a one-operator class: no registry lookup per call
+        if cached is not None and cached[0] is runtime:
+            slots = cached[1]
+        else:
+            slots = _slots(runtime, self.op)
+            if type(self) in _BY_OP.values():
+                type(self)._cached = (runtime, slots)
         self._slots = slots
-        args = c_values(slots.info.signature, args)  # plain values: TypeError before any allocation
-        self._uploads: list[Tensor] = []
-        self._members: list[Tensor] = []  # the Tensors of tensor-list arguments
-        tensors = [args[i] for i in slots.tensors if args[i] is not None]
+        if slots.values:
+            args = c_values(slots.info.signature, args)  # plain values: TypeError before any allocation
+        present = [i for i in slots.tensors if args[i] is not None]
+        tensors = [args[i] for i in present]
         device: Device | None = None
         arrays = False
         for t in tensors:
@@ -170,26 +178,29 @@ class Executor(Resource):
             device = device or t.device
         device = device or default_device()
         device.use()
-        self.device, self.repeatable = device, bool(repeatable)
+        repeatable = bool(repeatable)
+        self.device, self.repeatable = device, repeatable
         runtime = self._runtime = device._runtime
         # state, shared with the release function: [executor, or None once consumed by phase 2;
         # the handles this executor owns (private descriptors, arrays, scalars, lists);
         # the Tensors it uploaded from ndarrays]
+        self._uploads: list[Tensor] = []
+        self._members: list[Tensor] = []  # the Tensors of tensor-list arguments
         self._state: list[Any] = [None, [], self._uploads]
         owned = self._state[1]
         c_args = list(args)
         try:
             if arrays:
                 args = self._upload(args, device)
-                c_args = list(args)
-            for i in slots.tensors:
-                t = args[i]
-                if t is not None:
-                    if self.repeatable:  # private descriptors: set_input must not move user tensors
-                        c_args[i] = _private_descriptor(runtime, t)
-                        owned.append(("tensor", c_args[i]))
-                    else:
-                        c_args[i] = t._raw
+                tensors = [args[i] for i in present]
+            if repeatable:  # private descriptors: set_input must not move user tensors
+                for i in present:
+                    c_args[i] = _private_descriptor(runtime, args[i])
+                    owned.append(("tensor", c_args[i]))
+                self._descriptors = [h for _, h in owned]
+            else:
+                for i in present:
+                    c_args[i] = args[i]._raw
             for i, kind in slots.made:
                 if args[i] is not None:
                     c_args[i] = _make(runtime, kind, args[i], device, self._uploads, self._members, owned,
@@ -198,9 +209,8 @@ class Executor(Resource):
                 if isinstance(args[i], Stream):
                     c_args[i] = args[i]._raw
             self._c_args = c_args
-            self._descriptors = [h for kind, h in owned if kind == "tensor"]  # private, if repeatable
             self.workspace_size, self._state[0] = runtime.workspace_size(self.op, tuple(c_args))
-            if self.repeatable:
+            if repeatable:
                 try:
                     runtime.set_executor_repeatable(self._state[0])
                 except AclnnInnerError:
@@ -214,13 +224,12 @@ class Executor(Resource):
         self._tensor_args = args
         self.inputs = [args[i] for i in slots.inputs if args[i] is not None]
         self.outputs = [args[i] for i in slots.outputs if args[i] is not None]
-        if self.repeatable:  # (argument slot, C index) of each non-NULL input and output, for set_input/set_output
-            self._in_at, self._out_at = _present(slots, args, slots.inputs), _present(slots, args, slots.outputs)
         # keeps every tensor (and its descriptor) alive until phase 2; tensor-list members too
-        present = [i for i in slots.tensors if args[i] is not None]
-        self._args = [args[i] for i in present] + self._members
+        self._args = tensors + self._members if self._members else tensors
         self._uses = _streamorder.uses_of(self._args)
-        self._arg_at = {slot: k for k, slot in enumerate(present)}  # where set_input updates _args
+        if repeatable:  # (argument slot, C index) of each non-NULL input and output, for set_input/set_output
+            self._in_at, self._out_at = _present(slots, args, slots.inputs), _present(slots, args, slots.outputs)
+            self._arg_at = {slot: k for k, slot in enumerate(present)}  # where _set updates _args
         self._own(device.backend, device, "executor", _destroy_executor, device, self._state)
 
     def _upload(self, args: tuple, device: Device) -> tuple:
@@ -315,7 +324,7 @@ class Executor(Resource):
 
     def _release_arguments(self, quiet: bool = False) -> None:
         """After phase 2 returned, the arguments may go (they must outlive it: abi.md §6.2)."""
-        self._args = list(self._uploads)  # uploaded arrays stay readable: op["out"]
+        self._args = self._uploads  # uploaded arrays stay readable: op["out"]
         self._uses = []
         if not self._state[1]:
             return

@@ -56,10 +56,9 @@ class AclRuntime:
         # custom packages, pyaclnn's headers/, then the toolkit's aclnnop headers (_registry)
         self.registry = Registry(cann_sources(found.home, found.layout) if found.home else [])
         self.libraries = OpLibraries(self.lib)
-        # per operator, resolved on first use: phase 1, phase 2, positions of its char* parameters
-        self._phase1: dict[str, Any] = {}
+        # per operator, resolved on first use: (phase 1, positions of its char*/void* parameters), phase 2
+        self._phase1: dict[str, tuple[Any, tuple[int, ...]]] = {}
         self._phase2: dict[str, Any] = {}
-        self._strings: dict[str, tuple[int, ...]] = {}
         self._outs = threading.local()  # per-thread phase-1 out-parameters, reused call after call
         self._inits: list[bool] = []  # one entry per aclInit of pyaclnn: True if it initialised CANN
 
@@ -431,25 +430,25 @@ class AclRuntime:
                 f"{self.registry.searched()})")
         return info
 
-    def _resolve(self, op: str) -> Any:
+    def _resolve(self, op: str) -> tuple[Any, tuple[int, ...]]:
         """Find ``op``'s two functions (cdef of its prototype only, in the library exporting it)."""
         info = self.op_info(op)
         if info.signature.problem:
             raise errors.NotSupportedError(f"aclnn{op} cannot be called from pyaclnn: {info.signature.problem}")
         phase1, phase2 = self.libraries.functions(info)
-        self._strings[op] = tuple(i for i, k in enumerate(info.kinds) if k in ("string", "address"))
+        strings = tuple(i for i, k in enumerate(info.kinds) if k in ("string", "address"))
         self._phase2[op] = phase2
-        self._phase1[op] = phase1
-        return phase1
+        self._phase1[op] = (phase1, strings)
+        return self._phase1[op]
 
     def workspace_size(self, op: str, args: tuple) -> tuple[int, Any]:
-        phase1 = self._phase1.get(op) or self._resolve(op)
+        phase1, strings = self._phase1.get(op) or self._resolve(op)
         outs = getattr(self._outs, "pair", None)
         if outs is None:
             outs = self._outs.pair = (ffi.new(_U64_P), ffi.new(_EXECUTOR_PP))
         size, executor = outs
         c_args = [NULL if a is None else a for a in args]
-        for i in self._strings[op]:  # char* and void* parameters: str -> char[], int -> void*
+        for i in strings:  # char* and void* parameters: str -> char[], int -> void*
             a = c_args[i]
             if isinstance(a, str):
                 c_args[i] = ffi.new("char[]", a.encode())
