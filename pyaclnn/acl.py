@@ -482,10 +482,15 @@ _NOT_OPS = frozenset({"aclnnInit", "aclnnFinalize"})
 
 
 def _phase1(op: str) -> Callable[..., tuple[int, Handle]]:
+    seen: list[Any] = [None, None]  # the runtime last called, and the signature it found
+
     def phase1(*args: Any) -> tuple[int, Handle]:
         rt = _rt()
-        # plain values of a wrong Python type: a TypeError naming the C parameter (both backends)
-        return rt.workspace_size(op, _c_values(rt.op_info(op).signature, args))
+        if seen[0] is not rt:
+            seen[1], seen[0] = rt.op_info(op).signature, rt
+        if seen[1].values:  # plain values of a wrong Python type: a TypeError naming the C parameter
+            args = _c_values(seen[1], args)
+        return rt.workspace_size(op, args)
     phase1.__name__ = phase1.__qualname__ = f"aclnn{op}GetWorkspaceSize"
     phase1.__doc__ = (f"aclnn{op}GetWorkspaceSize(<its C parameters>) -> (workspaceSize, executor).\n\n"
                       "The parameters are those of the operator's header, in order, without the two "
