@@ -125,26 +125,28 @@ def _normal(name: str) -> str:
     return n
 
 
-def read_opdefs(files: tuple[Path, ...]) -> dict[str, tuple[list[str], list[str], int]]:
-    """{op type: (input names, output names, attribute count)} of ops-info json files
-    (``inputN``/``outputN`` with a ``name``; ``attr.list``)."""
-    defs: dict[str, tuple[list[str], list[str], int]] = {}
-    for path in files:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+OpDef = tuple[list[str], list[str], int]  # input names, output names, attribute count
+
+
+def read_opdefs(path: Path) -> dict[str, OpDef]:
+    """{op type: its OpDef} of one ops-info json file (``inputN``/``outputN`` with a ``name``;
+    ``attr.list``); {} if it cannot be read."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    defs: dict[str, OpDef] = {}
+    for op, body in data.items() if isinstance(data, dict) else ():
+        if not isinstance(body, dict):
             continue
-        for op, body in data.items():
-            if not isinstance(body, dict) or op in defs:
-                continue
-            groups: dict[str, list[tuple[int, str]]] = {"input": [], "output": []}
-            for key, value in body.items():
-                m = re.fullmatch(r"(input|output)(\d+)", key)
-                if m and isinstance(value, dict) and "name" in value:
-                    groups[m.group(1)].append((int(m.group(2)), str(value["name"])))
-            attrs = body.get("attr", {}).get("list", "") if isinstance(body.get("attr"), dict) else ""
-            defs[op] = ([n for _, n in sorted(groups["input"])], [n for _, n in sorted(groups["output"])],
-                        len([a for a in str(attrs).split(",") if a.strip()]))
+        groups: dict[str, list[tuple[int, str]]] = {"input": [], "output": []}
+        for key, value in body.items():
+            m = re.fullmatch(r"(input|output)(\d+)", key)
+            if m and isinstance(value, dict) and "name" in value:
+                groups[m.group(1)].append((int(m.group(2)), str(value["name"])))
+        attrs = body.get("attr", {}).get("list", "") if isinstance(body.get("attr"), dict) else ""
+        defs[op] = ([n for _, n in sorted(groups["input"])], [n for _, n in sorted(groups["output"])],
+                    len([a for a in str(attrs).split(",") if a.strip()]))
     return defs
 
 
@@ -156,7 +158,7 @@ class Registry:
         self._lock = threading.Lock()
         self._indexes: dict[int, dict[str, Path]] = {}     # source position -> {op: header}
         self._parsed: dict[Path, dict[str, Signature]] = {}
-        self._opdefs: dict[int, dict[str, tuple[list[str], list[str], int]]] = {}
+        self._opdefs: dict[Path, dict[str, OpDef]] = {}  # parsed ops-info files
         self._ops: dict[str, OpInfo | None] = {}
 
     # -- discovery ---------------------------------------------------------------------------
@@ -261,12 +263,16 @@ class Registry:
         info.inputs = tuple(i for i in tensors if i not in info.outputs)
         return info
 
-    def _opdef(self, source: Source, name: str) -> tuple[list[str], list[str], int] | None:
-        i = self.sources.index(source)
-        defs = self._opdefs.get(i)
-        if defs is None:
-            defs = self._opdefs[i] = read_opdefs(source.opdef_files)
-        return defs.get(name)
+    def _opdef(self, source: Source, name: str) -> OpDef | None:
+        """``name``'s definition in the first of ``source``'s ops-info files that has it (one per
+        SoC; a toolkit's are large, so they are read one at a time, only as far as needed)."""
+        for path in source.opdef_files:
+            defs = self._opdefs.get(path)
+            if defs is None:
+                defs = self._opdefs[path] = read_opdefs(path)
+            if name in defs:
+                return defs[name]
+        return None
 
 
 # -- the sources of each backend ------------------------------------------------------------------

@@ -273,3 +273,22 @@ def test_headers_are_parsed_only_when_used_and_once(tmp_path, monkeypatch):
     assert len(calls) == 1  # one header, parsed once for both of its operators
     broken = registry.get("Broken")
     assert broken is not None and "could not be parsed" in broken.signature.problem
+
+
+def test_op_definitions_are_read_one_file_at_a_time(tmp_path, monkeypatch):
+    """A toolkit ships one large ops-info json per SoC: only as many are parsed as needed."""
+    import pyaclnn._registry as reg
+    vendor = _package(tmp_path, "multi", GENERATED, OPDEF)
+    other = vendor / "op_impl/ai_core/tbe/config/ascend310p/aic-ascend310p-ops-info.json"
+    other.parent.mkdir(parents=True)
+    other.write_text(json.dumps({"Other": {"input0": {"name": "a"}}}))
+    files = tuple(sorted(vendor.rglob("*.json")))  # ascend310p first: it does not define AddCustom
+    read: list[str] = []
+    real = reg.read_opdefs
+    monkeypatch.setattr(reg, "read_opdefs", lambda path: read.append(path.parent.name) or real(path))
+    registry = Registry([Source("custom", "multi", (vendor / "op_api" / "include",), None, files)])
+    assert registry.get("AddCustom").outputs == (3,)
+    assert read == ["ascend310p", "ascend910b"]
+    registry2 = Registry([Source("custom", "multi", (vendor / "op_api" / "include",), None, files[::-1])])
+    read.clear()
+    assert registry2.get("AddCustom").outputs == (3,) and read == ["ascend910b"]
