@@ -78,6 +78,7 @@ class OpLibraries:
                 return getattr(self.lib.op, phase1), getattr(self.lib.op, name)
             except AttributeError:
                 pass
+        problems: list[str] = []
         with self._lock:
             for path in candidates:
                 exports = self.exports(path) if path.is_file() else set()
@@ -87,11 +88,12 @@ class OpLibraries:
                     open_library(path, self.lib.found.search_dirs + [path.parent], self._opened)
                     lib = op_ffi(info.signature.prototype()).dlopen(str(path), ffi.RTLD_NOW | ffi.RTLD_GLOBAL)
                     fns = getattr(lib, phase1), getattr(lib, name)
-                except (OSError, AttributeError):
+                except (OSError, AttributeError) as exc:
+                    problems.append(f"{path.name}: {exc}")
                     continue
                 self._keep.append(lib)
                 return fns
         where = ", ".join(str(p) for p in candidates) or "no op library"
         raise errors.NotSupportedError(
             f"{name} is declared in {info.header} ({info.source.label}) but no library exports "
-            f"{phase1} and {name} (looked in {where})")
+            f"{phase1} and {name} (looked in {where})" + (f"; {'; '.join(problems)}" if problems else ""))
