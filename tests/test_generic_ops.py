@@ -396,3 +396,14 @@ def test_foreach_mul_scalar_list_tensor_lists_in_and_out(device_acl):
     op.close()
     with pytest.raises(pyaclnn.AclnnParamInvalidError):
         pyaclnn.Op("ForeachMulScalarList", x=xs, scalars=[2.0, -1.0], out=outs)
+
+
+def test_a_custom_library_that_does_not_load_is_named(emulator, emulator_home, custom_vendor, use_backend,
+                                                       monkeypatch, tmp_path):
+    broken = tmp_path / "broken"
+    shutil.copytree(custom_vendor, broken, symlinks=True)
+    (broken / "op_api/lib/libcust_opapi.so").write_bytes(b"not an ELF file")
+    monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", str(broken))
+    use_backend("acl", home=emulator_home)
+    with pytest.raises(pyaclnn.NotSupportedError, match=r"no library exports.*libcust_opapi.so: .*"):
+        acl.aclnnAddCustomGetWorkspaceSize(None, None, None)
