@@ -135,3 +135,15 @@ def test_huge_shapes_are_pure_arithmetic() -> None:
     assert index_view((n, n), (n, 1), (n - 1, -1)) == ((), (), (n - 1) * n + n - 1)
     assert index_view((n, n), (n, 1), (slice(None, None, -2), None, 7)) == ((n // 2, 1), (-2 * n, 0), (n - 1) * n + 7)
     assert index_view((n, 3), (3, 1), (E, 1)) == ((n,), (3,), 1)
+
+
+def test_indexing_a_view_larger_than_memory(backend) -> None:
+    """A broadcast (zero-stride) view of 2**80 elements over one float: indexing it allocates
+    nothing and reads nothing; the old probe array gave a scalar's garbage address as offset."""
+    n = 2 ** 40
+    with Tensor.from_numpy(np.array([7.0], np.float32)) as base:
+        huge = Tensor(base.storage, (n, n), np.float32, (0, 0), 0)
+        with huge, huge[n - 1, -5] as v, huge[::-3, None, 12345] as w:
+            assert (v.shape, v.strides, v.offset) == ((), (), 0)
+            assert v.numpy() == 7.0
+            assert (w.shape, w.strides, w.offset) == (((n + 2) // 3, 1), (0, 0), 0)
