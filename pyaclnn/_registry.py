@@ -33,6 +33,7 @@ import os
 import re
 import threading
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -87,11 +88,11 @@ class OpInfo:
     roles_problem: str | None = None    # why inputs/outputs are undetermined
     cache: dict[str, Any] = field(default_factory=dict)  # per-backend plans (argument slots...)
 
-    @property
+    @cached_property
     def kinds(self) -> tuple[str, ...]:
         return tuple(p.kind for p in self.signature.params)
 
-    @property
+    @cached_property
     def names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.signature.params)
 
