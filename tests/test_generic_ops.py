@@ -407,3 +407,25 @@ def test_a_custom_library_that_does_not_load_is_named(emulator, emulator_home, c
     use_backend("acl", home=emulator_home)
     with pytest.raises(pyaclnn.NotSupportedError, match=r"no library exports.*libcust_opapi.so: .*"):
         acl.aclnnAddCustomGetWorkspaceSize(None, None, None)
+
+
+def test_repeatable_add_survives_the_op_cache(device_acl):
+    """A second identical Add plan is the op cache's entry, which cannot be made repeatable
+    (561000): the generic object re-plans per run, keeping its alpha scalar, and set_input works."""
+    stream = device_acl
+    x, y, z = (pyaclnn.Tensor.from_numpy(np.full(4, v, np.float32)) for v in (1.0, 2.0, 0.0))
+    first = pyaclnn.Op("Add", x, y, 3, z)  # fills the cache for this layout
+    first.run(stream)
+    op = pyaclnn.Op("Add", self=x, other=y, alpha=3, out=z, repeatable=True)
+    op.run(stream)
+    stream.synchronize()
+    assert z.numpy().tolist() == [7.0] * 4
+    other = pyaclnn.Tensor.from_numpy(np.full(4, 10.0, np.float32))
+    op.set_input("other", other)
+    op.run(stream)
+    op.run(stream)
+    stream.synchronize()
+    assert z.numpy().tolist() == [31.0] * 4
+    assert op.replans  # the emulator, as CANN, refused repeatable on the cache entry
+    op.close()
+    first.close()
