@@ -429,3 +429,22 @@ def test_repeatable_add_survives_the_op_cache(device_acl):
     assert op.replans  # the emulator, as CANN, refused repeatable on the cache entry
     op.close()
     first.close()
+
+
+def test_the_generic_object_leaks_no_handle(device_acl, emulator):
+    """Scalars, arrays, tensor and scalar lists, private descriptors and uploaded arrays are all
+    released: after run (what phase 2 no longer needs) and at close (the rest)."""
+    stream = device_acl
+    kinds = ("tensor", "scalar", "int_array", "tensor_list", "scalar_list", "executor", "device_alloc")
+    before = {k: emulator.live(k) for k in kinds}
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    ops = [pyaclnn.Op("Add", x, x, 2.5, np.zeros_like(x)),
+           pyaclnn.Op("ReduceSum", x, [1], False, acl.ACL_FLOAT, np.zeros(2, np.float32), repeatable=True),
+           pyaclnn.Op("ForeachMulScalarList", [x, x], [np.float32(2), np.float32(3)], [x.copy(), x.copy()])]
+    for op in ops:
+        op.run(stream)
+    stream.synchronize()
+    assert emulator.live("scalar") == before["scalar"]  # Add's alpha went after its phase 2
+    for op in ops:
+        op.close()
+    assert {k: emulator.live(k) for k in kinds} == before
