@@ -274,8 +274,11 @@ class AclRuntime:
         else:
             try:
                 host = np.array(value).astype(to_numpy(DType(dtype)))
-            except ValueError:  # not an aclDataType: let the library refuse it (NULL)
+            except ValueError:  # not an aclDataType: the library refuses it (NULL)
                 host = np.array(value)
+            except errors.NotSupportedError as exc:  # no NumPy twin to convert with
+                raise errors.NotSupportedError(f"aclCreateScalar: {exc}; pass the value's bytes (a bytes "
+                                               "object or a uint8 ndarray) instead of a number") from None
             data = ffi.from_buffer(host.reshape(-1).view(np.uint8))
         return _made(self.nn.aclCreateScalar(ffi.cast(_VOID_P, data), dtype), "aclCreateScalar")
 
