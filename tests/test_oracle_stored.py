@@ -1,7 +1,7 @@
 """The four NumPy-in/NumPy-out functions against PyTorch's stored answers (tests/data/oracle.json).
 
 These run without torch: in .ci/run's oldest-dependencies venv (Python 3.10, numpy 1.24,
-ml_dtypes 0.3, cffi 1.15) they are the torch-oracle check of the numerics, float32, float16 and
+ml_dtypes 0.4, cffi 1.15) they are the torch-oracle check of the numerics, float32, float16 and
 bfloat16, on both backends. Where torch is installed, tools/gen_oracle.py --check proves the
 stored answers are what torch computes now (so they cannot drift from the oracle).
 """

@@ -4,7 +4,7 @@ Usage: python tools/gen_oracle.py [--check]   (needs torch)
 --check exits 1 (and writes nothing) when the stored file differs from what torch computes now;
 a test runs it wherever torch is installed.
 
-Why stored: .ci/run's oldest-dependencies venv (Python 3.10, numpy 1.24, ml_dtypes 0.3) has no
+Why stored: .ci/run's oldest-dependencies venv (Python 3.10, numpy 1.24, ml_dtypes 0.4) has no
 torch (PyPI has no CPU build of it for Linux x86_64), yet its numerics must be checked against an
 independent oracle. tests/test_oracle_stored.py compares pyaclnn there with these answers. The
 inputs are stored too (as float64 values exactly representable in their dtype), so nothing
