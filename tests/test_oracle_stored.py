@@ -7,7 +7,6 @@ stored answers are what torch computes now (so they cannot drift from the oracle
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import subprocess
 import sys
@@ -44,15 +43,23 @@ def _ids(case: dict) -> str:
     return f"{case['op']}-{case['dtype']}-" + "-".join(f"{v}" for v in case["attrs"].values())
 
 
-@pytest.mark.parametrize("path", ["direct", "tiled"])
 @pytest.mark.parametrize("case", CASES, ids=[f"{i}-{_ids(c)}" for i, c in enumerate(CASES)])
-def test_matches_the_stored_torch_answer(backend, case, path) -> None:
-    """On numpy, each call runs on the kernels' direct path (what these small inputs take) and on
-    their tiled path (what large inputs take: layout merging, tiles, the thread pool)."""
-    if path == "tiled" and backend == "acl":
-        pytest.skip("the tiled path is the reference kernels'")
-    with tiled_only() if path == "tiled" else contextlib.nullcontext():
+def test_matches_the_stored_torch_answer(backend, case) -> None:
+    """Both backends; on numpy these small inputs take the kernels' direct path."""
+    _check(case, _call(case))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{i}-{_ids(c)}" for i, c in enumerate(CASES)])
+def test_the_tiled_path_matches_the_stored_torch_answer(use_backend, case) -> None:
+    """The reference kernels' tiled path (what large inputs take: layout merging, tiles, the
+    thread pool), forced on the same small inputs."""
+    use_backend("numpy")
+    with tiled_only():
         got = _call(case)
+    _check(case, got)
+
+
+def _check(case: dict, got: list) -> None:
     rtol, atol = TOL[case["dtype"]]
     assert len(got) == len(case["expected"])
     for out, want in zip(got, case["expected"]):
