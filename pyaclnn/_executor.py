@@ -311,7 +311,11 @@ class Executor(Resource):
         workspace = stream.workspace(size) if size > 0 else 0
         if self.repeatable:
             self._runtime.launch(self.op, workspace, size, executor, stream._raw)
-            _streamorder.launched(stream._order, self._uses)  # what it uses outlives the launch
+            # _streamorder.launched, inline: this loop is the repeatable executor's whole call
+            order = stream._order
+            order.launches = n = order.launches + 1
+            for uses in self._uses:  # what it uses outlives the launch
+                uses[order] = n
             return
         self._state[0] = None  # consumed by phase 2 even if it fails (abi.md §6.1)
         try:
@@ -345,7 +349,8 @@ class Executor(Resource):
         self._set(index, tensor, output=True)
 
     def _set(self, index: int | str, tensor: Tensor, output: bool) -> None:
-        self._check_open()
+        if self._ref not in _live:  # self._check_open(), without a property call on the hot path
+            raise ClosedError(f"{self._what} is closed")
         self.device.use()
         if not self.repeatable:
             raise ExecutorConsumedError(f"aclnn{self.op}: set_input/set_output need repeatable=True")
