@@ -429,7 +429,10 @@ class Op(Executor):
 
 def bind(info: Any, args: tuple, kwargs: dict[str, Any]) -> tuple:
     """The C argument tuple of ``info``'s phase 1 from positional and C-named arguments.
-    Every parameter must be given (None is the nullptr)."""
+    Every parameter must be given (None is the nullptr). An operator pyaclnn cannot call (its
+    declaration unparsed, or a parameter of a C type it cannot pass) is a NotSupportedError first."""
+    if info.signature.problem:
+        raise NotSupportedError(f"aclnn{info.name} cannot be called from pyaclnn: {info.signature.problem}")
     names = info.names
     api = f"aclnn{info.name}GetWorkspaceSize"
     if len(args) > len(names):
@@ -445,8 +448,6 @@ def bind(info: Any, args: tuple, kwargs: dict[str, Any]) -> tuple:
     missing = [n for n, v in zip(names, values) if v is _MISSING]
     if missing:
         raise TypeError(f"{api} needs {', '.join(missing)} (pass None for a nullptr)")
-    if info.signature.problem:
-        raise NotSupportedError(f"aclnn{info.name} cannot be called from pyaclnn: {info.signature.problem}")
     return tuple(values)
 
 

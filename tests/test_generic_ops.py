@@ -448,3 +448,19 @@ def test_the_generic_object_leaks_no_handle(device_acl, emulator):
     for op in ops:
         op.close()
     assert {k: emulator.live(k) for k in kinds} == before
+
+
+def test_an_unparseable_declaration_is_named_whatever_the_arguments(
+        emulator, emulator_home, custom_vendor, use_backend, monkeypatch, tmp_path):
+    """A declaration pyaclnn cannot read has no parameters to count: the generic object says why it
+    cannot call the operator, not that it "takes 0 arguments"."""
+    bad = tmp_path / "bad"
+    (bad / "op_api" / "include").mkdir(parents=True)
+    (bad / "op_api" / "include" / "aclnn_garbled.h").write_text(
+        "aclnnStatus aclnnGarbledGetWorkspaceSize(const aclTensor *x, int (*cb)(int),\n"
+        "    uint64_t *workspaceSize, aclOpExecutor **executor);\n")
+    monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", f"{bad}:{custom_vendor}")
+    use_backend("acl", home=emulator_home)
+    for args in ((), (np.ones(2, np.float32), None)):
+        with pytest.raises(pyaclnn.NotSupportedError, match="aclnnGarbledGetWorkspaceSize in .* could not be parsed"):
+            pyaclnn.Op("Garbled", *args)
