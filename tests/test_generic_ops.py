@@ -464,3 +464,28 @@ def test_an_unparseable_declaration_is_named_whatever_the_arguments(
     for args in ((), (np.ones(2, np.float32), None)):
         with pytest.raises(pyaclnn.NotSupportedError, match="aclnnGarbledGetWorkspaceSize in .* could not be parsed"):
             pyaclnn.Op("Garbled", *args)
+
+
+def test_meta_object_values_are_refused_never_cast(device_acl, emulator):
+    """What no C value of the parameter means is refused naming the parameter, with nothing leaked:
+    a Python int beyond int64 for an aclScalar (was an OverflowError from the conversion), bools and
+    text in int/float arrays (were cast to 1, 1.5), a non-bool in a bool array (was bool(v))."""
+    x = np.ones((2, 3), np.float32)
+    kinds = ("tensor", "scalar", "int_array", "scalar_list", "tensor_list", "device_alloc")
+    before = {k: emulator.live(k) for k in kinds}
+    with pytest.raises(ValueError, match=r"aclnnAddGetWorkspaceSize: alpha takes aclScalar\*.*"
+                                         r"1180591620717411303424 is out of the int64_t range"):
+        pyaclnn.Op("Add", x, x, 2 ** 70, np.zeros_like(x))
+    with pytest.raises(ValueError, match=r"dims takes aclIntArray\*.*out of the int64_t range"):
+        pyaclnn.Op("ReduceSum", x, [2 ** 70], False, acl.ACL_FLOAT, np.zeros(2, np.float32))
+    with pytest.raises(TypeError, match=r"dims takes aclIntArray\*.*got bool True"):
+        pyaclnn.Op("ReduceSum", x, [True], False, acl.ACL_FLOAT, np.zeros(2, np.float32))
+    with pytest.raises(ValueError, match=r"scalars takes aclScalarList\*.*out of the int64_t range"):
+        pyaclnn.Op("ForeachMulScalarList", [x, x], [1, -2 ** 64], [x.copy(), x.copy()])
+    assert {k: emulator.live(k) for k in kinds} == before
+    from pyaclnn._executor import _element
+    with pytest.raises(TypeError, match="got str '1.5'"):
+        _element("1.5", "float")
+    with pytest.raises(TypeError, match="not a bool"):
+        _element(1, "bool")
+    assert (_element(np.int32(3), "int"), _element(2, "float"), _element(np.bool_(True), "bool")) == (3, 2.0, True)
