@@ -165,11 +165,15 @@ class Executor(Resource):
         tensors = [args[i] for i in present]
         device: Device | None = None
         arrays = False
-        for t in tensors:
+        for k, t in enumerate(tensors):
             if not isinstance(t, Tensor):
-                if isinstance(t, np.ndarray) and isinstance(self, Op):
+                generic = isinstance(self, Op)
+                if isinstance(t, np.ndarray) and generic:
                     arrays = True  # the generic object uploads arrays (below)
                     continue
+                if generic:  # name the C parameter, as for every other kind
+                    raise TypeError(f"aclnn{self.op}GetWorkspaceSize: {slots.names[present[k]]} takes "
+                                    f"{KINDS['tensor']}, got {type(t).__name__}")
                 raise TypeError(f"aclnn{self.op}: tensor arguments must be pyaclnn.Tensor or None, got "
                                 f"{type(t).__name__} (Tensor.from_numpy uploads an array; the "
                                 "pyaclnn.<op>() functions take NumPy arrays)")

@@ -489,3 +489,12 @@ def test_meta_object_values_are_refused_never_cast(device_acl, emulator):
     with pytest.raises(TypeError, match="not a bool"):
         _element(1, "bool")
     assert (_element(np.int32(3), "int"), _element(2, "float"), _element(np.bool_(True), "bool")) == (3, 2.0, True)
+
+
+def test_a_wrong_tensor_argument_names_its_parameter(device_acl):
+    """The generic object takes ndarrays: its error says so and names the C parameter (it said
+    "must be pyaclnn.Tensor ... the pyaclnn.<op>() functions take NumPy arrays")."""
+    x = np.ones((2, 2), np.float32)
+    with pytest.raises(TypeError, match=r"^aclnnAddGetWorkspaceSize: other takes aclTensor\* \(a Tensor or "
+                                        r"ndarray; None is nullptr\), got list$"):
+        pyaclnn.Op("Add", x, [1.0, 2.0], 1.0, np.zeros_like(x))
