@@ -29,7 +29,7 @@ import numpy as np
 from . import _backend, _streamorder
 from ._device import Device, Stream
 from ._resource import Resource, _live
-from ._signature import KINDS, c_values
+from ._signature import KINDS, c_element, c_scalar, c_values
 from ._tensor import ACL_FORMAT_ND, Tensor, default_device
 from .dtypes import DType, from_numpy
 from .errors import AclError, AclnnInnerError, AclnnParamInvalidError, ClosedError, ExecutorConsumedError, NotSupportedError
@@ -473,54 +473,19 @@ def scalar_dtype(value: Any) -> int:
     raise TypeError(f"an aclScalar takes a Python or NumPy number, got {type(value).__name__}")
 
 
-_INT64 = (-2 ** 63, 2 ** 63 - 1)
-
-
-def _is_bool(value: Any) -> bool:
-    return isinstance(value, (bool, np.bool_))
-
-
-def _element(value: Any, kind: str) -> Any:
-    """One element of an aclIntArray / aclFloatArray / aclBoolArray: an int (int64_t, no bool), a
-    real number (no bool, no text: C takes none) or a bool; anything else is refused, never cast."""
-    if kind == "bool":
-        if not _is_bool(value):
-            raise TypeError(f"got {type(value).__name__} {value!r}, not a bool")
-        return bool(value)
-    if _is_bool(value) or isinstance(value, (str, bytes)):
-        raise TypeError(f"got {type(value).__name__} {value!r}")
-    if kind == "float":
-        return float(value)
-    number = operator.index(value)
-    if not _INT64[0] <= number <= _INT64[1]:
-        raise ValueError(f"{number} is out of the int64_t range")
-    return number
-
-
-def _scalar_value(value: Any) -> Any:
-    """The number an aclScalar stores (a NumPy scalar's own value; a Python int must fit the
-    ACL_INT64 it becomes: a wider one would be refused deep in the conversion)."""
-    if isinstance(value, np.generic):
-        return value.item()
-    if type(value) is int and not _INT64[0] <= value <= _INT64[1]:
-        raise ValueError(f"{value} is out of the int64_t range of an ACL_INT64 aclScalar (pass a float, "
-                         "or a NumPy scalar of the dtype you mean)")
-    return value
-
-
 def _make(runtime: Any, kind: str, value: Any, device: Device, uploads: list[Tensor], members: list[Tensor],
           owned: list[tuple[str, Any]], op: str, name: str) -> Any:
     """The aclnn meta object a Python value becomes for a parameter of ``kind``; it is owned."""
     api = f"aclnn{op}GetWorkspaceSize"
     try:
         if kind == "scalar":
-            handle = runtime.create_scalar(_scalar_value(value), scalar_dtype(value))
+            handle = runtime.create_scalar(c_scalar(value), scalar_dtype(value))
         elif kind == "bool_array":
-            handle = runtime.create_bool_array(tuple(_element(v, "bool") for v in value))
+            handle = runtime.create_bool_array(tuple(c_element(v, "bool") for v in value))
         elif kind == "int_array":
-            handle = runtime.create_int_array([_element(v, "int") for v in value])
+            handle = runtime.create_int_array([c_element(v, "int") for v in value])
         elif kind == "float_array":
-            handle = runtime.create_float_array([_element(v, "float") for v in value])
+            handle = runtime.create_float_array([c_element(v, "float") for v in value])
         elif kind == "tensor_list":
             tensors: list[Tensor] = []
             for t in value:
@@ -547,7 +512,7 @@ def _make(runtime: Any, kind: str, value: Any, device: Device, uploads: list[Ten
             scalars: list[Any] = []
             try:
                 for v in value:
-                    scalars.append(runtime.create_scalar(_scalar_value(v), scalar_dtype(v)))
+                    scalars.append(runtime.create_scalar(c_scalar(v), scalar_dtype(v)))
                 handle = runtime.create_scalar_list(scalars)
             except BaseException:
                 for sc in scalars:

@@ -1,4 +1,4 @@
-"""Operator signatures read from aclnn headers (pure Python: no cffi, no pycparser).
+"""Operator signatures read from aclnn headers (no cffi, no pycparser).
 
 A CANN operator is a pair of C functions::
 
@@ -23,7 +23,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-__all__ = ["Param", "Signature", "parse_header", "index_header", "KINDS", "PHASE2_PROTOTYPE", "c_values"]
+import numpy as np
+
+__all__ = ["Param", "Signature", "parse_header", "index_header", "KINDS", "PHASE2_PROTOTYPE", "c_values", "c_element",
+           "c_scalar"]
 
 # kind -> (C base type, pointer depth) pairs that have it. Base types are written without const.
 _TYPES: dict[tuple[str, int], str] = {
@@ -150,6 +153,44 @@ def c_values(sig: Signature, args: tuple) -> tuple:
             out = list(args)
         out[i] = _convert(sig.api, param, value)
     return args if out is None else tuple(out)
+
+
+_INT64 = (-2 ** 63, 2 ** 63 - 1)
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, (bool, np.bool_))
+
+
+def c_element(value: Any, kind: str) -> Any:
+    """One element of an aclIntArray / aclFloatArray / aclBoolArray (``kind`` "int", "float" or
+    "bool"): an int in the int64_t range (no bool), a real number (no bool, no text: C takes none)
+    or a bool. Anything else is a TypeError (ValueError out of range), never cast."""
+    if kind == "bool":
+        if not _is_bool(value):
+            raise TypeError(f"got {type(value).__name__} {value!r}, not a bool")
+        return bool(value)
+    if _is_bool(value) or isinstance(value, (str, bytes)):
+        raise TypeError(f"got {type(value).__name__} {value!r}")
+    if kind == "float":
+        return float(value)
+    number = operator.index(value)
+    if not _INT64[0] <= number <= _INT64[1]:
+        raise ValueError(f"{number} is out of the int64_t range")
+    return number
+
+
+def c_scalar(value: Any) -> Any:
+    """The number an aclScalar stores for a Python or NumPy number (a NumPy scalar's own value; a
+    Python int must fit the ACL_INT64 it becomes; text is no number)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"an aclScalar takes a number, got {type(value).__name__} {value!r}")
+    if type(value) is int and not _INT64[0] <= value <= _INT64[1]:
+        raise ValueError(f"{value} is out of the int64_t range of an ACL_INT64 aclScalar (pass a float, "
+                         "or a NumPy scalar of the dtype you mean)")
+    return value
 
 
 def _range(ctype: str) -> tuple[int, int]:

@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 
 from . import _backend, _current
 from ._interop import host_array
-from ._signature import c_values as _c_values
+from ._signature import c_element as _c_element, c_values as _c_values
 # Enum constants and status codes, exactly as headers/ declares them (generated: tools/gen_constants.py).
 from ._constants import *  # noqa: F401,F403
 
@@ -312,7 +312,22 @@ def aclDestroyTensor(tensor: Handle) -> None:
 
 def aclCreateBoolArray(value: Sequence[bool], size: int) -> Handle:
     """aclCreateBoolArray(value, size) -> aclBoolArray* (the values are copied)."""
-    return _rt().create_bool_array(list(value)[:size])
+    return _rt().create_bool_array(_elements("aclCreateBoolArray", value, size, "bool"))
+
+
+def _elements(api: str, values: Sequence[Any], size: int, kind: str) -> list[Any]:
+    """The first ``size`` values, each checked as C would need it (``_signature.c_element``): on
+    both backends a value of no C meaning is a TypeError, never cast."""
+    out = []
+    for i, v in enumerate(list(values)[:size]):
+        try:
+            out.append(_c_element(v, kind))
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{api}: value[{i}] must be {_ELEMENT[kind]}: {exc}") from None
+    return out
+
+
+_ELEMENT = {"int": "an int (int64_t)", "float": "a real number (float)", "bool": "a bool"}
 
 
 def aclDestroyBoolArray(array: Handle) -> None:
@@ -321,7 +336,7 @@ def aclDestroyBoolArray(array: Handle) -> None:
 
 def aclCreateIntArray(value: Sequence[int], size: int) -> Handle:
     """aclCreateIntArray(value, size) -> aclIntArray* (the values are copied)."""
-    return _rt().create_int_array(list(value)[:size])
+    return _rt().create_int_array(_elements("aclCreateIntArray", value, size, "int"))
 
 
 def aclDestroyIntArray(array: Handle) -> None:
@@ -330,7 +345,7 @@ def aclDestroyIntArray(array: Handle) -> None:
 
 def aclCreateFloatArray(value: Sequence[float], size: int) -> Handle:
     """aclCreateFloatArray(value, size) -> aclFloatArray* (the values are copied, as float32)."""
-    return _rt().create_float_array(list(value)[:size])
+    return _rt().create_float_array(_elements("aclCreateFloatArray", value, size, "float"))
 
 
 def aclDestroyFloatArray(array: Handle) -> None:
@@ -339,8 +354,14 @@ def aclDestroyFloatArray(array: Handle) -> None:
 
 def aclCreateScalar(value: Any, dataType: int) -> Handle:
     """aclCreateScalar(&value, dataType) -> aclScalar*. ``value`` is a number (stored as
-    ``dataType``, as the C sample's typed variable holds it) or a buffer with its bytes."""
-    return _rt().create_scalar(value, dataType)
+    ``dataType``, as the C sample's typed variable holds it) or a buffer with its bytes. Text is
+    a TypeError; a number ``dataType`` cannot hold at all (2**70 for ACL_INT64) a ValueError."""
+    if isinstance(value, str):
+        raise TypeError(f"aclCreateScalar: value must be a number or a buffer of its bytes, got str {value!r}")
+    try:
+        return _rt().create_scalar(value, dataType)
+    except OverflowError as exc:  # raised by the host-side conversion, before any handle exists
+        raise ValueError(f"aclCreateScalar: {value!r} does not fit aclDataType {dataType} ({exc})") from None
 
 
 def aclDestroyScalar(scalar: Handle) -> None:
@@ -488,6 +509,10 @@ def _phase1(op: str) -> Callable[..., tuple[int, Handle]]:
         rt = _rt()
         if seen[0] is not rt:
             seen[1], seen[0] = rt.op_info(op).signature, rt
+        if len(args) != len(seen[1].params) and not seen[1].problem:  # (a problem: the runtime says it)
+            raise TypeError(f"aclnn{op}GetWorkspaceSize takes {len(seen[1].params)} arguments "
+                            f"({', '.join(p.name for p in seen[1].params)}), got {len(args)}; the two "
+                            "out-parameters are returned")
         if seen[1].values:  # plain values of a wrong Python type: a TypeError naming the C parameter
             args = _c_values(seen[1], args)
         return rt.workspace_size(op, args)

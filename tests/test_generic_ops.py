@@ -483,12 +483,32 @@ def test_meta_object_values_are_refused_never_cast(device_acl, emulator):
     with pytest.raises(ValueError, match=r"scalars takes aclScalarList\*.*out of the int64_t range"):
         pyaclnn.Op("ForeachMulScalarList", [x, x], [1, -2 ** 64], [x.copy(), x.copy()])
     assert {k: emulator.live(k) for k in kinds} == before
-    from pyaclnn._executor import _element
-    with pytest.raises(TypeError, match="got str '1.5'"):
-        _element("1.5", "float")
-    with pytest.raises(TypeError, match="not a bool"):
-        _element(1, "bool")
-    assert (_element(np.int32(3), "int"), _element(2, "float"), _element(np.bool_(True), "bool")) == (3, 2.0, True)
+    from pyaclnn._signature import c_element
+    assert (c_element(np.int32(3), "int"), c_element(2, "float"), c_element(np.bool_(True), "bool")) == (3, 2.0, True)
+
+
+def test_the_c_shaped_layer_refuses_the_same_values_on_both_backends(backend):
+    """acl.aclCreate*Array / aclCreateScalar and a phase 1 with the wrong argument count: the same
+    error class on both backends (the NumPy backend cast 1.5 to 1, 'no' to True, '1.5' to 1.5,
+    '1' to a scalar 1.0 and stored 2**70; the acl one raised cffi's messages; a wrong count was
+    161002 on one and cffi's "expects 7 arguments, got 4" on the other)."""
+    with pytest.raises(TypeError, match=r"aclCreateIntArray: value\[1\] must be an int \(int64_t\)"):
+        acl.aclCreateIntArray([1, 1.5], 2)
+    with pytest.raises(ValueError, match=r"aclCreateIntArray: value\[0\].*out of the int64_t range"):
+        acl.aclCreateIntArray([2 ** 70], 1)
+    with pytest.raises(TypeError, match=r"aclCreateBoolArray: value\[0\] must be a bool: got str 'no'"):
+        acl.aclCreateBoolArray(["no"], 1)
+    with pytest.raises(TypeError, match=r"aclCreateFloatArray: value\[0\] must be a real number"):
+        acl.aclCreateFloatArray(["1.5"], 1)
+    with pytest.raises(TypeError, match="aclCreateScalar: value must be a number"):
+        acl.aclCreateScalar("1", acl.ACL_FLOAT)
+    with pytest.raises(ValueError, match="aclCreateScalar: 1180591620717411303424 does not fit"):
+        acl.aclCreateScalar(2 ** 70, acl.ACL_INT64)
+    with pytest.raises(TypeError, match=r"aclnnMseLossBackwardGetWorkspaceSize takes 5 arguments \(gradOutput, "
+                                        r"self, target, reduction, out\), got 2"):
+        acl.aclnnMseLossBackwardGetWorkspaceSize(None, None)
+    array = acl.aclCreateIntArray(np.array([3, -1]), 2)  # NumPy integers are ints
+    acl.aclDestroyIntArray(array)
 
 
 def test_a_wrong_tensor_argument_names_its_parameter(device_acl):
