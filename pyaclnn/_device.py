@@ -130,8 +130,8 @@ class Stream(Resource):
             device = default_device()
         if not isinstance(handle, int):
             try:
-                handle = device._runtime.as_int(handle)
-            except (TypeError, ValueError):
+                handle = device._runtime.pointer_address(handle)
+            except TypeError:
                 pass
         if isinstance(handle, bool) or not isinstance(handle, int) or handle <= 0:
             raise TypeError(f"Stream.from_handle takes the stream's address as a positive int, got {handle!r}")

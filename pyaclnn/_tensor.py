@@ -176,7 +176,7 @@ class Tensor(Resource):
         only destroys the aclTensor descriptor. The owner must keep it alive while the tensor
         or an op using it is in use. On the NumPy backend ``addr`` must be memory its emulated
         runtime allocated (e.g. ``pyaclnn.acl.aclrtMalloc``)."""
-        dims: tuple[int, ...] = (shape,) if isinstance(shape, int) else tuple(int(d) for d in shape)
+        dims = _checked_shape(shape)
         size = int(np.prod(dims, dtype=np.int64))
         npdt = np.dtype(dtype)
         from_numpy(npdt)  # NotSupportedError for a dtype with no aclDataType

@@ -155,6 +155,21 @@ def test_borrowed_objects_reject_bad_arguments(backend):
         pyaclnn.Tensor.from_address(0, (2,), F32)
 
 
+@pytest.mark.parametrize("handle", ["x", "123", 1.5, 2.0, [1], None])
+def test_from_handle_refuses_what_is_not_a_stream_address(backend, handle):
+    """Neither text nor a float is a stream: refused, not truncated or cast to an address
+    (cffi casts a 1-character str to its code point, int() truncates 1.5 to 1)."""
+    with pytest.raises(TypeError, match="positive int"):
+        pyaclnn.Stream.from_handle(handle)
+
+
+@pytest.mark.parametrize("shape", [(-1,), (2, -3), (2.5,), "ab"])
+def test_from_address_refuses_a_bad_shape(backend, shape):
+    """The same shape rule as Tensor.empty, before any descriptor is made."""
+    with pytest.raises((ValueError, TypeError), match="shape"):
+        pyaclnn.Tensor.from_address(64, shape, F32)
+
+
 # -- 5. the op cache ----------------------------------------------------------------------------
 def test_repeatable_after_an_identical_run_replans(emulator):
     g = np.array([[1, 2], [3, 4]], F32)

@@ -158,6 +158,13 @@ class AclRuntime:
     def handle_from_int(self, value: int) -> Any:
         return ffi.cast(_VOID_P, value)
 
+    def pointer_address(self, handle: Any) -> int:
+        """The address of a handle of this layer (a cffi pointer); TypeError for anything else
+        (ffi.cast would turn a 1-character str into its code point, a float into an int)."""
+        if not isinstance(handle, ffi.CData) or ffi.typeof(handle).kind != "pointer":
+            raise TypeError(f"not a pointer handle: {handle!r}")
+        return int(ffi.cast("uintptr_t", handle))
+
     # -- streams and events --------------------------------------------------------------------
     def create_stream(self) -> Any:
         out = ffi.new("aclrtStream *")

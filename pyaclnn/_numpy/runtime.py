@@ -251,6 +251,10 @@ class NumpyRuntime:
     def handle_from_int(self, value: int) -> int:
         return int(value)
 
+    def pointer_address(self, handle: Any) -> int:
+        """Handles of this runtime are ints (caught before this): anything else is not one."""
+        raise TypeError(f"not a handle: {handle!r}")
+
     # -- streams and events --------------------------------------------------------------------
     def create_stream(self) -> int:
         self._need_context("aclrtCreateStream")
