@@ -179,7 +179,10 @@ class Executor(Resource):
                                 "pyaclnn.<op>() functions take NumPy arrays)")
             if t._ref not in _live:
                 raise ClosedError(f"aclnn{self.op}: a tensor argument is closed")
-            device = device or t.device
+            if device is None:
+                device = t.device
+            elif t.device is not device and t.device.id != device.id:
+                raise _other_device(self.op, t, device)
         device = device or default_device()
         device.use()
         repeatable = bool(repeatable)
@@ -355,6 +358,13 @@ class Executor(Resource):
     def _set(self, index: int | str, tensor: Tensor, output: bool) -> None:
         if self._ref not in _live:  # self._check_open(), without a property call on the hot path
             raise ClosedError(f"{self._what} is closed")
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"aclnn{self.op}: set_input/set_output take a pyaclnn.Tensor, got "
+                            f"{type(tensor).__name__} (Tensor.from_numpy uploads an array)")
+        if tensor._ref not in _live:
+            raise ClosedError(f"aclnn{self.op}: set_input/set_output got a closed Tensor")
+        if tensor.device is not self.device and tensor.device.id != self.device.id:
+            raise _other_device(self.op, tensor, self.device)
         self.device.use()
         if not self.repeatable:
             raise ExecutorConsumedError(f"aclnn{self.op}: set_input/set_output need repeatable=True")
@@ -497,6 +507,8 @@ def _make(runtime: Any, kind: str, value: Any, device: Device, uploads: list[Ten
                                     f"{type(t).__name__} in it")
                 elif t._ref not in _live:
                     raise ClosedError(f"aclnn{op}: a tensor of {name} is closed")
+                elif t.device is not device and t.device.id != device.id:
+                    raise _other_device(op, t, device)
                 tensors.append(t)
             members += tensors
             descriptors: list[Any] = []
@@ -524,6 +536,13 @@ def _make(runtime: Any, kind: str, value: Any, device: Device, uploads: list[Ten
         raise type(exc)(f"{api}: {name} takes {KINDS[kind]}: {exc}") from None
     owned.append((kind, handle))
     return handle
+
+
+def _other_device(op: str, tensor: Tensor, device: Device) -> ValueError:
+    """A tensor of another Device: its memory is no address a kernel on ``device`` can use."""
+    return ValueError(f"aclnn{op}: a tensor is on device {tensor.device.id}, the operator's other "
+                      f"tensors on device {device.id}: every tensor of one operator "
+                      "must be on the same Device (copy it through the host: Tensor.from_numpy(t.numpy(), device))")
 
 
 def _open(stream: Stream, op: str) -> Stream:

@@ -153,6 +153,45 @@ def test_two_devices_in_one_thread(two_devices):
             s1.close(), s0b.close()
 
 
+def test_tensors_of_two_devices_in_one_op_are_refused(two_devices):
+    """Device 1's memory is no address a kernel on device 0 can use (the emulator would run it
+    and read it as host memory: a silent answer a real device never gives): a ValueError at
+    plan time, and at set_input/set_output, naming both devices."""
+    g, x, y, _ = mse_case(seed=8)
+    with pyaclnn.Device(0) as d0, pyaclnn.Device(1) as d1:
+        ins0 = [pyaclnn.Tensor.from_numpy(a, d0) for a in (g, x, y)]
+        out0 = pyaclnn.Tensor.empty(x.shape, device=d0)
+        x1 = pyaclnn.Tensor.from_numpy(x, d1)
+        with pytest.raises(ValueError, match="device 1.*device 0|device 0.*device 1"):
+            pyaclnn.MseLossBackward(ins0[0], x1, ins0[2], "none", out0)
+        ex = pyaclnn.MseLossBackward(*ins0, "none", out0, repeatable=True)
+        with pytest.raises(ValueError, match="device 1.*device 0|device 0.*device 1"):
+            ex.set_input(1, x1)
+        with pytest.raises(ValueError, match="device 1.*device 0|device 0.*device 1"):
+            ex.set_output(0, pyaclnn.Tensor.empty(x.shape, device=d1))
+        ex.close()
+
+
+def test_set_input_takes_an_open_tensor(backend):
+    """set_input/set_output name what they need: a TypeError for anything but a Tensor (was an
+    AttributeError from inside), a ClosedError for a closed one (its address was set in the
+    executor, freed memory)."""
+    g, x, y, _ = mse_case(seed=9)
+    ins = [pyaclnn.Tensor.from_numpy(a) for a in (g, x, y)]
+    ex = pyaclnn.MseLossBackward(*ins, "none", pyaclnn.Tensor.empty(x.shape), repeatable=True)
+    for bad in (x, None, "x"):
+        with pytest.raises(TypeError, match="pyaclnn.Tensor"):
+            ex.set_input(0, bad)
+    closed = pyaclnn.Tensor.from_numpy(g)
+    closed.close()
+    with pytest.raises(pyaclnn.ClosedError):
+        ex.set_input(0, closed)
+    with pytest.raises(pyaclnn.ClosedError):
+        ex.set_output(0, closed)
+    ex.run()  # still runs on its own tensors
+    ex.close()
+
+
 def test_gc_release_restores_the_threads_device(two_devices):
     with pyaclnn.Device(0) as d0, pyaclnn.Device(1) as d1:
         t0 = pyaclnn.Tensor.from_numpy(np.ones(4, F32), d0)
