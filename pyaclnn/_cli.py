@@ -204,6 +204,13 @@ def doctor_report() -> dict[str, Any]:
             if not Path(opp).is_dir():
                 problems.append({"problem": f"ASCEND_OPP_PATH={opp} is not a directory: aclnn will fail (561107)",
                                  "fix": f"export ASCEND_OPP_PATH={home}/opp, or source {home}/set_env.sh"})
+    ops = cann.get("operators") or {}
+    missing_libs = {lib["path"] for lib in ops.get("libraries", []) if not lib.get("exists", True)}
+    for source in ops.get("sources", []):
+        if source.get("library") in missing_libs and source.get("count"):
+            notes.append(f"{source['label']} declares {source['count']} operator(s) but has no library "
+                         f"{source['library']}: calling them raises NotSupportedError (build and install the "
+                         "package: its op_api/lib/libcust_opapi.so)")
     optional = cann.get("missing_optional") or []
     if optional:
         notes.append(f"optional functions this CANN does not export (pyaclnn works without them): "
@@ -330,7 +337,8 @@ def doctor_text(data: dict[str, Any]) -> str:
             where = ", ".join(source["folders"]) + (f"; library {source['library']}" if source.get("library") else "")
             out.append(f"  {source['label']}: {source['count']} declared ({where})")
         for lib in ops.get("libraries", []):
-            count = "unreadable" if lib["count"] is None else f"{lib['count']} exported"
+            count = (f"{lib['count']} exported" if lib["count"] is not None else
+                     "unreadable" if lib.get("exists", True) else "MISSING")
             out.append(f"  library {lib['path']}: {count}")
         out.append(f"  with a NumPy reference (run on either backend): {', '.join(ops.get('references') or []) or 'none'}")
         if ops.get("error"):

@@ -518,3 +518,23 @@ def test_a_wrong_tensor_argument_names_its_parameter(device_acl):
     with pytest.raises(TypeError, match=r"^aclnnAddGetWorkspaceSize: other takes aclTensor\* \(a Tensor or "
                                         r"ndarray; None is nullptr\), got list$"):
         pyaclnn.Op("Add", x, [1.0, 2.0], 1.0, np.zeros_like(x))
+
+
+def test_doctor_names_a_custom_package_without_its_library(
+        emulator, emulator_home, custom_vendor, use_backend, monkeypatch, tmp_path):
+    """A package whose headers are installed but whose libcust_opapi.so is not: the doctor says its
+    library is MISSING (it said "unreadable") and notes that its operators cannot run."""
+    headers_only = tmp_path / "headers_only"
+    (headers_only / "op_api" / "include").mkdir(parents=True)
+    shutil.copy(custom_vendor / "op_api" / "include" / "aclnn_add_custom.h", headers_only / "op_api" / "include")
+    monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", f"{headers_only}:{custom_vendor}")
+    use_backend("acl", home=emulator_home)
+    from pyaclnn._cli import doctor_report, doctor_text
+    data = doctor_report()
+    text = doctor_text(data)
+    missing = headers_only / "op_api" / "lib" / "libcust_opapi.so"
+    assert f"library {missing}: MISSING" in text
+    assert f"library {custom_vendor / 'op_api' / 'lib' / 'libcust_opapi.so'}: 1 exported" in text
+    assert any("headers_only" in n and "declares 1 operator(s) but has no library" in n for n in data["notes"])
+    with pytest.raises(pyaclnn.NotSupportedError, match="no library exports aclnnAddCustomGetWorkspaceSize"):
+        pyaclnn.Op("AddCustom", None, None, None)

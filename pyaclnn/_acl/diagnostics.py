@@ -157,7 +157,8 @@ def operators(found: _loader.Discovery | None) -> dict[str, Any]:
 
     ``sources``: [{kind, label, folders, library, count}] in search order (custom packages,
     pyaclnn's headers/, the toolkit's aclnnop headers); ``libraries``: [{path, count}] of
-    aclnn*GetWorkspaceSize each op library exports (ELF symbol table; None: unreadable);
+    aclnn*GetWorkspaceSize each op library exports (ELF symbol table; None: missing (exists
+    False) or unreadable);
     ``total``: distinct operators; ``references``: those with a NumPy reference."""
     home = found.home if found is not None and found.found else None
     registry = Registry(cann_sources(home, found.layout) if home is not None and found is not None
@@ -174,7 +175,7 @@ def operators(found: _loader.Discovery | None) -> dict[str, Any]:
     for path in paths:
         from ._elf import exported_functions
         names = exported_functions(path, "aclnn") if path.is_file() else None
-        libraries.append({"path": str(path), "count": None if names is None else
+        libraries.append({"path": str(path), "exists": path.is_file(), "count": None if names is None else
                           len([n for n in names if n.endswith("GetWorkspaceSize")])})
     found_ops = registry.all()
     return {"sources": sources, "libraries": libraries, "total": len(found_ops),
