@@ -209,7 +209,7 @@ def _convert(api: str, param: Param, value: Any) -> Any:
         if value is not None and not isinstance(value, str):
             raise _type_error(api, param, "a str or None", value)
         return value
-    is_bool = isinstance(value, bool) or type(value).__name__ == "bool_"
+    is_bool = _is_bool(value)
     if kind == "bool":
         if not is_bool:
             raise _type_error(api, param, "a bool", value)
