@@ -193,6 +193,7 @@ class Executor(Resource):
         # the Tensors it uploaded from ndarrays]
         self._uploads: list[Tensor] = []
         self._members: list[Tensor] = []  # the Tensors of tensor-list arguments
+        self._lists: dict[int, list[Tensor]] = {}  # argument slot -> the Tensors of its list
         self._state: list[Any] = [None, [], self._uploads]
         owned = self._state[1]
         c_args = list(args)
@@ -210,8 +211,11 @@ class Executor(Resource):
                     c_args[i] = args[i]._raw
             for i, kind in slots.made:
                 if args[i] is not None:
+                    first = len(self._members)
                     c_args[i] = _make(runtime, kind, args[i], device, self._uploads, self._members, owned,
                                       self.op, slots.names[i])
+                    if kind == "tensor_list":  # its Tensors (uploaded ndarrays too), for Op[name]
+                        self._lists[i] = self._members[first:]
             for i in slots.streams:
                 if isinstance(args[i], Stream):
                     c_args[i] = args[i]._raw
@@ -419,7 +423,8 @@ class Op(Executor):
       complex -> ACL_COMPLEX128: the rule of torch_npu's op-plugin, whose at::Scalar of a Python
       number is a Double, Long, Bool or ComplexDouble) or a NumPy scalar (its own dtype);
     - ``aclIntArray*`` / ``aclFloatArray*`` / ``aclBoolArray*``: a sequence of ints / floats / bools;
-    - ``aclTensorList*``: a sequence of Tensors or ndarrays; ``aclScalarList*``: of numbers;
+    - ``aclTensorList*``: a sequence of Tensors or ndarrays (``op[name]`` is then the list of its
+      Tensors); ``aclScalarList*``: of numbers;
     - integers, floats, bools, ``char*`` (a str), ``aclDataType`` (an int or DType).
 
     ``repeatable=True``, ``set_input``/``set_output`` (by C index or parameter name) and
@@ -432,12 +437,16 @@ class Op(Executor):
         info = backend.runtime.op_info(op)
         self._plan(bind(info, args, kwargs), repeatable)
 
-    def __getitem__(self, name: str) -> Tensor | None:
-        """The Tensor passed (or uploaded) for tensor parameter ``name``."""
+    def __getitem__(self, name: str) -> Tensor | list[Tensor] | None:
+        """The Tensor passed (or uploaded from an ndarray) for tensor parameter ``name``; for a
+        tensor-list parameter, the list of its Tensors; None for a nullptr."""
         names = self._slots.names
         if name not in names:
             raise KeyError(f"aclnn{self.op} has no parameter {name!r} (parameters: {', '.join(names)})")
-        value = self._tensor_args[names.index(name)]
+        slot = names.index(name)
+        if slot in self._lists:
+            return list(self._lists[slot])
+        value = self._tensor_args[slot]
         return value if isinstance(value, Tensor) else None
 
 

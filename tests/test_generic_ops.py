@@ -538,3 +538,21 @@ def test_doctor_names_a_custom_package_without_its_library(
     assert any("headers_only" in n and "declares 1 operator(s) but has no library" in n for n in data["notes"])
     with pytest.raises(pyaclnn.NotSupportedError, match="no library exports aclnnAddCustomGetWorkspaceSize"):
         pyaclnn.Op("AddCustom", None, None, None)
+
+
+def test_a_tensor_list_of_ndarrays_is_readable_after_the_run(device_acl):
+    """op[name] of a tensor-list parameter is the list of its Tensors: ndarray outputs of
+    ForeachMulScalarList can be read back (op["out"] was None, the results unreachable)."""
+    stream = device_acl
+    xs = [np.arange(3, dtype=np.float32), np.full((2, 2), 1.5, np.float32)]
+    with pyaclnn.Op("ForeachMulScalarList", xs, [np.float32(2), np.float32(-1)],
+                    [np.zeros(3, np.float32), np.zeros((2, 2), np.float32)]) as op:
+        op.run(stream)
+        stream.synchronize()
+        outs = op["out"]
+        expected = torch._foreach_mul([torch.from_numpy(a) for a in xs], [2.0, -1.0])
+        assert isinstance(outs, list) and len(outs) == 2
+        for out, e in zip(outs, expected):
+            np.testing.assert_array_equal(out.numpy(), e.numpy())
+        assert [t.numpy().tolist() for t in op["x"]] == [a.tolist() for a in xs]
+        assert op["scalars"] is None  # not a tensor parameter
