@@ -126,8 +126,7 @@ class Stream(Resource):
         frees pyaclnn's own workspace for it. ``synchronize()`` is aclrtSynchronizeStream: it
         waits for everything queued on the stream, the owner's work included.
         """
-        if device is None:
-            device = default_device()
+        device = device_arg(device, "Stream.from_handle")
         if not isinstance(handle, int):
             try:
                 handle = device._runtime.pointer_address(handle)
@@ -266,6 +265,18 @@ class Event(Resource):
 def _destroy_event(device: Device, raw: Any) -> None:
     device.use()
     device._runtime.destroy_event(raw)
+
+
+def device_arg(device: Any, what: str) -> Device:
+    """A ``device=`` argument: the Device given, or the default one for None; TypeError for
+    anything else (``device=0`` must not read as 'no device given')."""
+    if device is None:
+        return default_device()
+    if not isinstance(device, Device):
+        hint = f" (open it with pyaclnn.Device({device}))" if isinstance(device, int) else ""
+        raise TypeError(f"{what}: device takes a pyaclnn.Device or None, got {type(device).__name__} "
+                        f"{device!r}{hint}")
+    return device
 
 
 def default_device() -> Device:

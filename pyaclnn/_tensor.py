@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _backend, _streamorder
-from ._device import Device, default_device  # default_device: re-exported (it moved to _device)
+from ._device import Device, default_device, device_arg  # default_device: re-exported (it moved to _device)
 from ._interop import KDL_CPU, host_array, to_dlpack
 from ._resource import Resource
 from ._strides import contiguous_strides, extent, index_view
@@ -119,7 +119,7 @@ class Tensor(Resource):
     def empty(cls, shape: Sequence[int] | int, dtype: Any = np.float32, device: Device | None = None) -> "Tensor":
         """An uninitialised contiguous tensor (aclrtMalloc + aclCreateTensor)."""
         shape = _checked_shape(shape)
-        device = device or default_device()
+        device = device_arg(device, "Tensor.empty")
         nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
         return _first_view(cls, Storage(device, nbytes), shape, dtype)
 
@@ -146,7 +146,7 @@ class Tensor(Resource):
         if array.dtype.kind in "USOMm":  # text, objects, dates: not numbers (kind V includes bfloat16)
             raise TypeError(f"Tensor.from_numpy takes an array of numbers, got an array of dtype {array.dtype}")
         from_numpy(array.dtype)  # NotSupportedError for a dtype with no aclDataType, before any work
-        device = device or default_device()
+        device = device_arg(device, "Tensor.from_numpy")
         if array.size == 0 or array.flags.c_contiguous:
             t = cls.empty(array.shape, array.dtype, device)
             if array.nbytes:
@@ -191,7 +191,7 @@ class Tensor(Resource):
             raise ValueError(f"offset {offset} with strides {estrides} reaches before addr")
         if addr == 0 and size:
             raise ValueError("Tensor.from_address: addr is 0 (nullptr) for a non-empty tensor")
-        device = device or default_device()
+        device = device_arg(device, "Tensor.from_address")
         storage = Storage.borrowed(device, addr, (offset + hi + 1) * npdt.itemsize)
         return _first_view(cls, storage, dims, npdt, estrides, offset)
 

@@ -211,3 +211,20 @@ def test_bad_pyaclnn_device_in_the_cli_is_a_usage_error(capsys, monkeypatch) -> 
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["pyaclnn: error: PYACLNN_DEVICE='abc': expected a device id, an int >= 0 (0, 1, ...) "
                    "(fix: unset PYACLNN_DEVICE or set it to a device id (0, 1, ...))"]
+
+
+@pytest.mark.parametrize("device", [0, 1, "npu:0"])
+@pytest.mark.parametrize("make", [
+    lambda d: Tensor.empty((2,), device=d),
+    lambda d: Tensor.zeros((2,), device=d),
+    lambda d: Tensor.from_numpy(np.ones(2, F32), device=d),
+    lambda d: Tensor.from_address(64, (2,), F32, device=d),
+    lambda d: pyaclnn.Stream.from_handle(64, d),
+])
+def test_device_argument_must_be_a_device(backend, make, device) -> None:
+    """device= takes a pyaclnn.Device: an int is refused, not read as 'the default device'
+    (device=0 was silently ignored, device=1 was an AttributeError from inside)."""
+    before = live_handles()
+    with pytest.raises(TypeError, match=r"pyaclnn\.Device"):
+        make(device)
+    assert live_handles() == before
