@@ -61,6 +61,7 @@ class Device(Resource):
         return Stream(self)
 
     def create_event(self) -> "Event":
+        """A new event on this device (aclrtCreateEvent)."""
         return Event(self)
 
     def __repr__(self) -> str:
@@ -186,6 +187,7 @@ def _stream_order(device: Device, raw: Any) -> _streamorder.Order:
 
 
 def _free_now(device: Device, addr: int) -> None:
+    """aclrtFree with the device current (a deferred free may run in any thread)."""
     device.use()
     device._runtime.free(addr)
 

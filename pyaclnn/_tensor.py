@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _backend, _streamorder
-from ._device import Device, default_device, device_arg  # default_device: re-exported (it moved to _device)
+from ._device import Device, _free_now, default_device, device_arg  # default_device: re-exported (it moved to _device)
 from ._interop import KDL_CPU, host_array, to_dlpack
 from ._resource import Resource
 from ._strides import contiguous_strides, extent, index_view
@@ -63,11 +63,6 @@ def _forget() -> None:
 def _free(device: Device, addr: int, uses: dict) -> None:
     if addr:  # aclrtFree does not wait for queued work: the free waits for the streams instead
         _streamorder.free_after_uses(uses, _free_now, device, addr)
-
-
-def _free_now(device: Device, addr: int) -> None:
-    device.use()
-    device._runtime.free(addr)
 
 
 def host_span(array: np.ndarray) -> tuple[np.ndarray, int]:
