@@ -68,8 +68,24 @@ def forget() -> None:
     _local.current = None
 
 
-def restore(previous: DeviceState | None) -> None:
+def outer_context(runtime: Any) -> Any:
+    """The calling thread's current context (aclrtGetCurrentContext), for a thread where
+    pyaclnn made no device current: the one to give back after a release; None if none."""
+    try:
+        return runtime.get_current_context()
+    except Exception:  # noqa: BLE001 - no context in this thread (107002), or no runtime left
+        return None
+
+
+def restore(previous: DeviceState | None, runtime: Any = None, outer: Any = None) -> None:
     """Make ``previous`` current again in this thread if a release switched devices (GC-run
-    releases must not leave another device current in the thread they happen to run in)."""
-    if previous is not None and not previous.closed and getattr(_local, "current", None) is not previous:
-        previous.make_current()
+    releases must not leave another device current in the thread they happen to run in); when
+    pyaclnn had made none current there, give back ``outer`` (from ``outer_context``) with
+    aclrtSetCurrentContext."""
+    now = getattr(_local, "current", None)
+    if previous is not None:
+        if not previous.closed and now is not previous:
+            previous.make_current()
+    elif outer is not None and now is not None:
+        runtime.set_current_context(outer)
+        _local.current = None

@@ -80,10 +80,14 @@ def _collected(ref: weakref.ref) -> None:
     entry = _live.pop(ref, None)
     if entry is not None:
         previous = _current.current()
+        runtime = entry[0].runtime
+        # a thread where pyaclnn made no device current (a host framework's, or the raw layer's):
+        # its context, given back after the release
+        outer = _current.outer_context(runtime) if previous is None and entry[0].releases else None
         try:
             _release(entry)
         finally:
-            _current.restore(previous)
+            _current.restore(previous, runtime, outer)
 
 
 def close_all(belongs: Callable[[Entry], bool]) -> BaseException | None:

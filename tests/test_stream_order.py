@@ -203,6 +203,21 @@ def test_gc_release_restores_the_threads_device(two_devices):
         s1.close()
 
 
+def test_gc_release_restores_a_device_another_library_made_current(two_devices):
+    """The thread's device was set outside pyaclnn's objects (a host framework, here the raw
+    layer): a release run by GC switches to its own device, then gives the thread back the
+    context it had (aclrtGetCurrentContext before, aclrtSetCurrentContext after)."""
+    with pyaclnn.Device(0) as d0, pyaclnn.Device(1):
+        t0 = pyaclnn.Tensor.from_numpy(np.ones(4, F32), d0)
+        acl.aclrtSetDevice(1)               # the host's own call: pyaclnn does not know it
+        try:
+            del t0
+            gc.collect()                    # frees device 0's memory with device 0 current...
+            assert acl.aclrtGetDevice() == 1  # ...then the host's device is current again
+        finally:
+            acl.aclrtResetDevice(1)
+
+
 @pytest.mark.parametrize("devices", [2, 8])
 def test_devices_interleaved_in_several_threads(two_devices, devices):
     sets = two_devices.live("device_set")
