@@ -243,6 +243,8 @@ class Event(Resource):
         """aclrtRecordEvent on ``stream``: the event completes when the work queued on it so
         far is done."""
         self._check_open()
+        if not isinstance(stream, Stream):
+            raise TypeError(f"Event.record takes a pyaclnn.Stream, got {type(stream).__name__} {stream!r}")
         self.device.use()
         self._runtime.record_event(self._raw, stream._raw)
         self._mark = (stream._order, stream._order.launches)
@@ -259,6 +261,8 @@ class Event(Resource):
     def elapsed_ms(self, end: "Event") -> float:
         """Milliseconds from this event to ``end`` (aclrtEventElapsedTime); both recorded."""
         self._check_open()
+        if not isinstance(end, Event):
+            raise TypeError(f"Event.elapsed_ms takes a pyaclnn.Event, got {type(end).__name__} {end!r}")
         end._check_open()
         self.device.use()
         return self._runtime.event_elapsed_time(self._raw, end._raw)

@@ -278,7 +278,7 @@ class Executor(Resource):
             if t._ref not in _live:
                 raise ClosedError(f"aclnn{self.op}: a tensor of this executor was closed before launch")
         device, runtime = self.device, self._runtime
-        stream = _open(stream or default_stream(device), self.op)
+        stream = _open(default_stream(device) if stream is None else stream, self.op)
         device.use()
         size, executor = runtime.workspace_size(self.op, tuple(self._c_args))
         try:
@@ -316,7 +316,7 @@ class Executor(Resource):
             if t._ref not in _live:
                 raise ClosedError(f"aclnn{self.op}: a tensor of this executor was closed before launch")
         device = self.device
-        stream = _open(stream or default_stream(device), self.op)
+        stream = _open(default_stream(device) if stream is None else stream, self.op)
         device.use()
         size = self.workspace_size
         workspace = stream.workspace(size) if size > 0 else 0
@@ -555,8 +555,11 @@ def _other_device(op: str, tensor: Tensor, device: Device) -> ValueError:
 
 
 def _open(stream: Stream, op: str) -> Stream:
-    """``stream``, or ClosedError (as for every closed object) if it was closed, e.g. by
-    Device.close(); the runtime would answer 107000 for the stale handle."""
+    """``stream``; TypeError if it is no Stream, ClosedError (as for every closed object) if it
+    was closed, e.g. by Device.close(): the runtime would answer 107000 for the stale handle."""
+    if not isinstance(stream, Stream):
+        raise TypeError(f"aclnn{op}: run takes a pyaclnn.Stream or None, got {type(stream).__name__} "
+                        f"{stream!r} (a stream another framework owns: pyaclnn.Stream.from_handle(handle))")
     if stream._ref not in _live:
         raise ClosedError(f"aclnn{op}: the stream is closed (Device.close() closes its streams); "
                           "run on an open stream")

@@ -228,3 +228,24 @@ def test_device_argument_must_be_a_device(backend, make, device) -> None:
     with pytest.raises(TypeError, match=r"pyaclnn\.Device"):
         make(device)
     assert live_handles() == before
+
+
+@pytest.mark.parametrize("stream", [0, 5, "s"])
+def test_run_takes_a_stream(backend, stream) -> None:
+    """run(stream) takes a pyaclnn.Stream or None: a stream handle as an int (torch_npu's
+    npu_stream) is a TypeError pointing at Stream.from_handle (run(0) ran on the default stream,
+    run(5) was an AttributeError from inside)."""
+    t = Tensor.from_numpy(np.ones(4, F32))
+    with pyaclnn.MseLossBackward(t, t, t, "none", Tensor.empty(4)) as ex:
+        with pytest.raises(TypeError, match=r"Stream\.from_handle"):
+            ex.run(stream)
+
+
+@pytest.mark.parametrize("stream", [None, 5])
+def test_event_record_takes_a_stream(backend, stream) -> None:
+    with pyaclnn.Device(0) as d:
+        e = d.create_event()
+        with pytest.raises(TypeError, match=r"pyaclnn\.Stream"):
+            e.record(stream)
+        with pytest.raises(TypeError, match=r"pyaclnn\.Event"):
+            e.elapsed_ms(stream)
