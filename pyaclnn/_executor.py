@@ -66,12 +66,17 @@ def ce_reduction(reduction: Any, api: str = "aclnnCrossEntropyLossGradGetWorkspa
     raise AclnnParamInvalidError(api, f"reduction {reduction!r} is not one of 'none', 'mean', 'sum' (or 0, 1, 2)")
 
 
+_THREE_BOOLS = (bool, bool, bool)
+
+
 def gn_output_mask(mask: Any, api: str = "aclnnGroupNormBackwardGetWorkspaceSize") -> tuple[bool, ...] | None:
     """GroupNorm's output_mask as the bools of its aclBoolArray (None is nullptr). Its length is
     the library's check (161002); anything but a sequence of bools is a TypeError here, where
     ``bool(v) for v in True`` used to fail from deep inside and a str passed as all-True."""
     if mask is None:
         return None
+    if type(mask) is tuple and tuple(map(type, mask)) == _THREE_BOOLS:  # the usual call, cheaply
+        return mask
     fix = "pass a sequence of three bools (gradInput, gradGamma, gradBeta), e.g. (True, True, False)"
     if isinstance(mask, (str, bytes)) or not hasattr(mask, "__iter__"):
         raise TypeError(f"{api}: output_mask must be a sequence of bools, got {type(mask).__name__} {mask!r}; {fix}")

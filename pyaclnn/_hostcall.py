@@ -9,6 +9,7 @@ This is the object layer's job, above the backends (which import nothing of it):
 """
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -18,18 +19,18 @@ from ._signature import c_values
 from ._tensor import Tensor, default_device
 
 
-def run_host(backend: Any, op: str, args: tuple) -> None:
+def run_host(backend: Any, op: str, args: tuple, values_checked: bool = False) -> None:
     """Run ``op`` on C-shaped ``args`` (ndarrays or Tensors in tensor slots; outputs written in place).
-    A plain value of a wrong Python type is a TypeError naming its C parameter, on both backends."""
+    A plain value of a wrong Python type is a TypeError naming its C parameter, on both backends
+    (``values_checked``: the caller has put ``args`` through ``c_values`` already)."""
     runtime = backend.runtime
-    args = c_values(runtime.op_info(op).signature, args)
+    if not values_checked:
+        args = c_values(runtime.op_info(op).signature, args)
     run_arrays = getattr(runtime, "run_arrays", None)
     if run_arrays is not None:
-        for a in args:  # small calls: no new tuple unless a Tensor is there to view
-            if isinstance(a, Tensor):
-                args = tuple(runtime.tensor_view(a.storage.addr, a.shape, a.dtype, a.strides, a.offset)
-                             if isinstance(a, Tensor) else a for a in args)
-                break
+        if any(map(isinstance, args, repeat(Tensor))):  # small calls: no new tuple unless a Tensor is there
+            args = tuple(runtime.tensor_view(a.storage.addr, a.shape, a.dtype, a.strides, a.offset)
+                         if isinstance(a, Tensor) else a for a in args)
         run_arrays(op, args)
         return
     run_on_device(backend, op, args)

@@ -37,6 +37,16 @@ __all__ = ["group_norm_backward"]
 
 _tls = threading.local()
 
+# np.einsum's own function: np.einsum adds __array_function__ dispatch and argument handling
+# around it, half a microsecond a call, a third of the call on the small path's arrays.
+try:
+    from numpy._core.multiarray import c_einsum as _einsum  # NumPy 2
+except ImportError:  # pragma: no cover - NumPy 1.x
+    try:
+        from numpy.core.multiarray import c_einsum as _einsum
+    except ImportError:
+        _einsum = np.einsum
+
 # Elements per tile (whole groups of one sample when they fit). Large enough that each NumPy
 # call outlasts a GIL hand-over between threads; the [dy, d, 1] planes then live in L2/L3.
 BLOCK = 1 << 18
@@ -170,7 +180,7 @@ class _Plan:
 def group_norm_backward(grad_out, input, mean, rstd, gamma, N: int, C: int, HxW: int, group: int,
                         output_mask, grad_input, grad_gamma, grad_beta, soc: str) -> None:
     """Write the masked GroupNorm gradients; outputs whose mask is False are left untouched."""
-    want_dx, want_dgamma, want_dbeta = (bool(m) for m in output_mask)
+    want_dx, want_dgamma, want_dbeta = map(bool, output_mask)
     if not (want_dx or want_dgamma or want_dbeta):
         return
     if N * C * HxW <= _parallel.SMALL:
@@ -229,34 +239,57 @@ def group_norm_backward(grad_out, input, mean, rstd, gamma, N: int, C: int, HxW:
             store(grad_beta, np.add.reduce(p.S1, axis=0).reshape(grad_beta.shape))
 
 
+def _gamma_planes(G: int, D: int) -> np.ndarray:
+    """Per-thread fp32 (G, D, 3) [gamma, 1, 1] for the small path; the ones are kept filled."""
+    cache = getattr(_tls, "gamma_planes", None)
+    if cache is None:
+        cache = _tls.gamma_planes = {}
+    P = cache.get((G, D))
+    if P is None:
+        if len(cache) >= 4:
+            cache.clear()
+        P = cache[(G, D)] = np.ones((G, D, 3), F32)
+    return P
+
+
 def _small(grad_out, input, mean, rstd, gamma, N: int, C: int, HW: int, G: int,
            grad_input, grad_gamma, grad_beta) -> None:
-    """The fused path's formulas for all samples at once, on whole-array copies.
+    """The fused path's formulas for all samples at once, as one tile of N*C channel rows.
 
     For inputs of at most SMALL elements, where the per-unit NumPy calls of the tiled path
-    would cost many times the arithmetic (issue 12). Same fp32 steps: [dy, d, 1] planes, both
-    sums in one einsum, dx as [A, B, K] @ [dy; d; 1] per channel row.
+    would cost many times the arithmetic (issue 12): here every NumPy call costs about a
+    microsecond whatever its size, so there are as few as the formulas allow, and no buffer
+    is made or filled per call that a per-thread one can be. Same fp32 steps: [dy, d, 1]
+    planes (the thread's tile buffer, ones kept filled), both sums in one einsum, [rstd, B, K]
+    per group, every channel's [A, B, K] as one product with [gamma, 1, 1] (B * 1 and K * 1
+    are exact), dx as [A, B, K] @ [dy; d; 1] per channel row.
     """
-    D = C // G
-    r = np.asarray(rstd, F32).reshape(N, G, 1)  # read only: no copy when already fp32
-    g = np.ones((G, D), F32) if gamma is None else np.asarray(gamma, F32).reshape(G, D)
-    S = np.empty((3, N, G, D, HW), F32)          # [dy, x - mean, 1]
-    S[0] = grad_out.reshape(N, G, D, HW)         # cast to fp32 (row-major; copied if the layout needs it)
-    np.subtract(input.reshape(N, G, D, HW), np.asarray(mean, F32).reshape(N, G, 1, 1), out=S[1], dtype=F32)
-    S[2] = 1
-    sums = np.einsum("ngdh,kngdh->kngd", S[0], S[1:])  # (2, N, G, D): [sum(dy*d), sum(dy)]
-    sums[0] *= r                                        # S2 = rstd * sum(dy*d)
+    D, NC = C // G, N * C
+    S = _tile_buffer(NC, HW)                                     # [dy, x - mean, 1]
+    np.copyto(S[0], grad_out.reshape(NC, HW), casting="unsafe")  # to fp32 (copied first if the layout needs it)
+    np.subtract(input.reshape(N, G, D * HW), np.asarray(mean, F32).reshape(N, G, 1),
+                out=S[1].reshape(N, G, D * HW), dtype=F32)
+    sums = _einsum("ch,kch->kc", S[0], S[1:])                    # (2, N*C): [sum(dy*d), sum(dy)]
+    s4 = sums.reshape(2, N, G, D)
+    r = np.asarray(rstd, F32).reshape(N, G)                      # read only: no copy when already fp32
+    s4[0] *= r[:, :, None]                                       # S2 = rstd * sum(dy*d)
     if grad_input is not None:
-        E = np.einsum("kngd,gd->kng", sums, g)           # [sum gamma*S2, sum gamma*S1] per group
-        r2, neg_m = r[:, :, 0], -np.float32(D * HW)
-        W = np.empty((N, G, D, 3), F32)                  # each channel's [A, B, K]
-        np.multiply(r, g, out=W[..., 0])                 # A = rstd * gamma
-        W[..., 1] = (E[0] * ((r2 * r2) / neg_m))[:, :, None]  # B = -(rstd^2)/M * sum gamma*S2
-        W[..., 2] = (E[1] * (r2 / neg_m))[:, :, None]         # K = -rstd/M * sum gamma*S1
-        dx = np.matmul(W.reshape(N * C, 1, 3), S.reshape(3, N * C, HW).transpose(1, 0, 2))
-        grad_input[...] = dx.reshape(grad_input.shape)  # rounded to its dtype, as store() does
+        P = _gamma_planes(G, D)
+        P[..., 0] = 1 if gamma is None else gamma.reshape(G, D)  # [gamma (as fp32), 1, 1]
+        R = np.empty((3, N, G), F32)                             # per group: [rstd, B, K]
+        R[0] = r
+        np.multiply(r, r, out=R[1])
+        R[2] = r
+        R[1:] /= -np.float32(D * HW)                             # [-(rstd^2)/M, -rstd/M] ...
+        R[1:] *= _einsum("kngd,gd->kng", s4, P[..., 0])          # ... * [sum gamma*S2, sum gamma*S1]
+        W = np.multiply(R.transpose(1, 2, 0)[:, :, None, :], P)  # (N, G, D, 3): [A = rstd*gamma, B, K]
+        planes = S.transpose(1, 0, 2)
+        if grad_input.dtype == F32 and grad_input.flags.c_contiguous:
+            np.matmul(W.reshape(NC, 1, 3), planes, out=grad_input.reshape(NC, 1, HW))
+        else:  # rounded to its dtype, as store() does
+            grad_input[...] = np.matmul(W.reshape(NC, 1, 3), planes).reshape(grad_input.shape)
     if grad_gamma is not None or grad_beta is not None:
-        total = np.add.reduce(sums, axis=1).reshape(2, C)  # [dgamma, dbeta]
+        total = np.add.reduce(sums.reshape(2, N, C), axis=1)    # [dgamma, dbeta]
         if grad_gamma is not None:
             grad_gamma[...] = total[0].reshape(grad_gamma.shape)
         if grad_beta is not None:
