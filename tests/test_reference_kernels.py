@@ -793,7 +793,7 @@ def test_small_mse_equals_tiled_path(monkeypatch, dtype, mode):
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_small_group_norm_equals_tiled_path(monkeypatch, dtype, mode):
     rng = np.random.default_rng(61)
-    for N, C, HxW, G in GN_CASES + [(4, 16, 64, 4)]:
+    for N, C, HxW, G in GN_CASES + [(4, 16, 64, 4), (256, 16, 1, 4)]:  # the last: 4096 rows of one
         dy, x = rand(rng, (N, C, HxW), dtype), rand(rng, (N, C, HxW), dtype)
         mean, rstd = rand(rng, (N, G), dtype), rand(rng, (N, G), dtype, 0.5, 1.5)
         for gamma, mask in ((rand(rng, (C,), dtype), (True, True, True)), (None, (True, False, True)),
@@ -806,6 +806,26 @@ def test_small_group_norm_equals_tiled_path(monkeypatch, dtype, mode):
                     # the same fp32 formulas; einsum/BLAS may group the sums differently
                     scale = max(float(np.max(np.abs(f64(b)))), 1.0)
                     close(a, b, dtype, scale=scale, rtol=RTOL[dtype] if dtype != F32 else 2e-6)
+
+
+def test_small_group_norm_into_strided_outputs_equals_tiled_path(monkeypatch):
+    """Outputs that are views (a Tensor's, on the NumPy backend): transposed, or with gaps. The
+    small path writes them in place, as the tiled path does, and leaves the gaps alone."""
+    rng = np.random.default_rng(64)
+    N, C, HxW, G = 2, 8, 6, 4
+    dy, x = rand(rng, (N, C, HxW), F32), rand(rng, (N, C, HxW), F32)
+    mean, rstd, gamma = rand(rng, (N, G), F32), rand(rng, (N, G), F32, 0.5, 1.5), rand(rng, (C,), F32)
+
+    def run():
+        bases = [np.full((N, HxW, C), 7.0, F32), np.full(2 * C, 7.0, F32), np.full(2 * C, 7.0, F32)]
+        run_group_norm(dy, x, mean, rstd, gamma, N, C, HxW, G,
+                       outs=(bases[0].transpose(0, 2, 1), bases[1][::2], bases[2][1::2]))
+        return bases
+
+    small, tiled = small_and_tiled(monkeypatch, run)
+    for a, b in zip(small, tiled):
+        close(a, b, F32, scale=max(float(np.max(np.abs(b))), 1.0), rtol=2e-6)
+    assert not (small[0] == 7.0).any() and (small[1][1::2] == 7.0).all() and (small[2][::2] == 7.0).all()
 
 
 @pytest.mark.parametrize("mode", ["contig", "neg", "transposed"])

@@ -239,16 +239,16 @@ def group_norm_backward(grad_out, input, mean, rstd, gamma, N: int, C: int, HxW:
             store(grad_beta, np.add.reduce(p.S1, axis=0).reshape(grad_beta.shape))
 
 
-def _gamma_planes(G: int, D: int) -> np.ndarray:
-    """Per-thread fp32 (G, D, 3) [gamma, 1, 1] for the small path; the ones are kept filled."""
-    cache = getattr(_tls, "gamma_planes", None)
+def _gamma_tiled(N: int, C: int) -> np.ndarray:
+    """A per-thread fp32 (N*C,) buffer for gamma repeated over the samples (the small path)."""
+    cache = getattr(_tls, "gamma_tiled", None)
     if cache is None:
-        cache = _tls.gamma_planes = {}
-    P = cache.get((G, D))
+        cache = _tls.gamma_tiled = {}
+    P = cache.get((N, C))
     if P is None:
         if len(cache) >= 4:
             cache.clear()
-        P = cache[(G, D)] = np.ones((G, D, 3), F32)
+        P = cache[(N, C)] = np.empty(N * C, F32)
     return P
 
 
@@ -257,37 +257,38 @@ def _small(grad_out, input, mean, rstd, gamma, N: int, C: int, HW: int, G: int,
     """The fused path's formulas for all samples at once, as one tile of N*C channel rows.
 
     For inputs of at most SMALL elements, where the per-unit NumPy calls of the tiled path
-    would cost many times the arithmetic (issue 12): here every NumPy call costs about a
-    microsecond whatever its size, so there are as few as the formulas allow, and no buffer
-    is made or filled per call that a per-thread one can be. Same fp32 steps: [dy, d, 1]
-    planes (the thread's tile buffer, ones kept filled), both sums in one einsum, [rstd, B, K]
-    per group, every channel's [A, B, K] as one product with [gamma, 1, 1] (B * 1 and K * 1
-    are exact), dx as [A, B, K] @ [dy; d; 1] per channel row.
+    would cost many times the arithmetic (issue 12). Here each NumPy call is the cost: about
+    0.25 us on same-shape contiguous operands, 1 us and more once it broadcasts or strides,
+    so there are few calls, mostly of the first kind: group values are ``repeat``-ed to their
+    channels (the same values broadcasting gives) and each channel's [A, B, K] is formed on
+    (3, N*C) rows. dx is the same 3-term dot product per element, [A, B, K] . [dy, d, 1], by
+    one einsum: np.matmul would call BLAS once per channel row (21 us for 4096 rows of one).
+    Same fp32 steps as the tiled path otherwise: [dy, d, 1] planes (the thread's tile buffer,
+    ones kept filled), both sums in one einsum.
     """
     D, NC = C // G, N * C
     S = _tile_buffer(NC, HW)                                     # [dy, x - mean, 1]
-    np.copyto(S[0], grad_out.reshape(NC, HW), casting="unsafe")  # to fp32 (copied first if the layout needs it)
-    np.subtract(input.reshape(N, G, D * HW), np.asarray(mean, F32).reshape(N, G, 1),
-                out=S[1].reshape(N, G, D * HW), dtype=F32)
+    S[0] = grad_out.reshape(NC, HW)                              # to fp32 (copied first if the layout needs it)
+    S[1] = input.reshape(NC, HW)
+    S[1] -= np.asarray(mean, F32).repeat(D * HW).reshape(NC, HW)  # d = x - mean, in fp32
     sums = _einsum("ch,kch->kc", S[0], S[1:])                    # (2, N*C): [sum(dy*d), sum(dy)]
-    s4 = sums.reshape(2, N, G, D)
-    r = np.asarray(rstd, F32).reshape(N, G)                      # read only: no copy when already fp32
-    s4[0] *= r[:, :, None]                                       # S2 = rstd * sum(dy*d)
+    r = np.asarray(rstd, F32).repeat(D)                          # (N*C,): each channel's rstd
+    sums[0] *= r                                                 # S2 = rstd * sum(dy*d)
     if grad_input is not None:
-        P = _gamma_planes(G, D)
-        P[..., 0] = 1 if gamma is None else gamma.reshape(G, D)  # [gamma (as fp32), 1, 1]
-        R = np.empty((3, N, G), F32)                             # per group: [rstd, B, K]
-        R[0] = r
-        np.multiply(r, r, out=R[1])
-        R[2] = r
-        R[1:] /= -np.float32(D * HW)                             # [-(rstd^2)/M, -rstd/M] ...
-        R[1:] *= _einsum("kngd,gd->kng", s4, P[..., 0])          # ... * [sum gamma*S2, sum gamma*S1]
-        W = np.multiply(R.transpose(1, 2, 0)[:, :, None, :], P)  # (N, G, D, 3): [A = rstd*gamma, B, K]
-        planes = S.transpose(1, 0, 2)
+        g = np.ones(C, F32) if gamma is None else np.asarray(gamma, F32).reshape(C)
+        W = np.empty((3, NC), F32)                               # each channel's [A, B, K]
+        gN = _gamma_tiled(N, C)
+        gN.reshape(N, C)[...] = g
+        np.multiply(r, gN, out=W[0])                             # A = rstd * gamma
+        np.multiply(r, r, out=W[1])
+        W[2] = r
+        W[1:] /= -np.float32(D * HW)                             # [-(rstd^2)/M, -rstd/M] ...
+        E = _einsum("kngd,gd->kng", sums.reshape(2, N, G, D), g.reshape(G, D))  # [sum gamma*S2, sum gamma*S1]
+        W[1:] *= E.repeat(D, axis=2).reshape(2, NC)              # ... times those: [B, K]
         if grad_input.dtype == F32 and grad_input.flags.c_contiguous:
-            np.matmul(W.reshape(NC, 1, 3), planes, out=grad_input.reshape(NC, 1, HW))
+            _einsum("kc,kch->ch", W, S, out=grad_input.reshape(NC, HW))
         else:  # rounded to its dtype, as store() does
-            grad_input[...] = np.matmul(W.reshape(NC, 1, 3), planes).reshape(grad_input.shape)
+            grad_input[...] = _einsum("kc,kch->ch", W, S).reshape(grad_input.shape)
     if grad_gamma is not None or grad_beta is not None:
         total = np.add.reduce(sums.reshape(2, N, C), axis=1)    # [dgamma, dbeta]
         if grad_gamma is not None:
