@@ -25,7 +25,9 @@ use are not reproduced bit for bit (ops.md §6).
 """
 from __future__ import annotations
 
+import importlib
 import threading
+from typing import Any, Callable
 
 import numpy as np
 
@@ -39,13 +41,16 @@ _tls = threading.local()
 
 # np.einsum's own function: np.einsum adds __array_function__ dispatch and argument handling
 # around it, half a microsecond a call, a third of the call on the small path's arrays.
-try:
-    from numpy._core.multiarray import c_einsum as _einsum  # NumPy 2
-except ImportError:  # pragma: no cover - NumPy 1.x
-    try:
-        from numpy.core.multiarray import c_einsum as _einsum
-    except ImportError:
-        _einsum = np.einsum
+def _c_einsum() -> Callable[..., Any]:
+    for module in ("numpy._core.multiarray", "numpy.core.multiarray"):  # NumPy 2, NumPy 1
+        try:
+            return getattr(importlib.import_module(module), "c_einsum")
+        except (ImportError, AttributeError):
+            pass
+    return np.einsum
+
+
+_einsum = _c_einsum()
 
 # Elements per tile (whole groups of one sample when they fit). Large enough that each NumPy
 # call outlasts a GIL hand-over between threads; the [dy, d, 1] planes then live in L2/L3.
