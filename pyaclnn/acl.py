@@ -515,13 +515,33 @@ def _phase1(op: str) -> Callable[..., tuple[int, Handle]]:
                             "out-parameters are returned")
         if seen[1].values:  # plain values of a wrong Python type: a TypeError naming the C parameter
             args = _c_values(seen[1], args)
-        return rt.workspace_size(op, args)
+        try:
+            return rt.workspace_size(op, args)
+        except TypeError as exc:  # a Python object where a handle goes: name its parameter
+            raise _not_a_handle(seen[1], args) or exc from None
     phase1.__name__ = phase1.__qualname__ = f"aclnn{op}GetWorkspaceSize"
     phase1.__doc__ = (f"aclnn{op}GetWorkspaceSize(<its C parameters>) -> (workspaceSize, executor).\n\n"
                       "The parameters are those of the operator's header, in order, without the two "
                       "out-parameters: aclTensor*/aclScalar*/array/list handles (None is nullptr), "
                       "ints, floats, bools, str for char*. `python -m pyaclnn ops` lists signatures.")
     return phase1
+
+
+_HANDLES = {"tensor": "aclCreateTensor", "scalar": "aclCreateScalar", "int_array": "aclCreateIntArray",
+            "float_array": "aclCreateFloatArray", "bool_array": "aclCreateBoolArray",
+            "tensor_list": "aclCreateTensorList", "scalar_list": "aclCreateScalarList"}
+
+
+def _not_a_handle(sig: Any, args: tuple) -> TypeError | None:
+    """The TypeError naming the first handle parameter given a Python object (an ndarray, a
+    pyaclnn.Tensor, a list, a number...) instead of a handle or None; None if there is none."""
+    for p, a in zip(sig.params, args):
+        if p.kind in _HANDLES and (isinstance(a, (bool, float, str, bytes, list, tuple, dict))
+                                   or hasattr(a, "__array__") or hasattr(a, "_raw")):
+            return TypeError(f"{sig.api}: {p.name} ({p.ctype}) takes a handle made by acl.{_HANDLES[p.kind]} "
+                             f"or None, got {type(a).__name__} (pyaclnn.Op takes Tensors, ndarrays and "
+                             "Python values)")
+    return None
 
 
 def _phase2(op: str) -> Callable[..., None]:

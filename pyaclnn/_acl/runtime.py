@@ -474,7 +474,8 @@ class AclRuntime:
         if phase2 is None:
             self._resolve(op)
             phase2 = self._phase2[op]
-        status = phase2(ffi.cast(_VOID_P, workspace) if workspace else NULL, workspace_size, executor, stream)
+        status = phase2(ffi.cast(_VOID_P, workspace) if workspace else NULL, workspace_size,
+                        NULL if executor is None else executor, NULL if stream is None else stream)
         if status:
             check(status, f"aclnn{op}")
 

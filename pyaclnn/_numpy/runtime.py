@@ -606,6 +606,8 @@ class NumpyRuntime:
                 out.append(value)
                 continue
             table, what = self._kinds[kind]
+            if type(value) is not int:  # handles are ints here (cdata on acl): cffi's TypeError there
+                raise TypeError(f"{api}: {type(value).__name__} {value!r} is no {what} handle")
             held = table.get(value)
             if held is None:
                 raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"{value!r} is not a live {what}")
