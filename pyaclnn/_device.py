@@ -4,6 +4,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import numpy as np
+
 from . import _backend, _current, _streamorder
 from ._resource import Resource, close_all
 
@@ -37,6 +39,8 @@ class Device(Resource):
 
     def __init__(self, device_id: int = 0) -> None:
         self.backend = _backend.current()
+        if isinstance(device_id, bool) or not isinstance(device_id, (int, np.integer)):
+            raise TypeError(f"Device takes a device id (an int), got {type(device_id).__name__} {device_id!r}")
         self.id = int(device_id)
         self._runtime = self.backend.runtime
         self._token = object()  # marks this device's children in the registry

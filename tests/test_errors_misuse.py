@@ -249,3 +249,10 @@ def test_event_record_takes_a_stream(backend, stream) -> None:
             e.record(stream)
         with pytest.raises(TypeError, match=r"pyaclnn\.Event"):
             e.elapsed_ms(stream)
+
+
+@pytest.mark.parametrize("device_id", [0.7, 1.5, "0", None])
+def test_device_id_must_be_an_int(backend, device_id) -> None:
+    """Device(0.7) opened device 0 and Device("0") device 0 (int() of anything): a TypeError."""
+    with pytest.raises(TypeError, match="Device takes a device id"):
+        pyaclnn.Device(device_id)
