@@ -110,6 +110,7 @@ class Stream(Resource):
     owned = True
 
     def __init__(self, device: Device) -> None:
+        _need_device(device, "Stream")
         device.use()
         self.device = device
         self._runtime = device._runtime
@@ -236,6 +237,7 @@ class Event(Resource):
     _what = "Event"
 
     def __init__(self, device: Device) -> None:
+        _need_device(device, "Event")
         device.use()
         self.device = device
         self._runtime = device._runtime
@@ -275,6 +277,12 @@ class Event(Resource):
 def _destroy_event(device: Device, raw: Any) -> None:
     device.use()
     device._runtime.destroy_event(raw)
+
+
+def _need_device(device: Any, what: str) -> None:
+    if not isinstance(device, Device):
+        raise TypeError(f"{what} takes a pyaclnn.Device, got {type(device).__name__} {device!r} "
+                        f"(device.create_{what.lower()}() makes one)")
 
 
 def device_arg(device: Any, what: str) -> Device:

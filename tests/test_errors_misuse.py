@@ -256,3 +256,11 @@ def test_device_id_must_be_an_int(backend, device_id) -> None:
     """Device(0.7) opened device 0 and Device("0") device 0 (int() of anything): a TypeError."""
     with pytest.raises(TypeError, match="Device takes a device id"):
         pyaclnn.Device(device_id)
+
+
+@pytest.mark.parametrize("cls", [pyaclnn.Stream, pyaclnn.Event])
+@pytest.mark.parametrize("device", [0, None])
+def test_stream_and_event_take_a_device(backend, cls, device) -> None:
+    """Stream(0) / Event(None) were AttributeErrors from inside: a TypeError naming the Device."""
+    with pytest.raises(TypeError, match=r"pyaclnn\.Device"):
+        cls(device)
