@@ -654,25 +654,39 @@ def test_fault_injection(dev):
 
 def test_recent_error_message_order(dev):
     """hicann/runtime acl.cpp aclGetRecentErrMsgImpl: each read prepends the text new since the
-    previous read to what was returned before (newest first); nothing new: the same text again."""
+    previous read to what was returned before (newest first); nothing new: the same text again.
+    Run in a new thread: the text is per thread, so what earlier tests left in this one (up to
+    the buffer's cap, where the oldest text is cut) cannot change what is seen."""
     ffi, rt = dev.ffi, dev.rt
-    p = ffi.new("void **")
+    seen: dict = {}
 
     def raw():
         m = rt.aclGetRecentErrMsg()
         return None if m == ffi.NULL else ffi.string(m).decode()
 
-    before = raw()
-    assert rt.aclrtMalloc(p, 0, 0) == ACL_ERROR_INVALID_PARAM
-    first = raw()
-    assert first.startswith("EH0001: aclrtMalloc:") and (before is None or first.endswith("\n" + before))
-    assert raw() == first                                              # nothing new: the same text
-    assert rt.aclrtFree(ffi.NULL) == ACL_ERROR_INVALID_PARAM
-    assert rt.aclrtMalloc(p, 16, 99) == ACL_ERROR_INVALID_PARAM
-    second = raw()
-    newest, older = second.split("\n", 2)[:2], second.split("\n", 2)[2]
+    def body() -> None:
+        p = ffi.new("void **")
+        assert rt.aclrtSetDevice(0) == OK
+        try:
+            seen["before"] = raw()
+            assert rt.aclrtMalloc(p, 0, 0) == ACL_ERROR_INVALID_PARAM
+            seen["first"] = raw()
+            seen["again"] = raw()
+            assert rt.aclrtFree(ffi.NULL) == ACL_ERROR_INVALID_PARAM
+            assert rt.aclrtMalloc(p, 16, 99) == ACL_ERROR_INVALID_PARAM
+            seen["second"] = raw()
+        finally:
+            assert rt.aclrtResetDevice(0) == OK
+
+    worker = threading.Thread(target=body)
+    worker.start()
+    worker.join()
+    first = seen["first"]
+    assert seen["before"] is None and first.startswith("EH0001: aclrtMalloc:") and "\n" not in first
+    assert seen["again"] == first                                     # nothing new: the same text
+    newest, older = seen["second"].split("\n", 2)[:2], seen["second"].split("\n", 2)[2]
     assert newest[0].startswith("EH0001: aclrtFree:") and newest[1].startswith("EH0001: aclrtMalloc:")
-    assert older == first                                               # newer reads first
+    assert older == first                                              # newer reads first
 
 
 def test_recent_error_message_new_text_per_read(dev):
