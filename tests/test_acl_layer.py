@@ -142,3 +142,10 @@ def test_unknown_attribute_is_an_attribute_error():
         acl.aclNoSuchFunction  # noqa: B018
     with pytest.raises(AttributeError):
         acl.aclnnlowercase  # noqa: B018  (lower case after aclnn: no operator name)
+
+
+def test_phase_2_with_a_null_executor_is_161001(device):
+    """opbase CommonOpExecutorRun checks ``executor != nullptr`` first: ACLNN_ERR_PARAM_NULLPTR,
+    on both backends (the NumPy runtime said 561103, 'not live')."""
+    with pytest.raises(pyaclnn.AclnnParamNullptrError, match="executor"):
+        acl.aclnnMseLossBackward(None, 0, None, device)  # the fixture yields a stream

@@ -635,6 +635,8 @@ class NumpyRuntime:
 
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any) -> None:
         api = f"aclnn{op}"
+        if executor is None:  # opbase CommonOpExecutorRun: checked first, ACLNN_ERR_PARAM_NULLPTR
+            raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "executor is nullptr")
         with self._lock:
             ex = self._executors.get(executor)
             if ex is not None and not ex.repeatable:
