@@ -636,6 +636,8 @@ class NumpyRuntime:
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any) -> None:
         api = f"aclnn{op}"
         if executor is None:  # opbase CommonOpExecutorRun: checked first, ACLNN_ERR_PARAM_NULLPTR
+            if op not in ops.REFERENCES:  # ... of an operator this backend can run at all
+                raise ops.no_reference(op)
             raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "executor is nullptr")
         with self._lock:
             ex = self._executors.get(executor)
