@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import pyaclnn
+from conftest import live_handles
 from pyaclnn import _backend, acl
 
 TESTS = Path(__file__).resolve().parent
@@ -296,3 +297,18 @@ def test_each_error_carries_only_its_own_cann_text(emulator):
             messages.append(info.value.cann_message)
         assert all(m is not None and m.count("EZ1001") == 1 and "cannot broadcast" in m for m in messages)
         assert acl.aclGetRecentErrMsg() is None   # nothing new since
+
+
+def test_a_borrowed_handle_that_is_no_stream_fails_the_launch_alike(backend):
+    """A launch on an address that is no live stream: phase 2's runtime error, 361001, on both
+    backends (the NumPy backend answered the runtime's 107000); nothing is left queued."""
+    stream = pyaclnn.Stream.from_handle(0x1E240)      # opens the default device, nothing else
+    before = live_handles()
+    t = pyaclnn.Tensor.from_numpy(np.ones(4, F32))
+    out = pyaclnn.Tensor.empty(4)
+    with pytest.raises(pyaclnn.AclnnRuntimeError) as info:
+        pyaclnn.MseLossBackward(t, t, t, "none", out).run(stream)
+    assert info.value.status == 361001
+    stream.close()
+    t.close(), out.close()
+    assert live_handles() == before

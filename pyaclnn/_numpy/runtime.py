@@ -261,12 +261,15 @@ class NumpyRuntime:
         return self._register(self._streams, self._thread.device)
 
     def _need_stream(self, stream: Any, api: str, launch: bool = False) -> None:
+        # Phase 2 reports a refused stream as its runtime error, 361001, as the emulator does.
+        phase2 = api.startswith("aclnn")
         if stream not in self._streams:
-            raise self._fail(ACL_ERROR_RT_PARAM_INVALID, api, f"stream {stream!r} is not a live stream")
+            raise self._fail(ACLNN_ERR_RUNTIME_ERROR if phase2 else ACL_ERROR_RT_PARAM_INVALID, api,
+                             f"stream {stream!r} is not a live stream")
         # Work goes only to a stream of the thread's current device (CANN: 107003 for runtime
         # calls, 361001 from phase 2), as the one current device per thread demands.
         if launch and self._streams[stream] != self._thread.device:
-            status = ACLNN_ERR_RUNTIME_ERROR if api.startswith("aclnn") else ACL_ERROR_RT_STREAM_CONTEXT
+            status = ACLNN_ERR_RUNTIME_ERROR if phase2 else ACL_ERROR_RT_STREAM_CONTEXT
             raise self._fail(status, api, f"stream {stream!r} belongs to device {self._streams[stream]}, "
                                           f"not to this thread's current device {self._thread.device}")
 
