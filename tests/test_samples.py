@@ -138,6 +138,7 @@ def test_unknown_sample_lists_the_short_names(capsys) -> None:
 
 
 @pytest.mark.parametrize("has_copy", [True, False])
+@pytest.mark.filterwarnings("ignore:Setting the shape:DeprecationWarning")  # the old path forced on NumPy >= 2.5
 def test_reshape_view_on_every_numpy(monkeypatch: pytest.MonkeyPatch, has_copy: bool) -> None:
     """reshape_view is a view or ValueError, through np.reshape(copy=False) (NumPy >= 2.1) or the
     in-place shape change (older NumPy, which has no copy= in reshape)."""
