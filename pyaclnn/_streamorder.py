@@ -18,6 +18,7 @@ not synchronize (``ApiImpl::MemCopySync``). So, as CuPy and cuda.core do:
 """
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable, Iterable
 
 MAX_DEFERRED = 256
@@ -26,13 +27,16 @@ MAX_DEFERRED = 256
 class Order:
     """One stream's launch counter and its deferred frees."""
 
-    __slots__ = ("launches", "done", "deferred", "sync")
+    __slots__ = ("launches", "done", "deferred", "lock", "sync")
 
     def __init__(self, sync: Callable[[], None]) -> None:
         self.launches = 0
         self.done = 0
         # (launches queued when the free was deferred, release, args), oldest first
         self.deferred: list[tuple[int, Callable[..., None], tuple]] = []
+        # Guards ``deferred`` only (never held while releasing): a free may be deferred from
+        # any thread, e.g. by a GC release, while another thread runs the ready ones.
+        self.lock = threading.Lock()
         self.sync = sync  # synchronizes the stream (and then calls passed)
 
     @property
@@ -72,7 +76,8 @@ def release_after(order: Order, release: Callable[..., None], *args: Any) -> Non
     if order.idle:
         release(*args)
         return
-    order.deferred.append((order.launches, release, args))
+    with order.lock:
+        order.deferred.append((order.launches, release, args))
     if len(order.deferred) > MAX_DEFERRED:
         order.sync()
 
@@ -95,10 +100,11 @@ def passed(order: Order, upto: int | None = None) -> None:
     done = order.launches if upto is None else upto
     if done > order.done:
         order.done = done
-    ready = [d for d in order.deferred if d[0] <= order.done]
-    if not ready:
+    if not order.deferred:
         return
-    order.deferred = [d for d in order.deferred if d[0] > order.done]
+    with order.lock:
+        ready = [d for d in order.deferred if d[0] <= order.done]
+        order.deferred = [d for d in order.deferred if d[0] > order.done]
     error: Exception | None = None
     for _, release, args in ready:  # a refused free does not stop the others
         try:
