@@ -68,7 +68,7 @@ _VALUE_TYPES = frozenset((int, float, str, bool, type(None), tuple))
 _UNHASHABLE: list = []
 
 
-def check_arrays(op: str, soc: str, args: tuple, _nd: type = np.ndarray, _values: frozenset = _VALUE_TYPES,
+def check_arrays(op: str, soc: str, args: tuple, _nd: Any = np.ndarray, _values: frozenset = _VALUE_TYPES,
                  _unhashable: list = _UNHASHABLE) -> bool:
     """``check`` for host arrays (the NumPy-in/NumPy-out path), remembered for calls that passed.
 
