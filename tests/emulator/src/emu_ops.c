@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "emu_ops.h"
+#include "emu_opkit.h"   /* the shape and status helpers every op library shares */
 
 #define EMU_WORKSPACE_BYTES 1024u
 #define MAX_DIM 8                         /* OP_CHECK_MAX_DIM */
@@ -27,65 +28,6 @@
 /* ========================================================================================== */
 /* Helpers                                                                                     */
 /* ========================================================================================== */
-/* Product of the view dims, saturated at INT64_MAX (negative dims are multiplied as given). */
-static int64_t numel(const aclTensor *t)
-{
-    int64_t n = 1;
-    for (uint32_t i = 0; i < t->ndim; i++)
-        if (__builtin_mul_overflow(n, t->dims[i], &n))
-            return INT64_MAX;
-    return n;
-}
-
-static int is_empty(const aclTensor *t)
-{
-    for (uint32_t i = 0; i < t->ndim; i++)
-        if (t->dims[i] == 0)
-            return 1;
-    return 0;
-}
-
-/* "(2, 3)" / "(4,)" / "()" */
-static const char *shape_str(const int64_t *d, uint32_t n, char *buf, size_t size)
-{
-    size_t k = (size_t)snprintf(buf, size, "(");
-    for (uint32_t i = 0; i < n && k < size; i++)
-        k += (size_t)snprintf(buf + k, size - k, i ? ", %lld" : "%lld", (long long)d[i]);
-    if (k < size)
-        snprintf(buf + k, size - k, n == 1 ? ",)" : ")");
-    return buf;
-}
-
-#define SHAPE(t, buf) shape_str((t)->dims, (t)->ndim, buf, sizeof buf)
-
-static int same_shape(const aclTensor *a, const int64_t *d, uint32_t n)
-{
-    if (a->ndim != n)
-        return 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (a->dims[i] != d[i])
-            return 0;
-    return 1;
-}
-
-/* NumPy broadcast of two shapes; 0 when they do not broadcast. */
-static int broadcast(const int64_t *a, uint32_t na, const int64_t *b, uint32_t nb, int64_t *out, uint32_t *no)
-{
-    uint32_t n = na > nb ? na : nb;
-    for (uint32_t i = 0; i < n; i++) {
-        int64_t x = i < na ? a[na - 1 - i] : 1;
-        int64_t y = i < nb ? b[nb - 1 - i] : 1;
-        if (x == y || y == 1)
-            out[n - 1 - i] = x;
-        else if (x == 1)
-            out[n - 1 - i] = y;
-        else
-            return 0;
-    }
-    *no = n;
-    return 1;
-}
-
 /* DAV_2201 support list of the hand-written ops (GetDtypeSupportListV2 on A2/A3). */
 static int float_dtype(int dt) { return dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16; }
 
@@ -135,21 +77,6 @@ static int max_dim(const char *api, const aclTensor *t, const char *name)
     return emu_error(ACLNN_ERR_PARAM_INVALID, api, "%s rank %u exceeds the maximum of 8", name, t->ndim);
 }
 
-/* CANN: aclnn needs ASCEND_OPP_PATH (else 561107). EMU_REQUIRE_OPP_PATH=0 switches this off. */
-static int need_opp_path(const char *api)
-{
-    const char *req = getenv("EMU_REQUIRE_OPP_PATH");
-    if (req && strcmp(req, "0") == 0)
-        return 0;
-    const char *p = getenv("ASCEND_OPP_PATH");
-    struct stat sb;
-    if (p && *p && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return 0;
-    return emu_error(ACLNN_ERR_INNER_OPP_PATH_NOT_FOUND, api, "ASCEND_OPP_PATH is %s%s", p && *p ? "not a directory: " : "not set",
-                     p && *p ? p : "");
-}
-
-/* Creates the executor (inside the lock held by the caller) and hands it out. */
 static aclOpExecutor *new_executor(const char *phase2, emu_kernel_fn kernel, uint64_t workspace)
 {
     aclOpExecutor *e = emu_executor_new(phase2);
@@ -158,17 +85,6 @@ static aclOpExecutor *new_executor(const char *phase2, emu_kernel_fn kernel, uin
         e->workspace = workspace;
     }
     return e;
-}
-
-static int finish(const char *api, aclOpExecutor *e, uint64_t *workspaceSize, aclOpExecutor **executor)
-{
-    if (!e)
-        return emu_error(ACLNN_ERR_INNER_CREATE_EXECUTOR, api, "out of memory");
-    if (!e->generated)                        /* composite ops: L2_DFX_PHASE_1 consults the op cache */
-        emu_executor_check_cache(e);
-    *workspaceSize = e->workspace;
-    *executor = e;
-    return ACLNN_SUCCESS;
 }
 
 /* ========================================================================================== */
@@ -207,16 +123,16 @@ static int mse_phase1(const aclTensor *gradOutput, const aclTensor *self, const 
         return st;
     int64_t b[2 * MAX_DIM], bb[2 * MAX_DIM];
     uint32_t nb, nbb;
-    if (!broadcast(gradOutput->dims, gradOutput->ndim, self->dims, self->ndim, b, &nb))
-        return invalid(api, "gradOutput shape %s and self shape %s cannot broadcast", SHAPE(gradOutput, b1), SHAPE(self, b2));
-    if (!broadcast(b, nb, target->dims, target->ndim, bb, &nbb))
-        return invalid(api, "shape %s (gradOutput with self) and target shape %s cannot broadcast", shape_str(b, nb, b1, sizeof b1),
-                       SHAPE(target, b2));
-    if (!same_shape(out, bb, nbb))
-        return invalid(api, "out shape %s mismatch: expected the broadcast shape %s", SHAPE(out, b1), shape_str(bb, nbb, b2, sizeof b2));
+    if (!kit_broadcast(gradOutput->dims, gradOutput->ndim, self->dims, self->ndim, b, &nb))
+        return invalid(api, "gradOutput shape %s and self shape %s cannot broadcast", KIT_SHAPE(gradOutput, b1), KIT_SHAPE(self, b2));
+    if (!kit_broadcast(b, nb, target->dims, target->ndim, bb, &nbb))
+        return invalid(api, "shape %s (gradOutput with self) and target shape %s cannot broadcast", kit_shape_str(b, nb, b1, sizeof b1),
+                       KIT_SHAPE(target, b2));
+    if (!kit_same_shape(out, bb, nbb))
+        return invalid(api, "out shape %s mismatch: expected the broadcast shape %s", KIT_SHAPE(out, b1), kit_shape_str(bb, nbb, b2, sizeof b2));
     /* 5. empty: success, no kernel, out untouched */
-    int empty = is_empty(self) || is_empty(gradOutput) || is_empty(target);
-    if (!empty && (st = need_opp_path(api)))
+    int empty = kit_is_empty(self) || kit_is_empty(gradOutput) || kit_is_empty(target);
+    if (!empty && (st = kit_need_opp_path(api)))
         return st;
     aclOpExecutor *e = new_executor("aclnnMseLossBackward", empty ? NULL : emu_kernel_mse, 0);
     if (e) {
@@ -226,7 +142,7 @@ static int mse_phase1(const aclTensor *gradOutput, const aclTensor *self, const 
         emu_executor_add(e, out, 1);
         e->iattr[MSE_A_REDUCTION] = reduction;
     }
-    return finish(api, e, workspaceSize, executor);
+    return kit_finish(api, e, workspaceSize, executor);
 }
 
 aclnnStatus aclnnMseLossBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
@@ -312,35 +228,35 @@ static int gn_phase1(const aclTensor *gradOut, const aclTensor *input, const acl
               __builtin_mul_overflow(N, group, &ng);
     if (ovf)
         return emu_error(ACLNN_ERR_PARAM_INVALID, api, "N*C*HxW or N*group overflows int64");
-    if (numel(gradOut) != nchw)
-        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "gradOut numel %lld should be N*C*HxW = %lld", (long long)numel(gradOut),
+    if (kit_numel(gradOut) != nchw)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "gradOut numel %lld should be N*C*HxW = %lld", (long long)kit_numel(gradOut),
                          (long long)nchw);
-    if (numel(input) != nchw)
-        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "input numel %lld should be N*C*HxW = %lld", (long long)numel(input),
+    if (kit_numel(input) != nchw)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "input numel %lld should be N*C*HxW = %lld", (long long)kit_numel(input),
                          (long long)nchw);
-    if (numel(mean) != ng)
-        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "mean numel %lld should be N*group = %lld", (long long)numel(mean), (long long)ng);
-    if (numel(rstd) != ng)
-        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "rstd numel %lld should be N*group = %lld", (long long)numel(rstd), (long long)ng);
-    if (gamma && numel(gamma) != C)
-        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "gamma numel %lld should be C = %lld", (long long)numel(gamma), (long long)C);
-    if (m0 && !same_shape(gradInput, input->dims, input->ndim))
-        return invalid(api, "gradInput shape %s should equal input shape %s", SHAPE(gradInput, b1), SHAPE(input, b2));
+    if (kit_numel(mean) != ng)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "mean numel %lld should be N*group = %lld", (long long)kit_numel(mean), (long long)ng);
+    if (kit_numel(rstd) != ng)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "rstd numel %lld should be N*group = %lld", (long long)kit_numel(rstd), (long long)ng);
+    if (gamma && kit_numel(gamma) != C)
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "gamma numel %lld should be C = %lld", (long long)kit_numel(gamma), (long long)C);
+    if (m0 && !kit_same_shape(gradInput, input->dims, input->ndim))
+        return invalid(api, "gradInput shape %s should equal input shape %s", KIT_SHAPE(gradInput, b1), KIT_SHAPE(input, b2));
     const int64_t cshape[1] = {C};
     const int64_t *pshape = gamma ? gamma->dims : cshape;
     uint32_t pn = gamma ? gamma->ndim : 1;
-    if (m1 && !same_shape(gradGammaOut, pshape, pn))
-        return invalid(api, "gradGammaOut shape %s should be %s", SHAPE(gradGammaOut, b1), shape_str(pshape, pn, b2, sizeof b2));
-    if (m2 && !same_shape(gradBetaOut, pshape, pn))
-        return invalid(api, "gradBetaOut shape %s should be %s", SHAPE(gradBetaOut, b1), shape_str(pshape, pn, b2, sizeof b2));
+    if (m1 && !kit_same_shape(gradGammaOut, pshape, pn))
+        return invalid(api, "gradGammaOut shape %s should be %s", KIT_SHAPE(gradGammaOut, b1), kit_shape_str(pshape, pn, b2, sizeof b2));
+    if (m2 && !kit_same_shape(gradBetaOut, pshape, pn))
+        return invalid(api, "gradBetaOut shape %s should be %s", KIT_SHAPE(gradBetaOut, b1), kit_shape_str(pshape, pn, b2, sizeof b2));
     /* 6. empty (non-950): success, workspace 0, nothing written */
-    int empty = is_empty(gradOut) || is_empty(input);
+    int empty = kit_is_empty(gradOut) || kit_is_empty(input);
     if (!empty) {
         /* emulator guard: negative C/HxW (possible with gamma NULL) make no sense to the kernel */
         if (C <= 0 || HxW <= 0)
             return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "C %lld and HxW %lld must be positive (emulator guard)",
                              (long long)C, (long long)HxW);
-        if ((st = need_opp_path(api)))
+        if ((st = kit_need_opp_path(api)))
             return st;
     }
     aclOpExecutor *e = new_executor("aclnnGroupNormBackward", empty ? NULL : emu_kernel_group_norm,
@@ -356,7 +272,7 @@ static int gn_phase1(const aclTensor *gradOut, const aclTensor *input, const acl
         e->iattr[GN_A_MASK + 1] = m1;
         e->iattr[GN_A_MASK + 2] = m2;
     }
-    return finish(api, e, workspaceSize, executor);
+    return kit_finish(api, e, workspaceSize, executor);
 }
 
 aclnnStatus aclnnGroupNormBackwardGetWorkspaceSize(const aclTensor *gradOut, const aclTensor *input, const aclTensor *mean,
@@ -437,25 +353,25 @@ static int ce_phase1(const aclTensor *gradLoss, const aclTensor *logProb, const 
     if (!workspaceSize)
         return null_err(api, "workspaceSize");
     /* 7. empty N or C: nothing to do */
-    int empty = is_empty(logProb);
+    int empty = kit_is_empty(logProb);
     if (!empty) {
         /* emulator guards: undefined behaviour on a device (unchecked by the A2/A3 tiling) */
         if (logProb->ndim != 2)
             return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "logProb must be 2-D (N, C), got rank %u (emulator guard)",
                              logProb->ndim);
-        if (numel(target) < N)
+        if (kit_numel(target) < N)
             return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "target has fewer than N elements (emulator guard)");
-        if (weight && numel(weight) < C)
+        if (weight && kit_numel(weight) < C)
             return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "weightOptional has fewer than C elements (emulator guard)");
-        if (numel(gradLoss) < (red == CE_RED_NONE ? N : 1))
+        if (kit_numel(gradLoss) < (red == CE_RED_NONE ? N : 1))
             return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api,
-                             "gradLoss has %lld elements, reduction '%s' reads %lld (emulator guard)", (long long)numel(gradLoss),
+                             "gradLoss has %lld elements, reduction '%s' reads %lld (emulator guard)", (long long)kit_numel(gradLoss),
                              reduction, (long long)(red == CE_RED_NONE ? N : 1));
         int64_t nc;
-        if (__builtin_mul_overflow(N, C, &nc) || numel(out) != nc)
+        if (__builtin_mul_overflow(N, C, &nc) || kit_numel(out) != nc)
             return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "out has %lld elements, expected N*C = %lld*%lld (emulator guard)",
-                             (long long)numel(out), (long long)N, (long long)C);
-        if ((st = need_opp_path(api)))
+                             (long long)kit_numel(out), (long long)N, (long long)C);
+        if ((st = kit_need_opp_path(api)))
             return st;
     }
     aclOpExecutor *e = new_executor("aclnnCrossEntropyLossGrad", empty ? NULL : emu_kernel_cross_entropy,
@@ -473,7 +389,7 @@ static int ce_phase1(const aclTensor *gradLoss, const aclTensor *logProb, const 
         if (!empty)
             e->check = emu_check_cross_entropy;
     }
-    return finish(api, e, workspaceSize, executor);
+    return kit_finish(api, e, workspaceSize, executor);
 }
 
 aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(const aclTensor *gradLoss, const aclTensor *logProb,
@@ -529,9 +445,9 @@ static int prelu_phase1(const aclTensor *gradOutput, const aclTensor *self, cons
     for (int i = 0; i < 5; i++)
         if ((st = max_dim(api, ts[i], names[i])))
             return st;
-    if (!same_shape(gradInput, self->dims, self->ndim))
-        return invalid(api, "gradInput shape %s should equal self shape %s", SHAPE(gradInput, b1), SHAPE(self, b2));
-    int64_t wn = numel(weight);
+    if (!kit_same_shape(gradInput, self->dims, self->ndim))
+        return invalid(api, "gradInput shape %s should equal self shape %s", KIT_SHAPE(gradInput, b1), KIT_SHAPE(self, b2));
+    int64_t wn = kit_numel(weight);
     if (wn != 1) {
         if (self->ndim < 1)
             return emu_error(ACLNN_ERR_PARAM_INVALID, api, "a 0-D self needs a weight of 1 element, got %lld", (long long)wn);
@@ -540,28 +456,28 @@ static int prelu_phase1(const aclTensor *gradOutput, const aclTensor *self, cons
             return emu_error(ACLNN_ERR_PARAM_INVALID, api, "weight numel %lld should be 1 or the channel count %lld (self dim 1)",
                              (long long)wn, (long long)C);
         const int64_t cshape[1] = {C};
-        if (!same_shape(gradWeight, cshape, 1))
-            return invalid(api, "gradWeight shape %s should be %s", SHAPE(gradWeight, b1), shape_str(cshape, 1, b2, sizeof b2));
-    } else if (!same_shape(gradWeight, weight->dims, weight->ndim)) {
-        return invalid(api, "gradWeight shape %s should equal weight shape %s", SHAPE(gradWeight, b1), SHAPE(weight, b2));
+        if (!kit_same_shape(gradWeight, cshape, 1))
+            return invalid(api, "gradWeight shape %s should be %s", KIT_SHAPE(gradWeight, b1), kit_shape_str(cshape, 1, b2, sizeof b2));
+    } else if (!kit_same_shape(gradWeight, weight->dims, weight->ndim)) {
+        return invalid(api, "gradWeight shape %s should equal weight shape %s", KIT_SHAPE(gradWeight, b1), KIT_SHAPE(weight, b2));
     }
     int64_t bs[2 * MAX_DIM];
     uint32_t nbs;
-    if (!broadcast(self->dims, self->ndim, gradOutput->dims, gradOutput->ndim, bs, &nbs) ||
-        !same_shape(self, bs, nbs))
-        return invalid(api, "gradOutput shape %s cannot broadcast to self shape %s", SHAPE(gradOutput, b1), SHAPE(self, b2));
+    if (!kit_broadcast(self->dims, self->ndim, gradOutput->dims, gradOutput->ndim, bs, &nbs) ||
+        !kit_same_shape(self, bs, nbs))
+        return invalid(api, "gradOutput shape %s cannot broadcast to self shape %s", KIT_SHAPE(gradOutput, b1), KIT_SHAPE(self, b2));
     /* emulator: the real op never checks these (it would crash on NULL) */
     if (!workspaceSize || !executor)
         return null_err(api, !workspaceSize ? "workspaceSize" : "executor");
     /* 4. empty: success, nothing written (gradWeight not zeroed) */
-    int empty = is_empty(gradOutput) || is_empty(self) || is_empty(weight);
-    if (!empty && (st = need_opp_path(api)))
+    int empty = kit_is_empty(gradOutput) || kit_is_empty(self) || kit_is_empty(weight);
+    if (!empty && (st = kit_need_opp_path(api)))
         return st;
     aclOpExecutor *e = new_executor("aclnnPreluBackward", empty ? NULL : emu_kernel_prelu, 0);
     if (e)
         for (int i = 0; i < 5; i++)
             emu_executor_add(e, ts[i], i >= PR_DX);
-    return finish(api, e, workspaceSize, executor);
+    return kit_finish(api, e, workspaceSize, executor);
 }
 
 aclnnStatus aclnnPreluBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self, const aclTensor *weight,
