@@ -213,6 +213,19 @@ aclnnStatus aclnnInplaceAdd(void *workspace, uint64_t workspaceSize, aclOpExecut
 
 typedef union { double f; int64_t i; } kit_val;
 
+/* Write the n results (computed in dtype p, row-major) to the output view y, then free them. */
+static void store_all(const emu_tview *y, kit_val *r, int64_t n, int p)
+{
+    for (int64_t i = 0; i < n; i++) {
+        int64_t yo = kit_offset(y, y->dims, y->ndim, i);
+        if (kit_is_float(p))
+            kit_st_f(y->data, y->dtype, yo, r[i].f);
+        else
+            kit_st_i(y->data, y->dtype, yo, r[i].i);
+    }
+    free(r);
+}
+
 /* out = self + alpha * other in the promoted dtype, then cast to out's dtype (Cast + ViewCopy). */
 static int emu_kernel_add(aclOpExecutor *e)
 {
@@ -254,14 +267,7 @@ static int emu_kernel_add(aclOpExecutor *e)
                 r[i].i = kit_wrap_i(p, (int64_t)(a + (uint64_t)kit_wrap_i(p, (int64_t)(b * alpha))));
         }
     }
-    for (int64_t i = 0; i < n; i++) {
-        int64_t yo = kit_offset(y, y->dims, y->ndim, i);
-        if (kit_is_float(p))
-            kit_st_f(y->data, y->dtype, yo, r[i].f);
-        else
-            kit_st_i(y->data, y->dtype, yo, r[i].i);
-    }
-    free(r);
+    store_all(y, r, n, p);
     return ACLNN_SUCCESS;
 }
 
@@ -441,14 +447,7 @@ static int emu_kernel_cat(aclOpExecutor *e)
         }
         base += x->dims[d];
     }
-    for (int64_t i = 0; i < total; i++) {
-        int64_t yo = kit_offset(y, y->dims, y->ndim, i);
-        if (kit_is_float(p))
-            kit_st_f(y->data, y->dtype, yo, r[i].f);
-        else
-            kit_st_i(y->data, y->dtype, yo, r[i].i);
-    }
-    free(r);
+    store_all(y, r, total, p);
     return ACLNN_SUCCESS;
 }
 
