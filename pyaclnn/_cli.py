@@ -62,22 +62,30 @@ def env_problems() -> list[dict[str, str]]:
 
 
 # -- samples ------------------------------------------------------------------------------------
-def cmd_samples(args: argparse.Namespace) -> int:
-    from . import backend_info
-    from ._samples import SAMPLES, run
-
+def _backend_or_status() -> dict[str, Any] | int:
+    """backend_info() for a command that runs something, or, when it cannot, the exit status
+    after one error line (a bad PYACLNN_* variable: USAGE; no backend: FAILED)."""
     problems = env_problems()
     if problems:
         _error(f"{problems[0]['problem']} (fix: {problems[0]['fix']})")
         return USAGE
+    from . import backend_info
     try:
-        info = backend_info()
+        return backend_info()
     except ValueError as exc:
         _error(exc)
         return USAGE
     except BackendUnavailableError as exc:
         _error(f"{exc} (run `{PROG} doctor` for details)")
         return FAILED
+
+
+def cmd_samples(args: argparse.Namespace) -> int:
+    from ._samples import SAMPLES, run
+
+    info = _backend_or_status()
+    if isinstance(info, int):
+        return info
     print(_backend_line(info), flush=True)
     status, mismatched = OK, []
     for name in args.names or list(SAMPLES):
@@ -417,17 +425,10 @@ def ops_table(pattern: str | None = None) -> list[dict[str, Any]]:
 
 
 def cmd_ops(args: argparse.Namespace) -> int:
-    problems = env_problems()
-    if problems:
-        _error(f"{problems[0]['problem']} (fix: {problems[0]['fix']})")
-        return USAGE
-    try:
-        from . import backend_info
-        info = backend_info()
-        rows = ops_table(args.pattern)
-    except BackendUnavailableError as exc:
-        _error(f"{exc} (run `{PROG} doctor` for details)")
-        return FAILED
+    info = _backend_or_status()
+    if isinstance(info, int):
+        return info
+    rows = ops_table(args.pattern)
     if args.json:
         print(json.dumps({"backend": info["backend"], "operators": rows}, indent=2))
         return OK if rows else FAILED
