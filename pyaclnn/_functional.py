@@ -11,14 +11,14 @@ both backends raise the same error class and status for the same call.
 from __future__ import annotations
 
 import os
-from typing import Any, Literal, Sequence, overload
+from typing import Any, Callable, Literal, Sequence, overload
 
 import numpy as np
 
 from . import _backend
 from ._executor import ce_reduction, gn_output_mask, mse_reduction
 from ._interop import host_array
-from ._hostcall import run_host
+from ._hostcall import HostPlan, plan_for, remember_plan, run_host, run_plan
 from ._signature import c_values
 from ._spec import group_norm_backward as _gn
 from ._spec import mse_loss_backward as _mse
@@ -67,10 +67,11 @@ _MEMORY = _memory_bytes()
 _PLAIN_ZEROS_MAX = 1 << 20  # bytes (new_output only faults pages in from 8 MiB: _parallel._FAULT_IN_MIN)
 
 
-def _new_outputs(backend: Any, api: str, specs: Sequence[tuple[tuple[int, ...], np.dtype] | None]) -> list[Any]:
-    """Zeroed host arrays for the outputs (None where a spec is None), refused with
-    OutputTooLargeError before anything is allocated when together they exceed the machine's
-    memory (a broadcast of (1000000, 1) and (1, 1000000) is 4 TB of float32).
+def _allocator(api: str, backend: Any, specs: Sequence[tuple[tuple[int, ...], np.dtype] | None]
+               ) -> Callable[..., np.ndarray]:
+    """What allocates the zeroed host outputs of ``specs`` (None: an output not asked for),
+    refused with OutputTooLargeError before anything is allocated when together they exceed
+    the machine's memory (a broadcast of (1000000, 1) and (1, 1000000) is 4 TB of float32).
 
     Not a 161002: the library sets no size limit on these ops (ops.md: the checks are dtypes,
     ranks, broadcasting, shapes), so it would accept the call. Not numpy's MemoryError either,
@@ -89,8 +90,21 @@ def _new_outputs(backend: Any, api: str, specs: Sequence[tuple[tuple[int, ...], 
                                   "they broadcast as intended?)")
     # Small outputs: np.zeros itself, which is what every backend's new_output gives below its
     # fault-in size; a call through it costs a few hundred ns per output on calls of ~10 us.
-    zeros = np.zeros if total <= _PLAIN_ZEROS_MAX else backend.new_output
-    return [None if spec is None else zeros(*spec) for spec in specs]
+    return np.zeros if total <= _PLAIN_ZEROS_MAX else backend.new_output
+
+
+def _first_call(backend: Any, op: str, api: str, args: tuple, n_arrays: int, values: tuple,
+                specs: Sequence[tuple[tuple[int, ...], np.dtype] | None]) -> list[Any]:
+    """Run ``op`` on the caller's ``args`` (its first ``n_arrays`` are the input tensors, host
+    arrays by now), ``values`` (the other C arguments) and new outputs of ``specs``; returns
+    the outputs and leaves the plan for calls with ``args``' metadata (pyaclnn._hostcall)."""
+    zeros = _allocator(api, backend, specs)
+    outs = [None if spec is None else zeros(*spec) for spec in specs]
+    c_args = c_values(backend.runtime.op_info(op).signature, (*args[:n_arrays], *values, *outs))
+    run = run_host(backend, op, c_args, values_checked=True)
+    remember_plan(backend, op, args, HostPlan(n_arrays, c_args[n_arrays:n_arrays + len(values)], tuple(specs),
+                                              zeros, run))
+    return outs
 
 
 def _shape(x: Any) -> tuple[int, ...]:
@@ -108,12 +122,20 @@ def mse_loss_backward(grad_output: Array, input: Array, target: Array, reduction
     ``cof = 2 / input.size`` for 'mean' (the size of ``input`` itself, as the device does) and
     ``2`` for 'none' and 'sum'. Returns an array of the broadcast shape and ``input``'s dtype.
     """
-    api = "aclnnMseLossBackwardGetWorkspaceSize"
-    r = mse_reduction(reduction)
-    g, x, y = _arg(grad_output, "grad_output", api), _arg(input, "input", api), _arg(target, "target", api)
+    op, api = "MseLossBackward", "aclnnMseLossBackwardGetWorkspaceSize"
     backend = _backend.current()
-    (out,) = _new_outputs(backend, api, [(_mse.out_shape(_shape(g), _shape(x), _shape(y)), _dtype(x))])
-    run_host(backend, "MseLossBackward", (g, x, y, r, out))
+    args = (grad_output, input, target, reduction)
+    plan = plan_for(backend, op, args)  # a repeat of a call that worked: all below is known
+    if plan is None:
+        r = mse_reduction(reduction)
+        g, x, y = _arg(grad_output, "grad_output", api), _arg(input, "input", api), _arg(target, "target", api)
+        args = (g, x, y, reduction)
+        plan = plan_for(backend, op, args)  # the same, for arrays that came as torch tensors
+        if plan is None:
+            (out,) = _first_call(backend, op, api, args, 3, (r,),
+                                 [(_mse.out_shape(_shape(g), _shape(x), _shape(y)), _dtype(x))])
+            return out
+    (out,) = run_plan(plan, args)
     return out
 
 
@@ -143,21 +165,28 @@ def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array,
     mask, or a literal ``(True, True, True)``, the three are arrays, as type checkers see).
     """
     op, api = "GroupNormBackward", "aclnnGroupNormBackwardGetWorkspaceSize"
-    dy, x, m, r = _arg(grad_out, "grad_out", api), _arg(input, "input", api), _arg(mean, "mean", api), \
-        _arg(rstd, "rstd", api)
-    g = _arg(gamma, "gamma", api)
-    mask = gn_output_mask(output_mask, api)
     backend = _backend.current()
-    # N, C, HxW, group checked as the int64_t they are (C sizes the outputs): TypeError for "2" or 2.5
-    N, C, HxW, group = c_values(backend.runtime.op_info(op).signature,
-                                (dy, x, m, r, g, N, C, HxW, group, mask, None, None, None))[5:9]
-    shapes = _gn.output_shapes(_shape(x), None if g is None else _shape(g), C)
-    dt = _dtype(dy)
-    dtypes = (dt, _dtype(m, dt), _dtype(m, dt))  # 950: dgamma/dbeta follow mean
-    outs = _new_outputs(backend, api, [(s, d) if (mask is None or i >= len(mask) or mask[i]) else None
-                                       for i, (s, d) in enumerate(zip(shapes, dtypes))])
-    run_host(backend, op, (dy, x, m, r, g, N, C, HxW, group, mask, *outs), values_checked=True)
-    grad_input, grad_gamma, grad_beta = outs
+    args = (grad_out, input, mean, rstd, gamma, N, C, HxW, group, output_mask)
+    plan = plan_for(backend, op, args)  # a repeat of a call that worked: all below is known
+    if plan is None:
+        dy, x, m, r = _arg(grad_out, "grad_out", api), _arg(input, "input", api), _arg(mean, "mean", api), \
+            _arg(rstd, "rstd", api)
+        g = _arg(gamma, "gamma", api)
+        args = (dy, x, m, r, g, N, C, HxW, group, output_mask)
+        plan = plan_for(backend, op, args)  # the same, for arrays that came as torch tensors
+        if plan is None:
+            mask = gn_output_mask(output_mask, api)
+            # N, C, HxW, group checked as the int64_t they are (C sizes the outputs): TypeError for "2" or 2.5
+            n, c, hxw, grp = c_values(backend.runtime.op_info(op).signature,
+                                      (dy, x, m, r, g, N, C, HxW, group, mask, None, None, None))[5:9]
+            shapes = _gn.output_shapes(_shape(x), None if g is None else _shape(g), c)
+            dt = _dtype(dy)
+            dtypes = (dt, _dtype(m, dt), _dtype(m, dt))  # 950: dgamma/dbeta follow mean
+            specs = [(s, d) if (mask is None or i >= len(mask) or mask[i]) else None
+                     for i, (s, d) in enumerate(zip(shapes, dtypes))]
+            grad_input, grad_gamma, grad_beta = _first_call(backend, op, api, args, 5, (n, c, hxw, grp, mask), specs)
+            return grad_input, grad_gamma, grad_beta
+    grad_input, grad_gamma, grad_beta = run_plan(plan, args)
     return grad_input, grad_gamma, grad_beta
 
 
@@ -173,15 +202,24 @@ def cross_entropy_loss_grad(grad_loss: Array, log_prob: Array, target: Array, we
     'mean' (NaN everywhere when every target is ignored, as on the device). The zloss inputs
     are accepted and have no effect, as documented.
     """
-    api = "aclnnCrossEntropyLossGradGetWorkspaceSize"
-    red = ce_reduction(reduction)
-    gl, lp, t = _arg(grad_loss, "grad_loss", api), _arg(log_prob, "log_prob", api), _arg(target, "target", api)
-    w, gz, lse = _arg(weight, "weight", api), _arg(grad_zloss, "grad_zloss", api), \
-        _arg(lse_for_zloss, "lse_for_zloss", api)
+    op, api = "CrossEntropyLossGrad", "aclnnCrossEntropyLossGradGetWorkspaceSize"
     backend = _backend.current()
-    (out,) = _new_outputs(backend, api, [(_shape(lp), _dtype(gl, _dtype(lp)))])
-    run_host(backend, "CrossEntropyLossGrad", (gl, lp, t, w, gz, lse, red, ignore_index, label_smoothing,
-                                               lse_square_scale_for_zloss, out))
+    args = (grad_loss, log_prob, target, weight, grad_zloss, lse_for_zloss, reduction, ignore_index,
+            label_smoothing, lse_square_scale_for_zloss)
+    plan = plan_for(backend, op, args)  # a repeat of a call that worked: all below is known
+    if plan is None:
+        red = ce_reduction(reduction)
+        gl, lp, t = _arg(grad_loss, "grad_loss", api), _arg(log_prob, "log_prob", api), _arg(target, "target", api)
+        w, gz, lse = _arg(weight, "weight", api), _arg(grad_zloss, "grad_zloss", api), \
+            _arg(lse_for_zloss, "lse_for_zloss", api)
+        args = (gl, lp, t, w, gz, lse, *args[6:])
+        plan = plan_for(backend, op, args)  # the same, for arrays that came as torch tensors
+        if plan is None:
+            (out,) = _first_call(backend, op, api, args, 6,
+                                 (red, ignore_index, label_smoothing, lse_square_scale_for_zloss),
+                                 [(_shape(lp), _dtype(gl, _dtype(lp)))])
+            return out
+    (out,) = run_plan(plan, args)
     return out
 
 
@@ -192,10 +230,18 @@ def prelu_backward(grad_output: Array, input: Array, weight: Array) -> tuple[np.
     value per channel, or a single value for all. ``grad_weight`` is (C,), or ``weight``'s shape
     when it has one element. ``grad_output`` may broadcast to ``input``'s shape.
     """
-    api = "aclnnPreluBackwardGetWorkspaceSize"
-    dy, x, w = _arg(grad_output, "grad_output", api), _arg(input, "input", api), _arg(weight, "weight", api)
-    gi_shape, gw_shape = _prelu.output_shapes(_shape(x), _shape(w))
+    op, api = "PreluBackward", "aclnnPreluBackwardGetWorkspaceSize"
     backend = _backend.current()
-    grad_input, grad_weight = _new_outputs(backend, api, [(gi_shape, _dtype(x)), (gw_shape, _dtype(x))])
-    run_host(backend, "PreluBackward", (dy, x, w, grad_input, grad_weight))
+    args = (grad_output, input, weight)
+    plan = plan_for(backend, op, args)  # a repeat of a call that worked: all below is known
+    if plan is None:
+        dy, x, w = _arg(grad_output, "grad_output", api), _arg(input, "input", api), _arg(weight, "weight", api)
+        args = (dy, x, w)
+        plan = plan_for(backend, op, args)  # the same, for arrays that came as torch tensors
+        if plan is None:
+            gi_shape, gw_shape = _prelu.output_shapes(_shape(x), _shape(w))
+            grad_input, grad_weight = _first_call(backend, op, api, args, 3, (),
+                                                  [(gi_shape, _dtype(x)), (gw_shape, _dtype(x))])
+            return grad_input, grad_weight
+    grad_input, grad_weight = run_plan(plan, args)
     return grad_input, grad_weight

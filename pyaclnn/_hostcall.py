@@ -1,16 +1,24 @@
 """NumPy in, NumPy out: one operator on host arrays, on whichever backend runs.
 
 This is the object layer's job, above the backends (which import nothing of it):
-- a runtime that computes on host arrays directly (the NumPy backend's ``run_arrays``) gets
-  the arrays themselves, and pyaclnn Tensors as views of its emulated device memory;
+- a runtime that computes on host arrays directly (the NumPy backend's ``prepare_arrays``)
+  gets the arrays themselves, and pyaclnn Tensors as views of its emulated device memory;
 - otherwise (a device): upload, two phases, download. Inputs keep their strides (the memory
   they span is copied, not made contiguous first); outputs are uploaded too, so whatever the
   operator leaves untouched keeps the caller's values.
+
+Repeated calls: a call that succeeded leaves a ``HostPlan`` on the backend, under its
+arguments' metadata (each array's shape, dtype and strides; each other argument's type and
+value). A later call with the same metadata reuses it: the C values, the output shapes and
+dtypes and, on the NumPy backend, phase 1 (the checks, a pure function of that metadata and
+the SoC) are not worked out again. It is the host-side counterpart of aclnn's op cache. On a
+device the plan's ``run`` is the whole upload/two-phase/download call: the library checks
+every call there. Small calls are dominated by this bookkeeping (issue 12).
 """
 from __future__ import annotations
 
 from itertools import repeat
-from typing import Any
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -18,22 +26,106 @@ from ._executor import Executor, default_stream
 from ._signature import c_values
 from ._tensor import Tensor, default_device
 
+__all__ = ["HostPlan", "run_host", "plan_for", "run_plan", "remember_plan"]
 
-def run_host(backend: Any, op: str, args: tuple, values_checked: bool = False) -> None:
-    """Run ``op`` on C-shaped ``args`` (ndarrays or Tensors in tensor slots; outputs written in place).
-    A plain value of a wrong Python type is a TypeError naming its C parameter, on both backends
-    (``values_checked``: the caller has put ``args`` through ``c_values`` already)."""
+PLANS_MAX = 1024  # plans kept per backend; the memo starts afresh when full
+
+
+class HostPlan(NamedTuple):
+    """What a NumPy-in/NumPy-out call worked out, valid for arguments of the same metadata.
+
+    The C arguments of the call are the caller's first ``n_arrays`` arguments (arrays, or None
+    for an absent optional tensor), then ``values`` (the plain arguments converted to their C
+    types), then new zeroed outputs: ``(shape, dtype)`` each, or None for one not asked for."""
+    n_arrays: int
+    values: tuple
+    outputs: tuple
+    zeros: Callable[..., np.ndarray]
+    run: Callable[[tuple], None]
+
+
+# Argument types whose value is all a call's phase 1 sees (keyed by type and value: True != 1).
+_VALUE_TYPES = frozenset((int, float, str, bool, type(None)))
+
+
+def _key(op: str, args: tuple, _nd: Any = np.ndarray, _values: frozenset = _VALUE_TYPES) -> tuple | None:
+    """``op`` and each argument's metadata, or None when an argument is anything else (a Tensor,
+    a torch tensor, an ndarray subclass, a list: no plan). A tuple (GroupNorm's output mask) is
+    keyed with its elements' types, so (1, 1, 1) never reuses the plan of (True, True, True).
+    The names read are default arguments (locals): cheaper than globals on every call."""
+    key: list[Any] = [op]
+    append = key.append
+    for a in args:
+        t = type(a)
+        if t is _nd:
+            append(a.shape)
+            append(a.dtype)
+            append(a.strides)
+        elif t in _values:
+            append(t)
+            append(a)
+        elif t is tuple:
+            append(a)
+            append(tuple(map(type, a)))
+        else:
+            return None
+    return tuple(key)
+
+
+def plan_for(backend: Any, op: str, args: tuple) -> HostPlan | None:
+    """The plan a call of ``op`` with arguments of this metadata left, if any."""
+    key = _key(op, args)
+    if key is None:
+        return None
+    try:
+        return backend.host_plans.get(key)
+    except TypeError:  # a tuple holding something unhashable
+        return None
+
+
+def run_plan(plan: HostPlan, args: tuple) -> list[Any]:
+    """Run a call planned before on ``args`` (the caller's, arrays first); returns the outputs
+    (ndarrays, None for one not asked for)."""
+    zeros = plan.zeros
+    outs = [None if spec is None else zeros(*spec) for spec in plan.outputs]
+    plan.run((*args[:plan.n_arrays], *plan.values, *outs))
+    return outs
+
+
+def remember_plan(backend: Any, op: str, args: tuple, plan: HostPlan) -> None:
+    """Keep ``plan`` for later calls with ``args``' metadata (nothing if it has no key)."""
+    key = _key(op, args)
+    if key is None:
+        return
+    plans = backend.host_plans
+    if len(plans) >= PLANS_MAX:
+        plans.clear()
+    try:
+        plans[key] = plan
+    except TypeError:  # a tuple holding something unhashable
+        pass
+
+
+def run_host(backend: Any, op: str, args: tuple, values_checked: bool = False) -> Callable[[tuple], None]:
+    """Run ``op`` on C-shaped ``args`` (ndarrays or Tensors in tensor slots; outputs written in
+    place). A plain value of a wrong Python type is a TypeError naming its C parameter, on both
+    backends (``values_checked``: the caller has put ``args`` through ``c_values`` already).
+
+    Returns what to run for a later call whose (host array) arguments have the same metadata:
+    phase 2 alone on the NumPy backend, whose phase 1 has passed; the whole call on a device."""
     runtime = backend.runtime
     if not values_checked:
         args = c_values(runtime.op_info(op).signature, args)
-    run_arrays = getattr(runtime, "run_arrays", None)
-    if run_arrays is not None:
-        if any(map(isinstance, args, repeat(Tensor))):  # small calls: no new tuple unless a Tensor is there
-            args = tuple(runtime.tensor_view(a.storage.addr, a.shape, a.dtype, a.strides, a.offset)
-                         if isinstance(a, Tensor) else a for a in args)
-        run_arrays(op, args)
-        return
-    run_on_device(backend, op, args)
+    prepare = getattr(runtime, "prepare_arrays", None)
+    if prepare is None:
+        run_on_device(backend, op, args)
+        return lambda later: run_on_device(backend, op, later)
+    if any(map(isinstance, args, repeat(Tensor))):
+        args = tuple(runtime.tensor_view(a.storage.addr, a.shape, a.dtype, a.strides, a.offset)
+                     if isinstance(a, Tensor) else a for a in args)
+    run: Callable[[tuple], None] = prepare(op, args)
+    run(args)
+    return run
 
 
 def run_on_device(backend: Any, op: str, args: tuple) -> None:

@@ -800,36 +800,3 @@ def test_prelu_helpers():
     assert prelu.channels((5,), (5,)) == 1
     assert prelu.output_shapes((2, 4, 3), (2, 2)) == ((2, 4, 3), (4,))
     assert prelu.output_shapes((2, 4, 3), (1, 1)) == ((2, 4, 3), (1, 1))
-
-
-# ============================================================ the NumPy-in/NumPy-out path's memo
-
-def test_passed_checks_are_remembered_and_failures_always_rerun(use_backend, monkeypatch):
-    """Small calls reuse a passed check's result for the same metadata (issue 12); any change
-    of shape, dtype, strides or scalar argument checks again, and a failure is never stored."""
-    import numpy as np
-    import pyaclnn
-    from pyaclnn._numpy import ops
-    use_backend("numpy")
-    monkeypatch.setattr(ops, "_PASSED", {})
-    calls = []
-    real = mse.check
-    monkeypatch.setattr(mse, "check", lambda *a: calls.append(a) or real(*a))
-    x = np.arange(6, dtype=np.float32).reshape(2, 3)
-    first = pyaclnn.mse_loss_backward(x, x + 1, x, "sum")
-    assert len(calls) == 1
-    np.testing.assert_array_equal(pyaclnn.mse_loss_backward(x, x + 1, x, "sum"), first)
-    assert len(calls) == 1
-    messages = []
-    for _ in range(2):
-        with pytest.raises(AclnnParamInvalidError) as info:
-            pyaclnn.mse_loss_backward(x, x, x.astype(np.float16), "sum")
-        messages.append(str(info.value))
-    assert len(calls) == 3 and messages[0] == messages[1] and "target dtype" in messages[0]
-    t = np.ascontiguousarray(x.T).T  # same shape and dtype, other strides
-    pyaclnn.mse_loss_backward(x, t, x, "sum")
-    pyaclnn.mse_loss_backward(x, x, x, "none")
-    assert len(calls) == 5
-    with pytest.raises(AclnnParamInvalidError, match="reduction 3"):
-        pyaclnn.mse_loss_backward(x, x, x, 3)
-    assert len(calls) == 6

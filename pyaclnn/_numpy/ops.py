@@ -8,7 +8,7 @@ in C order. In them a tensor is a ``TensorDesc`` (phase 1) or an ndarray view (p
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -18,8 +18,9 @@ from ..dtypes import from_numpy
 from .._registry import REFERENCES as _REFERENCES
 from ..errors import NotSupportedError
 from . import kernels
+from .kernels import group_norm as group_norm_kernel
 
-__all__ = ["TensorMeta", "REFERENCES", "no_reference", "check", "check_arrays", "compute", "fills_when_empty",
+__all__ = ["TensorMeta", "REFERENCES", "no_reference", "check", "prepare", "compute", "fills_when_empty",
            "meta_of"]
 
 # The operators with a NumPy reference (spec checks + kernel, dispatched by check/compute below).
@@ -59,41 +60,6 @@ def check(op: str, soc: str, args: tuple) -> bool:
     raise KeyError(op)
 
 
-# check_arrays' memo: (op, soc, each argument's metadata) -> check's result, for calls that passed.
-_PASSED: dict[tuple, bool] = {}
-_PASSED_MAX = 1024
-# Argument types whose value is all a check sees. Any other object (one that could change between
-# calls) puts an unhashable item in the key: that call is checked, not remembered.
-_VALUE_TYPES = frozenset((int, float, str, bool, type(None), tuple))
-_UNHASHABLE: list = []
-
-
-def check_arrays(op: str, soc: str, args: tuple, _nd: Any = np.ndarray, _values: frozenset = _VALUE_TYPES,
-                 _unhashable: list = _UNHASHABLE) -> bool:
-    """``check`` for host arrays (the NumPy-in/NumPy-out path), remembered for calls that passed.
-
-    ``check`` is a pure function of the arguments' shapes, dtypes and strides, the scalar
-    arguments and the SoC, and all of that is the key, so a repeated call gets the result
-    ``check`` gave it. A failing call raises and is never remembered: every failure runs the
-    checks and raises the same error. Small calls are dominated by this bookkeeping (issue 12).
-    """
-    # arrays by metadata; None, scalars, the mask, a reduction string by type and value (True != 1).
-    # The names the key reads are default arguments (locals): ~0.2 us less than globals per call.
-    k = (op, soc, *[(a.shape, a.dtype, a.strides) if type(a) is _nd else
-                    (type(a), a) if type(a) in _values else _unhashable for a in args])
-    try:
-        return _PASSED[k]
-    except KeyError:
-        pass
-    except TypeError:  # an unhashable (or not plain) argument: no memo
-        return check(op, soc, args)
-    empty = check(op, soc, args)
-    if len(_PASSED) >= _PASSED_MAX:
-        _PASSED.clear()
-    _PASSED[k] = empty
-    return empty
-
-
 def fills_when_empty(op: str, soc: str, args: tuple) -> bool:
     """Ascend950's GroupNorm empty path zero-fills dgamma/dbeta (ops.md §2.2.6)."""
     if op != "GroupNormBackward" or not is_regbase(soc):
@@ -102,27 +68,36 @@ def fills_when_empty(op: str, soc: str, args: tuple) -> bool:
     return group_norm_backward.empty_zero_fills(soc, m[0], m[1], m[2], m[3], m[4])
 
 
+def prepare(op: str, soc: str, a: tuple, empty: bool = False) -> Callable[[tuple], None]:
+    """Phase 2 for the ndarray views ``a`` (outputs written in place), and for any others of
+    the same metadata and plain values: the kernel with those values converted once (a plan
+    is rerun on repeated NumPy-in/NumPy-out calls, where this conversion would cost as much as
+    a small kernel)."""
+    if op == "MseLossBackward":
+        mse_reduction, mse = int(a[3]), kernels.mse_loss_backward
+        return lambda v: mse(v[0], v[1], v[2], mse_reduction, v[4], soc)
+    if op == "GroupNormBackward":
+        if empty:  # Ascend950 empty path: zero dgamma and dbeta whatever the mask
+            return _zero_dgamma_dbeta
+        n, c, hxw, group = map(int, a[5:9])
+        gn = group_norm_kernel.bind(n, c, hxw, group, a[9])
+        return lambda v: gn(v[0], v[1], v[2], v[3], v[4], v[10], v[11], v[12])
+    if op == "CrossEntropyLossGrad":
+        reduction = cross_entropy_loss_grad.effective_reduction(soc, a[6])
+        ignore_index, smoothing, ce = int(a[7]), float(a[8]), kernels.cross_entropy_loss_grad
+        return lambda v: ce(v[0], v[1], v[2], v[3], reduction, ignore_index, smoothing, v[10], soc)
+    if op == "PreluBackward":
+        prelu = kernels.prelu_backward
+        return lambda v: prelu(v[0], v[1], v[2], v[3], v[4], soc)
+    raise KeyError(op)
+
+
+def _zero_dgamma_dbeta(v: tuple) -> None:
+    for out in (v[11], v[12]):
+        if out is not None:
+            out[...] = 0
+
+
 def compute(op: str, soc: str, a: tuple, empty: bool = False) -> None:
     """Phase 2 on ndarray views (outputs are written in place)."""
-    if op == "MseLossBackward":
-        grad, x, target, reduction, out = a
-        kernels.mse_loss_backward(grad, x, target, int(reduction), out, soc)
-    elif op == "GroupNormBackward":
-        dy, x, mean, rstd, gamma, n, c, hxw, group, mask, gi, gg, gb = a
-        if empty:  # Ascend950 empty path: zero dgamma and dbeta whatever the mask
-            for out in (gg, gb):
-                if out is not None:
-                    out[...] = 0
-            return
-        kernels.group_norm_backward(dy, x, mean, rstd, gamma, int(n), int(c), int(hxw), int(group),
-                                    tuple(mask), gi, gg, gb, soc)
-    elif op == "CrossEntropyLossGrad":
-        gl, lp, target, weight, _gzl, _lse, reduction, ignore_index, ls, _scale, out = a
-        kernels.cross_entropy_loss_grad(gl, lp, target, weight,
-                                        cross_entropy_loss_grad.effective_reduction(soc, reduction),
-                                        int(ignore_index), float(ls), out, soc)
-    elif op == "PreluBackward":
-        grad, x, weight, gi, gw = a
-        kernels.prelu_backward(grad, x, weight, gi, gw, soc)
-    else:
-        raise KeyError(op)
+    prepare(op, soc, a, empty)(a)

@@ -13,7 +13,7 @@ import itertools
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -664,13 +664,16 @@ class NumpyRuntime:
             self._thread.error = str(exc)
             raise
 
-    def run_arrays(self, op: str, args: tuple) -> None:
-        """Phase 1 checks and phase 2 kernels straight on host arrays (no emulated memory)."""
+    def prepare_arrays(self, op: str, args: tuple) -> Callable[[tuple], None]:
+        """Phase 1 straight on host arrays (no emulated memory): the library's checks, raising as
+        aclnn<Op>GetWorkspaceSize would. Returns phase 2, for these arguments or any others of
+        the same shapes, dtypes, strides and plain values (the checks see nothing else)."""
         if op not in ops.REFERENCES:
             raise ops.no_reference(op)
-        empty = ops.check_arrays(op, self.soc, args)
-        if not empty or ops.fills_when_empty(op, self.soc, args):
-            ops.compute(op, self.soc, args, empty=empty)
+        empty = ops.check(op, self.soc, args)
+        if empty and not ops.fills_when_empty(op, self.soc, args):
+            return _nothing
+        return ops.prepare(op, self.soc, args, empty)
 
     def tensor_view(self, addr: int, shape: Sequence[int], dtype: np.dtype, strides: Sequence[int],
                     offset: int) -> np.ndarray:
@@ -713,6 +716,10 @@ class NumpyRuntime:
 
     def set_output_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
         self._set_addr(executor, index, tensor, addr, output=True)
+
+
+def _nothing(args: tuple) -> None:
+    """Phase 2 of a call on empty inputs: nothing to compute (outputs are left as they are)."""
 
 
 def _split_io(info: OpInfo, args: tuple) -> tuple[list[Any], list[Any]]:

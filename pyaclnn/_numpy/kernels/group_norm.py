@@ -35,7 +35,7 @@ from ._layout import F32, as_f32, gather_flat, scatter_flat, store, tiles, view_
 from . import _parallel
 from ._parallel import run_blocks, scratch
 
-__all__ = ["group_norm_backward"]
+__all__ = ["group_norm_backward", "bind"]
 
 _tls = threading.local()
 
@@ -185,16 +185,38 @@ class _Plan:
 def group_norm_backward(grad_out, input, mean, rstd, gamma, N: int, C: int, HxW: int, group: int,
                         output_mask, grad_input, grad_gamma, grad_beta, soc: str) -> None:
     """Write the masked GroupNorm gradients; outputs whose mask is False are left untouched."""
+    bind(N, C, HxW, group, output_mask)(grad_out, input, mean, rstd, gamma, grad_input, grad_gamma, grad_beta)
+
+
+def bind(N: int, C: int, HxW: int, group: int, output_mask) -> Callable[..., None]:
+    """group_norm_backward with its sizes and mask given once: a function of the arrays
+    ``(grad_out, input, mean, rstd, gamma, grad_input, grad_gamma, grad_beta)``, for calls
+    repeated on arrays of one shape (the small path's per-call cost is its NumPy calls)."""
     want_dx, want_dgamma, want_dbeta = map(bool, output_mask)
     if not (want_dx or want_dgamma or want_dbeta):
-        return
-    if N * C * HxW <= _parallel.SMALL:
-        with np.errstate(all="ignore"):
-            _small(grad_out, input, mean, rstd, gamma, N, C, HxW, group, grad_input if want_dx else None,
+        return _nothing
+    size = N * C * HxW
+
+    def run(grad_out, input, mean, rstd, gamma, grad_input, grad_gamma, grad_beta) -> None:
+        if size <= _parallel.SMALL:  # read at each call: tiled_only() may have changed it
+            _parallel.quietly(_small, grad_out, input, mean, rstd, gamma, N, C, HxW, group,
+                              grad_input if want_dx else None, grad_gamma if want_dgamma else None,
+                              grad_beta if want_dbeta else None)
+        else:
+            _tiled(grad_out, input, mean, rstd, gamma, N, C, HxW, group, grad_input if want_dx else None,
                    grad_gamma if want_dgamma else None, grad_beta if want_dbeta else None)
-        return
-    p = _Plan(grad_out, input, mean, rstd, gamma, N, C, HxW, group,
-              grad_input if want_dx else None)
+    return run
+
+
+def _nothing(*arrays: Any) -> None:
+    """An all-False output mask: nothing is computed."""
+
+
+def _tiled(grad_out, input, mean, rstd, gamma, N: int, C: int, HxW: int, group: int,
+           grad_input, grad_gamma, grad_beta) -> None:
+    """The tiled paths (fused, or two sweeps for big groups), over the thread pool."""
+    want_dgamma, want_dbeta = grad_gamma is not None, grad_beta is not None
+    p = _Plan(grad_out, input, mean, rstd, gamma, N, C, HxW, group, grad_input)
     D, HW, G = p.D, HxW, group
 
     if p.M <= FUSE_MAX:
