@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-__all__ = ["SMALL", "tiled_only", "num_threads", "run_blocks", "scratch", "zeros_faulted_in"]
+__all__ = ["SMALL", "tiled_only", "quietly", "num_threads", "run_blocks", "scratch", "zeros_faulted_in"]
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
@@ -78,6 +78,39 @@ def tiled_only() -> Iterator[None]:
         yield
     finally:
         SMALL = saved
+
+
+def _errstate_variable() -> tuple[Any, Any] | None:
+    """NumPy 2's floating-point error state: the context variable np.errstate sets, and the
+    value np.errstate(all="ignore") sets it to. None on NumPy 1 (a global state, no variable)."""
+    try:
+        from numpy._core._ufunc_config import _extobj_contextvar as variable  # type: ignore[attr-defined]
+    except ImportError:  # NumPy 1.x
+        return None
+    with np.errstate(all="ignore"):
+        return variable, variable.get()
+
+
+_ERRSTATE = _errstate_variable()
+
+
+def quietly(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` under ``np.errstate(all="ignore")``, in the calling thread: the kernels
+    reproduce the device's inf/NaN results on purpose, and the device warns of nothing.
+
+    The small paths run this on every call, where entering an np.errstate (~1 us) is a tenth
+    of an MSE call; on NumPy 2 this sets np.errstate's own context variable to the value it
+    would set (prepared once, ~0.3 us). tests/test_reference_kernels.py checks that it
+    silences and restores as np.errstate does, on the NumPy installed."""
+    if _ERRSTATE is None:
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    variable, ignore_all = _ERRSTATE
+    token = variable.set(ignore_all)
+    try:
+        return fn(*args)
+    finally:
+        variable.reset(token)
 
 
 def run_blocks(fn: Callable[[int], Any], n_blocks: int) -> list[Any]:

@@ -34,7 +34,7 @@ def row_scales(grad_loss, target, weight, reduction: str, ignore_index: int,
 
     nll_i = lossOutGrad_i * w_i with lossOutGrad = g*(1-ls)[/W] * mask; W = sum_i w_i*mask_i.
     An all-ignored ``mean`` gives W = 0 and NaN in every row: inf*0 or 0/0 (ops.md §3.1).
-    Call it under ``np.errstate(all="ignore")`` (the caller's, shared with the small path's tile).
+    Call it with floating-point errors ignored (the caller runs it under ``_parallel.quietly``).
     """
     t = np.asarray(target).reshape(-1).astype(np.int64, copy=False)
     n = t.size
@@ -88,47 +88,53 @@ def cross_entropy_loss_grad(grad_loss, log_prob, target, weight, reduction: str,
     ``label_smoothing`` is only implemented by the 950 kernels (callers refuse it elsewhere):
     out[i,j] += exp(lp[i,j]) * s_i * sum_k w_k - s_i * w_j.
     """
+    # all under one errstate (``quietly``: the small path's per-call cost), row_scales included
+    _parallel.quietly(_grad, grad_loss, log_prob, target, weight, reduction, ignore_index, label_smoothing,
+                      out, soc)
+
+
+def _grad(grad_loss, log_prob, target, weight, reduction: str, ignore_index: int, label_smoothing: float,
+          out, soc: str) -> None:
     N, C = log_prob.shape
-    with np.errstate(all="ignore"):
-        t, nll, smooth, w, sum_w, in_range = row_scales(grad_loss, target, weight, reduction, ignore_index,
-                                                        label_smoothing, C, soc)
+    t, nll, smooth, w, sum_w, in_range = row_scales(grad_loss, target, weight, reduction, ignore_index,
+                                                    label_smoothing, C, soc)
+    if smooth is not None:
+        smooth_sum = smooth * sum_w
+        w_row = np.ones(C, F32) if w is None else w
+    # small: one tile, run here (the same as tiles() and run_blocks() would do, without their cost)
+    small = N * C <= _parallel.SMALL
+    tl = [(slice(0, N), slice(0, C))] if small else tiles((N, C), BLOCK)
+    direct = out.dtype == F32 and smooth is None
+    native = log_prob.dtype == F32
+
+    def block(i: int) -> None:
+        rows, cols = tl[i]
+        r0, r1, c0, c1 = rows.start, rows.stop, cols.start, cols.stop
+        o = out[rows, cols]
+        e = o if direct else scratch("ce_e", o.shape, F32)
+        if native:
+            np.exp(log_prob[rows, cols], out=e)
+        else:
+            np.exp(log_prob[rows, cols], out=e, dtype=F32)
+        acc = e if smooth is None else scratch("ce_acc", o.shape, F32)
         if smooth is not None:
-            smooth_sum = smooth * sum_w
-            w_row = np.ones(C, F32) if w is None else w
-        # small: one tile, run here (the same as tiles() and run_blocks() would do, without their cost)
-        small = N * C <= _parallel.SMALL
-        tl = [(slice(0, N), slice(0, C))] if small else tiles((N, C), BLOCK)
-        direct = out.dtype == F32 and smooth is None
-        native = log_prob.dtype == F32
+            np.multiply(e, nll[r0:r1, None], out=acc)
+        else:
+            np.multiply(e, nll[r0:r1, None], out=e)
+        tr = t[r0:r1]
+        # a 1-D mask: its own nonzero() (np.flatnonzero's ravel and dispatch cost ~0.6 us a call)
+        hit = (in_range[r0:r1] if c0 == 0 and c1 == C else (tr >= c0) & (tr < c1)).nonzero()[0]
+        if hit.size:
+            acc[hit, tr[hit] - c0] -= nll[r0 + hit]
+        if smooth is not None:
+            # e*(s_i*sum_w) - s_i*w_j, added to the main term
+            np.multiply(e, smooth_sum[r0:r1, None], out=e)
+            e -= smooth[r0:r1, None] * w_row[None, c0:c1]
+            acc += e
+        if not direct:
+            store(o, acc)
 
-        def block(i: int) -> None:
-            rows, cols = tl[i]
-            r0, r1, c0, c1 = rows.start, rows.stop, cols.start, cols.stop
-            o = out[rows, cols]
-            e = o if direct else scratch("ce_e", o.shape, F32)
-            if native:
-                np.exp(log_prob[rows, cols], out=e)
-            else:
-                np.exp(log_prob[rows, cols], out=e, dtype=F32)
-            acc = e if smooth is None else scratch("ce_acc", o.shape, F32)
-            if smooth is not None:
-                np.multiply(e, nll[r0:r1, None], out=acc)
-            else:
-                np.multiply(e, nll[r0:r1, None], out=e)
-            tr = t[r0:r1]
-            # a 1-D mask: its own nonzero() (np.flatnonzero's ravel and dispatch cost ~0.6 us a call)
-            hit = (in_range[r0:r1] if c0 == 0 and c1 == C else (tr >= c0) & (tr < c1)).nonzero()[0]
-            if hit.size:
-                acc[hit, tr[hit] - c0] -= nll[r0 + hit]
-            if smooth is not None:
-                # e*(s_i*sum_w) - s_i*w_j, added to the main term
-                np.multiply(e, smooth_sum[r0:r1, None], out=e)
-                e -= smooth[r0:r1, None] * w_row[None, c0:c1]
-                acc += e
-            if not direct:
-                store(o, acc)
-
-        if small:  # under the errstate of row_scales: entering one costs ~0.8 us, a tenth of the call
-            block(0)
-            return
+    if small:
+        block(0)
+        return
     run_blocks(block, len(tl))

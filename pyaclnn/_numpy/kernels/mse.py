@@ -36,8 +36,7 @@ def mse_loss_backward(grad_output, self, target, reduction: int, out, soc: str) 
     in_dt = self.dtype
     cof = mse_cof(reduction, self.size, soc)
     if out.size <= _parallel.SMALL:  # one tile anyway: the same ufuncs on the whole arrays, no layout work
-        with np.errstate(all="ignore"):
-            _block(self, target, grad_output, out, cof, in_dt)
+        _parallel.quietly(_block, self, target, grad_output, out, cof, in_dt)
         return
     shape = out.shape
     ops = [np.broadcast_to(a, shape) for a in (self, target, grad_output)] + [out]

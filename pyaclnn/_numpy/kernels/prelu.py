@@ -87,8 +87,7 @@ def prelu_backward(grad_output, self, weight, grad_input, grad_weight, soc: str)
     dt = self.dtype
     quirk = soc != "Ascend950"
     if self.size <= _parallel.SMALL:
-        with np.errstate(all="ignore"):
-            _small(grad_output, self, weight, grad_input, grad_weight, quirk)
+        _parallel.quietly(_small, grad_output, self, weight, grad_input, grad_weight, quirk)
         return
     w = as_f32(weight)
     dy = np.broadcast_to(grad_output, self.shape)
