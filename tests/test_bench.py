@@ -241,9 +241,13 @@ def test_bench_small_calls_case_runs_against_aten(tmp_path: Path) -> None:
             assert positive(r["peer"]["median_us"]) and positive(r["ratio"])
             assert all(op.startswith("torch.ops.aten.") for op in r["peer"]["ops"])
             assert r["within_target"] is (r["ratio"] <= 3.0)
+            one = r["peer_one_thread"]
+            assert positive(one["median_us"]) and len(one["samples_us"]) == 3
+            assert r["ratio_one_thread"] == r["pyaclnn"]["median_us"] / one["median_us"]
             assert r["max_abs_diff"] is not None and r["max_abs_diff"] < 1e-4, r["name"]
         else:
             assert r["peer"] is None and r["ratio"] is None and r["within_target"] is None
+            assert r["peer_one_thread"] is None and r["ratio_one_thread"] is None
 
 
 def test_bench_case_selection_without_small_leaves_the_small_calls_out(tmp_path: Path) -> None:

@@ -8,6 +8,11 @@ Each sample is the median of a batch of individually timed calls (a median, not 
 shared machine a batch often holds a preemption, which would add milliseconds to a mean of
 microsecond calls); samples alternate pyaclnn and torch, and the medians of the samples and
 their ratio come from the same run.
+
+aten is timed as torch is set up (all its threads: the target's peer) and, in its own samples,
+with ``torch.set_num_threads(1)``: on inputs this small aten's thread handling costs more than
+it saves (GroupNorm: ~10 us against ~7 us on one thread, on a 2-core machine), and pyaclnn's
+small paths run in the calling thread. The table shows both.
 """
 from __future__ import annotations
 
@@ -153,44 +158,62 @@ def measure_small(case: SmallCase, torch: Any, samples: int, batch: int, seed: i
     if torch is not None:
         tinputs = {k: torch.from_numpy(v) for k, v in inputs.items()}
         theirs = lambda: case.run_torch(tinputs)  # noqa: E731
-    sides = [ours] if theirs is None else [ours, theirs]
-    for fn in sides:  # warm-up: caches, first-call imports, torch's dispatcher
-        _per_call_us(fn, max(batch // 4, 5))
+    sides = [ours] if theirs is None else [ours, theirs, theirs]  # the last: aten on one thread
+
+    def sample(k: int, n: int) -> float:
+        if k < 2:
+            return _per_call_us(sides[k], n)
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return _per_call_us(sides[k], n)
+        finally:
+            torch.set_num_threads(threads)
+
+    for k in range(len(sides)):  # warm-up: caches, first-call imports, torch's dispatcher
+        sample(k, max(batch // 4, 5))
     times: list[list[float]] = [[] for _ in sides]
     for s in range(samples):
         order = range(len(sides)) if s % 2 == 0 else reversed(range(len(sides)))
         for k in order:
-            times[k].append(_per_call_us(sides[k], batch))
+            times[k].append(sample(k, batch))
     med = statistics.median(times[0])
     result: dict[str, Any] = {"name": case.name, "label": case.label, "elements": case.elements,
                               "batch": batch, "pyaclnn": {"median_us": med, "samples_us": times[0]},
                               "peer": None, "ratio": None, "target_ratio": TARGET, "within_target": None,
-                              "max_abs_diff": None}
+                              "peer_one_thread": None, "ratio_one_thread": None, "max_abs_diff": None}
     if theirs is not None:
         peer_med = statistics.median(times[1])
         result["peer"] = {"ops": [f"torch.ops.aten.{op}" for op in case.peer_ops], "median_us": peer_med,
                           "samples_us": times[1]}
         result["ratio"] = med / peer_med
         result["within_target"] = result["ratio"] <= TARGET
+        one = statistics.median(times[2])
+        result["peer_one_thread"] = {"median_us": one, "samples_us": times[2]}
+        result["ratio_one_thread"] = med / one
         result["max_abs_diff"] = _max_abs_diff(ours(), theirs())
     print(f"bench: [small] {case.label}: pyaclnn {med:.1f} us"
-          + (f", torch {result['peer']['median_us']:.1f} us, ratio {result['ratio']:.2f}" if theirs else ""),
+          + (f", torch {result['peer']['median_us']:.1f} us, ratio {result['ratio']:.2f}"
+             f" (torch on 1 thread {result['peer_one_thread']['median_us']:.1f} us, ratio "
+             f"{result['ratio_one_thread']:.2f})" if theirs else ""),
           file=sys.stderr, flush=True)
     return result
 
 
 def format_small_table(rows: list[dict[str, Any]]) -> str:
-    head = ("case", "elements", "pyaclnn", "aten", "ratio", f"target <= {TARGET:g}x")
+    head = ("case", "elements", "pyaclnn", "aten", "ratio", f"target <= {TARGET:g}x", "aten 1 thread", "ratio")
     table: list[tuple[str, ...]] = [head]
     for r in rows:
         if "error" in r:
-            table.append((r["label"], "-", "FAILED", "-", "-", "-"))
+            table.append((r["label"], "-", "FAILED", "-", "-", "-", "-", "-"))
             continue
         peer = r["peer"]
         table.append((r["label"], str(r["elements"]), f"{r['pyaclnn']['median_us']:.1f} us",
                       f"{peer['median_us']:.1f} us" if peer else "-",
                       f"{r['ratio']:.2f}" if r["ratio"] is not None else "-",
-                      "-" if r["within_target"] is None else ("ok" if r["within_target"] else "OVER")))
+                      "-" if r["within_target"] is None else ("ok" if r["within_target"] else "OVER"),
+                      f"{r['peer_one_thread']['median_us']:.1f} us" if r.get("peer_one_thread") else "-",
+                      f"{r['ratio_one_thread']:.2f}" if r.get("ratio_one_thread") is not None else "-"))
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
     lines = []
     for k, row in enumerate(table):
