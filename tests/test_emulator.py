@@ -48,6 +48,8 @@ ACL_ERROR_RT_INVALID_DEVICEID = 107001
 ACL_ERROR_RT_CONTEXT_NULL = 107002
 ACL_ERROR_RT_MEMORY_ALLOCATION = 207001
 ACL_ERROR_RT_NO_DEVICE = 207004
+ACL_ERROR_RT_AICORE_EXCEPTION = 507015
+ACL_ERROR_RT_DRV_INTERNAL_ERROR = 507899
 NULLPTR = 161001
 INVALID = 161002
 RUNTIME_ERROR = 361001
@@ -514,7 +516,8 @@ def test_repeatable_executor_and_address_updates(dev):
     ps2 = dev.upload(np.array([5, 5, 5, 5], np.float32))
     po2 = dev.malloc(16)
     assert dev.nn.aclSetInputTensorAddr(ex, 1, s, ps2) == OK
-    assert dev.nn.aclSetOutputTensorAddr(ex, 0, dev.ffi.NULL, po2) == OK
+    assert dev.nn.aclSetOutputTensorAddr(ex, 0, dev.ffi.NULL, po2) == INNER_NULLPTR  # tensor NULL
+    assert dev.nn.aclSetOutputTensorAddr(ex, 0, o, po2) == OK
     assert dev.nn.aclSetInputTensorAddr(ex, 3, s, ps2) == INVALID      # only 3 inputs
     assert dev.nn.aclSetInputTensorAddr(ex, 0, s, ps2) == INVALID      # input 0 is gradOutput
     assert dev.op.aclnnMseLossBackward(dev.ffi.NULL, 0, ex, dev.acl.stream) == OK
@@ -599,12 +602,16 @@ def test_abandoned_executor_and_phase2_checks(dev):
     _, _, ex = dev.phase1("MseLossBackward", g, s, t, 0, o)
     bogus = dev.ffi.cast("void *", 0x1234)
     assert dev.op.aclnnMseLossBackward(dev.ffi.NULL, 0, ex, bogus) == RUNTIME_ERROR
-    # a host pointer posing as device memory
+    # a host pointer posing as device memory: the launch succeeds, the kernel faults (untouched
+    # memory), the next synchronisation returns the AI Core exception, once
     host = np.zeros(4, np.float32)
     th = dev.tensor(dev.ffi.from_buffer(host), (2, 2))
     _, _, ex = dev.phase1("MseLossBackward", g, s, t, 0, th)
-    assert dev.op.aclnnMseLossBackward(dev.ffi.NULL, 0, ex, dev.acl.stream) == RUNTIME_ERROR
+    assert dev.op.aclnnMseLossBackward(dev.ffi.NULL, 0, ex, dev.acl.stream) == OK
+    assert dev.rt.aclrtSynchronizeStream(dev.acl.stream) == ACL_ERROR_RT_AICORE_EXCEPTION
     assert "not inside a live aclrtMalloc allocation" in dev.acl.errmsg()
+    assert dev.rt.aclrtSynchronizeStream(dev.acl.stream) == OK
+    assert host.tolist() == [0, 0, 0, 0]
     # a tensor destroyed between the phases
     t2, _ = dev.put(np.ones((2, 2), np.float32))
     _, _, ex = dev.phase1("MseLossBackward", g, s, t2, 0, o)
@@ -767,7 +774,7 @@ def test_memory_rules(dev):
     assert rt.aclrtSynchronizeStream(dev.acl.stream) == OK  # the queued copy, before the free
     assert rt.aclrtFree(p[0]) == OK
     assert rt.aclrtFree(p[0]) == ACL_ERROR_RT_PARAM_INVALID                 # double free
-    assert rt.aclrtMemcpy(p[0], 100, ffi.from_buffer(buf), 100, H2D) == ACL_ERROR_RT_PARAM_INVALID  # freed
+    assert rt.aclrtMemcpy(p[0], 100, ffi.from_buffer(buf), 100, H2D) == ACL_ERROR_RT_DRV_INTERNAL_ERROR  # freed
     assert rt.aclrtFree(ffi.NULL) == ACL_ERROR_INVALID_PARAM
     assert rt.aclrtMalloc(p, 0, 0) == ACL_ERROR_INVALID_PARAM
     assert emu.misuse() == 2

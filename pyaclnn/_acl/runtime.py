@@ -39,6 +39,11 @@ def _ptr(value: Any, writable: bool = False) -> Any:
     return ffi.from_buffer(value, require_writable=writable)
 
 
+def _nullable(handle: Any) -> Any:
+    """None as nullptr, for the pointer arguments CANN itself checks for NULL."""
+    return NULL if handle is None else handle
+
+
 def _made(handle: Any, api: str) -> Any:
     """The handle an aclCreate* returned; they report failure only by returning NULL."""
     if handle == NULL:
@@ -414,13 +419,15 @@ class AclRuntime:
               "aclInitTensor")
 
     def set_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
-        check(self.nn.aclSetTensorAddr(executor, index, tensor, ffi.cast(_VOID_P, addr)), "aclSetTensorAddr")
+        check(self.nn.aclSetTensorAddr(_nullable(executor), index, _nullable(tensor), ffi.cast(_VOID_P, addr)),
+              "aclSetTensorAddr")
 
     def set_dynamic_tensor_addr(self, which: str, executor: Any, ir_index: int, relative_index: int,
                                 tensors: Any, addr: int) -> None:
         """aclSetDynamic{Input,Output,}TensorAddr (``which`` is "Input", "Output" or "")."""
         api = f"aclSetDynamic{which}TensorAddr"
-        check(getattr(self.nn, api)(executor, ir_index, relative_index, tensors, ffi.cast(_VOID_P, addr)), api)
+        check(getattr(self.nn, api)(_nullable(executor), ir_index, relative_index, _nullable(tensors),
+                                    ffi.cast(_VOID_P, addr)), api)
 
     def set_raw_tensor_addr(self, tensor: Any, addr: int) -> None:
         check(self.nn.aclSetRawTensorAddr(tensor, ffi.cast(_VOID_P, addr)), "aclSetRawTensorAddr")
@@ -486,11 +493,11 @@ class AclRuntime:
         check(self.nn.aclDestroyAclOpExecutor(executor), "aclDestroyAclOpExecutor")
 
     def set_input_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
-        status = self.nn.aclSetInputTensorAddr(executor, index, tensor, ffi.cast(_VOID_P, addr))
+        status = self.nn.aclSetInputTensorAddr(_nullable(executor), index, _nullable(tensor), ffi.cast(_VOID_P, addr))
         if status:
             check(status, "aclSetInputTensorAddr")
 
     def set_output_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
-        status = self.nn.aclSetOutputTensorAddr(executor, index, tensor, ffi.cast(_VOID_P, addr))
+        status = self.nn.aclSetOutputTensorAddr(_nullable(executor), index, _nullable(tensor), ffi.cast(_VOID_P, addr))
         if status:
             check(status, "aclSetOutputTensorAddr")

@@ -19,7 +19,6 @@ ALIGN = 64
 ACL_ERROR_INVALID_PARAM = 100000
 ACL_ERROR_RT_PARAM_INVALID = 107000
 ACL_ERROR_RT_MEMORY_ALLOCATION = 207001
-ACL_ERROR_RT_AICORE_EXCEPTION = 507015
 
 
 class Allocation:
@@ -69,18 +68,19 @@ class AddressSpace:
             alloc = self._allocs[self._bases[i]]
         return alloc if addr < alloc.base + alloc.size else None
 
-    def bytes_at(self, addr: int, count: int, api: str) -> np.ndarray:
-        """A uint8 view of [addr, addr+count); raises if it leaves its allocation."""
+    def bytes_at(self, addr: int, count: int) -> np.ndarray | None:
+        """A uint8 view of [addr, addr+count); None if it leaves its allocation (the caller
+        raises the status its C call reports)."""
         alloc = self.find(addr)
         if alloc is None or addr + count > alloc.base + alloc.size:
-            raise from_status(ACL_ERROR_INVALID_PARAM, api,
-                              f"[{addr:#x}, +{count}) is not inside one live allocation")
+            return None
         start = addr - alloc.base
         return alloc.buf[start:start + count]
 
     def view(self, addr: int, shape: Sequence[int], dtype: np.dtype, strides: Sequence[int],
-             offset: int, api: str) -> np.ndarray:
-        """The strided array a tensor descriptor describes (strides/offset in elements)."""
+             offset: int) -> np.ndarray | None:
+        """The strided array a tensor descriptor describes (strides/offset in elements); None
+        if it reaches outside its allocation (the caller raises what the device reports)."""
         itemsize = dtype.itemsize
         if 0 in shape:
             return np.empty(shape, dtype)
@@ -89,10 +89,7 @@ class AddressSpace:
         alloc = self.find(addr + lo * itemsize) if lo * itemsize + addr >= 0 else None
         end = addr + (hi + 1) * itemsize
         if alloc is None or end > alloc.base + alloc.size:
-            # On a device this is an out-of-bounds access, reported as an AI Core exception.
-            raise from_status(ACL_ERROR_RT_AICORE_EXCEPTION, api,
-                              f"tensor at {addr:#x} (offset {offset}, shape {tuple(shape)}, strides "
-                              f"{tuple(strides)}) reaches outside its device allocation")
+            return None
         return np.ndarray(tuple(shape), dtype=dtype, buffer=alloc.buf,
                           offset=addr - alloc.base + offset * itemsize,
                           strides=tuple(s * itemsize for s in strides))

@@ -32,6 +32,8 @@ ACL_ERROR_RT_PARAM_INVALID = 107000
 ACL_ERROR_RT_INVALID_DEVICEID = 107001
 ACL_ERROR_RT_CONTEXT_NULL = 107002
 ACL_ERROR_RT_STREAM_CONTEXT = 107003
+ACL_ERROR_RT_AICORE_EXCEPTION = 507015
+ACL_ERROR_RT_DRV_INTERNAL_ERROR = 507899
 ACLNN_ERR_RUNTIME_ERROR = 361001
 ACLNN_ERR_PARAM_NULLPTR = 161001
 ACLNN_ERR_PARAM_INVALID = 161002
@@ -96,6 +98,7 @@ class NumpyRuntime:
         self._set_counts: dict[int, int] = {}  # aclrtSetDevice references, per device (all threads)
         self._default_contexts: dict[int, int] = {}  # device -> its default context
         self._streams: dict[int, int | None] = {}  # stream -> device it was created on
+        self._faults: dict[int, str] = {}  # stream -> its first failed launch, for the next sync
         self._events: dict[int, float | None] = {}
         self._tensors: dict[int, TensorDesc] = {}
         self._bool_arrays: dict[int, tuple[bool, ...]] = {}
@@ -279,10 +282,28 @@ class NumpyRuntime:
         with self._lock:
             if self._streams.pop(stream, False) is False:
                 raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyStream", f"stream {stream!r} is not live")
+            self._faults.pop(stream, None)  # destroying waits for the work; its failure is not reported
+
+    def _add_fault(self, stream: Any, detail: str) -> None:
+        """A launch that fails on the device: the stream's next synchronisation reports it."""
+        with self._lock:
+            self._faults.setdefault(stream, detail)
+
+    def _report_faults(self, streams: Sequence[Any], api: str) -> None:
+        """Raise (once) the first failure queued on ``streams``, as the synchronisation ``api``
+        that waits for them returns the status of the failed task."""
+        with self._lock:
+            found = [d for d in (self._faults.pop(s, None) for s in streams) if d is not None]
+        if found:
+            raise self._fail(ACL_ERROR_RT_AICORE_EXCEPTION, api, found[0])
 
     def synchronize_stream(self, stream: int) -> None:
-        self._need_context("aclrtSynchronizeStream")
-        self._need_stream(stream, "aclrtSynchronizeStream")  # kernels already ran at launch
+        self._synchronize(stream, "aclrtSynchronizeStream")
+
+    def _synchronize(self, stream: Any, api: str) -> None:
+        self._need_context(api)
+        self._need_stream(stream, api)  # kernels already ran at launch
+        self._report_faults([stream], api)
 
     def create_event(self) -> int:
         self._need_context("aclrtCreateEvent")
@@ -329,7 +350,7 @@ class NumpyRuntime:
 
     def _bytes(self, where: Any, count: int, api: str, writable: bool) -> np.ndarray:
         if isinstance(where, int):
-            return self.memory.bytes_at(where, count, api)
+            return self._device_bytes(where, count, api)
         if isinstance(where, np.ndarray):  # a byte view: bfloat16 has no buffer-protocol format
             if not where.flags.c_contiguous:
                 raise self._fail(ACL_ERROR_INVALID_PARAM, api, "host array must be C-contiguous")
@@ -347,6 +368,25 @@ class NumpyRuntime:
             raise self._fail(ACL_ERROR_INVALID_PARAM, api,
                              f"count {count} exceeds the host buffer's {flat.size} bytes")
         return flat[:count]
+
+    def _device_bytes(self, addr: int, count: int, api: str) -> np.ndarray:
+        """The device side of a copy. Neither the acl layer (aclrtMemcpyImpl /
+        aclrtMemcpyAsyncImpl, hicann/runtime src/acl/aclrt_impl/memory.cpp) nor the runtime
+        (ApiErrorDecorator::MemCopySync, src/runtime/api/impl/api_error.cc) checks the address:
+        the driver does. On A2/A3 (hicann/driver src/ascend_hal/svm/v2: _drvMemcpyInner, then
+        the SVM ioctl's devmm_get_svm_mem_attrs / devmm_memcpy_para_check in
+        src/sdk_driver/svm/v2/master/comm/svm_master_memcpy.c) a range it cannot resolve fails
+        with -EINVAL / -EADDRNOTAVAIL, i.e. DRV_ERROR_PARA_ERROR / DRV_ERROR_IOCRL_FAIL, which
+        the runtime's ErrorcodeManage (src/runtime/core/src/common/errcode_manage.cc) reports as
+        ACL_ERROR_RT_DRV_INTERNAL_ERROR; aclrtMemcpyAsync's location check (drvMemGetAttribute)
+        fails the same way for an address in no heap. Closest model: refused at the call, 507899.
+        (A small overrun inside a mapped page, or a host address outside the SVM range, which
+        the driver copies as host memory, goes unnoticed on a device.)"""
+        view = self.memory.bytes_at(addr, count)
+        if view is None:
+            raise self._fail(ACL_ERROR_RT_DRV_INTERNAL_ERROR, api,
+                             f"[{addr:#x}, +{count}) is not inside one live allocation (freed, or past its end?)")
+        return view
 
     def memcpy(self, dst: Any, dst_max: int, src: Any, count: int, kind: int) -> None:
         self._need_context("aclrtMemcpy")
@@ -375,7 +415,11 @@ class NumpyRuntime:
         self._need_context("aclrtMemset")
         if count > max_count:
             raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtMemset", f"count {count} > maxCount {max_count}")
-        self.memory.bytes_at(ptr, count, "aclrtMemset")[...] = value & 0xFF
+        view = self.memory.bytes_at(ptr, count)
+        if view is None:
+            raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtMemset",
+                             f"[{ptr:#x}, +{count}) is not inside one live allocation")
+        view[...] = value & 0xFF
 
     def mem_info(self, attr: int) -> tuple[int, int]:
         self._need_context("aclrtGetMemInfo")
@@ -498,10 +542,13 @@ class NumpyRuntime:
         return 1  # ACL_HOST: the host drives the device
 
     def synchronize_stream_timeout(self, stream: Any, timeout: int) -> None:
-        self.synchronize_stream(stream)  # kernels ran at launch: never times out
+        self._synchronize(stream, "aclrtSynchronizeStreamWithTimeout")  # never times out
 
     def synchronize_device(self) -> None:
+        """Waits for the streams of the thread's current device (Context::SyncStreamsWithTimeout)."""
         self._need_context("aclrtSynchronizeDevice")
+        device = self._thread.device
+        self._report_faults([s for s, d in list(self._streams.items()) if d == device], "aclrtSynchronizeDevice")
 
     def memset_async(self, ptr: int, max_count: int, value: int, count: int, stream: Any) -> None:
         self._need_stream(stream, "aclrtMemsetAsync")
@@ -571,7 +618,16 @@ class NumpyRuntime:
         with self._lock:
             self._tensors[tensor] = self._tensors.pop(fresh)
 
+    def _need_tensor_arg(self, tensor: Any, api: str, name: str = "tensor") -> None:
+        """aclSet*TensorAddr check their tensor (list) first, before the executor: hicann/opbase
+        src/nnopbase/common/api/acl_op_api.cpp, NNOPBASE_ASSERT_NULLPTR_WITH_RETURN(tensor,
+        ACLNN_ERR_INNER_NULLPTR), whose message is OP_LOGE_FOR_INVALID_ARGUMENT_NULL_POINTER's
+        (common/inc/nnopbase_error_msg.h)."""
+        if tensor is None:
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"{api} failed because {name} cannot be a NULL pointer.")
+
     def set_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
+        self._need_tensor_arg(tensor, "aclSetTensorAddr")
         ex = self._executors.get(executor)
         if ex is None:
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, "aclSetTensorAddr", f"{executor!r} is not a live executor")
@@ -581,6 +637,7 @@ class NumpyRuntime:
     def set_dynamic_tensor_addr(self, which: str, executor: Any, ir_index: int, relative_index: int,
                                 tensors: Any, addr: int) -> None:
         api = f"aclSetDynamic{which}TensorAddr"
+        self._need_tensor_arg(tensors, api, "tensors")
         if executor not in self._executors:
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"{executor!r} is not a live executor")
         raise self._fail(ACLNN_ERR_PARAM_INVALID, api, "the operators with a NumPy reference have no tensor-list parameter")
@@ -657,8 +714,19 @@ class NumpyRuntime:
         self._need_stream(stream, api, launch=True)
         if ex.empty and not ops.fills_when_empty(op, self.soc, ex.args):
             return
+        views = tuple(self._view(a) if isinstance(a, TensorDesc) else a for a in ex.args)
+        bad = next((a for a, v in zip(ex.args, views) if isinstance(a, TensorDesc) and v is None), None)
+        if bad is not None:
+            # Phase 2 does not look at tensor addresses (opbase CommonOpExecutorRun launches the
+            # kernels; the launch is asynchronous): the kernel's out-of-bounds access is an AI
+            # Core exception on the device, which the next synchronisation of the stream reports
+            # (hicann/runtime errcode_manage.cc: RT_ERROR_TSFW_AICORE_EXCEPTION ->
+            # ACL_ERROR_RT_AICORE_EXCEPTION; an AIV-only kernel reports 507035 instead).
+            self._add_fault(stream, f"{api} queued on stream {stream!r}: tensor at {bad.addr:#x} (offset "
+                                    f"{bad.offset}, shape {bad.shape}, strides {bad.strides}) reaches outside "
+                                    f"its device allocation: the kernel's AI Core exception")
+            return
         try:
-            views = tuple(self._view(a, api) if isinstance(a, TensorDesc) else a for a in ex.args)
             ops.compute(op, self.soc, views, empty=ex.empty)
         except errors.AclError as exc:
             self._thread.error = str(exc)
@@ -677,11 +745,17 @@ class NumpyRuntime:
 
     def tensor_view(self, addr: int, shape: Sequence[int], dtype: np.dtype, strides: Sequence[int],
                     offset: int) -> np.ndarray:
-        """The ndarray a tensor on emulated device memory is (zero copy)."""
-        return self.memory.view(addr, shape, np.dtype(dtype), strides, offset, "aclrtMemcpy")
+        """The ndarray a tensor on emulated device memory is (zero copy); one that reaches
+        outside its allocation is the AI Core exception of a kernel reading it."""
+        view = self.memory.view(addr, shape, np.dtype(dtype), strides, offset)
+        if view is None:
+            raise self._fail(ACL_ERROR_RT_AICORE_EXCEPTION, "aclrtSynchronizeStream",
+                             f"tensor at {addr:#x} (offset {offset}, shape {tuple(shape)}, strides "
+                             f"{tuple(strides)}) reaches outside its device allocation")
+        return view
 
-    def _view(self, desc: TensorDesc, api: str) -> np.ndarray:
-        return self.memory.view(desc.addr, desc.shape, to_numpy(desc.dtype), desc.strides, desc.offset, api)
+    def _view(self, desc: TensorDesc) -> np.ndarray | None:
+        return self.memory.view(desc.addr, desc.shape, to_numpy(desc.dtype), desc.strides, desc.offset)
 
     def set_executor_repeatable(self, executor: Any) -> None:
         ex = self._executors.get(executor)
@@ -696,6 +770,7 @@ class NumpyRuntime:
 
     def _set_addr(self, executor: Any, index: int, tensor: Any, addr: int, output: bool) -> None:
         api = "aclSetOutputTensorAddr" if output else "aclSetInputTensorAddr"
+        self._need_tensor_arg(tensor, api)
         ex = self._executors.get(executor)
         if ex is None:
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"{executor!r} is not a live executor")

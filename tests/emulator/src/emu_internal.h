@@ -155,6 +155,7 @@ struct aclOpExecutor {
     const char *api;                  /* the phase-2 function that may run it */
     emu_kernel_fn kernel;             /* compute, queued on the stream; NULL: empty-tensor fast path */
     emu_kernel_fn check;              /* optional launch-time faults, run by phase 2 before queueing */
+    int fault_role;                   /* phase 2: the tensor whose address faults the kernel */
     int repeatable;
     uint64_t workspace;               /* bytes phase 1 asked for */
     int nroles;

@@ -692,8 +692,11 @@ static int definition_role(const aclOpExecutor *e, size_t index, int which)
 }
 
 /* which: 0 = input index, 1 = output index, 2 = inputs then outputs. The address is kept in the
- * executor (the aclTensor handle itself is not modified). `tensor` may be NULL; when given it
- * must be the tensor captured at that index by phase 1.
+ * executor (the aclTensor handle itself is not modified). `tensor` must be the tensor captured
+ * at that index by phase 1. A NULL tensor is refused first, before the executor is looked at:
+ * hicann/opbase src/nnopbase/common/api/acl_op_api.cpp aclSet{Input,Output,}TensorAddr begin with
+ * NNOPBASE_ASSERT_NULLPTR_WITH_RETURN(tensor, ACLNN_ERR_INNER_NULLPTR), whose message is
+ * "<func> failed because tensor cannot be a NULL pointer." (common/inc/nnopbase_error_msg.h).
  * Index rule by executor kind: a generated executor counts the op definition's slots (see
  * definition_role). A composite executor's real aclSet*TensorAddr ignores the index and only
  * moves the tensor (acl_op_api.cpp); the emulator still checks it against the documented range,
@@ -704,6 +707,8 @@ static aclnnStatus set_addr(const char *func, aclOpExecutor *e, size_t index, co
                             int which)
 {
     int st;
+    if (!tensor)
+        return emu_error(ACLNN_ERR_INNER_NULLPTR, func, "%s failed because tensor cannot be a NULL pointer.", func);
     emu_lock();
     if ((st = need_executor(func, e))) {
         emu_unlock();
@@ -735,7 +740,7 @@ static aclnnStatus set_addr(const char *func, aclOpExecutor *e, size_t index, co
         emu_unlock();
         return emu_error(ACLNN_ERR_PARAM_INVALID, func, "index %zu out of range (%d inputs, %d outputs)", index, e->nin, e->nout);
     }
-    if (tensor && tensor != e->t[role].handle) {
+    if (tensor != e->t[role].handle) {
         emu_unlock();
         return emu_error(ACLNN_ERR_PARAM_INVALID, func, "tensor %p is not the tensor at index %zu", (const void *)tensor, index);
     }
@@ -779,7 +784,7 @@ static aclnnStatus set_dynamic(const char *func, aclOpExecutor *e, size_t irInde
     int st = 0;
     emu_lock();
     if (!tensors) {
-        st = emu_error(ACLNN_ERR_INNER_NULLPTR, func, "tensors is nullptr");
+        st = emu_error(ACLNN_ERR_INNER_NULLPTR, func, "%s failed because tensors cannot be a NULL pointer.", func);
     } else if (emu_reg_kind(tensors) != EMU_K_TENSOR_LIST) {
         emu_note_misuse(func, "tensors %p is not a live aclTensorList", (void *)tensors);
         st = emu_error(ACLNN_ERR_INNER_NULLPTR, func, "tensors %p is not a live aclTensorList", (void *)tensors);
@@ -861,15 +866,32 @@ static int view_span(const emu_tview *v, char *base, char **lo, uint64_t *len)
     return 1;
 }
 
+/* The kernel queued in place of the op's when a tensor's address is not device memory. Phase 2
+ * does not look at the addresses (hicann/opbase CommonOpExecutorRun launches the kernels, and a
+ * launch is asynchronous): on a device the kernel's out-of-bounds access is an AI Core exception,
+ * the status of the failed task that the next aclrtSynchronizeStream returns (hicann/runtime
+ * src/runtime/core/src/common/errcode_manage.cc: RT_ERROR_TSFW_AICORE_EXCEPTION ->
+ * ACL_ERROR_RT_AICORE_EXCEPTION; an AIV-only kernel reports ACL_ERROR_RT_VECTOR_CORE_EXCEPTION).
+ * It touches no memory. */
+static int kernel_fault(aclOpExecutor *e)
+{
+    const emu_tview *v = &e->t[e->fault_role];
+    return emu_error(ACL_ERROR_RT_AICORE_EXCEPTION, e->api,
+                     "aicore exception: %s tensor %d at %p is not inside a live aclrtMalloc allocation "
+                     "(host pointer or freed memory?)", e->role_is_output[e->fault_role] ? "output" : "input",
+                     e->fault_role, v->data);
+}
+
 /*
  * The second phase of every operator. Order:
  *   injected fault / unknown executor (561103, misuse; nothing to free) / executor of another op
  *   -> from here on a non-repeatable executor is consumed (freed) whatever the result ->
  *   no context (107002) -> bad stream (361001) -> workspace NULL with size > 0 (161001) ->
  *   workspaceSize smaller than phase 1 asked (161002) -> workspace not device memory (361001) ->
- *   a captured tensor destroyed since phase 1 (561103) -> a tensor not in device memory (361001)
- *   -> the op's launch-time faults (CrossEntropyLossGrad: 361001) -> the kernel is queued on the
- *   stream and runs later (emu_runtime.c, "Stream queues").
+ *   a captured tensor destroyed since phase 1 (561103) -> the op's launch-time faults
+ *   (CrossEntropyLossGrad: 361001) -> the kernel is queued on the stream and runs later
+ *   (emu_runtime.c, "Stream queues"). A tensor not in device memory (misuse) queues kernel_fault
+ *   instead, whose 507015 the next synchronisation returns.
  */
 EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uint64_t workspaceSize,
                                            aclOpExecutor *executor, aclrtStream stream)
@@ -937,7 +959,7 @@ EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uin
     }
     const void *lo_of[EMU_MAX_ROLES + 1];
     uint64_t len_of[EMU_MAX_ROLES + 1];
-    int writes_of[EMU_MAX_ROLES + 1], n = 0;
+    int writes_of[EMU_MAX_ROLES + 1], n = 0, fault_role = -1;
     if (e->workspace > 0) {                   /* the kernel's scratch memory */
         lo_of[n] = workspace, len_of[n] = e->workspace, writes_of[n++] = 1;
     }
@@ -960,16 +982,20 @@ EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uin
         if (!view_span(v, v->data, &lo, &len))
             continue;
         if (!emu_device_range_ok(lo, len)) {
-            emu_note_misuse(api, "tensor %p data %p is not device memory", (const void *)v->handle, v->data);
-            st = emu_error(ACLNN_ERR_RUNTIME_ERROR, api,
-                           "%s tensor %d: [%p, +%llu bytes) is not inside a live aclrtMalloc allocation (host pointer or freed memory?)",
-                           e->role_is_output[r] ? "output" : "input", r, (void *)lo, (unsigned long long)len);
-            goto out;
+            emu_note_misuse(api, "%s tensor %d: [%p, +%llu bytes) is not inside a live aclrtMalloc allocation",
+                            e->role_is_output[r] ? "output" : "input", r, (void *)lo, (unsigned long long)len);
+            if (fault_role < 0)
+                fault_role = r;
+            continue;
         }
         lo_of[n] = lo, len_of[n] = len, writes_of[n++] = e->role_is_output[r];
     }
-    if (e->check && (st = e->check(e)))
+    if (fault_role >= 0) {                    /* the launch succeeds; the kernel faults */
+        e->fault_role = fault_role;
+        e->kernel = kernel_fault;
+    } else if (e->check && (st = e->check(e))) {
         goto out;
+    }
     /* Phase 2 only queues the kernel: it runs when the stream gets to it (emu_runtime.c, "Stream
      * queues"). The private copy `e` holds the addresses read above, as a launched task holds
      * its arguments: the aclTensors may be destroyed once phase 2 has returned. */

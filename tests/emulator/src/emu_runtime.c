@@ -1729,13 +1729,25 @@ aclError aclrtFreeHost(void *hostPtr)
     return free_tracked(__func__, &g_host_mem, "host", "aclrtMallocHost", hostPtr);
 }
 
-/* The device side of a copy must lie in a live aclrtMalloc allocation. */
+/* The device side of a copy must lie in a live aclrtMalloc allocation. Neither the acl layer
+ * (hicann/runtime src/acl/aclrt_impl/memory.cpp aclrtMemcpyImpl / aclrtMemcpyAsyncImpl: count 0,
+ * NULL, kind) nor the runtime (src/runtime/api/impl/api_error.cc ApiErrorDecorator::MemCopySync:
+ * cnt > destMax, kind) looks at the address; the driver does. On A2/A3 (hicann/driver
+ * src/ascend_hal/svm/v2/devmm/devmm_svm.c _drvMemcpyInner -> the DEVMM_SVM_MEMCPY ioctl,
+ * src/sdk_driver/svm/v2/master/comm/svm_master_memcpy.c devmm_memcpy_proc) a range it cannot
+ * resolve fails with -EINVAL or -EADDRNOTAVAIL -> DRV_ERROR_PARA_ERROR / DRV_ERROR_IOCRL_FAIL,
+ * which the runtime (src/runtime/core/src/common/errcode_manage.cc GetDrvErrCode, rtErrMap_)
+ * reports as ACL_ERROR_RT_DRV_INTERNAL_ERROR; the async copy's location check
+ * (api_error.cc MemcpyAsyncCheckLocation -> drvMemGetAttribute) fails alike for an address in no
+ * heap. The emulator reports every such range at the call: a small overrun inside a mapped page
+ * (or a host address outside the SVM range, which that driver copies as host memory) would go
+ * unnoticed on a device. */
 static int check_device_side(const char *func, const char *what, const void *p, size_t count)
 {
     if (emu_device_range_ok(p, count))
         return 0;
     emu_note_misuse(func, "%s %p (+%zu bytes) is not inside a live device allocation", what, p, count);
-    return emu_error(ACL_ERROR_RT_PARAM_INVALID, func, "%s %p (+%zu bytes) is not inside a live device allocation", what, p, count);
+    return emu_error(ACL_ERROR_RT_DRV_INTERNAL_ERROR, func, "%s %p (+%zu bytes) is not inside a live device allocation", what, p, count);
 }
 
 static int memcpy_checks(const char *func, void *dst, size_t destMax, const void *src, size_t count,
