@@ -15,7 +15,7 @@ from __future__ import annotations
 import atexit
 import os
 import threading
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -72,6 +72,9 @@ class Backend:
 
 _lock = threading.Lock()
 _current: Backend | None = None
+# Called (no argument) each time a backend is chosen: pyaclnn.acl forgets the operator
+# functions it made for the previous one (what one backend knows, another may not).
+on_choose: list[Callable[[], None]] = []
 _forked_after_init = False
 
 
@@ -112,6 +115,8 @@ def _initialise() -> Backend:
             backend = _choose()
             atexit.register(backend.shutdown)
             _current = backend
+            for hook in on_choose:
+                hook()
     return _current
 
 

@@ -21,6 +21,7 @@ from .errors import AclError, BackendUnavailableError, PyaclnnError
 
 OK, FAILED, USAGE = 0, 1, 2
 PROG = "pyaclnn"
+SKIPPED_SHOWN = 20  # doctor's text lists this many skipped declarations (--json: all)
 
 
 def one_line(text: Any) -> str:
@@ -116,7 +117,8 @@ def _cann_report() -> dict[str, Any]:
         probe = {"value": None, "error": error}
         return {"env": _env.cann_vars(), "discovery": {"found": False, "attempts": [], "error": error},
                 "libraries": {}, "opened_by_name": {}, "symbols": {}, "missing_required": [], "missing_optional": [],
-                "operators": {"sources": [], "libraries": [], "total": 0, "references": [], "error": error},
+                "operators": {"sources": [], "libraries": [], "skipped": [], "total": 0, "references": [],
+                              "error": error},
                 "acl_init": {"ok": None, "status": None, "error": error}, "cann_version": dict(probe),
                 "device_count": dict(probe), "soc_name": dict(probe)}
     return diagnostics.report()
@@ -217,8 +219,9 @@ def doctor_report() -> dict[str, Any]:
     for source in ops.get("sources", []):
         if source.get("library") in missing_libs and source.get("count"):
             notes.append(f"{source['label']} declares {source['count']} operator(s) but has no library "
-                         f"{source['library']}: calling them raises NotSupportedError (build and install the "
-                         "package: its op_api/lib/libcust_opapi.so)")
+                         f"{source['library']}: its declarations are skipped (a later package or the toolkit "
+                         "runs those it provides; the others raise NotSupportedError when called); build and "
+                         "install the package: its op_api/lib/libcust_opapi.so")
     optional = cann.get("missing_optional") or []
     if optional:
         notes.append(f"optional functions this CANN does not export (pyaclnn works without them): "
@@ -348,6 +351,15 @@ def doctor_text(data: dict[str, Any]) -> str:
             count = (f"{lib['count']} exported" if lib["count"] is not None else
                      "unreadable" if lib.get("exists", True) else "MISSING")
             out.append(f"  library {lib['path']}: {count}")
+        skipped = ops.get("skipped") or []
+        if skipped:
+            out.append("  declared but not provided (skipped, as torch_npu skips a custom library without the "
+                       "function):")
+            for row in skipped[:SKIPPED_SHOWN]:
+                used = f"uses {row['used']}" if row["used"] else "no source provides it"
+                out.append(f"    {row['op']}: {row['source']} ({Path(row['header']).name}): {row['reason']}; {used}")
+            if len(skipped) > SKIPPED_SHOWN:
+                out.append(f"    ... and {len(skipped) - SKIPPED_SHOWN} more (`{PROG} doctor --json`)")
         out.append(f"  with a NumPy reference (run on either backend): {', '.join(ops.get('references') or []) or 'none'}")
         if ops.get("error"):
             out.append(f"  error: {ops['error']}")
@@ -417,6 +429,9 @@ def ops_table(pattern: str | None = None) -> list[dict[str, Any]]:
             "name": f"aclnn{name}", "source": info.source.label, "header": str(info.header),
             "library": None if info.source.library is None else str(info.source.library),
             "reference": info.has_reference, "problem": info.signature.problem,
+            "skipped": [{"source": k.source.label, "header": str(k.header), "reason": k.reason}
+                        for k in info.skipped],
+            "provided": all(k.source != info.source for k in info.skipped),
             "roles_problem": info.roles_problem, "index_rule": info.index_rule,
             "params": [{"name": p.name, "ctype": p.ctype, "kind": p.kind,
                         "role": info.role_text(i) if p.kind in ("tensor", "tensor_list") else None}
@@ -434,8 +449,8 @@ def cmd_ops(args: argparse.Namespace) -> int:
         return OK if rows else FAILED
     print(_backend_line(info))
     if info["backend"] == "numpy":
-        print("(the NumPy backend runs the operators with a reference; on a device, PYACLNN_BACKEND=acl "
-              "also finds the installed CANN's operators and custom packages)")
+        print("(the NumPy backend runs the operators with a NumPy reference; the others listed run with "
+              "PYACLNN_BACKEND=acl on a device)")
     for row in rows:
         tag = "NumPy reference" if row["reference"] else "no NumPy reference"
         print(f"\n{row['name']}  [{row['source']}: {Path(row['header']).name}; {tag}]")
@@ -446,6 +461,10 @@ def cmd_ops(args: argparse.Namespace) -> int:
         for problem in (row["problem"], row["roles_problem"]):
             if problem:
                 print(f"    note: {problem}")
+        for k in row["skipped"]:
+            print(f"    note: skipped {k['source']} ({Path(k['header']).name}): {k['reason']}")
+        if not row["provided"]:
+            print("    note: no source provides it: calling it raises NotSupportedError")
     if not rows:
         _error(f"no operator matches {args.pattern!r}")
         return FAILED

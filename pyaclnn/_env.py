@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 BACKENDS = ("auto", "acl", "numpy")
 SOCS = ("Ascend910B", "Ascend910", "Ascend910_93", "Ascend310P", "Ascend950")
@@ -10,6 +11,28 @@ DEFAULT_SOC = "Ascend910B"
 # CANN's own variables, reported by `doctor` and used for discovery.
 CANN_VARS = ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_OPP_PATH", "ASCEND_AICPU_PATH",
              "ASCEND_CUSTOM_OPP_PATH", "LD_LIBRARY_PATH", "ASCEND_LOG_DEVICE_FLUSH_TIMEOUT")
+
+
+# The default CANN installs (9.x, then 8.x), looked at after ASCEND_HOME_PATH / ASCEND_TOOLKIT_HOME.
+DEFAULT_HOMES = ("/usr/local/Ascend/cann", "/usr/local/Ascend/ascend-toolkit/latest")
+
+
+def cann_homes() -> list[tuple[str, Path]]:
+    """Where a CANN install may be, in search order, each with where it came from
+    (``$ASCEND_HOME_PATH``, ``$ASCEND_TOOLKIT_HOME``, ``default``); duplicates dropped."""
+    homes: list[tuple[str, Path]] = []
+    for var in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"):
+        value = os.environ.get(var)
+        if value:
+            homes.append((f"${var}", Path(value)))
+    homes += [("default", Path(p)) for p in DEFAULT_HOMES]
+    seen: set[Path] = set()
+    unique = []
+    for origin, path in homes:
+        if path not in seen:
+            seen.add(path)
+            unique.append((origin, path))
+    return unique
 
 
 def backend() -> str:

@@ -1,17 +1,30 @@
 """The operator registry: which operators a backend can call, their signatures and roles.
 
 Every operator is found in a header (``_signature``), in one of these *sources*, searched in
-this order (the first that declares an operator wins, as torch_npu looks up custom operator
-libraries before the built-in ones, abi.md §5.4):
+this order by the acl backend (custom operator libraries before the built-in ones, as torch_npu
+looks them up, abi.md §5.4):
 
-1. custom operator packages (acl backend): each vendor folder of ASCEND_CUSTOM_OPP_PATH
+1. custom operator packages: each vendor folder of ASCEND_CUSTOM_OPP_PATH
    (colon-separated), then ``$ASCEND_OPP_PATH/vendors/<name>`` for each name of
    ``vendors/config.ini``'s ``load_priority``; headers in ``op_api/include/``, the library
    ``op_api/lib/libcust_opapi.so``, the op definitions in
    ``op_impl/ai_core/tbe/config/<soc>/aic-<soc>-ops-info.json``;
 2. pyaclnn's own ``headers/`` (the operators it ships, with their NumPy references);
-3. the installed CANN's aclnnop headers (acl backend): ``<home>/include/aclnnop/`` (9.x, and
+3. the installed CANN's aclnnop headers: ``<home>/include/aclnnop/`` (9.x, and
    8.x's link) and ``<home>/opp/built-in/op_impl/ai_core/tbe/op_api/include/aclnnop/`` (8.x).
+
+The first source that declares an operator wins, except a custom package whose library does
+not run it: its ``libcust_opapi.so`` is missing, or does not export both ``aclnn<Op>GetWorkspaceSize``
+and ``aclnn<Op>`` (``library_problem``, read from the ELF symbol table). That declaration is
+passed over (``Skipped``, kept for doctor and ``pyaclnn ops``) and the search goes on, as op-plugin's
+GetOpApiFuncAddr goes on to the next library when a custom one is missing or its dlsym fails
+(Ascend/op-plugin op_plugin/utils/op_api_common.h). nnopbase takes no part in this: the aclnn entry
+points are found by whoever calls them. If no source provides the operator, its first declaration
+stands, so that calling it says why it cannot run.
+
+The NumPy backend searches pyaclnn's ``headers/`` first (the operators it computes), then the same
+custom packages and toolkit headers (``reference_sources``), with the same rule, only to tell an
+operator it knows but cannot run from a name no header declares.
 
 Operator names are indexed on first use (a regular expression over each header, no parse);
 a header is parsed only when one of its operators is used, and parses are cached.
@@ -35,13 +48,14 @@ import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
+from . import _elf, _env, errors
 from ._headers_path import HEADER_DIR
 from ._signature import Signature, index_header, parse_header
 
-__all__ = ["Source", "OpInfo", "Registry", "pyaclnn_source", "cann_sources", "custom_sources",
-           "SHIPPED_ROLES", "REFERENCES"]
+__all__ = ["Source", "Skipped", "OpInfo", "Registry", "pyaclnn_source", "cann_sources", "custom_sources",
+           "reference_sources", "SHIPPED_ROLES", "REFERENCES"]
 
 # The operators pyaclnn ships with a spec (pyaclnn._spec) and a NumPy reference (pyaclnn._numpy).
 REFERENCES = ("MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward")
@@ -75,6 +89,38 @@ class Source:
                     yield path
 
 
+@dataclass(frozen=True)
+class Skipped:
+    """A declaration passed over: the library of its package cannot run the operator."""
+    source: Source
+    header: Path
+    reason: str                        # "its library ... is missing", "... does not export ..."
+
+    def text(self, name: str) -> str:
+        return f"{self.source.label} declares aclnn{name} ({self.header}) but {self.reason}"
+
+
+# (source, operator name) -> why the source's own library cannot run it, None if it can
+Provides = Callable[[Source, str], "str | None"]
+
+
+def library_problem(source: Source, name: str, exports: Callable[[Path], set[str] | None]) -> str | None:
+    """Why the library of ``source`` (a custom package) cannot run ``aclnn<name>``, None if it
+    can: it must be there and export both functions, as ``exports`` (the aclnn* functions of
+    its ELF symbol table) says. A source without its own library (headers/, the toolkit's) is
+    never judged here: the toolkit's libraries are the last place to look."""
+    lib = source.library
+    if lib is None:
+        return None
+    if not lib.is_file():
+        return f"its library {lib} is missing"
+    names = exports(lib)
+    if names is None:
+        return f"its library {lib} is not a readable ELF shared object"
+    missing = [f for f in (f"aclnn{name}GetWorkspaceSize", f"aclnn{name}") if f not in names]
+    return f"its library {lib} does not export {' or '.join(missing)}" if missing else None
+
+
 @dataclass
 class OpInfo:
     """One operator: its signature, where it was found, and which tensors are inputs/outputs."""
@@ -86,6 +132,7 @@ class OpInfo:
     outputs: tuple[int, ...] | None
     index_rule: str = "non_null"        # or "position"
     roles_problem: str | None = None    # why inputs/outputs are undetermined
+    skipped: tuple[Skipped, ...] = ()   # declarations before this one, passed over (Registry.resolve)
     cache: dict[str, Any] = field(default_factory=dict)  # per-backend plans (argument slots...)
 
     @cached_property
@@ -107,14 +154,6 @@ class OpInfo:
     def has_reference(self) -> bool:
         """A NumPy reference exists, and this is the operator it was written for (headers/)."""
         return self.source.kind == "pyaclnn" and self.name in REFERENCES
-
-    def describe(self) -> str:
-        """``aclnnAdd(self: in tensor, other: in tensor, alpha: scalar, out: out tensor)``."""
-        parts = []
-        for i, p in enumerate(self.signature.params):
-            role = self.role_text(i) if p.kind in TENSOR_KINDS else ""
-            parts.append(f"{p.name}: {(role + ' ') if role else ''}{p.kind} [{p.ctype}]")
-        return f"aclnn{self.name}({', '.join(parts)})"
 
 
 def _normal(name: str) -> str:
@@ -154,8 +193,12 @@ def read_opdefs(path: Path) -> dict[str, OpDef]:
 class Registry:
     """The operators of a list of sources; thread-safe, lazy, cached."""
 
-    def __init__(self, sources: list[Source]) -> None:
+    def __init__(self, sources: list[Source], provides: Provides | None = None) -> None:
         self.sources = list(sources)
+        # default: library_problem on the ELF symbol tables, each library read once
+        self._provides = provides or (lambda source, name: library_problem(source, name, self.exports))
+        self._exports: dict[Path, set[str] | None] = {}
+        self._resolved: dict[str, tuple[Source, Path, tuple[Skipped, ...]] | None] = {}
         self._lock = threading.Lock()
         self._indexes: dict[int, dict[str, Path]] = {}     # source position -> {op: header}
         self._parsed: dict[Path, dict[str, Signature]] = {}
@@ -181,21 +224,59 @@ class Registry:
         """The operators ``source`` declares (its own index, whoever wins), by name."""
         return dict(self._index(self.sources.index(source)))
 
-    def locate(self, name: str) -> tuple[Source, Path] | None:
-        """The source and header declaring ``name`` (sources indexed only as far as needed)."""
+    def exports(self, library: Path) -> set[str] | None:
+        """The aclnn* functions ``library`` exports (ELF symbol table, cached; None: unreadable)."""
+        if library not in self._exports:
+            self._exports[library] = _elf.exported_functions(library, "aclnn")
+        return self._exports[library]
+
+    def names(self) -> set[str]:
+        """Every operator name any source declares (index only; indexes every source)."""
+        found: set[str] = set()
+        for i in range(len(self.sources)):
+            found.update(self._index(i))
+        return found
+
+    def declares(self, name: str) -> bool:
+        """Whether any source declares ``name`` (index only: nothing parsed, no library read)."""
+        return any(name in self._index(i) for i in range(len(self.sources)))
+
+    def resolve(self, name: str) -> tuple[Source, Path, tuple[Skipped, ...]] | None:
+        """The source and header a backend uses for ``name``, with the declarations passed over
+        before it (module docstring); None if no source declares it. Sources are indexed only
+        as far as needed; the answer is cached."""
+        if name in self._resolved:
+            return self._resolved[name]
+        skipped: list[Skipped] = []
+        found: tuple[Source, Path, tuple[Skipped, ...]] | None = None
         for i, source in enumerate(self.sources):
             header = self._index(i).get(name)
-            if header is not None:
-                return source, header
-        return None
+            if header is None:
+                continue
+            reason = self._provides(source, name) if source.library is not None else None
+            if reason is None:
+                found = (source, header, tuple(skipped))
+                break
+            skipped.append(Skipped(source, header, reason))
+        if found is None and skipped:  # declared, provided by none: the first declaration stands
+            found = (skipped[0].source, skipped[0].header, tuple(skipped))
+        self._resolved[name] = found
+        return found
 
     def all(self) -> dict[str, tuple[Source, Path]]:
-        """Every operator name found, with the source that wins for it (indexes every source)."""
+        """Every operator name found, with the source and header used for it (indexes every source)."""
         found: dict[str, tuple[Source, Path]] = {}
-        for i, source in enumerate(self.sources):
-            for name, header in self._index(i).items():
-                found.setdefault(name, (source, header))
-        return dict(sorted(found.items()))
+        for name in sorted(self.names()):
+            where = self.resolve(name)
+            assert where is not None
+            found[name] = where[:2]
+        return found
+
+    def unknown(self, name: str, note: str = "") -> errors.UnknownOperatorError:
+        """The error for ``name`` when no source declares it, naming every place searched."""
+        return errors.UnknownOperatorError(
+            f"aclnn{name} is not a known operator: no header declares aclnn{name}GetWorkspaceSize "
+            f"(searched {self.searched()}){note}")
 
     def searched(self) -> str:
         return "; ".join(f"{s.label}: {', '.join(str(d) for d in s.include_dirs) or '-'}" for s in self.sources)
@@ -213,10 +294,10 @@ class Registry:
         return self._ops[name]
 
     def _load(self, name: str) -> OpInfo | None:
-        where = self.locate(name)
+        where = self.resolve(name)
         if where is None:
             return None
-        source, header = where
+        source, header, skipped = where
         parsed = self._parsed.get(header)
         if parsed is None:
             parsed = self._parsed[header] = parse_header(header.read_text(encoding="utf-8", errors="replace"))
@@ -224,11 +305,12 @@ class Registry:
         if signature is None:  # indexed, yet the declaration is not one pyaclnn can read
             signature = Signature(name, (), f"the declaration of aclnn{name}GetWorkspaceSize in {header} "
                                             "could not be parsed")
-        return self._roles(name, signature, source, header)
+        return self._roles(name, signature, source, header, skipped)
 
-    def _roles(self, name: str, sig: Signature, source: Source, header: Path) -> OpInfo:
+    def _roles(self, name: str, sig: Signature, source: Source, header: Path,
+               skipped: tuple[Skipped, ...] = ()) -> OpInfo:
         tensors = [i for i, p in enumerate(sig.params) if p.kind in TENSOR_KINDS]
-        info = OpInfo(name, sig, source, header, None, None)
+        info = OpInfo(name, sig, source, header, None, None, skipped=skipped)
         if not sig.all_const:  # hand-written: const is an input, non-const an output, ...Ref both
             info.inputs = tuple(i for i in tensors if sig.params[i].const or sig.params[i].name.endswith("Ref"))
             info.outputs = tuple(i for i in tensors if not sig.params[i].const or sig.params[i].name.endswith("Ref"))
@@ -334,15 +416,24 @@ def builtin_dirs(home: Path) -> list[Path]:
     return out
 
 
-def cann_sources(home: Path, layout: str | None) -> list[Source]:
-    """Every source of the acl backend, in search order."""
+def cann_sources(home: Path | None, layout: str | None) -> list[Source]:
+    """Every source of the acl backend, in search order (``home`` None: no toolkit headers)."""
     opp_env = os.environ.get("ASCEND_OPP_PATH")
-    opp = Path(opp_env) if opp_env else home / "opp"
+    opp = Path(opp_env) if opp_env else (home / "opp" if home is not None else None)
     sources = custom_sources(opp)
     sources.append(pyaclnn_source())
-    dirs = builtin_dirs(home)
+    dirs = builtin_dirs(home) if home is not None else []
     if dirs:
+        assert home is not None and opp is not None
         opdefs = tuple(sorted((opp / "built-in" / "op_impl" / "ai_core" / "tbe" / "config").glob(
             "*/aic-*-ops-info.json")))
         sources.append(Source("builtin", f"CANN {layout or ''} aclnnop".replace("  ", " "), tuple(dirs), None, opdefs))
     return sources
+
+
+def reference_sources() -> list[Source]:
+    """The NumPy backend's sources: pyaclnn's headers/ first (the operators it computes), then the
+    custom packages and the aclnnop headers of the first CANN home that has them (found without
+    loading anything), so that an operator they declare is known, though it cannot run there."""
+    home = next((h for _, h in _env.cann_homes() if builtin_dirs(h)), None)
+    return [pyaclnn_source()] + [s for s in cann_sources(home, None) if s.kind != "pyaclnn"]

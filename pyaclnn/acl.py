@@ -15,12 +15,17 @@ executors are emulated, so a ported sample runs in CI unchanged.
 Every function of ``headers/`` is here, and ``aclnn<Name>GetWorkspaceSize`` / ``aclnn<Name>``
 for any operator the backend finds (custom packages, pyaclnn's headers/, the installed CANN's
 aclnnop headers; ``python -m pyaclnn ops``): made on first access, its header parsed on first
-call. On the NumPy backend an operator without a reference raises NotSupportedError.
+call. For a name no header declares, the attribute does not exist: accessing it raises
+``pyaclnn.UnknownOperatorError`` (an AttributeError, so ``hasattr`` is False) naming where the
+backend looked. On the NumPy backend an operator without a reference raises NotSupportedError
+when called.
 """
 import re
+import sys as _sys
 from typing import Any, Callable, Sequence
 
-from . import _backend, _current
+from . import _backend, _current, errors as _errors
+from ._registry import Registry as _Registry, pyaclnn_source as _pyaclnn_source
 from ._interop import host_array
 from ._signature import c_element as _c_element, c_values as _c_values
 # Enum constants and status codes, exactly as headers/ declares them (generated: tools/gen_constants.py).
@@ -552,15 +557,53 @@ def _phase2(op: str) -> Callable[..., None]:
     return phase2
 
 
+# The operators of pyaclnn's headers/: every backend searches headers/, so they are known
+# whichever runs, and their functions stay module attributes.
+_SHIPPED = _Registry([_pyaclnn_source()])
+_MADE: set[str] = set()  # the other operator functions made: valid for the backend that knew them
+
+
+def _forget_ops() -> None:
+    """A backend was chosen: the operators the previous one knew are not necessarily known."""
+    for name in list(_MADE):
+        globals().pop(name, None)
+    _MADE.clear()
+
+
+_backend.on_choose.append(_forget_ops)
+
+
 def __getattr__(name: str) -> Any:
-    """``aclnn<Name>GetWorkspaceSize`` and ``aclnn<Name>`` for any operator: the backend finds
-    its header when first called (NotSupportedError if it cannot run it)."""
+    """``aclnn<Name>GetWorkspaceSize`` and ``aclnn<Name>`` for an operator the backend knows
+    (a header declares it; from the header index, nothing parsed): made once, then a plain
+    module attribute. UnknownOperatorError (an AttributeError) for any other operator name."""
     m = _PHASE1.fullmatch(name)
     if m:
-        fn: Any = _phase1(m.group(1))
+        op = m.group(1)
     elif _PHASE2.fullmatch(name) and name not in _NOT_OPS:
-        fn = _phase2(name[len("aclnn"):])
+        op = name[len("aclnn"):]
     else:
         raise AttributeError(f"module 'pyaclnn.acl' has no attribute {name!r}")
-    globals()[name] = fn  # made once: later accesses are plain module attributes
+    shipped = _SHIPPED.declares(op)
+    if not shipped:
+        try:
+            _rt().known(op)
+        except _errors.UnknownOperatorError as exc:
+            error = _errors.UnknownOperatorError(f"module 'pyaclnn.acl' has no attribute {name!r}: {exc}")
+            error.name, error.obj = name, _sys.modules[__name__]
+            raise error from None
+    fn: Any = _phase1(op) if m else _phase2(op)
+    globals()[name] = fn
+    if not shipped:
+        _MADE.add(name)
     return fn
+
+
+def __dir__() -> list[str]:
+    """The module's names with the two functions of every operator of headers/ and, once a
+    backend is chosen (never chosen here), of every operator it knows (header index only)."""
+    ops = set(_SHIPPED.names())
+    backend = _backend._current
+    if backend is not None:
+        ops |= backend.runtime.registry.names()
+    return sorted(set(globals()) | {f"aclnn{op}{phase}" for op in ops for phase in ("GetWorkspaceSize", "")})

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 __all__ = [
     "PyaclnnError", "BackendUnavailableError", "ClosedError", "ExecutorConsumedError",
-    "NotSupportedError", "OutputTooLargeError", "AclError", "AclParamError", "AclResourceError", "AclRuntimeError",
+    "NotSupportedError", "UnknownOperatorError", "OutputTooLargeError", "AclError", "AclParamError", "AclResourceError", "AclRuntimeError",
     "AclInternalError", "from_status", "class_for_status",
 ]
 
@@ -35,6 +35,14 @@ class ExecutorConsumedError(PyaclnnError, RuntimeError):
 
 class NotSupportedError(PyaclnnError, NotImplementedError):
     """A feature missing from the loaded CANN (optional symbol) or from NumPy (dtype)."""
+
+
+class UnknownOperatorError(NotSupportedError, AttributeError):
+    """No header the backend searched declares ``aclnn<Name>GetWorkspaceSize``.
+
+    Both backends raise it for an operator name they do not know, and ``pyaclnn.acl`` raises it
+    for the attribute ``aclnn<Name>GetWorkspaceSize`` / ``aclnn<Name>`` of such an operator: an
+    AttributeError there (so ``hasattr`` is False), a NotSupportedError everywhere."""
 
 
 class OutputTooLargeError(PyaclnnError, ValueError):

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pyaclnn._acl._ffi import FUNCTIONS
-from pyaclnn._acl._loader import DEFAULT_HOMES
+from pyaclnn._env import DEFAULT_HOMES
 from pyaclnn._cli import DOCTOR_KEYS, main
 
 from conftest import CANN_VARS, subprocess_env

@@ -18,18 +18,15 @@ aclInit. The driver is looked for in /usr/local/Ascend/driver and where /etc/asc
 """
 from __future__ import annotations
 
-import os
 import platform
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import _env
-from . import _elf
+from .. import _elf, _env
 from ._ffi import ffi
 
-DEFAULT_HOMES = ("/usr/local/Ascend/cann", "/usr/local/Ascend/ascend-toolkit/latest")
 DEFAULT_DRIVER_ROOT = "/usr/local/Ascend"
 DRIVER_SUBDIRS = ("driver/lib64", "driver/lib64/common", "driver/lib64/driver")  # as set_env.sh
 
@@ -99,22 +96,6 @@ def _s(p: Path | None) -> str | None:
     return None if p is None else str(p)
 
 
-def candidate_homes() -> list[tuple[str, Path]]:
-    homes: list[tuple[str, Path]] = []
-    for var in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"):
-        value = os.environ.get(var)
-        if value:
-            homes.append((f"${var}", Path(value)))
-    homes += [("default", Path(p)) for p in DEFAULT_HOMES]
-    seen: set[Path] = set()
-    unique = []
-    for origin, path in homes:
-        if path not in seen:
-            seen.add(path)
-            unique.append((origin, path))
-    return unique
-
-
 def _lib_dirs(home: Path) -> list[Path]:
     arch = platform.machine()
     dirs = [home / "lib64", home / f"{arch}-linux" / "lib64",
@@ -129,7 +110,7 @@ def _first(dirs: list[Path], name: str) -> Path | None:
 def discover() -> Discovery:
     """Look for a usable CANN install; never raises, never loads anything."""
     found = Discovery()
-    for origin, home in candidate_homes():
+    for origin, home in _env.cann_homes():
         if not home.is_dir():
             found.attempts.append(f"{home} ({origin}): no such directory")
             continue

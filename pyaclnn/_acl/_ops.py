@@ -7,18 +7,18 @@ Libraries searched (abi.md §5.4, as op-plugin's GetOpApiFuncAddr does):
   9.x), then every other ``libopapi_*.so`` of the toolkit's lib64 (9.x splits the operators
   across libopapi_math, _cv, _transformer...), then the 8.x feature libraries
   (``libaclnn_ops_infer.so``...). Never ``libopapi.so`` beside per-repo libraries.
-Which library exports a name is read from its ELF symbol table (``_elf.exported_functions``),
-so nothing is dlopened just to be probed.
+Which library exports a name is read from its ELF symbol table (``_elf.exported_functions``,
+cached by ``Registry.exports``), so nothing is dlopened just to be probed; the registry asks the
+same of a custom package before its declaration wins (``_registry.library_problem``).
 """
 from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .. import errors
 from .._registry import OpInfo
-from . import _elf
 from ._ffi import FUNCTIONS, ffi, op_ffi
 from ._lib import Lib
 from ._loader import Discovery, open_library
@@ -46,21 +46,15 @@ def builtin_libraries(found: Discovery) -> list[Path]:
 class OpLibraries:
     """The op libraries of one loaded CANN, opened on demand."""
 
-    def __init__(self, lib: Lib) -> None:
+    def __init__(self, lib: Lib, exports: Callable[[Path], set[str] | None]) -> None:
         self.lib = lib
         self._lock = threading.Lock()
         self._opened: dict[str, Any] = {}            # dlopen bookkeeping shared with the loader
         self._keep: list[Any] = []                   # each operator's FFI library: must stay alive
-        self._exports: dict[Path, set[str] | None] = {}
+        self.exports = exports  # aclnn* functions a library exports (None: not ELF): the registry's cache
 
     def builtin_libraries(self) -> list[Path]:
         return builtin_libraries(self.lib.found)
-
-    def exports(self, path: Path) -> set[str] | None:
-        """aclnn* functions ``path`` exports (cached; None: not readable as ELF)."""
-        if path not in self._exports:
-            self._exports[path] = _elf.exported_functions(path, "aclnn")
-        return self._exports[path]
 
     def candidates(self, info: OpInfo) -> list[Path]:
         if info.source.library is not None:
@@ -94,6 +88,8 @@ class OpLibraries:
                 self._keep.append(lib)
                 return fns
         where = ", ".join(str(p) for p in candidates) or "no op library"
+        others = [s.text(info.name) for s in info.skipped if s.source != info.source]
         raise errors.NotSupportedError(
             f"{name} is declared in {info.header} ({info.source.label}) but no library exports "
-            f"{phase1} and {name} (looked in {where})" + (f"; {'; '.join(problems)}" if problems else ""))
+            f"{phase1} and {name} (looked in {where})" + (f"; {'; '.join(problems)}" if problems else "")
+            + (f"; also {'; '.join(others)}" if others else ""))

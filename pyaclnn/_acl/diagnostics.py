@@ -159,6 +159,10 @@ def operators(found: _loader.Discovery | None) -> dict[str, Any]:
     pyaclnn's headers/, the toolkit's aclnnop headers); ``libraries``: [{path, count}] of
     aclnn*GetWorkspaceSize each op library exports (ELF symbol table; None: missing (exists
     False) or unreadable);
+    ``skipped``: [{op, source, header, reason, used}] for each declaration passed over because
+    its package's library does not run the operator (``reason``: library missing, or which
+    function it does not export); ``used`` is the source whose declaration is used instead,
+    None if no source provides the operator;
     ``total``: distinct operators; ``references``: those with a NumPy reference."""
     home = found.home if found is not None and found.found else None
     registry = Registry(cann_sources(home, found.layout) if home is not None and found is not None
@@ -173,12 +177,17 @@ def operators(found: _loader.Discovery | None) -> dict[str, Any]:
     paths = builtin_libraries(found) if home is not None and found is not None else []
     paths += [s.library for s in registry.sources if s.library is not None]
     for path in paths:
-        from ._elf import exported_functions
-        names = exported_functions(path, "aclnn") if path.is_file() else None
+        names = registry.exports(path) if path.is_file() else None
         libraries.append({"path": str(path), "exists": path.is_file(), "count": None if names is None else
                           len([n for n in names if n.endswith("GetWorkspaceSize")])})
     found_ops = registry.all()
-    return {"sources": sources, "libraries": libraries, "total": len(found_ops),
+    skipped = []
+    for name, (used, _header) in found_ops.items():
+        where = registry.resolve(name)
+        for s in where[2] if where is not None else ():
+            skipped.append({"op": f"aclnn{name}", "source": s.source.label, "header": str(s.header),
+                            "reason": s.reason, "used": None if used == s.source else used.label})
+    return {"sources": sources, "libraries": libraries, "skipped": skipped, "total": len(found_ops),
             "references": [n for n in REFERENCES if n in found_ops and found_ops[n][0].kind == "pyaclnn"]}
 
 
@@ -245,5 +254,6 @@ def report() -> dict[str, Any]:
     try:
         out["operators"] = operators(found)
     except Exception as exc:  # noqa: BLE001
-        out["operators"] = {"sources": [], "libraries": [], "total": 0, "references": [], "error": _err(exc)}
+        out["operators"] = {"sources": [], "libraries": [], "skipped": [], "total": 0, "references": [],
+                            "error": _err(exc)}
     return out

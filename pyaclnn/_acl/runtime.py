@@ -58,9 +58,9 @@ class AclRuntime:
         self.lib = lib or get()
         self.rt, self.nn, self.op = self.lib.rt, self.lib.nn, self.lib.op
         found = self.lib.found
-        # custom packages, pyaclnn's headers/, then the toolkit's aclnnop headers (_registry)
+        # custom packages (those whose library runs the op), pyaclnn's headers/, the toolkit's (_registry)
         self.registry = Registry(cann_sources(found.home, found.layout) if found.home else [])
-        self.libraries = OpLibraries(self.lib)
+        self.libraries = OpLibraries(self.lib, self.registry.exports)
         # per operator, resolved on first use: (phase 1, positions of its char*/void* parameters), phase 2
         self._phase1: dict[str, tuple[Any, tuple[int, ...]]] = {}
         self._phase2: dict[str, Any] = {}
@@ -439,13 +439,16 @@ class AclRuntime:
 
     # -- operators -------------------------------------------------------------------------------
     def op_info(self, op: str) -> OpInfo:
-        """The registry entry of ``op``; NotSupportedError if no header declares it."""
+        """The registry entry of ``op``; UnknownOperatorError if no header declares it."""
         info = self.registry.get(op)
         if info is None:
-            raise errors.NotSupportedError(
-                f"aclnn{op}: no header declares aclnn{op}GetWorkspaceSize (searched "
-                f"{self.registry.searched()})")
+            raise self.registry.unknown(op)
         return info
+
+    def known(self, op: str) -> None:
+        """UnknownOperatorError unless a header declares ``op`` (index only: nothing parsed)."""
+        if not self.registry.declares(op):
+            raise self.registry.unknown(op)
 
     def _resolve(self, op: str) -> tuple[Any, tuple[int, ...]]:
         """Find ``op``'s two functions (cdef of its prototype only, in the library exporting it)."""

@@ -1,6 +1,7 @@
 """The NumPy references: C-shaped operator calls -> the shared specs (phase 1) and the kernels
 (phase 2). ``REFERENCES`` names the operators that have one; every other operator the registry
-finds raises NotSupportedError on this backend (``no_reference``).
+finds raises NotSupportedError on this backend (``no_reference``); a name no header declares,
+UnknownOperatorError (the runtime's ``_unknown``).
 
 ``args`` are the C arguments of ``aclnn<Op>GetWorkspaceSize`` without the two out-parameters,
 in C order. In them a tensor is a ``TensorDesc`` (phase 1) or an ndarray view (phase 2),
@@ -28,7 +29,7 @@ REFERENCES = _REFERENCES
 
 
 def no_reference(op: str) -> NotSupportedError:
-    """The error for an operator the NumPy backend cannot compute."""
+    """The error for an operator a header declares but the NumPy backend cannot compute."""
     return NotSupportedError(
         f"aclnn{op} has no NumPy reference in pyaclnn: it runs with PYACLNN_BACKEND=acl on a device "
         f"(through the CANN headers and libraries installed there). Operators with a reference: "

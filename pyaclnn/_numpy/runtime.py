@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import errors
 from ..dtypes import DType, to_numpy
-from .._registry import OpInfo, Registry, pyaclnn_source
+from .._registry import OpInfo, Registry, reference_sources
 from .._strides import contiguous_strides
 from . import ops
 from .memory import AddressSpace
@@ -40,6 +40,11 @@ ACLNN_ERR_PARAM_INVALID = 161002
 ACLNN_ERR_INNER_NULLPTR = 561103
 MEMCPY_KINDS = range(0, 8)
 VERSION = "8.1.RC1"  # the CANN release whose ABI the emulation follows (headers are a superset)
+
+
+# What the NumPy backend looks for besides headers/, for an unknown operator's message.
+_SEARCHED = (("custom", "custom operator package (ASCEND_CUSTOM_OPP_PATH, $ASCEND_OPP_PATH/vendors/config.ini)"),
+             ("builtin", "CANN aclnnop headers (ASCEND_HOME_PATH, ASCEND_TOOLKIT_HOME, /usr/local/Ascend)"))
 
 
 @dataclass
@@ -108,8 +113,9 @@ class NumpyRuntime:
         self._tensor_lists: dict[int, tuple[int, ...]] = {}   # element handles (owned by the list)
         self._scalar_lists: dict[int, tuple[int, ...]] = {}
         self._executors: dict[int, Executor] = {}
-        # the operators this backend knows: pyaclnn's headers/; those in ops.REFERENCES can run
-        self.registry = Registry([pyaclnn_source()])
+        # the operators this backend knows: pyaclnn's headers/ (those with a reference run), then
+        # those of the custom packages and CANN headers found here (known, so named right, not run)
+        self.registry = Registry(reference_sources())
         self._kinds: dict[str, tuple[dict[int, Any], str]] = {
             "tensor": (self._tensors, "aclTensor"), "scalar": (self._scalars, "aclScalar"),
             "int_array": (self._int_arrays, "aclIntArray"), "float_array": (self._float_arrays, "aclFloatArray"),
@@ -650,13 +656,29 @@ class NumpyRuntime:
 
     # -- operators -------------------------------------------------------------------------------
     def op_info(self, op: str) -> OpInfo:
-        """The registry entry of ``op``; NotSupportedError unless it has a NumPy reference."""
+        """The registry entry of ``op``; NotSupportedError unless it has a NumPy reference
+        (UnknownOperatorError if no header declares it)."""
         info = self.registry.get(op) if op in ops.REFERENCES else None
-        if info is None:
-            exc = ops.no_reference(op)
+        if info is None or not info.has_reference:
+            exc = self._cannot_run(op)
             self._thread.error = str(exc)
             raise exc
         return info
+
+    def known(self, op: str) -> None:
+        """UnknownOperatorError unless a header declares ``op`` (index only: nothing parsed)."""
+        if not self.registry.declares(op):
+            raise self._unknown(op)
+
+    def _unknown(self, op: str) -> errors.UnknownOperatorError:
+        kinds = {s.kind for s in self.registry.sources}
+        missing = [what for kind, what in _SEARCHED if kind not in kinds]
+        return self.registry.unknown(op, (f"; found no {' and no '.join(missing)}" if missing else "")
+                                     + f". Operators with a NumPy reference: {', '.join(ops.REFERENCES)}")
+
+    def _cannot_run(self, op: str) -> errors.NotSupportedError:
+        """Why this backend cannot run ``op``: not declared anywhere, or no NumPy reference."""
+        return ops.no_reference(op) if self.registry.declares(op) else self._unknown(op)
 
     def _resolve(self, info: OpInfo, args: tuple, api: str) -> tuple:
         """Replace handles by what they hold, checking they are live (CANN: 161002 otherwise)."""
@@ -697,14 +719,14 @@ class NumpyRuntime:
         api = f"aclnn{op}"
         if executor is None:  # opbase CommonOpExecutorRun: checked first, ACLNN_ERR_PARAM_NULLPTR
             if op not in ops.REFERENCES:  # ... of an operator this backend can run at all
-                raise ops.no_reference(op)
+                raise self._cannot_run(op)
             raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "executor is nullptr")
         with self._lock:
             ex = self._executors.get(executor)
             if ex is not None and not ex.repeatable:
                 del self._executors[executor]  # phase 2 consumes it, whatever the result
         if ex is None and op not in ops.REFERENCES:
-            raise ops.no_reference(op)
+            raise self._cannot_run(op)
         if ex is None or ex.op != op:
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, api,
                              f"executor {executor!r} is not live (already launched or destroyed?)")
@@ -737,7 +759,7 @@ class NumpyRuntime:
         aclnn<Op>GetWorkspaceSize would. Returns phase 2, for these arguments or any others of
         the same shapes, dtypes, strides and plain values (the checks see nothing else)."""
         if op not in ops.REFERENCES:
-            raise ops.no_reference(op)
+            raise self._cannot_run(op)
         empty = ops.check(op, self.soc, args)
         if empty and not ops.fills_when_empty(op, self.soc, args):
             return _nothing

@@ -1,7 +1,9 @@
-"""Read the DT_NEEDED entries of an ELF shared object (pure Python, no native code).
+"""Read an ELF shared object's DT_NEEDED entries and exported functions (pure Python, no
+native code, nothing loaded).
 
-The loader uses this to preload a CANN library's dependencies by absolute path, so that no
-LD_LIBRARY_PATH edit (which a running process cannot make take effect) is needed.
+The loader uses ``needed`` to preload a CANN library's dependencies by absolute path, so that no
+LD_LIBRARY_PATH edit (which a running process cannot make take effect) is needed; the registry
+and the op lookup use ``exported_functions`` to know which library exports an operator.
 """
 from __future__ import annotations
 
