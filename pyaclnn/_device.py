@@ -105,8 +105,10 @@ class Stream(Resource):
     in order, so the buffer can be reused; a bigger one replaces it, and the old one is freed
     once the launches queued on it are done.
     ``Stream.from_handle`` wraps a stream another framework owns (never destroyed by pyaclnn).
+    ``pyaclnn.acl`` takes the Stream itself wherever an ``aclrtStream`` goes (pyaclnn._handles).
     """
     _what = "Stream"
+    _ctype = "aclrtStream"
     owned = True
 
     def __init__(self, device: Device) -> None:
@@ -233,8 +235,10 @@ def _forget_stream(device: Device, raw: Any, workspace: list[int], order: _strea
 
 
 class Event(Resource):
-    """An event (aclrtCreateEvent), for timing work on a stream and waiting for part of it."""
+    """An event (aclrtCreateEvent), for timing work on a stream and waiting for part of it.
+    ``pyaclnn.acl`` takes the Event itself wherever an ``aclrtEvent`` goes (pyaclnn._handles)."""
     _what = "Event"
+    _ctype = "aclrtEvent"
 
     def __init__(self, device: Device) -> None:
         _need_device(device, "Event")
@@ -244,6 +248,12 @@ class Event(Resource):
         self._raw = self._runtime.create_event()
         self._mark: tuple[_streamorder.Order, int] | None = None  # (stream, launches) at the record
         self._own(device.backend, device, "event", _destroy_event, device, self._raw)
+
+    @property
+    def handle(self) -> int:
+        """The aclrtEvent pointer, as an int."""
+        self._check_open()
+        return self._runtime.as_int(self._raw)
 
     def record(self, stream: Stream) -> None:
         """aclrtRecordEvent on ``stream``: the event completes when the work queued on it so

@@ -30,7 +30,7 @@ from . import _backend, _streamorder
 from ._device import Device, Stream
 from ._resource import Resource, _live
 from ._signature import KINDS, c_element, c_scalar, c_values
-from ._tensor import ACL_FORMAT_ND, Tensor, default_device
+from ._tensor import Tensor, default_device, own_descriptor
 from .dtypes import DType, from_numpy
 from .errors import AclError, AclnnInnerError, AclnnParamInvalidError, ClosedError, ExecutorConsumedError, NotSupportedError
 
@@ -147,6 +147,8 @@ def _slots(runtime: Any, op: str) -> _Slots:
 class Executor(Resource):
     """An aclOpExecutor planned by phase 1. See the module docstring for its life cycle."""
     _what = "Executor"
+    _acl_hint = (" (a pyaclnn executor runs, re-points and frees its aclOpExecutor itself: run(stream), "
+                 "set_input/set_output, close())")
     op = ""
     _replan = False
     _cached: tuple[Any, _Slots] | None = None
@@ -208,7 +210,7 @@ class Executor(Resource):
                 tensors = [args[i] for i in present]
             if repeatable:  # private descriptors: set_input must not move user tensors
                 for i in present:
-                    c_args[i] = _private_descriptor(runtime, args[i])
+                    c_args[i] = own_descriptor(runtime, args[i])
                     owned.append(("tensor", c_args[i]))
                 self._descriptors = [h for _, h in owned]
             else:
@@ -528,7 +530,7 @@ def _make(runtime: Any, kind: str, value: Any, device: Device, uploads: list[Ten
             descriptors: list[Any] = []
             try:
                 for t in tensors:
-                    descriptors.append(_private_descriptor(runtime, t))  # the list owns (destroys) them
+                    descriptors.append(own_descriptor(runtime, t))  # the list owns (destroys) them
                 handle = runtime.create_tensor_list(descriptors)
             except BaseException:
                 for d in descriptors:
@@ -569,12 +571,6 @@ def _open(stream: Stream, op: str) -> Stream:
         raise ClosedError(f"aclnn{op}: the stream is closed (Device.close() closes its streams); "
                           "run on an open stream")
     return stream
-
-
-def _private_descriptor(runtime: Any, t: Tensor) -> Any:
-    item = t.dtype.itemsize
-    return runtime.create_tensor(t.shape, int(t.acl_dtype), t.strides, t.offset, ACL_FORMAT_ND,
-                                 (t.storage.nbytes // item,), t.storage.addr)
 
 
 def _destroy_executor(device: Device, state: list[Any]) -> None:

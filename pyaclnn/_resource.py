@@ -33,6 +33,11 @@ class Resource:
 
     _ref: weakref.ref | None = None
     _what = "object"
+    # pyaclnn.acl (pyaclnn._handles): the C type whose parameters take this object ("" for none),
+    # its native handle there, and what the TypeError adds where it is refused
+    _ctype = ""
+    _raw: Any = None
+    _acl_hint = ""
 
     def _own(self, backend: Any, device: Any, kind: str, release: Callable[..., None], *args: Any) -> None:
         """Register ``release(*args)`` as the one way this handle is freed. ``device`` is the

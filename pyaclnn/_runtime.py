@@ -20,6 +20,8 @@ HostOrDevice = Any  # int device/pinned address, or a host buffer object
 
 class Runtime(Protocol):
     name: str            # "acl" or "numpy"
+    handle_class: type   # the Python type of its handles (cffi's CData on acl, int on numpy)
+    null: Handle         # the nullptr handle (ffi.NULL on acl, None on numpy)
 
     # aclInit / aclFinalize / versions / devices
     def init(self, config_path: str | None = None) -> None: ...

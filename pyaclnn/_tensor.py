@@ -86,9 +86,11 @@ class Tensor(Resource):
     host exchange and only works where the tensor's memory is host memory: see ``__dlpack__``.
     ``t[1:, ::2]`` and ``t.T`` are views (no copy).
     ``handle`` is the aclTensor pointer (aclCreateTensor), ``data_ptr`` the device address of
-    the storage it views.
+    the storage it views. ``pyaclnn.acl`` takes the Tensor itself wherever an ``aclTensor *`` goes
+    (pyaclnn._handles); the Tensor stays the owner.
     """
     _what = "Tensor"
+    _ctype = "aclTensor *"
 
     def __init__(self, storage: Storage, shape: Sequence[int], dtype: Any,
                  strides: Sequence[int] | None = None, offset: int = 0) -> None:
@@ -351,6 +353,15 @@ def _first_view(cls: type, storage: Storage, *args: Any) -> Any:
     except BaseException:
         storage.close()
         raise
+
+
+def own_descriptor(runtime: Any, t: Tensor) -> Any:
+    """A new aclTensor (aclCreateTensor) describing the view ``t`` is, for a caller that owns it
+    (a repeatable executor, a tensor list, pyaclnn.acl's phase 1): what CANN does to it, such as
+    aclSetInputTensorAddr moving it, never changes ``t``."""
+    item = t.dtype.itemsize
+    return runtime.create_tensor(t.shape, int(t.acl_dtype), t.strides, t.offset, ACL_FORMAT_ND,
+                                 (t.storage.nbytes // item,), t.storage.addr)
 
 
 def _destroy_tensor(runtime: Any, raw: Any, storage: Storage) -> None:

@@ -12,6 +12,15 @@ torch CPU tensor: its memory is read or written in place); device addresses are 
 is nullptr. It runs on both backends: on the NumPy backend device memory, streams and
 executors are emulated, so a ported sample runs in CI unchanged.
 
+Where a handle goes, a function takes the handle, None, its int address, or the pyaclnn object
+of that C type: ``Tensor`` for ``aclTensor *``, ``Stream`` for ``aclrtStream``, ``Event`` for
+``aclrtEvent``, which stays the owner (``pyaclnn._handles`` says exactly what that means)::
+
+    x = pyaclnn.Tensor.from_numpy(a)
+    ws_size, executor = acl.aclnnMseLossBackwardGetWorkspaceSize(x, x, x, 1, out)
+    acl.aclnnMseLossBackward(None, ws_size, executor, stream)   # stream: a pyaclnn.Stream
+    acl.aclrtSynchronizeStream(stream)
+
 Every function of ``headers/`` is here, and ``aclnn<Name>GetWorkspaceSize`` / ``aclnn<Name>``
 for any operator the backend finds (custom packages, pyaclnn's headers/, the installed CANN's
 aclnnop headers; ``python -m pyaclnn ops``): made on first access, its header parsed on first
@@ -24,7 +33,9 @@ import re
 import sys as _sys
 from typing import Any, Callable, Sequence
 
-from . import _backend, _current, errors as _errors
+from . import _backend, _current, _handles, errors as _errors
+from ._handles import (AclBoolArray, AclFloatArray, AclIntArray, AclOpExecutor, AclScalar, AclScalarArray,
+                       AclScalarList, AclTensor, AclTensorArray, AclTensorList, AclrtContext, AclrtEvent, AclrtStream)
 from ._registry import Registry as _Registry, pyaclnn_source as _pyaclnn_source
 from ._interop import host_array
 from ._signature import c_element as _c_element, c_values as _c_values
@@ -162,12 +173,12 @@ def aclrtCreateContext(deviceId: int) -> Handle:
     return context
 
 
-def aclrtDestroyContext(context: Handle) -> None:
+def aclrtDestroyContext(context: AclrtContext) -> None:
     _rt().destroy_context(context)
     _current.forget()
 
 
-def aclrtSetCurrentContext(context: Handle) -> None:
+def aclrtSetCurrentContext(context: AclrtContext) -> None:
     _rt().set_current_context(context)
     _current.forget()
 
@@ -183,15 +194,15 @@ def aclrtCreateStream() -> Handle:
     return _rt().create_stream()
 
 
-def aclrtDestroyStream(stream: Handle) -> None:
+def aclrtDestroyStream(stream: AclrtStream) -> None:
     _rt().destroy_stream(stream)
 
 
-def aclrtSynchronizeStream(stream: Handle) -> None:
+def aclrtSynchronizeStream(stream: AclrtStream) -> None:
     _rt().synchronize_stream(stream)
 
 
-def aclrtSynchronizeStreamWithTimeout(stream: Handle, timeout: int) -> None:
+def aclrtSynchronizeStreamWithTimeout(stream: AclrtStream, timeout: int) -> None:
     """aclrtSynchronizeStreamWithTimeout (timeout in ms; -1 waits forever)."""
     _rt().synchronize_stream_timeout(stream, timeout)
 
@@ -201,7 +212,7 @@ def aclrtSynchronizeDevice() -> None:
     _rt().synchronize_device()
 
 
-def aclrtStreamWaitEvent(stream: Handle, event: Handle) -> None:
+def aclrtStreamWaitEvent(stream: AclrtStream, event: AclrtEvent) -> None:
     _rt().stream_wait_event(stream, event)
 
 
@@ -215,25 +226,25 @@ def aclrtCreateEventWithFlag(flag: int) -> Handle:
     return _rt().create_event_with_flag(flag)
 
 
-def aclrtQueryEventStatus(event: Handle) -> int:
+def aclrtQueryEventStatus(event: AclrtEvent) -> int:
     """aclrtQueryEventStatus(event, &status) -> status (ACL_EVENT_RECORDED_STATUS_COMPLETE...)."""
     return _rt().query_event_status(event)
 
 
-def aclrtRecordEvent(event: Handle, stream: Handle) -> None:
+def aclrtRecordEvent(event: AclrtEvent, stream: AclrtStream) -> None:
     _rt().record_event(event, stream)
 
 
-def aclrtSynchronizeEvent(event: Handle) -> None:
+def aclrtSynchronizeEvent(event: AclrtEvent) -> None:
     _rt().synchronize_event(event)
 
 
-def aclrtEventElapsedTime(startEvent: Handle, endEvent: Handle) -> float:
+def aclrtEventElapsedTime(startEvent: AclrtEvent, endEvent: AclrtEvent) -> float:
     """aclrtEventElapsedTime(&ms, start, end) -> ms."""
     return _rt().event_elapsed_time(startEvent, endEvent)
 
 
-def aclrtDestroyEvent(event: Handle) -> None:
+def aclrtDestroyEvent(event: AclrtEvent) -> None:
     _rt().destroy_event(event)
 
 
@@ -268,7 +279,7 @@ def aclrtMemcpy(dst: Buffer, destMax: int, src: Buffer, count: int, kind: int) -
     _rt().memcpy(_host(dst, True), destMax, _host(src), count, kind)
 
 
-def aclrtMemcpyAsync(dst: Buffer, destMax: int, src: Buffer, count: int, kind: int, stream: Handle) -> None:
+def aclrtMemcpyAsync(dst: Buffer, destMax: int, src: Buffer, count: int, kind: int, stream: AclrtStream) -> None:
     """aclrtMemcpyAsync. Keep host buffers alive and unchanged until the stream is synchronized."""
     _rt().memcpy_async(_host(dst, True), destMax, _host(src), count, kind, stream)
 
@@ -277,7 +288,7 @@ def aclrtMemset(devPtr: int, maxCount: int, value: int, count: int) -> None:
     _rt().memset(devPtr, maxCount, value, count)
 
 
-def aclrtMemsetAsync(devPtr: int, maxCount: int, value: int, count: int, stream: Handle) -> None:
+def aclrtMemsetAsync(devPtr: int, maxCount: int, value: int, count: int, stream: AclrtStream) -> None:
     _rt().memset_async(devPtr, maxCount, value, count, stream)
 
 
@@ -311,7 +322,7 @@ def aclCreateTensor(viewDims: Sequence[int], viewDimsNum: int, dataType: int, st
     return _rt().create_tensor(viewDims, dataType, stride, offset, format, storageDims, tensorData)
 
 
-def aclDestroyTensor(tensor: Handle) -> None:
+def aclDestroyTensor(tensor: AclTensor) -> None:
     _rt().destroy_tensor(tensor)
 
 
@@ -335,7 +346,7 @@ def _elements(api: str, values: Sequence[Any], size: int, kind: str) -> list[Any
 _ELEMENT = {"int": "an int (int64_t)", "float": "a real number (float)", "bool": "a bool"}
 
 
-def aclDestroyBoolArray(array: Handle) -> None:
+def aclDestroyBoolArray(array: AclBoolArray) -> None:
     _rt().destroy_bool_array(array)
 
 
@@ -344,7 +355,7 @@ def aclCreateIntArray(value: Sequence[int], size: int) -> Handle:
     return _rt().create_int_array(_elements("aclCreateIntArray", value, size, "int"))
 
 
-def aclDestroyIntArray(array: Handle) -> None:
+def aclDestroyIntArray(array: AclIntArray) -> None:
     _rt().destroy_int_array(array)
 
 
@@ -353,7 +364,7 @@ def aclCreateFloatArray(value: Sequence[float], size: int) -> Handle:
     return _rt().create_float_array(_elements("aclCreateFloatArray", value, size, "float"))
 
 
-def aclDestroyFloatArray(array: Handle) -> None:
+def aclDestroyFloatArray(array: AclFloatArray) -> None:
     _rt().destroy_float_array(array)
 
 
@@ -369,30 +380,30 @@ def aclCreateScalar(value: Any, dataType: int) -> Handle:
         raise ValueError(f"aclCreateScalar: {value!r} does not fit aclDataType {dataType} ({exc})") from None
 
 
-def aclDestroyScalar(scalar: Handle) -> None:
+def aclDestroyScalar(scalar: AclScalar) -> None:
     _rt().destroy_scalar(scalar)
 
 
-def aclCreateTensorList(value: Sequence[Handle], size: int) -> Handle:
+def aclCreateTensorList(value: AclTensorArray, size: int) -> Handle:
     """aclCreateTensorList(value, size) -> aclTensorList*. The list owns the tensors from now
     on: aclDestroyTensorList destroys them (do not aclDestroyTensor them yourself)."""
     return _rt().create_tensor_list(list(value)[:size])
 
 
-def aclDestroyTensorList(tensorList: Handle) -> None:
-    _rt().destroy_tensor_list(tensorList)
+def aclDestroyTensorList(array: AclTensorList) -> None:
+    _rt().destroy_tensor_list(array)
 
 
-def aclCreateScalarList(value: Sequence[Handle], size: int) -> Handle:
+def aclCreateScalarList(value: AclScalarArray, size: int) -> Handle:
     """aclCreateScalarList(value, size) -> aclScalarList* (owns the scalars, as a tensor list does)."""
     return _rt().create_scalar_list(list(value)[:size])
 
 
-def aclDestroyScalarList(scalarList: Handle) -> None:
-    _rt().destroy_scalar_list(scalarList)
+def aclDestroyScalarList(array: AclScalarList) -> None:
+    _rt().destroy_scalar_list(array)
 
 
-def aclInitTensor(tensor: Handle, viewDims: Sequence[int], viewDimsNum: int, dataType: int,
+def aclInitTensor(tensor: AclTensor, viewDims: Sequence[int], viewDimsNum: int, dataType: int,
                   stride: Sequence[int] | None, offset: int, format: int, storageDims: Sequence[int],
                   storageDimsNum: int, tensorDataAddr: int) -> None:
     """aclInitTensor: re-describe an existing aclTensor (same arguments as aclCreateTensor)."""
@@ -405,98 +416,117 @@ def aclInitTensor(tensor: Handle, viewDims: Sequence[int], viewDimsNum: int, dat
                       [int(v) for v in storageDims], tensorDataAddr)
 
 
-def aclGetViewShape(tensor: Handle) -> list[int]:
+def aclGetViewShape(tensor: AclTensor) -> list[int]:
     """aclGetViewShape(tensor, &viewDims, &viewDimsNum) -> viewDims (the C array is freed)."""
     return _rt().tensor_meta("ViewShape", tensor)
 
 
-def aclGetStorageShape(tensor: Handle) -> list[int]:
+def aclGetStorageShape(tensor: AclTensor) -> list[int]:
     """aclGetStorageShape(tensor, &storageDims, &storageDimsNum) -> storageDims."""
     return _rt().tensor_meta("StorageShape", tensor)
 
 
-def aclGetViewStrides(tensor: Handle) -> list[int]:
+def aclGetViewStrides(tensor: AclTensor) -> list[int]:
     """aclGetViewStrides(tensor, &stridesValue, &stridesNum) -> strides (in elements)."""
     return _rt().tensor_meta("ViewStrides", tensor)
 
 
-def aclGetViewOffset(tensor: Handle) -> int:
+def aclGetViewOffset(tensor: AclTensor) -> int:
     """aclGetViewOffset(tensor, &offset) -> offset (in elements)."""
     return _rt().tensor_meta("ViewOffset", tensor)
 
 
-def aclGetFormat(tensor: Handle) -> int:
+def aclGetFormat(tensor: AclTensor) -> int:
     """aclGetFormat(tensor, &format) -> format."""
     return _rt().tensor_meta("Format", tensor)
 
 
-def aclGetDataType(tensor: Handle) -> int:
+def aclGetDataType(tensor: AclTensor) -> int:
     """aclGetDataType(tensor, &dataType) -> dataType."""
     return _rt().tensor_meta("DataType", tensor)
 
 
-def aclGetIntArraySize(array: Handle) -> int:
+def aclGetIntArraySize(array: AclIntArray) -> int:
     return _rt().meta_size("IntArray", array)
 
 
-def aclGetFloatArraySize(array: Handle) -> int:
+def aclGetFloatArraySize(array: AclFloatArray) -> int:
     return _rt().meta_size("FloatArray", array)
 
 
-def aclGetBoolArraySize(array: Handle) -> int:
+def aclGetBoolArraySize(array: AclBoolArray) -> int:
     return _rt().meta_size("BoolArray", array)
 
 
-def aclGetTensorListSize(tensorList: Handle) -> int:
+def aclGetTensorListSize(tensorList: AclTensorList) -> int:
     return _rt().meta_size("TensorList", tensorList)
 
 
-def aclGetScalarListSize(scalarList: Handle) -> int:
+def aclGetScalarListSize(scalarList: AclScalarList) -> int:
     return _rt().meta_size("ScalarList", scalarList)
 
 
-def aclSetAclOpExecutorRepeatable(executor: Handle) -> None:
-    _rt().set_executor_repeatable(executor)
+def aclSetAclOpExecutorRepeatable(executor: AclOpExecutor) -> None:
+    rt = _rt()
+    rt.set_executor_repeatable(executor)
+    _handles.made_repeatable(rt, executor)
 
 
-def aclDestroyAclOpExecutor(executor: Handle) -> None:
-    _rt().destroy_executor(executor)
+def aclDestroyAclOpExecutor(executor: AclOpExecutor) -> None:
+    rt = _rt()
+    try:
+        rt.destroy_executor(executor)
+    finally:  # what pyaclnn.acl kept for it (a Plan: pyaclnn._handles) goes with it
+        if _handles._plans:
+            _handles.destroyed(rt, executor)
 
 
-def aclSetInputTensorAddr(executor: Handle, index: int, tensor: Handle, addr: int) -> None:
-    _rt().set_input_tensor_addr(executor, index, tensor, addr)
+# ``tensor`` of the three below: a handle (a live one passes as it is: the repeat loop), or a
+# pyaclnn.Tensor the executor's phase 1 got, which stands for the descriptor that phase 1 gave
+# CANN (moved to ``addr`` here; the Tensor never is).
+def aclSetInputTensorAddr(executor: AclOpExecutor, index: int, tensor: Any, addr: int) -> None:
+    rt = _rt()
+    if type(tensor) is not rt.handle_class or not tensor:
+        tensor = _handles.executor_tensor(rt, executor, tensor, "aclSetInputTensorAddr")
+    rt.set_input_tensor_addr(executor, index, tensor, addr)
 
 
-def aclSetOutputTensorAddr(executor: Handle, index: int, tensor: Handle, addr: int) -> None:
-    _rt().set_output_tensor_addr(executor, index, tensor, addr)
+def aclSetOutputTensorAddr(executor: AclOpExecutor, index: int, tensor: Any, addr: int) -> None:
+    rt = _rt()
+    if type(tensor) is not rt.handle_class or not tensor:
+        tensor = _handles.executor_tensor(rt, executor, tensor, "aclSetOutputTensorAddr")
+    rt.set_output_tensor_addr(executor, index, tensor, addr)
 
 
-def aclSetTensorAddr(executor: Handle, index: int, tensor: Handle, addr: int) -> None:
+def aclSetTensorAddr(executor: AclOpExecutor, index: int, tensor: Any, addr: int) -> None:
     """aclSetTensorAddr: ``index`` counts the inputs, then the outputs."""
-    _rt().set_tensor_addr(executor, index, tensor, addr)
+    rt = _rt()
+    if type(tensor) is not rt.handle_class or not tensor:
+        tensor = _handles.executor_tensor(rt, executor, tensor, "aclSetTensorAddr")
+    rt.set_tensor_addr(executor, index, tensor, addr)
 
 
-def aclSetDynamicInputTensorAddr(executor: Handle, irIndex: int, relativeIndex: int, tensors: Handle,
+def aclSetDynamicInputTensorAddr(executor: AclOpExecutor, irIndex: int, relativeIndex: int, tensors: AclTensorList,
                                  addr: int) -> None:
     _rt().set_dynamic_tensor_addr("Input", executor, irIndex, relativeIndex, tensors, addr)
 
 
-def aclSetDynamicOutputTensorAddr(executor: Handle, irIndex: int, relativeIndex: int, tensors: Handle,
+def aclSetDynamicOutputTensorAddr(executor: AclOpExecutor, irIndex: int, relativeIndex: int, tensors: AclTensorList,
                                   addr: int) -> None:
     _rt().set_dynamic_tensor_addr("Output", executor, irIndex, relativeIndex, tensors, addr)
 
 
-def aclSetDynamicTensorAddr(executor: Handle, irIndex: int, relativeIndex: int, tensors: Handle,
+def aclSetDynamicTensorAddr(executor: AclOpExecutor, irIndex: int, relativeIndex: int, tensors: AclTensorList,
                             addr: int) -> None:
     _rt().set_dynamic_tensor_addr("", executor, irIndex, relativeIndex, tensors, addr)
 
 
-def aclSetRawTensorAddr(tensor: Handle, addr: int) -> None:
+def aclSetRawTensorAddr(tensor: AclTensor, addr: int) -> None:
     """aclSetRawTensorAddr: the device address the tensor describes from now on."""
     _rt().set_raw_tensor_addr(tensor, addr)
 
 
-def aclGetRawTensorAddr(tensor: Handle) -> int:
+def aclGetRawTensorAddr(tensor: AclTensor) -> int:
     """aclGetRawTensorAddr(tensor, &addr) -> addr (an int)."""
     return _rt().get_raw_tensor_addr(tensor)
 
@@ -508,52 +538,47 @@ _NOT_OPS = frozenset({"aclnnInit", "aclnnFinalize"})
 
 
 def _phase1(op: str) -> Callable[..., tuple[int, Handle]]:
-    seen: list[Any] = [None, None]  # the runtime last called, and the signature it found
+    # the runtime last called, the signature it found, its handle parameters (pyaclnn._handles)
+    seen: list[Any] = [None, None, None]
 
     def phase1(*args: Any) -> tuple[int, Handle]:
         rt = _rt()
         if seen[0] is not rt:
-            seen[1], seen[0] = rt.op_info(op).signature, rt
-        if len(args) != len(seen[1].params) and not seen[1].problem:  # (a problem: the runtime says it)
-            raise TypeError(f"aclnn{op}GetWorkspaceSize takes {len(seen[1].params)} arguments "
-                            f"({', '.join(p.name for p in seen[1].params)}), got {len(args)}; the two "
+            sig = rt.op_info(op).signature
+            seen[1], seen[2], seen[0] = sig, _handles.HandleSlots(sig), rt
+        sig = seen[1]
+        if len(args) != len(sig.params) and not sig.problem:  # (a problem: the runtime says it)
+            raise TypeError(f"aclnn{op}GetWorkspaceSize takes {len(sig.params)} arguments "
+                            f"({', '.join(p.name for p in sig.params)}), got {len(args)}; the two "
                             "out-parameters are returned")
-        if seen[1].values:  # plain values of a wrong Python type: a TypeError naming the C parameter
-            args = _c_values(seen[1], args)
-        try:
-            return rt.workspace_size(op, args)
-        except TypeError as exc:  # a Python object where a handle goes: name its parameter
-            raise _not_a_handle(seen[1], args) or exc from None
+        if sig.values:  # plain values of a wrong Python type: a TypeError naming the C parameter
+            args = _c_values(sig, args)
+        native = rt.handle_class
+        for i in seen[2].positions:  # the ported call: live handles of the backend, as they are
+            if type(args[i]) is not native or not args[i]:  # objects, ints, None...: converted
+                return _handles.phase1(rt, op, seen[2], args)
+        return rt.workspace_size(op, args)
     phase1.__name__ = phase1.__qualname__ = f"aclnn{op}GetWorkspaceSize"
     phase1.__doc__ = (f"aclnn{op}GetWorkspaceSize(<its C parameters>) -> (workspaceSize, executor).\n\n"
                       "The parameters are those of the operator's header, in order, without the two "
-                      "out-parameters: aclTensor*/aclScalar*/array/list handles (None is nullptr), "
-                      "ints, floats, bools, str for char*. `python -m pyaclnn ops` lists signatures.")
+                      "out-parameters: aclTensor*/aclScalar*/array/list handles (a pyaclnn.Tensor for "
+                      "aclTensor*; None is nullptr), ints, floats, bools, str for char*. `python -m pyaclnn "
+                      "ops` lists signatures.")
     return phase1
 
 
-_HANDLES = {"tensor": "aclCreateTensor", "scalar": "aclCreateScalar", "int_array": "aclCreateIntArray",
-            "float_array": "aclCreateFloatArray", "bool_array": "aclCreateBoolArray",
-            "tensor_list": "aclCreateTensorList", "scalar_list": "aclCreateScalarList"}
-
-
-def _not_a_handle(sig: Any, args: tuple) -> TypeError | None:
-    """The TypeError naming the first handle parameter given a Python object (an ndarray, a
-    pyaclnn.Tensor, a list, a number...) instead of a handle or None; None if there is none."""
-    for p, a in zip(sig.params, args):
-        if p.kind in _HANDLES and (isinstance(a, (bool, float, str, bytes, list, tuple, dict))
-                                   or hasattr(a, "__array__") or hasattr(a, "_raw")):
-            return TypeError(f"{sig.api}: {p.name} ({p.ctype}) takes a handle made by acl.{_HANDLES[p.kind]} "
-                             f"or None, got {type(a).__name__} (pyaclnn.Op takes Tensors, ndarrays and "
-                             "Python values)")
-    return None
-
-
 def _phase2(op: str) -> Callable[..., None]:
-    def phase2(workspace: int | None, workspaceSize: int, executor: Handle, stream: Handle) -> None:
-        _rt().launch(op, workspace or 0, workspaceSize, executor, stream)
+    def phase2(workspace: int | None, workspaceSize: int, executor: AclOpExecutor, stream: AclrtStream) -> None:
+        rt = _rt()
+        native = rt.handle_class
+        if (type(executor) is native and executor and type(stream) is native and stream  # the ported call
+                and not _handles._plans):
+            rt.launch(op, workspace or 0, workspaceSize, executor, stream)
+        else:  # objects, ints, None, or an executor planned on pyaclnn Tensors
+            _handles.phase2(rt, op, workspace, workspaceSize, executor, stream)
     phase2.__name__ = phase2.__qualname__ = f"aclnn{op}"
-    phase2.__doc__ = f"aclnn{op}(workspace, workspaceSize, executor, stream): phase 2 (queues the work)."
+    phase2.__doc__ = (f"aclnn{op}(workspace, workspaceSize, executor, stream): phase 2 (queues the work; "
+                      "stream: a handle or a pyaclnn.Stream).")
     return phase2
 
 
@@ -607,3 +632,11 @@ def __dir__() -> list[str]:
     if backend is not None:
         ops |= backend.runtime.registry.names()
     return sorted(set(globals()) | {f"aclnn{op}{phase}" for op in ops for phase in ("GetWorkspaceSize", "")})
+
+
+# Every function above with a handle parameter (annotated AclTensor, AclrtStream...) takes
+# pyaclnn objects and int addresses there too: converted in one place, pyaclnn._handles.
+for _name, _fn in list(globals().items()):
+    if _name.startswith("acl") and callable(_fn) and getattr(_fn, "__module__", None) == __name__:
+        globals()[_name] = _handles.accepting_objects(_fn)
+del _name, _fn

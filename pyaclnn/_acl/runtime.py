@@ -53,6 +53,8 @@ def _made(handle: Any, api: str) -> Any:
 
 class AclRuntime:
     name = "acl"
+    handle_class = ffi.CData  # what its handles are (pyaclnn.acl passes these through as they are)
+    null = NULL               # the nullptr handle pyaclnn.acl gives for None (cffi refuses None)
 
     def __init__(self, lib: Lib | None = None) -> None:
         self.lib = lib or get()

@@ -90,6 +90,8 @@ class _Thread(threading.local):
 
 class NumpyRuntime:
     name = "numpy"
+    handle_class = int  # its handles are ints (aligned fake addresses)
+    null = None         # the nullptr handle
 
     def __init__(self, soc: str, device_count: int = 1) -> None:
         self.soc = soc

@@ -692,9 +692,12 @@ static int definition_role(const aclOpExecutor *e, size_t index, int which)
 }
 
 /* which: 0 = input index, 1 = output index, 2 = inputs then outputs. The address is kept in the
- * executor (the aclTensor handle itself is not modified). `tensor` must be the tensor captured
+ * executor, and the aclTensor given is moved too: CANN's aclSet{Input,Output,}TensorAddr call
+ * tensor->SetStorageAddr(addr) on it right after the NULL check, whatever the executor
+ * (hicann/opbase src/nnopbase/common/api/acl_op_api.cpp), so the caller's descriptor describes
+ * `addr` from then on (here only when the call succeeds). `tensor` must be the tensor captured
  * at that index by phase 1. A NULL tensor is refused first, before the executor is looked at:
- * hicann/opbase src/nnopbase/common/api/acl_op_api.cpp aclSet{Input,Output,}TensorAddr begin with
+ * acl_op_api.cpp aclSet{Input,Output,}TensorAddr begin with
  * NNOPBASE_ASSERT_NULLPTR_WITH_RETURN(tensor, ACLNN_ERR_INNER_NULLPTR), whose message is
  * "<func> failed because tensor cannot be a NULL pointer." (common/inc/nnopbase_error_msg.h).
  * Index rule by executor kind: a generated executor counts the op definition's slots (see
@@ -715,6 +718,8 @@ static aclnnStatus set_addr(const char *func, aclOpExecutor *e, size_t index, co
         return st;
     }
     if (e->cache_wrap) {
+        if (emu_reg_kind(tensor) == EMU_K_TENSOR)
+            ((aclTensor *)tensor)->data = addr;   /* moved, though the wrapper keeps its addresses */
         emu_unlock();
         return ACLNN_SUCCESS;
     }
@@ -746,6 +751,8 @@ static aclnnStatus set_addr(const char *func, aclOpExecutor *e, size_t index, co
     }
     e->t[role].data = addr;
     e->addr_set[role] = 1;
+    if (emu_reg_kind(tensor) == EMU_K_TENSOR)   /* it is e->t[role].handle (checked above) */
+        ((aclTensor *)tensor)->data = addr;
     emu_unlock();
     return ACLNN_SUCCESS;
 }

@@ -1,0 +1,324 @@
+"""pyaclnn.acl's argument conversion: what a ``pyaclnn.acl`` function takes where a C handle goes.
+
+Wherever the C function takes a handle (``aclTensor *``, ``aclrtStream``, ``aclrtEvent``...),
+the Python one takes, on both backends:
+
+- a handle a ``pyaclnn.acl`` function returned (a cffi pointer on acl, an int on NumPy);
+- ``None`` or ``0``: nullptr (as the backend passes it: cffi's NULL on acl);
+- an int: the handle's address (``Tensor.handle``, ``Stream.handle``, torch_npu's
+  ``npu_stream``), taken as C would take it: unchecked;
+- the pyaclnn object of that C type: ``Tensor`` (aclTensor *), ``Stream`` (aclrtStream),
+  ``Event`` (aclrtEvent). A closed one is a ClosedError naming it.
+
+The object stays the owner, and keeps describing what its attributes say:
+
+- a call that would free its handle, hand it to another owner or re-describe it refuses it with
+  a TypeError naming the object's own way (``_OWNER_ONLY``);
+- phase 1 (``aclnn<Op>GetWorkspaceSize``) gives CANN a descriptor of its own for each Tensor
+  (a ``Plan``), so ``aclSetInputTensorAddr`` & co., which move the aclTensor they are given
+  (hicann/opbase acl_op_api.cpp: ``tensor->SetStorageAddr(addr)``), move that descriptor, never
+  the Tensor. The Plan keeps the Tensors alive (and checks them open) until phase 2 consumed the
+  executor, or until aclDestroyAclOpExecutor for a repeatable one; phase 2 on a pyaclnn Stream
+  records the launch, so their memory outlives it and host reads wait for it, as for the
+  objects' own launches (``pyaclnn._streamorder``).
+
+Anything else where a handle goes is a TypeError naming the C parameter. The fixed functions of
+``pyaclnn.acl`` declare their handle parameters by annotation (``AclTensor``, ``AclrtStream``...)
+and ``accepting_objects`` wraps them; the operators' phase 1 reads its parameters' kinds from the
+signature (``HandleSlots``).
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import typing
+from typing import Annotated, Any, Callable, Sequence
+
+from . import _backend, _streamorder
+from ._device import Stream
+from ._resource import Resource
+from ._tensor import Tensor, own_descriptor
+from .errors import ClosedError
+
+# Handle parameters, as annotations of pyaclnn.acl's functions: the metadata is the C type.
+AclTensor = Annotated[Any, "aclTensor *"]
+AclScalar = Annotated[Any, "aclScalar *"]
+AclIntArray = Annotated[Any, "aclIntArray *"]
+AclFloatArray = Annotated[Any, "aclFloatArray *"]
+AclBoolArray = Annotated[Any, "aclBoolArray *"]
+AclTensorList = Annotated[Any, "aclTensorList *"]
+AclScalarList = Annotated[Any, "aclScalarList *"]
+AclOpExecutor = Annotated[Any, "aclOpExecutor *"]
+AclrtStream = Annotated[Any, "aclrtStream"]
+AclrtEvent = Annotated[Any, "aclrtEvent"]
+AclrtContext = Annotated[Any, "aclrtContext"]
+AclTensorArray = Annotated[Sequence[Any], "aclTensor *[]"]   # aclCreateTensorList's value
+AclScalarArray = Annotated[Sequence[Any], "aclScalar *[]"]   # aclCreateScalarList's value
+
+# C type -> what makes such a handle (for the TypeError) and the pyaclnn class standing for it.
+_MADE_BY = {
+    "aclTensor *": ("acl.aclCreateTensor", "pyaclnn.Tensor"), "aclScalar *": ("acl.aclCreateScalar", None),
+    "aclIntArray *": ("acl.aclCreateIntArray", None), "aclFloatArray *": ("acl.aclCreateFloatArray", None),
+    "aclBoolArray *": ("acl.aclCreateBoolArray", None), "aclTensorList *": ("acl.aclCreateTensorList", None),
+    "aclScalarList *": ("acl.aclCreateScalarList", None),
+    "aclOpExecutor *": ("acl.aclnn<Op>GetWorkspaceSize", None),
+    "aclrtStream": ("acl.aclrtCreateStream", "pyaclnn.Stream"), "aclrtEvent": ("acl.aclrtCreateEvent", "pyaclnn.Event"),
+    "aclrtContext": ("acl.aclrtCreateContext", None),
+}
+# An operator parameter's kind (pyaclnn._signature) -> its handle's C type.
+KIND_CTYPES = {"tensor": "aclTensor *", "scalar": "aclScalar *", "int_array": "aclIntArray *",
+               "float_array": "aclFloatArray *", "bool_array": "aclBoolArray *",
+               "tensor_list": "aclTensorList *", "scalar_list": "aclScalarList *", "stream": "aclrtStream"}
+
+_VIEW = "make a view instead (t[...], t.transpose()), or a descriptor of your own: acl.aclCreateTensor(..., t.data_ptr)"
+# Calls that free a handle, give it to another owner or re-describe it: an object there is
+# refused (it stays the owner), with the object's own way of doing it.
+_OWNER_ONLY = {
+    "aclDestroyTensor": "close() it",
+    "aclrtDestroyStream": "close() it",
+    "aclrtDestroyEvent": "close() it",
+    "aclCreateTensorList": "the list would destroy it: make the element with acl.aclCreateTensor(..., t.data_ptr), "
+                           "or pass the Tensors to pyaclnn.Op, which gives the list descriptors of its own",
+    "aclInitTensor": _VIEW,
+    "aclSetRawTensorAddr": _VIEW,
+}
+
+
+def _runtime() -> Any:
+    return (_backend._current or _backend.current()).runtime
+
+
+def _expected(ctype: str) -> str:
+    made, cls = _MADE_BY[ctype]
+    return f"an {_word(ctype)} handle ({made}){f', a {cls}' if cls else ''}, its int address or None"
+
+
+def _word(ctype: str) -> str:
+    return ctype.rstrip(" *")  # "aclTensor *" -> "aclTensor"
+
+
+def to_handle(value: Any, ctype: str, api: str, name: str, shown: str | None = None) -> Any:
+    """``value`` given for the ``ctype`` parameter ``name`` of ``api``, as the runtime's handle
+    (module docstring); ``shown`` is the C type the message writes (e.g. "const aclTensor *")."""
+    rt = _runtime()
+    if value is None:
+        return rt.null
+    if isinstance(value, Resource):
+        return _object_handle(value, ctype, api, name, shown or ctype)
+    if type(value) is int:  # an address, unchecked as in C; bool is no handle (the TypeError below)
+        return rt.handle_from_int(value) if value else rt.null
+    if isinstance(value, rt.handle_class) and not isinstance(value, bool):
+        return value
+    hint = " (upload it with pyaclnn.Tensor.from_numpy)" if hasattr(value, "__array__") else ""
+    raise TypeError(f"{api}: {name} ({shown or ctype}) takes {_expected(ctype)}; got {type(value).__name__}{hint}")
+
+
+def _object_handle(obj: Resource, ctype: str, api: str, name: str, shown: str) -> Any:
+    cls = type(obj).__name__
+    if obj._ctype != ctype:
+        raise TypeError(f"{api}: {name} ({shown}) takes {_expected(ctype)}; got pyaclnn.{cls}{obj._acl_hint}")
+    if obj.closed:
+        raise ClosedError(f"{api}: {name} ({shown}) is a closed pyaclnn.{cls}")
+    why = _OWNER_ONLY.get(api)
+    if why:
+        raise TypeError(f"{api}: {name} ({shown}) is a pyaclnn.{cls}, which owns its {_word(ctype)} (pyaclnn.acl never "
+                        f"frees, hands over or re-describes it): {why}")
+    return obj._raw
+
+
+def to_handles(values: Sequence[Any], ctype: str, api: str, name: str) -> list[Any]:
+    """Each element of an array of handles (aclCreateTensorList's ``value``), as ``to_handle``."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{api}: {name} ({ctype}[]) takes a sequence of handles, got {type(values).__name__}")
+    return [to_handle(v, ctype, api, f"{name}[{k}]") for k, v in enumerate(values)]
+
+
+# -- the fixed functions: handle parameters found by annotation ---------------------------------
+def handle_params(fn: Callable[..., Any]) -> tuple[tuple[int, str, str], ...]:
+    """(position, name, C type) of each parameter of ``fn`` annotated with a handle type."""
+    code = fn.__code__
+    hints = typing.get_type_hints(fn, include_extras=True)
+    out = []
+    for i, name in enumerate(code.co_varnames[:code.co_argcount]):
+        ctype = getattr(hints.get(name), "__metadata__", ("",))[0]  # Annotated[Any, "<C type>"]
+        if ctype in _HANDLE_TYPES:
+            out.append((i, name, ctype))
+    return tuple(out)
+
+
+_HANDLE_TYPES = frozenset(_MADE_BY) | {"aclTensor *[]", "aclScalar *[]"}
+
+
+def accepting_objects(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``, taking what ``to_handle`` takes in each handle parameter (``handle_params``).
+
+    The wrapper is generated with ``fn``'s own parameters, so a call costs one check per handle
+    (a live handle of the backend passes as it is) and no argument packing: a ``*args, **kwargs``
+    wrapper measured 0.2 us more a call, on functions whose whole pyaclnn cost is ~0.3 us."""
+    slots = handle_params(fn)
+    if not slots:
+        return fn
+    api = fn.__name__
+    params = inspect.signature(fn).parameters
+    if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params.values()):
+        raise TypeError(f"{api}: only plain parameters can be converted")
+    namespace: dict[str, Any] = {"_backend": _backend, "to_handle": to_handle, "to_handles": to_handles, "_fn": fn}
+    head = []
+    for name, p in params.items():
+        if p.default is p.empty:
+            head.append(name)
+        else:
+            namespace[f"_default_{name}"] = p.default
+            head.append(f"{name}=_default_{name}")
+    lines = [f"def {api}({', '.join(head)}):",
+             "    native = (_backend._current or _backend.current()).runtime.handle_class"]
+    for _, name, ctype in slots:
+        many = ctype.endswith("[]")
+        lines += [f"    if type({name}) is not native or not {name}:",
+                  f"        {name} = {'to_handles' if many else 'to_handle'}({name}, "
+                  f"{(ctype[:-2] if many else ctype)!r}, {api!r}, {name!r})"]
+    lines.append(f"    return _fn({', '.join(params)})")
+    exec("\n".join(lines), namespace)  # noqa: S102 - generated from fn's own signature only
+    call = functools.update_wrapper(namespace[api], fn)
+    call.handle_params = tuple((i, name, ctype.removesuffix("[]"), ctype.endswith("[]"))  # type: ignore[attr-defined]
+                               for i, name, ctype in slots)  # read by the tests
+    return call
+
+
+# -- the operators: Plans for executors planned on pyaclnn Tensors --------------------------------
+class Plan:
+    """An executor pyaclnn.acl planned on pyaclnn Tensors: the Tensors (alive, and checked open,
+    until phase 2 consumed it or aclDestroyAclOpExecutor) and the descriptor CANN got for each."""
+    __slots__ = ("tensors", "descriptors", "repeatable")
+
+    def __init__(self) -> None:
+        self.tensors: list[Tensor] = []
+        self.descriptors: dict[int, Any] = {}  # id(Tensor) -> the descriptor given to CANN
+        self.repeatable = False
+
+    def descriptor(self, rt: Any, t: Tensor) -> Any:
+        desc = self.descriptors.get(id(t))
+        if desc is None:  # one per Tensor: a Tensor in two slots is one aclTensor there, as in C
+            desc = self.descriptors[id(t)] = own_descriptor(rt, t)
+            self.tensors.append(t)
+        return desc
+
+    def release(self, rt: Any, quiet: bool = False) -> None:
+        """Destroy the descriptors (their executor is gone; CANN's arguments must outlive phase 2
+        only). ``quiet``: a refused destroy is not raised (an operator's own error is being)."""
+        descriptors, self.descriptors, self.tensors = list(self.descriptors.values()), {}, []
+        error: Exception | None = None
+        for desc in descriptors:  # a refused destroy does not stop the others
+            try:
+                rt.destroy_tensor(desc)
+            except Exception as exc:  # noqa: BLE001 - re-raised below
+                error = error or exc
+        if error is not None and not quiet:
+            raise error
+
+
+_plans: dict[int, Plan] = {}  # executor address -> its Plan
+
+
+class HandleSlots:
+    """The handle parameters of an operator's phase 1: ``positions``, and (position, name, C type,
+    C type as declared) of each in ``slots``; none for an operator pyaclnn cannot call (the
+    runtime refuses it, naming the parameter)."""
+    __slots__ = ("api", "positions", "slots")
+
+    def __init__(self, sig: Any) -> None:
+        self.api = sig.api
+        self.slots = () if sig.problem else tuple(
+            (i, p.name, KIND_CTYPES[p.kind], p.ctype) for i, p in enumerate(sig.params) if p.kind in KIND_CTYPES)
+        self.positions = tuple(s[0] for s in self.slots)
+
+
+def phase1(rt: Any, op: str, handles: HandleSlots, args: tuple) -> tuple[int, Any]:
+    """aclnn<op>GetWorkspaceSize(*args) with each handle argument converted (module docstring)."""
+    native = rt.handle_class
+    api = handles.api
+    c_args = list(args)
+    plan: Plan | None = None
+    try:
+        for i, name, ctype, shown in handles.slots:
+            a = args[i]
+            if type(a) is native and a:
+                continue
+            if isinstance(a, Tensor) and ctype == "aclTensor *":
+                _object_handle(a, ctype, api, name, shown)  # the same checks as everywhere
+                plan = plan or Plan()
+                c_args[i] = plan.descriptor(rt, a)
+            else:
+                c_args[i] = to_handle(a, ctype, api, name, shown)
+        size, executor = rt.workspace_size(op, tuple(c_args))
+    except BaseException:
+        if plan is not None:
+            plan.release(rt, quiet=True)
+        raise
+    if plan is not None:
+        stale = _plans.pop(key := rt.as_int(executor), None)  # an executor freed where pyaclnn did not see it
+        _plans[key] = plan
+        if stale is not None:
+            stale.release(rt)
+    return size, executor
+
+
+def phase2(rt: Any, op: str, workspace: Any, workspace_size: int, executor: Any, stream: Any) -> None:
+    """aclnn<op>(workspace, workspaceSize, executor, stream), converted; records the launch of a
+    Plan's Tensors on a pyaclnn Stream, and drops the Plan once phase 2 consumed the executor."""
+    native = rt.handle_class
+    if type(executor) is not native or not executor:
+        executor = to_handle(executor, "aclOpExecutor *", f"aclnn{op}", "executor")
+    order = None
+    if type(stream) is not native or not stream:
+        if type(stream) is Stream:
+            order = stream._order
+        stream = to_handle(stream, "aclrtStream", f"aclnn{op}", "stream")
+    plan = _plans.get(rt.as_int(executor)) if _plans and executor is not None else None
+    if plan is None:
+        rt.launch(op, workspace or 0, workspace_size, executor, stream)
+        return
+    for t in plan.tensors:
+        if t.closed:
+            raise ClosedError(f"aclnn{op}: a pyaclnn.Tensor this executor was planned with is closed (keep them open "
+                              "until the executor has run)")
+    if not plan.repeatable:  # phase 2 consumes a single-use executor, even when it fails
+        _plans.pop(rt.as_int(executor), None)
+    try:
+        rt.launch(op, workspace or 0, workspace_size, executor, stream)
+    except BaseException:
+        if not plan.repeatable:
+            plan.release(rt, quiet=True)
+        raise
+    if order is not None:  # what the launch uses outlives it (pyaclnn._streamorder)
+        _streamorder.launched(order, _streamorder.uses_of(plan.tensors))
+    if not plan.repeatable:
+        plan.release(rt)
+
+
+def made_repeatable(rt: Any, executor: Any) -> None:
+    """aclSetAclOpExecutorRepeatable succeeded: the executor's Plan lives until it is destroyed."""
+    plan = _plans.get(rt.as_int(executor)) if _plans and executor is not None else None
+    if plan is not None:
+        plan.repeatable = True
+
+
+def destroyed(rt: Any, executor: Any) -> None:
+    """aclDestroyAclOpExecutor returned: its Plan, if any, goes."""
+    plan = _plans.pop(rt.as_int(executor), None) if executor is not None else None
+    if plan is not None:
+        plan.release(rt)
+
+
+def executor_tensor(rt: Any, executor: Any, tensor: Any, api: str) -> Any:
+    """The ``tensor`` of aclSet{Input,Output,}TensorAddr: a pyaclnn Tensor stands for the
+    descriptor its executor's phase 1 got (CANN moves that one to ``addr``, never the Tensor)."""
+    if not isinstance(tensor, Tensor):
+        return to_handle(tensor, "aclTensor *", api, "tensor")
+    _object_handle(tensor, "aclTensor *", api, "tensor", "aclTensor *")
+    plan = _plans.get(rt.as_int(executor)) if executor is not None else None
+    desc = plan.descriptors.get(id(tensor)) if plan is not None else None
+    if desc is None:
+        raise TypeError(f"{api}: tensor (aclTensor *) is a pyaclnn.Tensor this executor was not planned with: pass "
+                        "the Tensor (or handle) its aclnn<Op>GetWorkspaceSize got, and the new memory as addr")
+    return desc
