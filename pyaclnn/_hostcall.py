@@ -120,8 +120,9 @@ def run_host(backend: Any, op: str, args: tuple, values_checked: bool = False) -
     if prepare is None:
         run_on_device(backend, op, args)
         return lambda later: run_on_device(backend, op, later)
-    if any(map(isinstance, args, repeat(Tensor))):
-        args = tuple(runtime.tensor_view(a.storage.addr, a.shape, a.dtype, a.strides, a.offset)
+    if any(map(isinstance, args, repeat(Tensor))):  # a bad address is the kernel's fault: named aclnn<Op>
+        api = f"aclnn{op}"
+        args = tuple(runtime.tensor_view(a.storage.addr, a.shape, a.dtype, a.strides, a.offset, api)
                      if isinstance(a, Tensor) else a for a in args)
     run: Callable[[tuple], None] = prepare(op, args)
     run(args)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Protocol, Sequence
 
 Handle = Any
-HostOrDevice = Any  # int device/pinned address, or a host buffer object
+HostOrDevice = Any  # int device/pinned address, a host buffer object, or None (nullptr)
 
 # Which operators exist, their signatures and which tensors are inputs or outputs: each
 # runtime's ``registry`` (pyaclnn._registry), read from headers; nothing else lists operators.
@@ -58,7 +58,7 @@ class Runtime(Protocol):
     def memcpy(self, dst: HostOrDevice, dst_max: int, src: HostOrDevice, count: int, kind: int) -> None: ...
     def memcpy_async(self, dst: HostOrDevice, dst_max: int, src: HostOrDevice, count: int, kind: int,
                      stream: Handle) -> None: ...
-    def memset(self, ptr: int, max_count: int, value: int, count: int) -> None: ...
+    def memset(self, ptr: int | None, max_count: int, value: int, count: int) -> None: ...
     def mem_info(self, attr: int) -> tuple[int, int]: ...
     # aclnn meta objects
     def create_tensor(self, shape: Sequence[int], dtype: int, strides: Sequence[int] | None, offset: int,

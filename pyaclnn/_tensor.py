@@ -221,16 +221,22 @@ class Tensor(Resource):
         NumPy backend: the emulated device memory is host memory, so this is a zero-copy view of
         the tensor (its shape, strides and offset): writes through it are writes to the tensor.
         The view keeps the memory readable after ``close()``, but what it then shows is no
-        longer the tensor's. On an Ascend device the memory is not host memory and no DLPack
-        consumer can read it: BufferError (use ``numpy()`` for a host copy).
+        longer the tensor's; a tensor whose memory is not inside a live allocation (a freed
+        ``from_address``) has nothing to export: BufferError. On an Ascend device the memory is
+        not host memory and no DLPack consumer can read it: BufferError (use ``numpy()`` for a
+        host copy).
         """
         self._check_open()
         if self.device.backend.name != "numpy":
             raise BufferError("a pyaclnn Tensor on an Ascend device is device memory, which DLPack consumers "
                               "cannot read: use t.numpy() (or np.asarray(t)) for a host copy")
         _streamorder.wait_for(self.storage.uses)  # queued launches using it finish first: shared memory
-        view = self.device._runtime.tensor_view(self.storage.addr, self.shape, self.dtype, self.strides,
-                                                self.offset)
+        view = self.device._runtime.host_view(self.storage.addr, self.shape, self.dtype, self.strides, self.offset)
+        if view is None:  # no C call failed: nothing to export (DLPack's error, as on a device)
+            raise BufferError(f"Tensor.__dlpack__: the tensor's memory at {self.storage.addr:#x} (offset "
+                              f"{self.offset}, shape {self.shape}, strides {self.strides}) is not inside a live "
+                              "allocation (freed, or past its end?): nothing to export; keep the memory a "
+                              "Tensor.from_address views alive while the tensor is used")
         kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version), ("dl_device", dl_device),
                                     ("copy", copy)) if v is not None}
         return to_dlpack(view, **kwargs)

@@ -275,7 +275,7 @@ def _host(buffer: Buffer, writable: bool = False) -> Buffer:
 
 def aclrtMemcpy(dst: Buffer, destMax: int, src: Buffer, count: int, kind: int) -> None:
     """aclrtMemcpy. Host sides are NumPy arrays/buffers or DLPack tensors (``dst`` writable: the
-    copy lands in its memory), device sides ints."""
+    copy lands in its memory), device sides ints; None is nullptr."""
     _rt().memcpy(_host(dst, True), destMax, _host(src), count, kind)
 
 
@@ -284,11 +284,11 @@ def aclrtMemcpyAsync(dst: Buffer, destMax: int, src: Buffer, count: int, kind: i
     _rt().memcpy_async(_host(dst, True), destMax, _host(src), count, kind, stream)
 
 
-def aclrtMemset(devPtr: int, maxCount: int, value: int, count: int) -> None:
+def aclrtMemset(devPtr: int | None, maxCount: int, value: int, count: int) -> None:
     _rt().memset(devPtr, maxCount, value, count)
 
 
-def aclrtMemsetAsync(devPtr: int, maxCount: int, value: int, count: int, stream: AclrtStream) -> None:
+def aclrtMemsetAsync(devPtr: int | None, maxCount: int, value: int, count: int, stream: AclrtStream) -> None:
     _rt().memset_async(devPtr, maxCount, value, count, stream)
 
 

@@ -299,6 +299,37 @@ def test_each_error_carries_only_its_own_cann_text(emulator):
         assert acl.aclGetRecentErrMsg() is None   # nothing new since
 
 
+def test_each_error_keeps_its_own_text_after_kilobytes_of_errors(backend):
+    """A thread's error text outgrows the emulator's 8 KiB buffer: each error still carries its
+    own text only, whatever earlier tests left in a thread (tests/test_acl_sharing.py's test above
+    failed after test_emulator*.py: the emulator cut the tail of the old text, a text no CANN
+    returns, and pyaclnn then took the whole 8 KiB for new). Both backends: the same class and
+    status; the NumPy backend has no CANN text."""
+    import threading
+    seen: list = []
+
+    def body() -> None:
+        with pyaclnn.Device(0):
+            a, b, out = pyaclnn.Tensor.zeros((2,)), pyaclnn.Tensor.zeros((3,)), pyaclnn.Tensor.zeros((2,))
+            for _ in range(200):  # about 25 KiB of text
+                try:
+                    pyaclnn.MseLossBackward(a, a, b, "none", out)
+                except pyaclnn.AclnnParamInvalidError as exc:
+                    seen.append((exc.status, exc.cann_message))
+            for t in (a, b, out):
+                t.close()
+
+    worker = threading.Thread(target=body)
+    worker.start()
+    worker.join()
+    assert len(seen) == 200 and all(status == 161002 for status, _ in seen)
+    for _, text in seen:
+        if backend == "acl":
+            assert text is not None and text.count("EZ1001") == 1 and "cannot broadcast" in text, text[:300]
+        else:
+            assert text is None
+
+
 def test_a_borrowed_handle_that_is_no_stream_fails_the_launch_alike(backend):
     """A launch on an address that is no live stream: phase 2's runtime error, 361001, on both
     backends (the NumPy backend answered the runtime's 107000); nothing is left queued."""

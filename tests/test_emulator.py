@@ -111,20 +111,24 @@ class Acl:
         self.op = ffi.dlopen(str(op), ffi.RTLD_NOW)
         self.emu = Emulator(home)
         self._seen = threading.local()
-        self.stream = None
+        self.stream = self.event = None
         self.ensure()
 
     def ensure(self) -> None:
         """aclInit + device 0 + a usable stream in the main thread (other tests of the suite may
         have finalized acl or reset the device since the last test)."""
         ffi = self.ffi
-        if self.stream is not None and self.rt.aclrtMemcpyAsync(ffi.NULL, 0, ffi.NULL, 0, H2D, self.stream) == OK:
+        # the probe: waiting for an event never recorded queues nothing, but needs a context, a
+        # live stream of that context and a live event (a zero-byte copy succeeds before any check)
+        if self.stream is not None and self.rt.aclrtStreamWaitEvent(self.stream, self.event) == OK:
             return
         assert self.rt.aclInit(ffi.NULL) in (OK, ACL_ERROR_REPEAT_INITIALIZE)
         assert self.rt.aclrtSetDevice(0) == OK
         p = ffi.new("aclrtStream *")
         assert self.rt.aclrtCreateStream(p) == OK
-        self.stream = p[0]
+        e = ffi.new("aclrtEvent *")
+        assert self.rt.aclrtCreateEvent(e) == OK
+        self.stream, self.event = p[0], e[0]
         self.errmsg()
 
     def errmsg(self) -> str | None:
@@ -663,7 +667,7 @@ def test_recent_error_message_order(dev):
     """hicann/runtime acl.cpp aclGetRecentErrMsgImpl: each read prepends the text new since the
     previous read to what was returned before (newest first); nothing new: the same text again.
     Run in a new thread: the text is per thread, so what earlier tests left in this one (up to
-    the buffer's cap, where the oldest text is cut) cannot change what is seen."""
+    the buffer's cap, beyond which the older text is dropped whole) cannot change what is seen."""
     ffi, rt = dev.ffi, dev.rt
     seen: dict = {}
 
@@ -767,8 +771,8 @@ def test_memory_rules(dev):
     assert (emu.live("device_alloc"), emu.live("device_bytes")) == (allocs + 1, nbytes + 100)
     buf = np.arange(25, dtype=np.float32)
     assert rt.aclrtMemcpy(p[0], 100, ffi.from_buffer(buf), 100, H2D) == OK
-    assert rt.aclrtMemcpy(p[0], 96, ffi.from_buffer(buf), 100, H2D) == ACL_ERROR_INVALID_PARAM  # destMax
-    assert rt.aclrtMemset(p[0], 100, 0, 101) == ACL_ERROR_INVALID_PARAM
+    assert rt.aclrtMemcpy(p[0], 96, ffi.from_buffer(buf), 100, H2D) == ACL_ERROR_RT_PARAM_INVALID  # destMax
+    assert rt.aclrtMemset(p[0], 100, 0, 101) == ACL_ERROR_RT_PARAM_INVALID                        # maxCount
     assert rt.aclrtMemset(p[0], 100, 0, 100) == OK
     assert rt.aclrtMemcpyAsync(p[0], 100, ffi.from_buffer(buf), 100, H2D, dev.acl.stream) == OK
     assert rt.aclrtSynchronizeStream(dev.acl.stream) == OK  # the queued copy, before the free

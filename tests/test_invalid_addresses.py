@@ -10,7 +10,13 @@ Each behaviour comes from the real sources (cited in the code that implements it
 - aclSet{Input,Output,}TensorAddr with a NULL tensor is ACLNN_ERR_INNER_NULLPTR (561103),
   checked before the executor; the dynamic variants likewise for a NULL list;
 - no host call checks that a device address is 32-byte aligned (aclrtMalloc only hands out
-  aligned memory): an unaligned one inside an allocation is accepted and computed on.
+  aligned memory): an unaligned one inside an allocation is accepted and computed on;
+- a destroyed aclTensor given to aclSet{Input,Output,}TensorAddr is a use after free in C (the
+  call first writes the address into it): refused where the NULL tensor is, 561103, nothing
+  changed; phase 2 of an executor whose tensor was destroyed likewise (the emulator's model);
+- a NumPy-in/NumPy-out call on a Tensor outside its allocation raises the kernel's AI Core
+  exception naming the call that failed (aclrtSynchronizeStream on a device, aclnn<Op> on the
+  NumPy backend, whose kernels run at once); a DLPack export of it is a BufferError.
 
 Every test runs on the NumPy backend and on the acl backend through the emulator, and asserts
 the exception class and status code. Oracle: the statuses of the sources above, and for values
@@ -242,3 +248,96 @@ def test_an_unaligned_device_address_is_accepted(s: Session) -> None:
     acl.aclnnMseLossBackward(None, ws, ex, s.stream)
     acl.aclrtSynchronizeStream(s.stream)
     np.testing.assert_array_equal(s.download(out_base + 4, (2, 2)), want)
+
+
+# -- 4. aclSet*TensorAddr and phase 2 with a destroyed tensor ----------------------------------------
+@pytest.mark.parametrize("api", SETTERS)
+@pytest.mark.parametrize("which", ["captured", "other"])
+def test_set_tensor_addr_with_a_destroyed_tensor_is_561103(s: Session, api: str, which: str) -> None:
+    """opbase acl_op_api.cpp aclSet*TensorAddr: the tensor is checked first (NULL: 561103), then
+    tensor->SetStorageAddr(addr), a write into freed memory for a destroyed aclTensor. Both
+    backends refuse it there with the NULL tensor's status and change nothing (the NumPy backend
+    set the address anyway; the emulator did too for the executor's own tensor)."""
+    g, x, y, tg, tx, ty = _mse_inputs(s)
+    out_addr = s.malloc(16)
+    out = s.tensor(out_addr)
+    index = 0 if api == "aclSetOutputTensorAddr" else 1  # out / self (aclSetTensorAddr: inputs first)
+    ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(tg, tx, ty, NONE, out)
+    acl.aclSetAclOpExecutorRepeatable(ex)
+    try:
+        if which == "captured":  # the executor's own tensor, destroyed
+            dead = out if api == "aclSetOutputTensorAddr" else tx
+        else:
+            dead = s.tensor(s.malloc(16))
+        s.tensors.remove(dead)
+        acl.aclDestroyTensor(dead)
+        elsewhere = s.malloc(16)
+        for executor in (ex, None):  # checked before the executor
+            with pytest.raises(errors.AclnnInnerNullptrError) as info:
+                getattr(acl, api)(executor, index, dead, elsewhere)
+            assert info.value.status == 561103 and info.value.api == api
+            assert "destroyed" in str(info.value)
+        if which == "other":  # nothing changed: the executor still computes on its own tensors
+            acl.aclnnMseLossBackward(None, ws, ex, s.stream)
+            acl.aclrtSynchronizeStream(s.stream)
+            np.testing.assert_array_equal(s.download(out_addr, (2, 2)), 2 * (x - y) * g)
+    finally:
+        acl.aclDestroyAclOpExecutor(ex)
+
+
+def test_phase2_after_a_captured_tensor_was_destroyed_is_561103(s: Session) -> None:
+    """Phase 2 would read the freed aclTensor (use after free): the emulator refuses it with
+    561103 and a misuse; the NumPy backend does the same (it ran on the tensor's old address)."""
+    g, x, y, tg, tx, ty = _mse_inputs(s)
+    out = s.tensor(s.malloc(16))
+    ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(tg, tx, ty, NONE, out)
+    s.tensors.remove(tx)
+    acl.aclDestroyTensor(tx)
+    with pytest.raises(errors.AclnnInnerNullptrError) as info:
+        acl.aclnnMseLossBackward(None, ws, ex, s.stream)  # consumes the executor all the same
+    assert info.value.status == 561103 and info.value.api == "aclnnMseLossBackward"
+    assert "destroyed before phase 2" in str(info.value)
+
+
+# -- 5. NumPy in/out calls and DLPack exports of a tensor at a bad address ---------------------------
+@pytest.fixture
+def overrun(backend: str) -> Iterator[tuple[pyaclnn.Device, pyaclnn.Tensor]]:
+    """A (2, 2) float32 tensor over an 8-byte allocation (an overrun: unlike a freed address, no
+    later allocation of the call can make it valid again)."""
+    with pyaclnn.Device(0) as device:
+        addr = acl.aclrtMalloc(8, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+        tensor = pyaclnn.Tensor.from_address(addr, (2, 2), F32, device=device)
+        try:
+            yield device, tensor
+        finally:
+            tensor.close()
+            acl.aclrtFree(addr)
+
+
+def test_a_host_call_on_a_bad_tensor_names_the_failing_call(backend: str, overrun) -> None:
+    """mse_loss_backward(...) with a Tensor reaching past its allocation: the kernel's AI Core
+    exception on both backends. On a device the call synchronizes its stream, and that C call
+    fails; the NumPy backend runs the kernel at once, so it names the operator's phase 2 (it
+    named aclrtSynchronizeStream, which nothing had called)."""
+    device, bad = overrun
+    with pyaclnn.Tensor.from_numpy(np.ones((2, 2), F32)) as t:
+        with pytest.raises(errors.RtAicoreExceptionError) as info:
+            pyaclnn.mse_loss_backward(t, bad, t, "none")
+    assert info.value.status == 507015
+    want = "aclrtSynchronizeStream" if backend == "acl" else "aclnnMseLossBackward"
+    assert info.value.api == want and str(info.value).startswith(f"{want}: ")
+    if backend == "numpy":
+        assert "aclrtSynchronizeStream:" not in str(info.value)
+        assert "reaches outside its device allocation" in str(info.value)
+
+
+def test_a_dlpack_export_of_a_bad_tensor_is_a_buffer_error(backend: str, overrun) -> None:
+    """DLPack's own error for what cannot be exported, on both backends (device memory on acl;
+    memory not inside a live allocation on NumPy, which raised the AI Core exception of an
+    aclrtSynchronizeStream nothing had called)."""
+    device, bad = overrun
+    with pytest.raises(BufferError) as info:
+        np.from_dlpack(bad)
+    assert not isinstance(info.value, errors.AclError)
+    if backend == "numpy":
+        assert "Tensor.__dlpack__" in str(info.value) and "not inside a live allocation" in str(info.value)

@@ -29,7 +29,10 @@ NULL_RETURNED = 561103
 
 
 def _ptr(value: Any, writable: bool = False) -> Any:
-    """An int address or a host buffer, as the void* cffi needs."""
+    """An int address or a host buffer, as the void* cffi needs (None: nullptr, which the
+    library checks itself)."""
+    if value is None:
+        return NULL
     if isinstance(value, int):
         return ffi.cast("void *", value)
     if isinstance(value, np.ndarray):  # a byte view: bfloat16 has no buffer-protocol format
@@ -37,6 +40,11 @@ def _ptr(value: Any, writable: bool = False) -> Any:
             raise ValueError("host arrays passed to aclrtMemcpy must be C-contiguous")
         value = value.reshape(-1).view(np.uint8)
     return ffi.from_buffer(value, require_writable=writable)
+
+
+def _device_ptr(addr: int | None) -> Any:
+    """A device address as void* (None: nullptr, which the library checks itself)."""
+    return NULL if addr is None else ffi.cast(_VOID_P, addr)
 
 
 def _nullable(handle: Any) -> Any:
@@ -227,8 +235,8 @@ class AclRuntime:
         check(self.rt.aclrtMemcpyAsync(_ptr(dst, True), dst_max, _ptr(src), count, kind, stream),
               "aclrtMemcpyAsync")
 
-    def memset(self, ptr: int, max_count: int, value: int, count: int) -> None:
-        check(self.rt.aclrtMemset(ffi.cast("void *", ptr), max_count, value, count), "aclrtMemset")
+    def memset(self, ptr: int | None, max_count: int, value: int, count: int) -> None:
+        check(self.rt.aclrtMemset(_device_ptr(ptr), max_count, value, count), "aclrtMemset")
 
     def mem_info(self, attr: int) -> tuple[int, int]:
         free, total = ffi.new("size_t *"), ffi.new("size_t *")
@@ -352,8 +360,8 @@ class AclRuntime:
     def synchronize_device(self) -> None:
         check(self.rt.aclrtSynchronizeDevice(), "aclrtSynchronizeDevice")
 
-    def memset_async(self, ptr: int, max_count: int, value: int, count: int, stream: Any) -> None:
-        check(self.rt.aclrtMemsetAsync(ffi.cast(_VOID_P, ptr), max_count, value, count, stream), "aclrtMemsetAsync")
+    def memset_async(self, ptr: int | None, max_count: int, value: int, count: int, stream: Any) -> None:
+        check(self.rt.aclrtMemsetAsync(_device_ptr(ptr), max_count, value, count, stream), "aclrtMemsetAsync")
 
     def create_event_with_flag(self, flag: int) -> Any:
         out = ffi.new("aclrtEvent *")

@@ -32,13 +32,15 @@ ACL_ERROR_RT_PARAM_INVALID = 107000
 ACL_ERROR_RT_INVALID_DEVICEID = 107001
 ACL_ERROR_RT_CONTEXT_NULL = 107002
 ACL_ERROR_RT_STREAM_CONTEXT = 107003
+ACL_ERROR_RT_FEATURE_NOT_SUPPORT = 207000
 ACL_ERROR_RT_AICORE_EXCEPTION = 507015
 ACL_ERROR_RT_DRV_INTERNAL_ERROR = 507899
 ACLNN_ERR_RUNTIME_ERROR = 361001
 ACLNN_ERR_PARAM_NULLPTR = 161001
 ACLNN_ERR_PARAM_INVALID = 161002
 ACLNN_ERR_INNER_NULLPTR = 561103
-MEMCPY_KINDS = range(0, 8)
+ACL_MEMCPY_HOST_TO_HOST = 0
+MEMCPY_KINDS = range(0, 6)  # the acl layer's MemcpyKindTranslate: HOST_TO_HOST .. HOST_TO_BUF_TO_DEVICE
 VERSION = "8.1.RC1"  # the CANN release whose ABI the emulation follows (headers are a superset)
 
 
@@ -76,6 +78,7 @@ class Executor:
     outputs: list[TensorDesc | None]  # None: a NULL optional slot (index rule "position")
     repeatable: bool = False
     workspace_size: int = 0
+    handles: tuple[int, ...] = ()  # the aclTensors phase 1 captured (list elements included)
 
 
 class _Thread(threading.local):
@@ -356,6 +359,31 @@ class NumpyRuntime:
     def free_host(self, ptr: int) -> None:
         self.memory.release(ptr, "host", "aclrtFreeHost")
 
+    # -- copies and memsets: each layer's checks in the real order (emu_runtime.c cites them) ----
+    # 1. acl layer (hicann/runtime src/acl/aclrt_impl/memory.cpp aclrt{Memcpy,Memset}{,Async}Impl):
+    #    count 0 succeeds before anything else; then NULL pointers and the memcpy kind, 100000.
+    # 2. the async entry points validate the stream handle (api_c.cc rtMemcpyAsync/rtMemsetAsync).
+    # 3. count > destMax (maxCount): 107000 (api_error.cc ApiErrorDecorator::MemCopySync,
+    #    MemcpyAsync, MemsetAsync; aclrtMemset's is the driver's drvMemsetD8, after the context).
+    # 4. the context (api_impl.cc ApiImpl::*: 107002), then the memory (the driver: 507899).
+    def _memcpy_args(self, api: str, dst: Any, src: Any, count: int, kind: int) -> bool:
+        """Step 1 of a copy; True when there is nothing to do (count 0: the call succeeds)."""
+        if count == 0:
+            return True
+        for name, value in (("dst", dst), ("src", src)):
+            if value is None or (isinstance(value, int) and value == 0):
+                raise self._fail(ACL_ERROR_INVALID_PARAM, api, f"{name} is nullptr")
+        if kind not in MEMCPY_KINDS:
+            raise self._fail(ACL_ERROR_INVALID_PARAM, api, f"invalid aclrtMemcpyKind {kind} (MemcpyKindTranslate takes "
+                                                           "ACL_MEMCPY_HOST_TO_HOST .. ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)")
+        return False
+
+    def _max_check(self, api: str, name: str, maximum: int, count: int) -> None:
+        """Step 3: RT_ERROR_INVALID_VALUE, reported as ACL_ERROR_RT_PARAM_INVALID."""
+        if count > maximum:
+            raise self._fail(ACL_ERROR_RT_PARAM_INVALID, api, f"count {count} exceeds {name} {maximum} "
+                                                              f"(range (0, {maximum}])")
+
     def _bytes(self, where: Any, count: int, api: str, writable: bool) -> np.ndarray:
         if isinstance(where, int):
             return self._device_bytes(where, count, api)
@@ -378,18 +406,17 @@ class NumpyRuntime:
         return flat[:count]
 
     def _device_bytes(self, addr: int, count: int, api: str) -> np.ndarray:
-        """The device side of a copy. Neither the acl layer (aclrtMemcpyImpl /
-        aclrtMemcpyAsyncImpl, hicann/runtime src/acl/aclrt_impl/memory.cpp) nor the runtime
-        (ApiErrorDecorator::MemCopySync, src/runtime/api/impl/api_error.cc) checks the address:
-        the driver does. On A2/A3 (hicann/driver src/ascend_hal/svm/v2: _drvMemcpyInner, then
-        the SVM ioctl's devmm_get_svm_mem_attrs / devmm_memcpy_para_check in
-        src/sdk_driver/svm/v2/master/comm/svm_master_memcpy.c) a range it cannot resolve fails
-        with -EINVAL / -EADDRNOTAVAIL, i.e. DRV_ERROR_PARA_ERROR / DRV_ERROR_IOCRL_FAIL, which
-        the runtime's ErrorcodeManage (src/runtime/core/src/common/errcode_manage.cc) reports as
-        ACL_ERROR_RT_DRV_INTERNAL_ERROR; aclrtMemcpyAsync's location check (drvMemGetAttribute)
-        fails the same way for an address in no heap. Closest model: refused at the call, 507899.
-        (A small overrun inside a mapped page, or a host address outside the SVM range, which
-        the driver copies as host memory, goes unnoticed on a device.)"""
+        """The device side of a copy or memset. Neither the acl layer nor the runtime checks the
+        address: the driver does. On A2/A3 (hicann/driver src/ascend_hal/svm/v2: _drvMemcpyInner
+        and drvMemsetD8Inner, then the SVM ioctls: devmm_memcpy_para_check in
+        src/sdk_driver/svm/v2/master/comm/svm_master_memcpy.c, devmm_ioctl_memset_device_check in
+        svm_master_memset.c) a range it cannot resolve fails with -EINVAL / -EADDRNOTAVAIL, i.e.
+        DRV_ERROR_PARA_ERROR / DRV_ERROR_IOCRL_FAIL, which the runtime's ErrorcodeManage
+        (src/runtime/core/src/common/errcode_manage.cc) reports as ACL_ERROR_RT_DRV_INTERNAL_ERROR;
+        the async calls' drvMemGetAttribute fails the same way for an address in no heap. Closest
+        model: refused at the call, 507899. (A small overrun inside a mapped page, or a host
+        address outside the SVM range, which the driver copies or sets as host memory, goes
+        unnoticed on a device.) Pinned host memory (aclrtMallocHost) is accepted too."""
         view = self.memory.bytes_at(addr, count)
         if view is None:
             raise self._fail(ACL_ERROR_RT_DRV_INTERNAL_ERROR, api,
@@ -397,37 +424,55 @@ class NumpyRuntime:
         return view
 
     def memcpy(self, dst: Any, dst_max: int, src: Any, count: int, kind: int) -> None:
-        self._need_context("aclrtMemcpy")
-        self._copy(dst, dst_max, src, count, kind, "aclrtMemcpy")
+        api = "aclrtMemcpy"
+        if self._memcpy_args(api, dst, src, count, kind):
+            return
+        self._max_check(api, "destMax", dst_max, count)
+        self._need_context(api)
+        out = self._bytes(dst, count, api, writable=True)
+        out[...] = self._bytes(src, count, api, writable=False)
 
     def memcpy_async(self, dst: Any, dst_max: int, src: Any, count: int, kind: int, stream: int) -> None:
-        self._need_context("aclrtMemcpyAsync")
-        self._need_stream(stream, "aclrtMemcpyAsync", launch=True)
-        self._copy(dst, dst_max, src, count, kind, "aclrtMemcpyAsync")
-
-    def _copy(self, dst: Any, dst_max: int, src: Any, count: int, kind: int, api: str) -> None:
-        if kind not in MEMCPY_KINDS:
-            raise self._fail(ACL_ERROR_INVALID_PARAM, api, f"unknown aclrtMemcpyKind {kind}")
-        if count > dst_max:
-            raise self._fail(ACL_ERROR_INVALID_PARAM, api, f"count {count} > destMax {dst_max}")
-        if count == 0:
+        """Steps 1-4, then (api_error.cc MemcpyAsync) H2H, which an online runtime refuses with
+        ACL_ERROR_RT_FEATURE_NOT_SUPPORT, then the stream's device (ApiImpl::MemcpyAsync)."""
+        api = "aclrtMemcpyAsync"
+        if self._memcpy_args(api, dst, src, count, kind):
             return
-        try:
-            out = self._bytes(dst, count, api, writable=True)
-            out[...] = self._bytes(src, count, api, writable=False)
-        except errors.AclError as exc:
-            self._thread.error = str(exc)
-            raise
+        self._need_stream(stream, api)
+        self._max_check(api, "destMax", dst_max, count)
+        self._need_context(api)
+        out = self._bytes(dst, count, api, writable=True)
+        data = self._bytes(src, count, api, writable=False)
+        if kind == ACL_MEMCPY_HOST_TO_HOST:
+            raise self._fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api,
+                             "ACL_MEMCPY_HOST_TO_HOST is not supported by the async copy")
+        self._need_stream(stream, api, launch=True)
+        out[...] = data
 
-    def memset(self, ptr: int, max_count: int, value: int, count: int) -> None:
-        self._need_context("aclrtMemset")
-        if count > max_count:
-            raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtMemset", f"count {count} > maxCount {max_count}")
-        view = self.memory.bytes_at(ptr, count)
-        if view is None:
-            raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtMemset",
-                             f"[{ptr:#x}, +{count}) is not inside one live allocation")
-        view[...] = value & 0xFF
+    def memset(self, ptr: int | None, max_count: int, value: int, count: int) -> None:
+        """The context, then the driver (drvMemsetD8Inner): count > maxCount, then the address."""
+        api = "aclrtMemset"
+        if count == 0:  # step 1
+            return
+        if not ptr:
+            raise self._fail(ACL_ERROR_INVALID_PARAM, api, "devPtr is nullptr")
+        self._need_context(api)
+        self._max_check(api, "maxCount", max_count, count)
+        self._device_bytes(ptr, count, api)[...] = value & 0xFF
+
+    def memset_async(self, ptr: int | None, max_count: int, value: int, count: int, stream: Any) -> None:
+        """The stream handle, count > maxCount, the context, the stream's device
+        (ApiImpl::MemsetAsync), then the address (memory_common.cc MemSetAsync)."""
+        api = "aclrtMemsetAsync"
+        if count == 0:  # step 1
+            return
+        if not ptr:
+            raise self._fail(ACL_ERROR_INVALID_PARAM, api, "devPtr is nullptr")
+        self._need_stream(stream, api)
+        self._max_check(api, "maxCount", max_count, count)
+        self._need_context(api)
+        self._need_stream(stream, api, launch=True)
+        self._device_bytes(ptr, count, api)[...] = value & 0xFF
 
     def mem_info(self, attr: int) -> tuple[int, int]:
         self._need_context("aclrtGetMemInfo")
@@ -558,10 +603,6 @@ class NumpyRuntime:
         device = self._thread.device
         self._report_faults([s for s, d in list(self._streams.items()) if d == device], "aclrtSynchronizeDevice")
 
-    def memset_async(self, ptr: int, max_count: int, value: int, count: int, stream: Any) -> None:
-        self._need_stream(stream, "aclrtMemsetAsync")
-        self.memset(ptr, max_count, value, count)
-
     def create_event_with_flag(self, flag: int) -> int:
         self._need_context("aclrtCreateEventWithFlag")
         return self._register(self._events, None)
@@ -630,9 +671,16 @@ class NumpyRuntime:
         """aclSet*TensorAddr check their tensor (list) first, before the executor: hicann/opbase
         src/nnopbase/common/api/acl_op_api.cpp, NNOPBASE_ASSERT_NULLPTR_WITH_RETURN(tensor,
         ACLNN_ERR_INNER_NULLPTR), whose message is OP_LOGE_FOR_INVALID_ARGUMENT_NULL_POINTER's
-        (common/inc/nnopbase_error_msg.h)."""
+        (common/inc/nnopbase_error_msg.h). A destroyed one is refused there too, with the same
+        status: the real call's first act, tensor->SetStorageAddr(addr), writes into freed memory
+        (use after free), so the closest safe behaviour is the emulator's (emu_nnopbase.c
+        set_addr, set_dynamic): ACLNN_ERR_INNER_NULLPTR, nothing changed."""
         if tensor is None:
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"{api} failed because {name} cannot be a NULL pointer.")
+        table, what = self._kinds["tensor" if name == "tensor" else "tensor_list"]
+        if type(tensor) is not int or tensor not in table:
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"{name} {tensor!r} is not a live {what} (destroyed?): "
+                                                           "pass the live one the executor was made with")
 
     def set_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
         self._need_tensor_arg(tensor, "aclSetTensorAddr")
@@ -714,8 +762,11 @@ class NumpyRuntime:
             self._thread.error = str(exc)
             raise
         inputs, outputs = _split_io(info, resolved)
+        handles = [h for kind, a in zip(info.kinds, args) if a is not None
+                   for h in ((a,) if kind == "tensor" else self._tensor_lists[a] if kind == "tensor_list" else ())]
         # the reference kernels need no device workspace
-        return 0, self._register(self._executors, Executor(op, resolved, empty, inputs, outputs))
+        return 0, self._register(self._executors, Executor(op, resolved, empty, inputs, outputs,
+                                                           handles=tuple(handles)))
 
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any) -> None:
         api = f"aclnn{op}"
@@ -738,6 +789,10 @@ class NumpyRuntime:
         self._need_stream(stream, api, launch=True)
         if ex.empty and not ops.fills_when_empty(op, self.soc, ex.args):
             return
+        dead = next((h for h in ex.handles if h not in self._tensors), None)
+        if dead is not None:  # phase 2 would read a freed aclTensor: refused, as the emulator does
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"tensor {dead!r} was destroyed before phase 2 "
+                                                           "(keep the tensors alive until phase 2 has returned)")
         views = tuple(self._view(a) if isinstance(a, TensorDesc) else a for a in ex.args)
         bad = next((a for a, v in zip(ex.args, views) if isinstance(a, TensorDesc) and v is None), None)
         if bad is not None:
@@ -767,15 +822,23 @@ class NumpyRuntime:
             return _nothing
         return ops.prepare(op, self.soc, args, empty)
 
+    def host_view(self, addr: int, shape: Sequence[int], dtype: np.dtype, strides: Sequence[int],
+                  offset: int) -> np.ndarray | None:
+        """The ndarray a tensor on emulated device memory is (zero copy); None when it reaches
+        outside its allocation (freed, or past its end)."""
+        return self.memory.view(addr, shape, np.dtype(dtype), strides, offset)
+
     def tensor_view(self, addr: int, shape: Sequence[int], dtype: np.dtype, strides: Sequence[int],
-                    offset: int) -> np.ndarray:
-        """The ndarray a tensor on emulated device memory is (zero copy); one that reaches
-        outside its allocation is the AI Core exception of a kernel reading it."""
-        view = self.memory.view(addr, shape, np.dtype(dtype), strides, offset)
+                    offset: int, api: str) -> np.ndarray:
+        """``host_view`` of a tensor the kernel of ``api`` (aclnn<Op>) reads or writes: one that
+        reaches outside its allocation is that kernel's AI Core exception, raised now (the
+        kernels run at once here; a device reports it at the stream's next synchronisation)."""
+        view = self.host_view(addr, shape, dtype, strides, offset)
         if view is None:
-            raise self._fail(ACL_ERROR_RT_AICORE_EXCEPTION, "aclrtSynchronizeStream",
-                             f"tensor at {addr:#x} (offset {offset}, shape {tuple(shape)}, strides "
-                             f"{tuple(strides)}) reaches outside its device allocation")
+            raise self._fail(ACL_ERROR_RT_AICORE_EXCEPTION, api,
+                             f"tensor at {addr:#x} (offset {offset}, shape {tuple(shape)}, strides {tuple(strides)}) "
+                             f"reaches outside its device allocation: the kernel's AI Core exception (a device "
+                             f"reports it at the stream's next aclrtSynchronizeStream)")
         return view
 
     def _view(self, desc: TensorDesc) -> np.ndarray | None:
@@ -805,8 +868,7 @@ class NumpyRuntime:
         if slot is None:  # a generated op's NULL optional slot (NnopbaseSetInputTensorAddr)
             raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"The {index}th {'output' if output else 'input'} in "
                              f"operator {ex.op} is a null pointer. The address cannot be updated")
-        desc = self._tensors.get(tensor)
-        if desc is not None and desc is not slot:
+        if self._tensors.get(tensor) is not slot:
             raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"tensor is not {'output' if output else 'input'} {index} of this executor")
         slot.addr = int(addr)
 

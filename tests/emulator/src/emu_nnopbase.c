@@ -705,13 +705,24 @@ static int definition_role(const aclOpExecutor *e, size_t index, int which)
  * moves the tensor (acl_op_api.cpp); the emulator still checks it against the documented range,
  * "[0, number of input tensors - 1]" (docs/en/api/nnopbase/aclnn/aclSetInputTensorAddr.md),
  * counting the non-NULL tensors in parameter order. An op-cache wrapper is neither kind: the
- * real call returns OK and the wrapper keeps the addresses of its phase 1. */
+ * real call returns OK and the wrapper keeps the addresses of its phase 1. A destroyed tensor is
+ * refused right after the NULL check (see there). */
 static aclnnStatus set_addr(const char *func, aclOpExecutor *e, size_t index, const aclTensor *tensor, void *addr,
                             int which)
 {
     int st;
     if (!tensor)
         return emu_error(ACLNN_ERR_INNER_NULLPTR, func, "%s failed because tensor cannot be a NULL pointer.", func);
+    if (!emu_is_tensor(tensor)) {
+        /* A destroyed aclTensor: the real call's first act is tensor->SetStorageAddr(addr), a write
+         * into freed memory (use after free), and phase 2 would read the executor's dangling
+         * pointer. The closest safe model: refuse it where the NULL tensor is refused, with the
+         * same status (ACLNN_ERR_INNER_NULLPTR), and count a misuse; as set_dynamic does for a
+         * dead element and emu_executor_launch for a tensor destroyed before phase 2. */
+        emu_note_misuse(func, "tensor %p is unknown or already destroyed", (const void *)tensor);
+        return emu_error(ACLNN_ERR_INNER_NULLPTR, func, "tensor %p is unknown or already destroyed (aclDestroyTensor); "
+                         "pass the live aclTensor the executor was made with", (const void *)tensor);
+    }
     emu_lock();
     if ((st = need_executor(func, e))) {
         emu_unlock();

@@ -1131,8 +1131,11 @@ aclError aclFinalizeReference(uint64_t *refCount)
 /* hicann/runtime src/acl/aclrt_impl/acl.cpp aclGetRecentErrMsgImpl: the error manager's text
  * since the last read (cleared by that read: error_manager.cc GetErrorMessage) is PREPENDED to the
  * thread_local aclRecentErrMsg, which is never cleared: "new\nolder\n...", newest first, and a
- * read with nothing new returns the previous text again (NULL only before any error). The oldest
- * text is cut when the buffer is full. */
+ * read with nothing new returns the previous text again (NULL only before any error).
+ * aclRecentErrMsg is a std::string: the real text is never cut, so it is always the new text, then
+ * "\n" and exactly what the previous read returned. The emulator's buffer is bounded: when the
+ * previous text no longer fits whole after the new text it is dropped whole, never cut (a cut
+ * tail is a text no CANN returns, and a binding that strips what it saw could not find it). */
 const char *aclGetRecentErrMsg(void)
 {
     if (emu_enter(__func__)) {
@@ -1140,9 +1143,8 @@ const char *aclGetRecentErrMsg(void)
     }
     if (t_err_len == 0)
         return t_err_out[0] ? t_err_out : NULL;
-    size_t old = strlen(t_err_out), keep = 0;
-    if (old && t_err_len + 1 < EMU_ERR_MAX - 1)
-        keep = old < EMU_ERR_MAX - 2 - t_err_len ? old : EMU_ERR_MAX - 2 - t_err_len;
+    size_t old = strlen(t_err_out);
+    size_t keep = (old && t_err_len + 1 + old < EMU_ERR_MAX) ? old : 0;  /* all or nothing */
     memmove(t_err_out + t_err_len + (keep ? 1 : 0), t_err_out, keep);
     t_err_out[t_err_len + (keep ? 1 : 0) + keep] = 0;
     memcpy(t_err_out, t_err, t_err_len);
@@ -1729,47 +1731,90 @@ aclError aclrtFreeHost(void *hostPtr)
     return free_tracked(__func__, &g_host_mem, "host", "aclrtMallocHost", hostPtr);
 }
 
-/* The device side of a copy must lie in a live aclrtMalloc allocation. Neither the acl layer
- * (hicann/runtime src/acl/aclrt_impl/memory.cpp aclrtMemcpyImpl / aclrtMemcpyAsyncImpl: count 0,
- * NULL, kind) nor the runtime (src/runtime/api/impl/api_error.cc ApiErrorDecorator::MemCopySync:
- * cnt > destMax, kind) looks at the address; the driver does. On A2/A3 (hicann/driver
+/* ---- aclrtMemcpy(Async) / aclrtMemset(Async): the checks of each layer, in the real order ----
+ *
+ * 1. The acl layer (hicann/runtime src/acl/aclrt_impl/memory.cpp aclrtMemcpyImpl,
+ *    aclrtMemcpyAsyncImpl, aclrtMemsetImpl, aclrtMemsetAsyncImpl; the C build
+ *    src/acl/aclrt_c/runtime/memory.c alike): count 0 is a success before anything else is looked
+ *    at; then a NULL pointer (ACL_REQUIRES_NOT_NULL_WITH_INPUT_REPORT) and, for copies, the kind
+ *    (MemcpyKindTranslate knows HOST_TO_HOST ... HOST_TO_BUF_TO_DEVICE only: INNER_ and
+ *    INTER_DEVICE_TO_DEVICE are refused there), all ACL_ERROR_INVALID_PARAM. No context yet.
+ * 2. The runtime's entry points (src/runtime/api/api_c.cc rtMemcpyAsync / rtMemsetAsync) validate
+ *    the stream handle (RT_VALIDATE_AND_UNWRAP_OBJECT) before the parameter checks.
+ * 3. The parameter checks of src/runtime/api/impl/api_error.cc (ApiErrorDecorator::MemCopySync,
+ *    ::MemcpyAsync, ::MemsetAsync): cnt > destMax is RT_ERROR_INVALID_VALUE, which
+ *    src/runtime/core/src/common/errcode_manage.cc maps to ACL_ERROR_RT_PARAM_INVALID (107000).
+ *    ApiErrorDecorator::MemSetSync has no such check: for aclrtMemset it is the driver's
+ *    (hicann/driver src/ascend_hal/svm/v2/devmm/devmm_svm.c drvMemsetD8Inner: dest_max < num ->
+ *    DRV_ERROR_INVALID_VALUE -> RT_ERROR_DRV_INPUT -> 107000 too), after the context.
+ * 4. Only then the current context (api_impl.cc ApiImpl::MemCopySync / MemcpyAsync / MemSetSync /
+ *    MemsetAsync: CHECK_CONTEXT_VALID_WITH_RETURN -> ACL_ERROR_RT_CONTEXT_NULL), then the memory.
+ */
+
+/* Step 1. Returns -1 for count 0 (nothing to do: the call succeeds), else 0 or the status. */
+static int acl_memcpy_checks(const char *func, const void *dst, const void *src, size_t count, aclrtMemcpyKind kind)
+{
+    if (count == 0)
+        return -1;
+    if (!dst || !src)
+        return emu_error(ACL_ERROR_INVALID_PARAM, func, "%s is nullptr", !dst ? "dst" : "src");
+    if ((int)kind < ACL_MEMCPY_HOST_TO_HOST || (int)kind > ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)
+        return emu_error(ACL_ERROR_INVALID_PARAM, func, "kind %d is invalid (HOST_TO_HOST .. HOST_TO_BUF_TO_DEVICE)",
+                         (int)kind);
+    return 0;
+}
+
+/* Step 3 (and the driver's check of aclrtMemset). */
+static int max_check(const char *func, const char *max_name, size_t max, size_t count)
+{
+    if (count > max)
+        return emu_error(ACL_ERROR_RT_PARAM_INVALID, func, "count %zu exceeds %s %zu (range (0, %zu])", count,
+                         max_name, max, max);
+    return 0;
+}
+
+/* The device side of a copy or memset must lie in a live allocation. Neither the acl layer nor the
+ * runtime looks at the address; the driver does. On A2/A3 (hicann/driver
  * src/ascend_hal/svm/v2/devmm/devmm_svm.c _drvMemcpyInner -> the DEVMM_SVM_MEMCPY ioctl,
  * src/sdk_driver/svm/v2/master/comm/svm_master_memcpy.c devmm_memcpy_proc) a range it cannot
  * resolve fails with -EINVAL or -EADDRNOTAVAIL -> DRV_ERROR_PARA_ERROR / DRV_ERROR_IOCRL_FAIL,
  * which the runtime (src/runtime/core/src/common/errcode_manage.cc GetDrvErrCode, rtErrMap_)
  * reports as ACL_ERROR_RT_DRV_INTERNAL_ERROR; the async copy's location check
  * (api_error.cc MemcpyAsyncCheckLocation -> drvMemGetAttribute) fails alike for an address in no
- * heap. The emulator reports every such range at the call: a small overrun inside a mapped page
- * (or a host address outside the SVM range, which that driver copies as host memory) would go
- * unnoticed on a device. */
-static int check_device_side(const char *func, const char *what, const void *p, size_t count)
+ * heap. aclrtMemset: drvMemsetD8Inner -> the DEVMM_SVM_MEMSET8 ioctl
+ * (src/sdk_driver/svm/v2/master/comm/svm_master_memset.c devmm_ioctl_memset_device_check: no heap,
+ * a range past the heap or pages not allocated -> -EINVAL) -> 507899 alike; aclrtMemsetAsync:
+ * src/runtime/core/src/launch/memory_common.cc MemSetAsync -> drvMemGetAttribute (DRV_ERROR_NOT_EXIST
+ * for an address in no heap -> 507899), then an async copy into it. Pinned host memory
+ * (aclrtMallocHost) is in the SVM range too: memset fills it (devmm_memset_fill_pages_process).
+ * The emulator reports every such range at the call: a small overrun inside a mapped page (or a
+ * host address outside the SVM range, which that driver copies or sets as host memory) would go
+ * unnoticed on a device, and a freed address in a still-mapped heap may surface only when the
+ * queued task runs. */
+static int check_device_side(const char *func, const char *what, const void *p, size_t count, int pinned_ok)
 {
     if (emu_device_range_ok(p, count))
         return 0;
+    if (pinned_ok) {
+        emu_lock();
+        int ok = table_contains(&g_host_mem, p, count);
+        emu_unlock();
+        if (ok)
+            return 0;
+    }
     emu_note_misuse(func, "%s %p (+%zu bytes) is not inside a live device allocation", what, p, count);
     return emu_error(ACL_ERROR_RT_DRV_INTERNAL_ERROR, func, "%s %p (+%zu bytes) is not inside a live device allocation", what, p, count);
 }
 
-static int memcpy_checks(const char *func, void *dst, size_t destMax, const void *src, size_t count,
-                         aclrtMemcpyKind kind)
+static int memcpy_device_checks(const char *func, const void *dst, const void *src, size_t count, aclrtMemcpyKind kind)
 {
-    if ((!dst || !src) && count > 0)
-        return emu_error(ACL_ERROR_INVALID_PARAM, func, "dst or src is nullptr");
-    if (destMax < count)
-        return emu_error(ACL_ERROR_INVALID_PARAM, func, "count %zu exceeds destMax %zu", count, destMax);
-    if ((int)kind < ACL_MEMCPY_HOST_TO_HOST || (int)kind > ACL_MEMCPY_INTER_DEVICE_TO_DEVICE)
-        return emu_error(ACL_ERROR_INVALID_PARAM, func, "kind %d is invalid", (int)kind);
-    if (count == 0)
-        return 0;
     int st = 0;
     int dst_dev = kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_DEVICE_TO_DEVICE ||
-                  kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE || kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE ||
-                  kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE;
-    int src_dev = kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE ||
-                  kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE || kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE;
-    if (dst_dev && (st = check_device_side(func, "dst", dst, count)))
+                  kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE;
+    int src_dev = kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
+    if (dst_dev && (st = check_device_side(func, "dst", dst, count, 0)))
         return st;
-    if (src_dev && (st = check_device_side(func, "src", src, count)))
+    if (src_dev && (st = check_device_side(func, "src", src, count, 0)))
         return st;
     return 0;
 }
@@ -1779,33 +1824,42 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, a
     int st = emu_enter(__func__);
     if (st)
         return st;
+    if ((st = acl_memcpy_checks(__func__, dst, src, count, kind)))
+        return st < 0 ? ACL_SUCCESS : st;
+    if ((st = max_check(__func__, "destMax", destMax, count)))
+        return st;
     NEED_CTX(__func__);
-    if ((st = memcpy_checks(__func__, dst, destMax, src, count, kind)))
+    if ((st = memcpy_device_checks(__func__, dst, src, count, kind)))
         return st;
     /* no implicit stream synchronisation (api_c.cc rtMemcpy -> ApiImpl::MemCopySync): a copy
      * racing with queued work is the caller's bug */
     check_host_access(__func__, dst, count, 1);
     check_host_access(__func__, src, count, 0);
-    if (count)
-        memmove(dst, src, count);
+    memmove(dst, src, count);
     return ACL_SUCCESS;
 }
 
+/* After the steps above: the memory (MemcpyAsyncCheckLocation), then H2H, refused by an online
+ * (host-driven) runtime with RT_ERROR_FEATURE_NOT_SUPPORT (api_error.cc MemcpyAsync; api_c.cc
+ * rtMemcpyAsync: ACL_ERROR_RT_FEATURE_NOT_SUPPORT), then ApiImpl::MemcpyAsync's check that the
+ * stream belongs to the current context (ACL_ERROR_RT_STREAM_CONTEXT). */
 aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
                           aclrtStream stream)
 {
     int st = emu_enter(__func__);
     if (st)
         return st;
-    NEED_CTX(__func__);
-    if ((st = launch_stream(__func__, stream)))
+    if ((st = acl_memcpy_checks(__func__, dst, src, count, kind)))
+        return st < 0 ? ACL_SUCCESS : st;
+    if ((st = known_stream(__func__, stream)) || (st = max_check(__func__, "destMax", destMax, count)))
         return st;
-    if ((st = memcpy_checks(__func__, dst, destMax, src, count, kind)))
+    NEED_CTX(__func__);
+    if ((st = memcpy_device_checks(__func__, dst, src, count, kind)))
         return st;
     if (kind == ACL_MEMCPY_HOST_TO_HOST)
         return emu_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, __func__, "ACL_MEMCPY_HOST_TO_HOST is not supported by the async copy");
-    if (!count)
-        return ACL_SUCCESS;
+    if ((st = launch_stream(__func__, stream)))
+        return st;
     emu_task *t = task_new(T_COPY, "aclrtMemcpyAsync");
     if (!t)
         return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of memory");
@@ -1818,40 +1872,47 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t cou
     return ACL_SUCCESS;
 }
 
-static int memset_checks(const char *func, void *devPtr, size_t maxCount, size_t count)
+/* Step 1 of the memsets. Returns -1 for count 0 (success), else 0 or the status. */
+static int acl_memset_checks(const char *func, const void *devPtr, size_t count)
 {
+    if (count == 0)
+        return -1;
     if (!devPtr)
         return emu_error(ACL_ERROR_INVALID_PARAM, func, "devPtr is nullptr");
-    if (maxCount < count)
-        return emu_error(ACL_ERROR_INVALID_PARAM, func, "count %zu exceeds maxCount %zu", count, maxCount);
     return 0;
 }
 
+/* Context (107002), then the driver: count > maxCount (107000) before the address (507899). */
 aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
 {
     int st = emu_enter(__func__);
     if (st)
         return st;
+    if ((st = acl_memset_checks(__func__, devPtr, count)))
+        return st < 0 ? ACL_SUCCESS : st;
     NEED_CTX(__func__);
-    if ((st = memset_checks(__func__, devPtr, maxCount, count)))
+    if ((st = max_check(__func__, "maxCount", maxCount, count)) ||
+        (st = check_device_side(__func__, "devPtr", devPtr, count, 1)))
         return st;
     check_host_access(__func__, devPtr, count, 1);
-    memset(devPtr, (int)(value & 0xff), count);  /* host or device: CANN decides by the address */
+    memset(devPtr, (int)(value & 0xff), count);
     return ACL_SUCCESS;
 }
 
+/* Stream handle, count > maxCount (ApiErrorDecorator::MemsetAsync, 107000), context (107002), the
+ * stream's context (ApiImpl::MemsetAsync, 107003), then the address (MemSetAsync, 507899). */
 aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream)
 {
     int st = emu_enter(__func__);
     if (st)
         return st;
+    if ((st = acl_memset_checks(__func__, devPtr, count)))
+        return st < 0 ? ACL_SUCCESS : st;
+    if ((st = known_stream(__func__, stream)) || (st = max_check(__func__, "maxCount", maxCount, count)))
+        return st;
     NEED_CTX(__func__);
-    if ((st = launch_stream(__func__, stream)))
+    if ((st = launch_stream(__func__, stream)) || (st = check_device_side(__func__, "devPtr", devPtr, count, 1)))
         return st;
-    if ((st = memset_checks(__func__, devPtr, maxCount, count)))
-        return st;
-    if (!count)
-        return ACL_SUCCESS;
     emu_task *t = task_new(T_MEMSET, "aclrtMemsetAsync");
     if (!t)
         return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of memory");
