@@ -83,6 +83,17 @@ def emulator(emulator_home: Path, use_backend: Callable[..., object]):
     emu.reset_faults()
 
 
+@pytest.fixture(params=["deferred", "worker"])
+def emu(request: pytest.FixtureRequest, emulator):
+    """The emulator with asynchronous streams (queued work runs at synchronisation, or on a
+    worker thread); the test fails if the emulator saw misuse (memory freed under queued work)."""
+    emulator.set_stream_mode(request.param)
+    emulator.reset_counters()
+    yield emulator
+    assert emulator.misuse() == 0, emulator.last_misuse()
+    emulator.set_stream_mode(None)
+
+
 @pytest.fixture(params=["numpy", "acl"])
 def backend(request: pytest.FixtureRequest, use_backend: Callable[..., object]) -> str:
     """Runs a test on the reference backend and on the acl backend (through the emulator)."""

@@ -267,15 +267,6 @@ def test_refused_calls_release_what_phase_1_made(backend, request):
     assert live_handles() == before
 
 
-@pytest.fixture(params=["deferred", "worker"])
-def emu(request, emulator):
-    emulator.set_stream_mode(request.param)
-    emulator.reset_counters()
-    yield emulator
-    assert emulator.misuse() == 0, emulator.last_misuse()
-    emulator.set_stream_mode(None)
-
-
 def test_a_launch_on_a_stream_object_keeps_what_it_uses(emu):
     """Phase 2 through the C layer on a pyaclnn.Stream is ordered like the objects' own launches
     (the emulator's streams run queued work later; freeing it early, or reading before it ran,

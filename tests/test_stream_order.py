@@ -21,15 +21,6 @@ from conftest import live_handles
 F32 = np.float32
 
 
-@pytest.fixture(params=["deferred", "worker"])
-def emu(request, emulator):
-    emulator.set_stream_mode(request.param)
-    emulator.reset_counters()
-    yield emulator
-    assert emulator.misuse() == 0, emulator.last_misuse()
-    emulator.set_stream_mode(None)
-
-
 def mse_case(n=8, seed=0):
     rng = np.random.default_rng(seed)
     g, x, y = (rng.standard_normal(n).astype(F32) for _ in range(3))
