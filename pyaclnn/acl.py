@@ -33,6 +33,8 @@ import re
 import sys as _sys
 from typing import Any, Callable, Sequence
 
+import numpy as _np
+
 from . import _backend, _current, _handles, errors as _errors
 from ._handles import (AclBoolArray, AclFloatArray, AclIntArray, AclOpExecutor, AclScalar, AclScalarArray,
                        AclScalarList, AclTensor, AclTensorArray, AclTensorList, AclrtContext, AclrtEvent, AclrtStream)
@@ -273,15 +275,50 @@ def _host(buffer: Buffer, writable: bool = False) -> Buffer:
     return host_array(buffer, in_place=writable) if hasattr(buffer, "__dlpack__") else buffer
 
 
+def _host_side(api: str, name: str, buffer: Buffer, count: int, writable: bool = False) -> Buffer:
+    """One side of a copy, checked before CANN is called: a host buffer C would read or write as
+    ``count`` plain bytes must be C-contiguous, writable for ``dst`` and hold ``count`` bytes (C
+    cannot know, and would read or write past it). Ints (addresses) and None go through as they
+    are. TypeError for what is no buffer, ValueError for a buffer that cannot serve."""
+    if buffer is None or (isinstance(buffer, int) and not isinstance(buffer, bool)):
+        return buffer
+    buffer = _host(buffer, writable)
+    if isinstance(buffer, _np.ndarray):  # flags, not memoryview: bfloat16 has no buffer-protocol format
+        contiguous, readonly, nbytes = buffer.flags.c_contiguous, not buffer.flags.writeable, buffer.nbytes
+    else:
+        try:
+            view = memoryview(buffer)
+        except TypeError:
+            raise TypeError(f"{api}: {name} must be a host buffer (NumPy array, bytearray, DLPack CPU tensor...), "
+                            f"an int address or None, not {type(buffer).__name__}") from None
+        contiguous, readonly, nbytes = view.c_contiguous, view.readonly, view.nbytes
+    if not contiguous:
+        fix = ("copy into np.ascontiguousarray(dst), then assign it back" if writable
+               else "pass np.ascontiguousarray(src)")
+        raise ValueError(f"{api}: {name} is not C-contiguous (C copies count plain bytes from its start): {fix}")
+    if writable and readonly:
+        raise ValueError(f"{api}: {name} is read-only, and the copy writes into it: pass a writable buffer "
+                         f"(e.g. {name}.copy() or np.empty_like({name}))")
+    if count > nbytes:
+        raise ValueError(f"{api}: count {count} exceeds {name}'s {nbytes} bytes: pass count <= {nbytes} "
+                         f"or a larger {name}")
+    return buffer
+
+
 def aclrtMemcpy(dst: Buffer, destMax: int, src: Buffer, count: int, kind: int) -> None:
     """aclrtMemcpy. Host sides are NumPy arrays/buffers or DLPack tensors (``dst`` writable: the
-    copy lands in its memory), device sides ints; None is nullptr."""
-    _rt().memcpy(_host(dst, True), destMax, _host(src), count, kind)
+    copy lands in its memory; both C-contiguous, of at least ``count`` bytes: else ValueError,
+    before CANN is called), device sides ints; None is nullptr."""
+    api = "aclrtMemcpy"
+    _rt().memcpy(_host_side(api, "dst", dst, count, True), destMax, _host_side(api, "src", src, count), count, kind)
 
 
 def aclrtMemcpyAsync(dst: Buffer, destMax: int, src: Buffer, count: int, kind: int, stream: AclrtStream) -> None:
-    """aclrtMemcpyAsync. Keep host buffers alive and unchanged until the stream is synchronized."""
-    _rt().memcpy_async(_host(dst, True), destMax, _host(src), count, kind, stream)
+    """aclrtMemcpyAsync (host sides as for aclrtMemcpy). Keep host buffers alive and unchanged
+    until the stream is synchronized."""
+    api = "aclrtMemcpyAsync"
+    _rt().memcpy_async(_host_side(api, "dst", dst, count, True), destMax, _host_side(api, "src", src, count),
+                       count, kind, stream)
 
 
 def aclrtMemset(devPtr: int | None, maxCount: int, value: int, count: int) -> None:

@@ -131,6 +131,22 @@ class Acl:
         self.stream, self.event = p[0], e[0]
         self.errmsg()
 
+    def close(self) -> None:
+        """Give back what ensure() took (its event and stream, its aclrtSetDevice and its aclInit
+        reference), so that later test files of the session start from a process where nothing
+        is initialized: a reference kept to the end of the session is what other files see."""
+        if self.stream is None:
+            return
+        rt, ffi = self.rt, self.ffi
+        if rt.aclrtStreamWaitEvent(self.stream, self.event) == OK:   # the helper's context still lives
+            assert rt.aclrtDestroyEvent(self.event) == OK
+            assert rt.aclrtDestroyStream(self.stream) == OK
+            assert rt.aclrtResetDevice(0) == OK
+        if self.emu.live("init"):
+            assert rt.aclFinalizeReference(ffi.new("uint64_t *")) == OK
+        self.stream = self.event = None
+        self.errmsg()
+
     def errmsg(self) -> str | None:
         """The error text new since the last errmsg() of this thread: aclGetRecentErrMsg returns
         it followed by everything it returned before (see test_recent_error_message_order)."""
@@ -143,9 +159,11 @@ class Acl:
         return text[:-len(seen) - 1] if seen and text.endswith("\n" + seen) else text
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def acl(toolkits):
-    return Acl(toolkits["8.x"])
+    helper = Acl(toolkits["8.x"])
+    yield helper
+    helper.close()
 
 
 class Dev:
@@ -393,6 +411,25 @@ def test_layout_9x_in_a_subprocess(toolkits):
         print("ok9")
     """)
     assert "ok9" in out
+
+
+def test_the_helper_gives_back_what_it_took(acl):
+    """The module's helper is closed at teardown: its aclInit reference, device set, stream and
+    event must all go back, or later test files of the session find acl initialized (the
+    order-dependent failure of test_acl_backend's live("init") == 0 after this file)."""
+    rt, ffi = acl.rt, acl.ffi
+
+    def held() -> tuple[int, ...]:
+        r = ffi.new("uint64_t *")          # aclInit then aclFinalizeReference: the others' references
+        assert rt.aclInit(ffi.NULL) in (OK, ACL_ERROR_REPEAT_INITIALIZE) and rt.aclFinalizeReference(r) == OK
+        return (int(r[0]),) + tuple(acl.emu.live(k) for k in ("device_set", "stream", "event"))
+
+    before = held()
+    helper = Acl(acl.home)
+    assert held() == (before[0] + 1, before[1] + 1, before[2] + 1, before[3] + 1)
+    helper.close()
+    assert held() == before
+    acl.ensure()
 
 
 def test_stub_build_and_lifecycle_in_a_subprocess(tmp_path):

@@ -11,6 +11,7 @@ import json
 import re
 import subprocess
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import pytest
@@ -50,8 +51,8 @@ def declared(path: Path) -> list[str]:
 # ------------------------------------------------------------------------------------------------
 # fixtures: the suite's 8.x toolkit in this process, with the new prototypes cdef'd
 # ------------------------------------------------------------------------------------------------
-@pytest.fixture(scope="session")
-def acl11(request, tmp_path_factory) -> Acl:
+@pytest.fixture(scope="module")
+def acl11(request, tmp_path_factory) -> Iterator[Acl]:
     try:
         home = Path(request.getfixturevalue("emulator_home"))
     except pytest.FixtureLookupError:
@@ -63,7 +64,8 @@ def acl11(request, tmp_path_factory) -> Acl:
                  "aclnnStatus aclnnAddCustom(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, "
                  "const aclrtStream stream);")
     acl.op = acl.ffi.dlopen(str(library_paths(home)[-1]), acl.ffi.RTLD_NOW)   # sees the new cdefs
-    return acl
+    yield acl
+    acl.close()
 
 
 class Dev11(Dev):

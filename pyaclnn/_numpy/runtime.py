@@ -40,6 +40,14 @@ ACLNN_ERR_PARAM_NULLPTR = 161001
 ACLNN_ERR_PARAM_INVALID = 161002
 ACLNN_ERR_INNER_NULLPTR = 561103
 ACL_MEMCPY_HOST_TO_HOST = 0
+# aclrtMemcpyAsync's kind against the memory (hicann/runtime api_error.cc MemcpyAsyncCheckLocation
+# -> MemcpyKindAutoCorrect, MemcpyKindReviseMap; NpuDriver::PtrGetRealLocation: aclrtMalloc memory is
+# DEVICE, aclrtMallocHost memory HOST, other host memory UNREGISTERED). Two known locations force the
+# kind; with an unregistered side, these kinds (H2H 0, H2D 1, D2H 2, D2D 3) are allowed, others 107000.
+_FORCED_KIND = {("host", "device"): 1, ("device", "host"): 2, ("host", "host"): 0, ("device", "device"): 3}
+_ALLOWED_KINDS = {("unregistered", "device"): (1, 3), ("device", "unregistered"): (2, 3),
+                  ("host", "unregistered"): (0, 1), ("unregistered", "host"): (0, 2),
+                  ("unregistered", "unregistered"): (0, 1, 2, 3)}
 MEMCPY_KINDS = range(0, 6)  # the acl layer's MemcpyKindTranslate: HOST_TO_HOST .. HOST_TO_BUF_TO_DEVICE
 VERSION = "8.1.RC1"  # the CANN release whose ABI the emulation follows (headers are a superset)
 
@@ -108,7 +116,7 @@ class NumpyRuntime:
         self._set_counts: dict[int, int] = {}  # aclrtSetDevice references, per device (all threads)
         self._default_contexts: dict[int, int] = {}  # device -> its default context
         self._streams: dict[int, int | None] = {}  # stream -> device it was created on
-        self._faults: dict[int, str] = {}  # stream -> its first failed launch, for the next sync
+        self._faults: dict[Any, str] = {}  # stream -> its first failed launch, for the next sync
         self._events: dict[int, float | None] = {}
         self._tensors: dict[int, TensorDesc] = {}
         self._bool_arrays: dict[int, tuple[bool, ...]] = {}
@@ -274,7 +282,22 @@ class NumpyRuntime:
         self._need_context("aclrtCreateStream")
         return self._register(self._streams, self._thread.device)
 
+    @staticmethod
+    def _is_default(stream: Any) -> bool:
+        """NULL is the default stream of the current context: the runtime's handle check lets
+        nullptr through (hicann/runtime runtime_handle_guard.cc GetValidatedObjectImpl) and
+        ApiImpl::MemcpyAsync / MemsetAsync / EventRecord / StreamWaitEvent / LaunchKernel and
+        CheckStreamSynchronizeParam (api_impl.cc) take curCtx->DefaultStream_(); phase 2
+        (opbase CommonOpExecutorRun) passes the stream on unchecked."""
+        return stream is None or (isinstance(stream, int) and stream == 0)
+
+    def _fault_key(self, stream: Any) -> Any:
+        """Where a failed launch waits to be reported: its stream, or the device's default one."""
+        return ("default", self._thread.device) if self._is_default(stream) else stream
+
     def _need_stream(self, stream: Any, api: str, launch: bool = False) -> None:
+        if self._is_default(stream):  # always live, and of the current context (the callers check it)
+            return
         # Phase 2 reports a refused stream as its runtime error, 361001, as the emulator does.
         phase2 = api.startswith("aclnn")
         if stream not in self._streams:
@@ -288,6 +311,9 @@ class NumpyRuntime:
                                           f"not to this thread's current device {self._thread.device}")
 
     def destroy_stream(self, stream: int) -> None:
+        self._need_init("aclrtDestroyStream")
+        if self._is_default(stream):  # aclrtDestroyStreamImpl: ACL_REQUIRES_NOT_NULL (stream.cpp)
+            raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream", "stream is nullptr")
         self._need_context("aclrtDestroyStream")
         self._need_stream(stream, "aclrtDestroyStream", launch=True)
         with self._lock:
@@ -298,13 +324,13 @@ class NumpyRuntime:
     def _add_fault(self, stream: Any, detail: str) -> None:
         """A launch that fails on the device: the stream's next synchronisation reports it."""
         with self._lock:
-            self._faults.setdefault(stream, detail)
+            self._faults.setdefault(self._fault_key(stream), detail)
 
     def _report_faults(self, streams: Sequence[Any], api: str) -> None:
         """Raise (once) the first failure queued on ``streams``, as the synchronisation ``api``
         that waits for them returns the status of the failed task."""
         with self._lock:
-            found = [d for d in (self._faults.pop(s, None) for s in streams) if d is not None]
+            found = [d for d in (self._faults.pop(self._fault_key(s), None) for s in streams) if d is not None]
         if found:
             raise self._fail(ACL_ERROR_RT_AICORE_EXCEPTION, api, found[0])
 
@@ -443,11 +469,30 @@ class NumpyRuntime:
         self._need_context(api)
         out = self._bytes(dst, count, api, writable=True)
         data = self._bytes(src, count, api, writable=False)
+        kind = self._async_kind(api, dst, src, kind)
         if kind == ACL_MEMCPY_HOST_TO_HOST:
             raise self._fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api,
                              "ACL_MEMCPY_HOST_TO_HOST is not supported by the async copy")
         self._need_stream(stream, api, launch=True)
         out[...] = data
+
+    def _location(self, where: Any) -> str:
+        alloc = self.memory.find(where) if isinstance(where, int) else None
+        return "unregistered" if alloc is None else alloc.kind  # "device" or "host" (pinned)
+
+    def _async_kind(self, api: str, dst: Any, src: Any, kind: int) -> int:
+        """The kind the async copy runs with (see _FORCED_KIND), or 107000 for a kind its memory
+        cannot have (pinned host memory given as the device side of a copy with pageable memory)."""
+        if kind > 3:  # ACL_MEMCPY_DEFAULT, ..._HOST_TO_BUF_TO_DEVICE: not modelled
+            return kind
+        where = (self._location(src), self._location(dst))
+        if where in _FORCED_KIND:
+            return _FORCED_KIND[where]
+        if kind not in _ALLOWED_KINDS[where]:
+            raise self._fail(ACL_ERROR_RT_PARAM_INVALID, api,
+                             f"kind {kind} does not match the memory: src is {where[0]}, dst is {where[1]} memory "
+                             f"(aclrtMallocHost memory is host memory: use a HOST kind)")
+        return kind
 
     def memset(self, ptr: int | None, max_count: int, value: int, count: int) -> None:
         """The context, then the driver (drvMemsetD8Inner): count > maxCount, then the address."""
@@ -601,7 +646,8 @@ class NumpyRuntime:
         """Waits for the streams of the thread's current device (Context::SyncStreamsWithTimeout)."""
         self._need_context("aclrtSynchronizeDevice")
         device = self._thread.device
-        self._report_faults([s for s, d in list(self._streams.items()) if d == device], "aclrtSynchronizeDevice")
+        streams = [None] + [s for s, d in list(self._streams.items()) if d == device]  # None: the default one
+        self._report_faults(streams, "aclrtSynchronizeDevice")
 
     def create_event_with_flag(self, flag: int) -> int:
         self._need_context("aclrtCreateEventWithFlag")

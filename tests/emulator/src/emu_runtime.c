@@ -282,6 +282,7 @@ typedef struct emu_ctx {
     uint64_t id;                              /* unique, never reused */
     int32_t device;
     int is_default;                           /* created by aclrtSetDevice, not by the user */
+    int default_status;                       /* first failure on its default (NULL) stream */
 } emu_ctx;
 
 /* One unit of queued stream work (see "Stream queues" below). */
@@ -768,9 +769,15 @@ static void task_submit(aclrtStream stream, emu_task *t)
     emu_lock();
     emu_stream *s = stream;
     if (!s) {
+        /* NULL is the current context's default stream (hicann/runtime api_impl.cc: MemcpyAsync,
+         * MemsetAsync, EventRecord, LaunchKernel take curCtx->DefaultStream_()): a failure there is
+         * the status of its next synchronisation, as on any stream. */
         emu_stream dflt = {0};
         task_run(&dflt, t);
         free(t);
+        emu_ctx *c = cur_ctx();
+        if (c && dflt.status && !c->default_status)
+            c->default_status = dflt.status;
         emu_unlock();
         return;
     }
@@ -1540,17 +1547,23 @@ aclError aclrtDestroyStream(aclrtStream stream)
     return ACL_SUCCESS;
 }
 
-/* Runs the queue of a known stream (NULL: nothing queued there) and returns, then clears, the
+/* Runs the queue of a known stream (NULL: the default one, never queued) and returns, then clears, the
  * status of the first of its tasks that failed since the last synchronisation. */
 static int sync_stream(const char *func, aclrtStream stream)
 {
-    if (!stream)
-        return 0;
     emu_lock();
-    emu_stream *s = stream;
-    drain_stream_until(s, NULL, 0);
-    int failed = s->status;
-    s->status = 0;
+    int failed;
+    if (!stream) {                            /* CheckStreamSynchronizeParam: curCtx->DefaultStream_() */
+        emu_ctx *c = cur_ctx();
+        failed = c ? c->default_status : 0;
+        if (c)
+            c->default_status = 0;
+    } else {
+        emu_stream *s = stream;
+        drain_stream_until(s, NULL, 0);
+        failed = s->status;
+        s->status = 0;
+    }
     emu_unlock();
     if (failed)
         return emu_error(failed, func, "a task queued on stream %p failed with %d (see the messages above)", stream, failed);
@@ -1591,7 +1604,8 @@ aclError aclrtSynchronizeDevice(void)
     /* every stream of the current context (Context::SyncStreamsWithTimeout in context.cc) */
     emu_lock();
     emu_ctx *c = cur_ctx();
-    int failed = 0;
+    int failed = c->default_status;           /* its default stream, then the others */
+    c->default_status = 0;
     for (emu_stream *s = g_streams; s; s = s->next_live)
         if (s->ctx == c && s->ctx_id == c->id) {
             drain_stream_until(s, NULL, 0);
@@ -1806,16 +1820,61 @@ static int check_device_side(const char *func, const char *what, const void *p, 
     return emu_error(ACL_ERROR_RT_DRV_INTERNAL_ERROR, func, "%s %p (+%zu bytes) is not inside a live device allocation", what, p, count);
 }
 
+/* Pinned host memory (aclrtMallocHost: NpuDriver::HostMemAlloc -> halMemAlloc(MEM_HOST), the SVM
+ * host-pin heap) may be the "device" side of a copy: drvMemcpy takes no kind (NpuDriver::MemCopySync
+ * -> MemCopySyncAdapter -> drvMemcpy; hicann/driver devmm_svm.c _drvMemcpyInner) and the SVM copy
+ * picks its direction from the addresses (svm_master_memcpy.c devmm_find_memcpy_dir: HOST-SVM to
+ * or from non-SVM memory is H2H). The async copy checks the kind first (memcpy_async_kind). */
 static int memcpy_device_checks(const char *func, const void *dst, const void *src, size_t count, aclrtMemcpyKind kind)
 {
     int st = 0;
     int dst_dev = kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_DEVICE_TO_DEVICE ||
                   kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE;
     int src_dev = kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
-    if (dst_dev && (st = check_device_side(func, "dst", dst, count, 0)))
+    if (dst_dev && (st = check_device_side(func, "dst", dst, count, 1)))
         return st;
-    if (src_dev && (st = check_device_side(func, "src", src, count, 0)))
+    if (src_dev && (st = check_device_side(func, "src", src, count, 1)))
         return st;
+    return 0;
+}
+
+/* Where memory is, for the async copy (NpuDriver::PtrGetRealLocation from drvMemGetAttribute):
+ * aclrtMalloc memory is DEVICE, aclrtMallocHost memory HOST, other host memory UNREGISTERED. */
+enum { LOC_DEVICE, LOC_HOST, LOC_UNREGISTERED };
+static const char *const g_loc_names[] = {"device", "host (aclrtMallocHost)", "unregistered host"};
+
+static int mem_location(const void *p, size_t count)
+{
+    emu_lock();
+    int loc = table_contains(&g_dev_mem, p, count) ? LOC_DEVICE
+              : table_contains(&g_host_mem, p, count) ? LOC_HOST : LOC_UNREGISTERED;
+    emu_unlock();
+    return loc;
+}
+
+/* aclrtMemcpyAsync's kind against its memory (api_error.cc MemcpyAsyncCheckLocation ->
+ * MemcpyKindAutoCorrect and its MemcpyKindReviseMap; A2/A3 drivers report user-malloc attributes,
+ * devmm_svm.c svm_support_get_user_malloc_attr): two known locations force the kind; with an
+ * unregistered side only some kinds are allowed, others are RT_ERROR_INVALID_VALUE (107000).
+ * Only H2H..D2D are looked at. Sets *kind to the kind the copy runs with. */
+static int memcpy_async_kind(const char *func, const void *dst, const void *src, size_t count, aclrtMemcpyKind *kind)
+{
+    enum { H2H = 1 << 0, H2D = 1 << 1, D2H = 1 << 2, D2D = 1 << 3 };
+    /* [src][dst]: a forced kind (>= 0), or -1 and the allowed kinds */
+    static const int forced[3][3] = {{ACL_MEMCPY_DEVICE_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST, -1},
+                                     {ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_HOST_TO_HOST, -1},
+                                     {-1, -1, -1}};
+    static const int allowed[3][3] = {{0, 0, D2H | D2D}, {0, 0, H2H | H2D}, {H2D | D2D, H2H | D2H, H2H | H2D | D2H | D2D}};
+    if ((int)*kind > ACL_MEMCPY_DEVICE_TO_DEVICE)
+        return 0;
+    int s = mem_location(src, count), d = mem_location(dst, count);
+    if (forced[s][d] >= 0) {
+        *kind = (aclrtMemcpyKind)forced[s][d];
+        return 0;
+    }
+    if (!(allowed[s][d] & (1 << *kind)))
+        return emu_error(ACL_ERROR_RT_PARAM_INVALID, func, "kind %d does not match the memory: src is %s memory, dst is %s memory",
+                         (int)*kind, g_loc_names[s], g_loc_names[d]);
     return 0;
 }
 
@@ -1854,7 +1913,8 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t cou
     if ((st = known_stream(__func__, stream)) || (st = max_check(__func__, "destMax", destMax, count)))
         return st;
     NEED_CTX(__func__);
-    if ((st = memcpy_device_checks(__func__, dst, src, count, kind)))
+    if ((st = memcpy_device_checks(__func__, dst, src, count, kind)) ||
+        (st = memcpy_async_kind(__func__, dst, src, count, &kind)))
         return st;
     if (kind == ACL_MEMCPY_HOST_TO_HOST)
         return emu_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, __func__, "ACL_MEMCPY_HOST_TO_HOST is not supported by the async copy");
