@@ -44,20 +44,23 @@ def row_scales(grad_loss, target, weight, reduction: str, ignore_index: int,
     else:
         # A2/A3 compare after casting both sides to fp32 (ComputeIgnoreMask).
         mask = t.astype(F32) != np.float32(ignore_index)
-    in_range = (t >= 0) & (t < C)
-    bad = mask & ~in_range
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
+    in_range = t.view(np.uint64) < C  # 0 <= t < C in one compare: a negative int64 is a huge uint64
+    if (mask > in_range).any():  # a row that is not ignored and whose target is no class
+        i = int(np.flatnonzero(mask & ~in_range)[0])
         raise AclnnParamInvalidError(
             api=API, detail=f"target[{i}]={int(t[i])} is out of range [0, {C}) and not ignored "
                             f"(ignore_index={ignore_index}); the device would read out of bounds")
     w = None if weight is None else as_f32(weight)
+    maskf = mask.astype(F32)
+    # tw_masked = mask * w[t] (w[t]: the row's class weight, 0 where the target is no class).
+    # (s * mask) * w[t] == s * (mask * w[t]) for a 0/1 mask, inf and NaN included, so it is
+    # formed once; without weights it is the mask itself (a row not ignored has a class: above).
     if w is None:
-        tw = in_range.astype(F32)  # 1 where the target is a class, else 0
+        tw_masked = maskf
     else:
         tw = np.zeros(n, F32)
         tw[in_range] = w[t[in_range]]
-    maskf = mask.astype(F32)
+        tw_masked = tw * maskf
     ls = np.float32(label_smoothing)
     g: np.ndarray | np.float32  # per-row gradients ('none'), else gradLoss[0] for every row
     if reduction == "none":
@@ -67,12 +70,11 @@ def row_scales(grad_loss, target, weight, reduction: str, ignore_index: int,
                 api=API, detail=f"reduction 'none' needs {n} gradLoss elements, got {g.size}")
     else:
         g = _first(np.asarray(grad_loss))
-    total = np.add.reduce(tw * maskf, dtype=F32) if reduction == "mean" else None
+    total = np.add.reduce(tw_masked, dtype=F32) if reduction == "mean" else None
     loss_grad = g * (np.float32(1) - ls)
     if total is not None:
         loss_grad = loss_grad / total
-    loss_grad = loss_grad * maskf
-    nll = (loss_grad * tw).astype(F32, copy=False)
+    nll = (loss_grad * tw_masked).astype(F32, copy=False)
     smooth = sum_w = None
     if ls != 0:
         s = g / total if total is not None else g
