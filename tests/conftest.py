@@ -4,7 +4,8 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, TypeVar
 
 import pytest
 
@@ -102,6 +103,25 @@ def backend(request: pytest.FixtureRequest, use_backend: Callable[..., object]) 
     else:
         use_backend("numpy")
     return request.param
+
+
+S = TypeVar("S")
+
+
+@contextmanager
+def on_device_0(make: Callable[[], S]) -> Iterator[S]:
+    """``make()`` (a C-layer session of the test's: streams, memory, tensors) with device 0
+    current through both layers; its ``close()`` and the device reset run after the test."""
+    import pyaclnn
+    from pyaclnn import acl
+    with pyaclnn.Device(0):
+        acl.aclrtSetDevice(0)
+        session: Any = make()
+        try:
+            yield session
+        finally:
+            session.close()
+            acl.aclrtResetDevice(0)
 
 
 def live_handles() -> dict[str, int]:

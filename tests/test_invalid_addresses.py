@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 
 import pyaclnn
+from conftest import on_device_0
 from pyaclnn import acl, errors
 
 F32 = np.float32
@@ -80,14 +81,8 @@ class Session:
 
 @pytest.fixture
 def s(backend: str) -> Iterator[Session]:
-    with pyaclnn.Device(0):
-        acl.aclrtSetDevice(0)
-        session = Session()
-        try:
-            yield session
-        finally:
-            session.close()
-            acl.aclrtResetDevice(0)
+    with on_device_0(Session) as session:
+        yield session
 
 
 def _mse_inputs(s: Session) -> tuple[np.ndarray, np.ndarray, np.ndarray, object, object, object]:

@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import pytest
 
-import pyaclnn
+from conftest import on_device_0
 from pyaclnn import acl, errors
 
 H2H, H2D, D2H = acl.ACL_MEMCPY_HOST_TO_HOST, acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST
@@ -65,14 +65,8 @@ class Mem:
 
 @pytest.fixture
 def m(backend: str) -> Iterator[Mem]:
-    with pyaclnn.Device(0):
-        acl.aclrtSetDevice(0)
-        mem = Mem()
-        try:
-            yield mem
-        finally:
-            mem.close()
-            acl.aclrtResetDevice(0)
+    with on_device_0(Mem) as mem:
+        yield mem
 
 
 def in_thread_without_device(call: Callable[[], Any]) -> BaseException | None:

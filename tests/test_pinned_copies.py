@@ -24,7 +24,7 @@ from typing import Iterator
 import numpy as np
 import pytest
 
-import pyaclnn
+from conftest import on_device_0
 from pyaclnn import acl, errors
 
 H2H, H2D, D2H, D2D = (acl.ACL_MEMCPY_HOST_TO_HOST, acl.ACL_MEMCPY_HOST_TO_DEVICE,
@@ -61,14 +61,8 @@ class Mem:
 
 @pytest.fixture
 def m(backend: str) -> Iterator[Mem]:
-    with pyaclnn.Device(0):
-        acl.aclrtSetDevice(0)
-        mem = Mem()
-        try:
-            yield mem
-        finally:
-            mem.close()
-            acl.aclrtResetDevice(0)
+    with on_device_0(Mem) as mem:
+        yield mem
 
 
 def test_sync_copy_into_and_out_of_pinned_memory_with_device_kinds(m: Mem) -> None:
