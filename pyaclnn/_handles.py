@@ -20,9 +20,16 @@ The object stays the owner, and keeps describing what its attributes say:
   the Tensor. The Plan keeps the Tensors alive (and checks them open) until phase 2 consumed the
   executor, or until aclDestroyAclOpExecutor for a repeatable one; phase 2 on a pyaclnn Stream
   records the launch, so their memory outlives it and host reads wait for it, as for the
-  objects' own launches (``pyaclnn._streamorder``).
+  objects' own launches (``pyaclnn._streamorder``);
+- aclCreateTensorList gives a Tensor element a descriptor of its own, for the same reason: the
+  list owns (and aclDestroyTensorList destroys) its elements (``create_tensor_list``).
 
-Anything else where a handle goes is a TypeError naming the C parameter. The fixed functions of
+Anything else where a handle goes is a TypeError naming the C parameter, and so is a handle of
+another of acl_meta.h's types (an aclScalar where an aclTensor goes): on acl cffi refuses it, on
+NumPy the runtime does with a status; either way ``refused`` then names the parameter, the same
+on both. It runs only once the call failed, so a valid call pays nothing for it. Streams, events
+and contexts are all ``void *`` to C: one given for another is the runtime's own 107000, as CANN's
+handle check answers. The fixed functions of
 ``pyaclnn.acl`` declare their handle parameters by annotation (``AclTensor``, ``AclrtStream``...)
 and ``accepting_objects`` wraps them; the operators' phase 1 reads its parameters' kinds from the
 signature (``HandleSlots``).
@@ -77,8 +84,6 @@ _OWNER_ONLY = {
     "aclDestroyTensor": "close() it",
     "aclrtDestroyStream": "close() it",
     "aclrtDestroyEvent": "close() it",
-    "aclCreateTensorList": "the list would destroy it: make the element with acl.aclCreateTensor(..., t.data_ptr), "
-                           "or pass the Tensors to pyaclnn.Op, which gives the list descriptors of its own",
     "aclInitTensor": _VIEW,
     "aclSetRawTensorAddr": _VIEW,
 }
@@ -126,11 +131,85 @@ def _object_handle(obj: Resource, ctype: str, api: str, name: str, shown: str) -
     return obj._raw
 
 
+def refused(api: str, given: Sequence[tuple[str, str, str, Any]]) -> None:
+    """The runtime refused a call of ``api``: the TypeError naming the first (name, C type, C type
+    as declared, value) of ``given`` whose value is a handle of another acl_meta.h type (a list of
+    handles for ``T *[]``); nothing if none is, and the caller re-raises the runtime's error."""
+    rt = _runtime()
+    for name, ctype, shown, value in given:
+        many = ctype.endswith("[]")
+        values = (value if isinstance(value, (list, tuple)) else ()) if many else (value,)
+        for k, v in enumerate(values):
+            got = rt.handle_ctype(v)
+            if got is not None and got != ctype.removesuffix("[]"):
+                slot = f"{name}[{k}]" if many else name
+                raise TypeError(f"{api}: {slot} ({shown.removesuffix('[]')}) takes "
+                                f"{_expected(ctype.removesuffix('[]'))}; got an {_word(got)} handle") from None
+
+
+class ListElements(list):
+    """aclCreateTensorList's elements as handles, with ``made``: (index, descriptor, Tensor) of
+    each descriptor made for a pyaclnn Tensor."""
+    made: list[tuple[int, Any, Tensor]]
+
+
 def to_handles(values: Sequence[Any], ctype: str, api: str, name: str) -> list[Any]:
-    """Each element of an array of handles (aclCreateTensorList's ``value``), as ``to_handle``."""
+    """Each element of an array of handles (aclCreateTensorList's ``value``), as ``to_handle``.
+
+    A pyaclnn Tensor in a tensor list gets a descriptor of its own, as phase 1 does: the list
+    owns its elements, aclDestroyTensorList destroys each (hicann/opbase acl_op_api.cpp:
+    aclDestroyTensor((*array)[i])), and must never destroy the Tensor's (``create_tensor_list``)."""
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
         raise TypeError(f"{api}: {name} ({ctype}[]) takes a sequence of handles, got {type(values).__name__}")
-    return [to_handle(v, ctype, api, f"{name}[{k}]") for k, v in enumerate(values)]
+    if api != "aclCreateTensorList":
+        return [to_handle(v, ctype, api, f"{name}[{k}]") for k, v in enumerate(values)]
+    rt = _runtime()
+    out = ListElements()
+    out.made = []
+    try:
+        for k, v in enumerate(values):
+            if isinstance(v, Tensor):
+                _object_handle(v, ctype, api, f"{name}[{k}]", ctype)  # open, and an aclTensor
+                out.made.append((k, own_descriptor(rt, v), v))
+                out.append(out.made[-1][1])
+            else:
+                out.append(to_handle(v, ctype, api, f"{name}[{k}]"))
+    except BaseException:
+        _destroy_all(rt, [d for _, d, _ in out.made])
+        raise
+    return out
+
+
+def _destroy_all(rt: Any, descriptors: Sequence[Any]) -> None:
+    for d in descriptors:
+        rt.destroy_tensor(d)
+
+
+_list_tensors: dict[int, list[Tensor]] = {}  # tensor list address -> the Tensors its descriptors view
+
+
+def create_tensor_list(rt: Any, value: Sequence[Any], size: int) -> Any:
+    """aclCreateTensorList(value, size) on ``to_handles``' elements: the descriptors made for
+    Tensors are the list's (destroyed with it, or here if it is not made); the Tensors are kept
+    alive until aclDestroyTensorList (``list_destroyed``), so their memory outlives the list."""
+    elements = list(value)[:size]
+    made = value.made if isinstance(value, ListElements) else []
+    _destroy_all(rt, [d for k, d, _ in made if k >= size])  # beyond size: not in the list, nobody's
+    made = [m for m in made if m[0] < size]
+    try:
+        handle = rt.create_tensor_list(elements)
+    except BaseException:  # no list: the descriptors are nobody's
+        _destroy_all(rt, [d for _, d, _ in made])
+        raise
+    if made:
+        _list_tensors[rt.as_int(handle)] = [t for _, _, t in made]
+    return handle
+
+
+def list_destroyed(rt: Any, array: Any) -> None:
+    """aclDestroyTensorList returned: the Tensors its descriptors viewed are no longer kept."""
+    if _list_tensors and array is not None:
+        _list_tensors.pop(rt.as_int(array), None)
 
 
 # -- the fixed functions: handle parameters found by annotation ---------------------------------
@@ -162,7 +241,8 @@ def accepting_objects(fn: Callable[..., Any]) -> Callable[..., Any]:
     params = inspect.signature(fn).parameters
     if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params.values()):
         raise TypeError(f"{api}: only plain parameters can be converted")
-    namespace: dict[str, Any] = {"_backend": _backend, "to_handle": to_handle, "to_handles": to_handles, "_fn": fn}
+    namespace: dict[str, Any] = {"_backend": _backend, "to_handle": to_handle, "to_handles": to_handles, "_fn": fn,
+                                 "_refused": refused}
     head = []
     for name, p in params.items():
         if p.default is p.empty:
@@ -177,7 +257,13 @@ def accepting_objects(fn: Callable[..., Any]) -> Callable[..., Any]:
         lines += [f"    if type({name}) is not native or not {name}:",
                   f"        {name} = {'to_handles' if many else 'to_handle'}({name}, "
                   f"{(ctype[:-2] if many else ctype)!r}, {api!r}, {name!r})"]
-    lines.append(f"    return _fn({', '.join(params)})")
+    # a refused call: a handle of another acl_meta.h type is named (``refused``), then re-raised
+    typed = [f"({name!r}, {ctype!r}, {ctype!r}, {name})" for _, name, ctype in slots if "*" in ctype]
+    if typed:
+        lines += ["    try:", f"        return _fn({', '.join(params)})", "    except Exception:",
+                  f"        _refused({api!r}, ({', '.join(typed)},))", "        raise"]
+    else:
+        lines.append(f"    return _fn({', '.join(params)})")
     exec("\n".join(lines), namespace)  # noqa: S102 - generated from fn's own signature only
     call = functools.update_wrapper(namespace[api], fn)
     call.handle_params = tuple((i, name, ctype.removesuffix("[]"), ctype.endswith("[]"))  # type: ignore[attr-defined]
@@ -232,6 +318,10 @@ class HandleSlots:
             (i, p.name, KIND_CTYPES[p.kind], p.ctype) for i, p in enumerate(sig.params) if p.kind in KIND_CTYPES)
         self.positions = tuple(s[0] for s in self.slots)
 
+    def refused(self, args: Sequence[Any]) -> None:
+        """Phase 1 was refused: ``refused`` on these slots of ``args``."""
+        refused(self.api, [(name, ctype, shown, args[i]) for i, name, ctype, shown in self.slots if "*" in ctype])
+
 
 def phase1(rt: Any, op: str, handles: HandleSlots, args: tuple) -> tuple[int, Any]:
     """aclnn<op>GetWorkspaceSize(*args) with each handle argument converted (module docstring)."""
@@ -250,7 +340,11 @@ def phase1(rt: Any, op: str, handles: HandleSlots, args: tuple) -> tuple[int, An
                 c_args[i] = plan.descriptor(rt, a)
             else:
                 c_args[i] = to_handle(a, ctype, api, name, shown)
-        size, executor = rt.workspace_size(op, tuple(c_args))
+        try:
+            size, executor = rt.workspace_size(op, tuple(c_args))
+        except Exception:
+            handles.refused(c_args)
+            raise
     except BaseException:
         if plan is not None:
             plan.release(rt, quiet=True)
@@ -276,7 +370,7 @@ def phase2(rt: Any, op: str, workspace: Any, workspace_size: int, executor: Any,
         stream = to_handle(stream, "aclrtStream", f"aclnn{op}", "stream")
     plan = _plans.get(rt.as_int(executor)) if _plans and executor is not None else None
     if plan is None:
-        rt.launch(op, workspace or 0, workspace_size, executor, stream)
+        launch(rt, op, workspace, workspace_size, executor, stream)
         return
     for t in plan.tensors:
         if t.closed:
@@ -285,7 +379,7 @@ def phase2(rt: Any, op: str, workspace: Any, workspace_size: int, executor: Any,
     if not plan.repeatable:  # phase 2 consumes a single-use executor, even when it fails
         _plans.pop(rt.as_int(executor), None)
     try:
-        rt.launch(op, workspace or 0, workspace_size, executor, stream)
+        launch(rt, op, workspace, workspace_size, executor, stream)
     except BaseException:
         if not plan.repeatable:
             plan.release(rt, quiet=True)
@@ -294,6 +388,15 @@ def phase2(rt: Any, op: str, workspace: Any, workspace_size: int, executor: Any,
         _streamorder.launched(order, _streamorder.uses_of(plan.tensors))
     if not plan.repeatable:
         plan.release(rt)
+
+
+def launch(rt: Any, op: str, workspace: Any, workspace_size: int, executor: Any, stream: Any) -> None:
+    """aclnn<op>(...) on converted handles; refused, an executor of another type is named."""
+    try:
+        rt.launch(op, workspace or 0, workspace_size, executor, stream)
+    except Exception:
+        refused(f"aclnn{op}", (("executor", "aclOpExecutor *", "aclOpExecutor *", executor),))
+        raise
 
 
 def made_repeatable(rt: Any, executor: Any) -> None:

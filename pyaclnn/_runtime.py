@@ -41,6 +41,7 @@ class Runtime(Protocol):
     def as_int(self, handle: Handle) -> int: ...   # the handle's address, for display and .handle
     def handle_from_int(self, value: int) -> Handle: ...  # the inverse: a handle given as its address
     def pointer_address(self, handle: Any) -> int: ...  # a non-int handle's address; TypeError if not one
+    def handle_ctype(self, handle: Any) -> str | None: ...  # "aclScalar *"... of a handle of acl_meta.h's types
     # streams and events
     def create_stream(self) -> Handle: ...
     def destroy_stream(self, stream: Handle) -> None: ...

@@ -423,12 +423,17 @@ def aclDestroyScalar(scalar: AclScalar) -> None:
 
 def aclCreateTensorList(value: AclTensorArray, size: int) -> Handle:
     """aclCreateTensorList(value, size) -> aclTensorList*. The list owns the tensors from now
-    on: aclDestroyTensorList destroys them (do not aclDestroyTensor them yourself)."""
-    return _rt().create_tensor_list(list(value)[:size])
+    on: aclDestroyTensorList destroys them (do not aclDestroyTensor them yourself). A
+    pyaclnn.Tensor element gets a descriptor of its own, the list's; the Tensor keeps its own
+    and is kept alive until aclDestroyTensorList (do not close() it before)."""
+    return _handles.create_tensor_list(_rt(), value, size)
 
 
 def aclDestroyTensorList(array: AclTensorList) -> None:
-    _rt().destroy_tensor_list(array)
+    """aclDestroyTensorList: the list and its elements (descriptors made for Tensors included)."""
+    rt = _rt()
+    rt.destroy_tensor_list(array)
+    _handles.list_destroyed(rt, array)
 
 
 def aclCreateScalarList(value: AclScalarArray, size: int) -> Handle:
@@ -525,14 +530,22 @@ def aclSetInputTensorAddr(executor: AclOpExecutor, index: int, tensor: Any, addr
     rt = _rt()
     if type(tensor) is not rt.handle_class or not tensor:
         tensor = _handles.executor_tensor(rt, executor, tensor, "aclSetInputTensorAddr")
-    rt.set_input_tensor_addr(executor, index, tensor, addr)
+    try:
+        rt.set_input_tensor_addr(executor, index, tensor, addr)
+    except Exception:
+        _handles.refused("aclSetInputTensorAddr", (("tensor", "aclTensor *", "aclTensor *", tensor),))
+        raise
 
 
 def aclSetOutputTensorAddr(executor: AclOpExecutor, index: int, tensor: Any, addr: int) -> None:
     rt = _rt()
     if type(tensor) is not rt.handle_class or not tensor:
         tensor = _handles.executor_tensor(rt, executor, tensor, "aclSetOutputTensorAddr")
-    rt.set_output_tensor_addr(executor, index, tensor, addr)
+    try:
+        rt.set_output_tensor_addr(executor, index, tensor, addr)
+    except Exception:
+        _handles.refused("aclSetOutputTensorAddr", (("tensor", "aclTensor *", "aclTensor *", tensor),))
+        raise
 
 
 def aclSetTensorAddr(executor: AclOpExecutor, index: int, tensor: Any, addr: int) -> None:
@@ -540,7 +553,11 @@ def aclSetTensorAddr(executor: AclOpExecutor, index: int, tensor: Any, addr: int
     rt = _rt()
     if type(tensor) is not rt.handle_class or not tensor:
         tensor = _handles.executor_tensor(rt, executor, tensor, "aclSetTensorAddr")
-    rt.set_tensor_addr(executor, index, tensor, addr)
+    try:
+        rt.set_tensor_addr(executor, index, tensor, addr)
+    except Exception:
+        _handles.refused("aclSetTensorAddr", (("tensor", "aclTensor *", "aclTensor *", tensor),))
+        raise
 
 
 def aclSetDynamicInputTensorAddr(executor: AclOpExecutor, irIndex: int, relativeIndex: int, tensors: AclTensorList,
@@ -594,7 +611,11 @@ def _phase1(op: str) -> Callable[..., tuple[int, Handle]]:
         for i in seen[2].positions:  # the ported call: live handles of the backend, as they are
             if type(args[i]) is not native or not args[i]:  # objects, ints, None...: converted
                 return _handles.phase1(rt, op, seen[2], args)
-        return rt.workspace_size(op, args)
+        try:
+            return rt.workspace_size(op, args)
+        except Exception:  # a handle of another type is named (pyaclnn._handles.refused)
+            seen[2].refused(args)
+            raise
     phase1.__name__ = phase1.__qualname__ = f"aclnn{op}GetWorkspaceSize"
     phase1.__doc__ = (f"aclnn{op}GetWorkspaceSize(<its C parameters>) -> (workspaceSize, executor).\n\n"
                       "The parameters are those of the operator's header, in order, without the two "
@@ -610,7 +631,7 @@ def _phase2(op: str) -> Callable[..., None]:
         native = rt.handle_class
         if (type(executor) is native and executor and type(stream) is native and stream  # the ported call
                 and not _handles._plans):
-            rt.launch(op, workspace or 0, workspaceSize, executor, stream)
+            _handles.launch(rt, op, workspace, workspaceSize, executor, stream)
         else:  # objects, ints, None, or an executor planned on pyaclnn Tensors
             _handles.phase2(rt, op, workspace, workspaceSize, executor, stream)
     phase2.__name__ = phase2.__qualname__ = f"aclnn{op}"

@@ -103,3 +103,44 @@ def test_destroying_the_null_stream_is_100000(s: Session) -> None:
     with pytest.raises(errors.AclError) as info:
         acl.aclrtDestroyStream(None)
     assert info.value.status == 100000 and info.value.api == "aclrtDestroyStream"
+
+
+def _fault_on_the_default_stream() -> None:
+    """A launch on NULL whose output was freed: its fault waits for the next synchronisation."""
+    s = Session()
+    try:
+        _, _, _, tg, tx, ty = _mse_inputs(s)
+        ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(tg, tx, ty, NONE, s.tensor(_outside(s, "freed")))
+        acl.aclnnMseLossBackward(None, ws, ex, None)
+    finally:
+        s.close()
+
+
+def test_the_default_stream_and_its_fault_go_with_their_context(backend: str) -> None:
+    """The default stream belongs to its context (hicann/runtime context.cc Context::Setup): the
+    last aclrtResetDevice tears the default context down (runtime.cc PrimaryContextRelease ->
+    ExecutePrimaryTearDown; ResetResourceFieldsAfterTearDown: defaultStream_ = nullptr), and
+    aclrtDestroyContext tears down a created context's own one (Context::TearDown). A fault not
+    yet reported goes with it: the next session's NULL stream is a new one, and another
+    context's NULL stream never had it. The NumPy backend kept it per device, to be reported in
+    the next session or in another context (the emulator keeps it per context)."""
+    acl.aclInit(None)
+    acl.aclrtSetDevice(0)
+    _fault_on_the_default_stream()
+    acl.aclrtResetDevice(0)                 # the last reset: the default context dies
+    acl.aclrtSetDevice(0)
+    acl.aclrtSynchronizeStream(None)        # a new default stream: nothing to report
+    acl.aclrtSynchronizeDevice()
+    default = acl.aclrtGetCurrentContext()
+    created = acl.aclrtCreateContext(0)     # current from now on, with a default stream of its own
+    _fault_on_the_default_stream()
+    acl.aclrtSetCurrentContext(default)
+    acl.aclrtSynchronizeStream(None)        # the default context's NULL stream: not its fault
+    acl.aclrtSetCurrentContext(created)
+    with pytest.raises(errors.RtAicoreExceptionError):
+        acl.aclrtSynchronizeStream(None)    # its own context reports it
+    _fault_on_the_default_stream()
+    acl.aclrtDestroyContext(created)        # unreported, it goes with its context
+    acl.aclrtSetCurrentContext(default)
+    acl.aclrtSynchronizeDevice()
+    acl.aclrtResetDevice(0)

@@ -26,6 +26,11 @@ _EXECUTOR_PP = ffi.typeof("aclOpExecutor **")
 ACL_ERROR_REPEAT_INITIALIZE = 100002
 # aclCreate* report failure only by returning NULL; pyaclnn raises ACLNN_ERR_INNER_NULLPTR for it.
 NULL_RETURNED = 561103
+# acl_meta.h's handle types, by their cffi type: what a handle is, for pyaclnn._handles' TypeError
+# (aclrtStream/aclrtEvent/aclrtContext are all void * to C: the runtime checks those itself).
+_META_CTYPES = {ffi.typeof(f"{name} *"): f"{name} *" for name in (
+    "aclTensor", "aclScalar", "aclIntArray", "aclFloatArray", "aclBoolArray", "aclTensorList", "aclScalarList",
+    "aclOpExecutor")}
 
 
 def _ptr(value: Any, writable: bool = False) -> Any:
@@ -179,6 +184,11 @@ class AclRuntime:
         if not isinstance(handle, ffi.CData) or ffi.typeof(handle).kind != "pointer":
             raise TypeError(f"not a pointer handle: {handle!r}")
         return int(ffi.cast("uintptr_t", handle))
+
+    def handle_ctype(self, handle: Any) -> str | None:
+        """The C type of a handle of acl_meta.h's types ("aclScalar *"...), read from its cffi
+        type; None for anything else (void * included: a stream, an event, an int address)."""
+        return _META_CTYPES.get(ffi.typeof(handle)) if isinstance(handle, ffi.CData) else None
 
     # -- streams and events --------------------------------------------------------------------
     def create_stream(self) -> Any:

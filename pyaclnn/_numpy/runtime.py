@@ -221,8 +221,10 @@ class NumpyRuntime:
                                  f"device {device_id} is not set (more resets than aclrtSetDevice calls)")
             self._set_counts[device_id] = count - 1
             context = self._default_contexts.pop(device_id, None) if count == 1 else None
-            if context is not None:  # the default context dies with the last reset
-                self._contexts.pop(context, None)
+            if context is not None:  # the default context dies with the last reset, and its
+                self._contexts.pop(context, None)  # default stream with it, unreported fault and all
+                self._faults.pop(("default", context), None)  # (runtime.cc PrimaryContextRelease ->
+                # ExecutePrimaryTearDown; context.cc ResetResourceFieldsAfterTearDown: defaultStream_ = nullptr)
         t = self._thread
         if count == 1 and t.device == device_id:
             t.device = t.context = None
@@ -248,6 +250,8 @@ class NumpyRuntime:
         with self._lock:
             if self._contexts.pop(context, None) is None:
                 raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyContext", f"{context!r} is not a live context")
+            # its own default stream goes with it (context.cc Context::TearDown: TearDownContextStream)
+            self._faults.pop(("default", context), None)
         if self._thread.context == context:
             self._thread.context = None
 
@@ -277,6 +281,17 @@ class NumpyRuntime:
         """Handles of this runtime are ints (caught before this): anything else is not one."""
         raise TypeError(f"not a handle: {handle!r}")
 
+    def handle_ctype(self, handle: Any) -> str | None:
+        """The C type of a live handle of acl_meta.h's types ("aclScalar *"...), as the acl
+        backend reads it from the cffi type; None for anything else (streams, events and
+        contexts are all void * to C: their calls check them, 107000 on both backends)."""
+        if type(handle) is not int:
+            return None
+        for table, what in self._kinds.values():
+            if handle in table:
+                return f"{what} *"
+        return "aclOpExecutor *" if handle in self._executors else None
+
     # -- streams and events --------------------------------------------------------------------
     def create_stream(self) -> int:
         self._need_context("aclrtCreateStream")
@@ -292,8 +307,9 @@ class NumpyRuntime:
         return stream is None or (isinstance(stream, int) and stream == 0)
 
     def _fault_key(self, stream: Any) -> Any:
-        """Where a failed launch waits to be reported: its stream, or the device's default one."""
-        return ("default", self._thread.device) if self._is_default(stream) else stream
+        """Where a failed launch waits to be reported: its stream, or the current context's
+        default one (each context has its own: hicann/runtime context.cc Context::Setup)."""
+        return ("default", self._thread.context) if self._is_default(stream) else stream
 
     def _need_stream(self, stream: Any, api: str, launch: bool = False) -> None:
         if self._is_default(stream):  # always live, and of the current context (the callers check it)
