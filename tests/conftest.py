@@ -105,6 +105,16 @@ def backend(request: pytest.FixtureRequest, use_backend: Callable[..., object]) 
     return request.param
 
 
+def headers_package(root: Path, headers: dict[str, str]) -> Path:
+    """A custom operator package at ``root`` holding only ``op_api/include/<name>`` headers of
+    the given texts (no library: a package installed half-way, or one made for a test)."""
+    include = root / "op_api" / "include"
+    include.mkdir(parents=True)
+    for name, text in headers.items():
+        (include / name).write_text(text)
+    return root
+
+
 S = TypeVar("S")
 
 

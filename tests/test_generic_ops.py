@@ -21,6 +21,7 @@ import pytest
 
 import pyaclnn
 from pyaclnn import acl
+from conftest import headers_package
 
 torch = pytest.importorskip("torch")
 TESTS = Path(__file__).resolve().parent
@@ -304,11 +305,9 @@ def test_9x_layout_finds_add_in_libopapi_math(tmp_path, custom_vendor):
 
 def test_unsupported_parameter_is_listed_and_named_when_called(
         emulator, emulator_home, custom_vendor, use_backend, monkeypatch, tmp_path, capsys):
-    weird = tmp_path / "weird"
-    (weird / "op_api" / "include").mkdir(parents=True)
-    (weird / "op_api" / "include" / "aclnn_weird.h").write_text(
+    weird = headers_package(tmp_path / "weird", {"aclnn_weird.h":
         "ACLNN_API aclnnStatus aclnnWeirdGetWorkspaceSize(const aclTensor *x, aclTensor **outs,\n"
-        "    uint64_t *workspaceSize, aclOpExecutor **executor);\n")
+        "    uint64_t *workspaceSize, aclOpExecutor **executor);\n"})
     monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", f"{weird}:{custom_vendor}")
     use_backend("acl", home=emulator_home)
     from pyaclnn._cli import main
@@ -457,11 +456,9 @@ def test_an_unparseable_declaration_is_named_whatever_the_arguments(
         emulator, emulator_home, custom_vendor, use_backend, monkeypatch, tmp_path):
     """A declaration pyaclnn cannot read has no parameters to count: the generic object says why it
     cannot call the operator, not that it "takes 0 arguments"."""
-    bad = tmp_path / "bad"
-    (bad / "op_api" / "include").mkdir(parents=True)
-    (bad / "op_api" / "include" / "aclnn_garbled.h").write_text(
+    bad = headers_package(tmp_path / "bad", {"aclnn_garbled.h":
         "aclnnStatus aclnnGarbledGetWorkspaceSize(const aclTensor *x, int (*cb)(int),\n"
-        "    uint64_t *workspaceSize, aclOpExecutor **executor);\n")
+        "    uint64_t *workspaceSize, aclOpExecutor **executor);\n"})
     monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", f"{bad}:{custom_vendor}")
     use_backend("acl", home=emulator_home)
     for args in ((), (np.ones(2, np.float32), None)):
@@ -527,9 +524,8 @@ def test_doctor_names_a_custom_package_without_its_library(
         emulator, emulator_home, custom_vendor, use_backend, monkeypatch, tmp_path):
     """A package whose headers are installed but whose libcust_opapi.so is not: the doctor says its
     library is MISSING (it said "unreadable") and notes that its operators cannot run."""
-    headers_only = tmp_path / "headers_only"
-    (headers_only / "op_api" / "include").mkdir(parents=True)
-    shutil.copy(custom_vendor / "op_api" / "include" / "aclnn_add_custom.h", headers_only / "op_api" / "include")
+    header = custom_vendor / "op_api" / "include" / "aclnn_add_custom.h"
+    headers_only = headers_package(tmp_path / "headers_only", {header.name: header.read_text()})
     monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", f"{headers_only}:{custom_vendor}")
     use_backend("acl", home=emulator_home)
     from pyaclnn._cli import doctor_report, doctor_text

@@ -14,6 +14,7 @@ import pytest
 
 from pyaclnn._registry import Registry, Source, cann_sources, custom_sources, pyaclnn_source
 from pyaclnn._signature import index_header, parse_header
+from conftest import headers_package
 
 HAND_WRITTEN = r'''/**
  * Copyright notice ... aclnnFakeGetWorkspaceSize( in a comment must not count
@@ -167,9 +168,7 @@ def test_shipped_headers_parse_to_the_documented_parameters():
 
 
 def _package(root: Path, name: str, header: str, opdef: dict | None) -> Path:
-    vendor = root / name
-    (vendor / "op_api" / "include").mkdir(parents=True)
-    (vendor / "op_api" / "include" / "aclnn_ops.h").write_text(header)
+    vendor = headers_package(root / name, {"aclnn_ops.h": header})
     if opdef is not None:
         config = vendor / "op_impl" / "ai_core" / "tbe" / "config" / "ascend910b"
         config.mkdir(parents=True)

@@ -23,6 +23,7 @@ import pytest
 import pyaclnn
 from pyaclnn import acl
 from pyaclnn._registry import Registry, Source, pyaclnn_source
+from conftest import headers_package
 
 TESTS = Path(__file__).resolve().parent
 LIB = Path("op_api") / "lib" / "libcust_opapi.so"
@@ -36,9 +37,7 @@ def custom_vendor(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _headers_only(root: Path, header: Path) -> Path:
     """A vendor folder with a header and no op_api/lib (a package installed half-way)."""
-    (root / "op_api" / "include").mkdir(parents=True)
-    shutil.copy(header, root / "op_api" / "include")
-    return root
+    return headers_package(root, {header.name: header.read_text()})
 
 
 def _run_add_custom() -> list[float]:
