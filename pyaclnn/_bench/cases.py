@@ -1,4 +1,7 @@
-"""The four benchmark cases: inputs, the pyaclnn call, the torch peer, bytes moved."""
+"""The four benchmark cases: inputs, the pyaclnn call, the torch peer, bytes moved.
+
+Each builder takes the sizes, so the large tables (``make_cases``) and the small-call table
+(``small.py``) time the same calls against the same aten peers."""
 from __future__ import annotations
 
 import math
@@ -44,8 +47,7 @@ def _outputs(result: Any) -> list[Any]:
     return [r for r in items if r is not None]
 
 
-def _mse_case(quick: bool) -> Case:
-    shape = (64, 64) if quick else (4096, 4096)  # 2^24 elements
+def mse_case(shape: tuple[int, ...]) -> Case:
 
     def make(rng: np.random.Generator) -> dict[str, Any]:
         return {k: rng.standard_normal(shape, dtype=F32) for k in ("grad", "x", "y")}
@@ -81,8 +83,7 @@ def _mse_case(quick: bool) -> Case:
                 run_torch_out=run_torch_out)
 
 
-def _group_norm_case(quick: bool) -> Case:
-    N, C, H, W, G = (2, 8, 4, 4, 4) if quick else (32, 256, 56, 56, 32)
+def group_norm_case(N: int, C: int, H: int, W: int, G: int) -> Case:
     HxW = H * W
 
     def make(rng: np.random.Generator) -> dict[str, Any]:
@@ -131,14 +132,14 @@ def _group_norm_case(quick: bool) -> Case:
                 torch_outputs=torch_outputs, run_torch_out=run_torch_out)
 
 
-def _cross_entropy_case(quick: bool) -> Case:
-    N, C = (16, 100) if quick else (4096, 32000)
+def cross_entropy_case(N: int, C: int) -> Case:
 
     def make(rng: np.random.Generator) -> dict[str, Any]:
         logits = rng.standard_normal((N, C), dtype=F32)
         logits -= np.log(np.exp(logits).sum(axis=1, dtype=F32, keepdims=True))  # log_softmax, in place
-        return {"grad_loss": np.array(rng.uniform(0.5, 1.5), F32),  # 0-D: reduction mean
-                "log_prob": logits, "target": rng.integers(0, C, N, dtype=np.int64)}
+        # grad_loss 0-D (reduction mean); total_weight is aten's (N: no weight, nothing ignored)
+        return {"grad_loss": np.array(rng.uniform(0.5, 1.5), F32), "log_prob": logits,
+                "target": rng.integers(0, C, N, dtype=np.int64), "total_weight": np.array(N, F32)}
 
     def run_pyaclnn(i: dict[str, Any]) -> Any:
         import pyaclnn
@@ -147,7 +148,6 @@ def _cross_entropy_case(quick: bool) -> Case:
     def run_torch(t: dict[str, Any]) -> Any:
         import torch
         # cross_entropy = nll_loss(log_softmax(z)); its backward is this pair of aten kernels.
-        # total_weight (N: no weight, nothing ignored) is an input prepared with the others.
         g = torch.ops.aten.nll_loss_backward(t["grad_loss"], t["log_prob"], t["target"], None, 1, -100,
                                              t["total_weight"])
         return torch.ops.aten._log_softmax_backward_data(g, t["log_prob"], 1, torch.float32)
@@ -179,9 +179,10 @@ def _cross_entropy_case(quick: bool) -> Case:
                 torch_outputs=torch_outputs, run_torch_out=run_torch_out)
 
 
-def _prelu_case(quick: bool) -> Case:
-    shape = (2, 8, 4, 4) if quick else (32, 256, 56, 56)
+def prelu_case(shape: tuple[int, ...]) -> Case:
     C = shape[1]
+    per_channel = (1, C) + (1,) * (len(shape) - 2)  # the weight as aten's kernel takes it
+    other_dims = tuple(d for d in range(len(shape)) if d != 1)
 
     def make(rng: np.random.Generator) -> dict[str, Any]:
         return {"dy": rng.standard_normal(shape, dtype=F32), "x": rng.standard_normal(shape, dtype=F32),
@@ -195,8 +196,8 @@ def _prelu_case(quick: bool) -> Case:
         # The kernel returns the weight gradient at the input's shape; autograd then sums it to
         # the weight's shape (sum_to_size). Both are needed for the same two outputs.
         import torch
-        gi, gw = torch.ops.aten._prelu_kernel_backward(t["dy"], t["x"], t["weight"].view(1, C, 1, 1))
-        return gi, gw.sum(dim=(0, 2, 3))
+        gi, gw = torch.ops.aten._prelu_kernel_backward(t["dy"], t["x"], t["weight"].view(per_channel))
+        return gi, gw.sum(dim=other_dims)
 
     def plan_pyaclnn(t: dict[str, Any], outs: list[Any]) -> Any:
         import pyaclnn
@@ -213,7 +214,11 @@ def _prelu_case(quick: bool) -> Case:
 
 
 def make_cases(quick: bool) -> list[Case]:
-    return [_mse_case(quick), _group_norm_case(quick), _cross_entropy_case(quick), _prelu_case(quick)]
+    if quick:
+        return [mse_case((64, 64)), group_norm_case(2, 8, 4, 4, 4), cross_entropy_case(16, 100),
+                prelu_case((2, 8, 4, 4))]
+    return [mse_case((4096, 4096)),  # 2^24 elements
+            group_norm_case(32, 256, 56, 56, 32), cross_entropy_case(4096, 32000), prelu_case((32, 256, 56, 56))]
 
 
 CASE_NAMES = ("mse", "group_norm", "cross_entropy", "prelu")

@@ -291,8 +291,6 @@ def run_case(case: Case, repeat: int, torch: Any, index: int, total: int, bandwi
     tinputs = None
     if torch is not None:
         tinputs = {k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v for k, v in inputs.items()}
-        if case.name == "cross_entropy":
-            tinputs["total_weight"] = torch.tensor(float(inputs["log_prob"].shape[0]), dtype=torch.float32)
     results: list[dict[str, Any] | None] = []
     for mode, measure in (("alloc", measure_alloc), ("reuse", measure_reuse)):
         if mode not in modes:

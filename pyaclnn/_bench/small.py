@@ -25,9 +25,10 @@ from typing import Any
 
 import numpy as np
 
+from .cases import Case, cross_entropy_case, group_norm_case, mse_case, prelu_case
+
 __all__ = ["TARGET", "SMALL_CASE", "small_cases", "measure_small", "format_small_table"]
 
-F32 = np.float32
 TARGET = 3.0       # pyaclnn per call / aten per call, at most
 SMALL_CASE = "small"  # its --case name
 SIZES = (128, 4096)  # elements of the main input: the issue's 8x16, and the top of the range
@@ -35,102 +36,29 @@ SIZES = (128, 4096)  # elements of the main input: the issue's 8x16, and the top
 
 @dataclass
 class SmallCase:
-    name: str
-    label: str
+    """A benchmark case (cases.py: the same pyaclnn call and aten peer as the large tables) on
+    inputs of ``elements`` elements."""
+    case: Case
     elements: int
-    make: Callable[[np.random.Generator], dict[str, Any]]
-    run_pyaclnn: Callable[[dict[str, Any]], Any]
-    run_torch: Callable[[dict[str, Any]], Any]  # on the inputs as torch tensors (shared memory)
-    peer_ops: tuple[str, ...]
 
+    @property
+    def name(self) -> str:
+        return self.case.name
 
-def _mse(n: int) -> SmallCase:
-    shape = (8, 16) if n == 128 else (64, 64)
-
-    def make(rng: np.random.Generator) -> dict[str, Any]:
-        return {k: rng.standard_normal(shape, dtype=F32) for k in ("grad", "x", "y")}
-
-    def ours(i: dict[str, Any]) -> Any:
-        import pyaclnn
-        return pyaclnn.mse_loss_backward(i["grad"], i["x"], i["y"], "none")
-
-    def theirs(t: dict[str, Any]) -> Any:
-        import torch
-        return torch.ops.aten.mse_loss_backward(t["grad"], t["x"], t["y"], 0)
-
-    return SmallCase("mse", f"MseLossBackward none {shape[0]}x{shape[1]}", n, make, ours, theirs,
-                     ("mse_loss_backward",))
-
-
-def _group_norm(n: int) -> SmallCase:
-    N, C, HxW, G = (2, 8, 8, 4) if n == 128 else (4, 16, 64, 4)
-
-    def make(rng: np.random.Generator) -> dict[str, Any]:
-        x = rng.standard_normal((N, C, HxW), dtype=F32)
-        groups = x.reshape(N, G, -1)
-        return {"dy": rng.standard_normal((N, C, HxW), dtype=F32), "x": x,
-                "mean": groups.mean(axis=-1).astype(F32),
-                "rstd": (1 / np.sqrt(groups.var(axis=-1) + 1e-5)).astype(F32),
-                "gamma": rng.uniform(0.5, 1.5, C).astype(F32)}
-
-    def ours(i: dict[str, Any]) -> Any:
-        import pyaclnn
-        return pyaclnn.group_norm_backward(i["dy"], i["x"], i["mean"], i["rstd"], i["gamma"], N, C, HxW, G)
-
-    def theirs(t: dict[str, Any]) -> Any:
-        import torch
-        return torch.ops.aten.native_group_norm_backward(t["dy"], t["x"], t["mean"], t["rstd"], t["gamma"],
-                                                         N, C, HxW, G, [True, True, True])
-
-    return SmallCase("group_norm", f"GroupNormBackward N={N} C={C} HxW={HxW} G={G}", n, make, ours, theirs,
-                     ("native_group_norm_backward",))
-
-
-def _cross_entropy(n: int) -> SmallCase:
-    N, C = (8, 16) if n == 128 else (64, 64)
-
-    def make(rng: np.random.Generator) -> dict[str, Any]:
-        z = rng.standard_normal((N, C), dtype=F32)
-        z -= np.log(np.exp(z).sum(axis=1, dtype=F32, keepdims=True))
-        return {"grad_loss": np.array(1.0, F32), "log_prob": z, "target": rng.integers(0, C, N),
-                "total_weight": np.array(N, F32)}
-
-    def ours(i: dict[str, Any]) -> Any:
-        import pyaclnn
-        return pyaclnn.cross_entropy_loss_grad(i["grad_loss"], i["log_prob"], i["target"], reduction="mean")
-
-    def theirs(t: dict[str, Any]) -> Any:
-        import torch
-        g = torch.ops.aten.nll_loss_backward(t["grad_loss"], t["log_prob"], t["target"], None, 1, -100,
-                                             t["total_weight"])
-        return torch.ops.aten._log_softmax_backward_data(g, t["log_prob"], 1, torch.float32)
-
-    return SmallCase("cross_entropy", f"CrossEntropyLossGrad N={N} C={C} mean", n, make, ours, theirs,
-                     ("nll_loss_backward", "_log_softmax_backward_data"))
-
-
-def _prelu(n: int) -> SmallCase:
-    shape = (8, 16) if n == 128 else (64, 64)
-
-    def make(rng: np.random.Generator) -> dict[str, Any]:
-        return {"dy": rng.standard_normal(shape, dtype=F32), "x": rng.standard_normal(shape, dtype=F32),
-                "weight": rng.uniform(0.05, 0.3, shape[1]).astype(F32)}
-
-    def ours(i: dict[str, Any]) -> Any:
-        import pyaclnn
-        return pyaclnn.prelu_backward(i["dy"], i["x"], i["weight"])
-
-    def theirs(t: dict[str, Any]) -> Any:
-        import torch
-        gi, gw = torch.ops.aten._prelu_kernel_backward(t["dy"], t["x"], t["weight"].view(1, -1))
-        return gi, gw.sum(dim=0)
-
-    return SmallCase("prelu", f"PreluBackward {shape[0]}x{shape[1]}, {shape[1]} weights", n, make, ours, theirs,
-                     ("_prelu_kernel_backward", "sum"))
+    @property
+    def label(self) -> str:
+        return self.case.label
 
 
 def small_cases() -> list[SmallCase]:
-    return [make(n) for n in SIZES for make in (_mse, _group_norm, _cross_entropy, _prelu)]
+    """The four ops on the issue's 8x16 (128 elements) and on 4096 elements."""
+    cases: list[SmallCase] = []
+    for n in SIZES:
+        rows, cols = (8, 16) if n == 128 else (64, 64)
+        N, C, HxW = (2, 8, 8) if n == 128 else (4, 16, 64)
+        cases += [SmallCase(c, n) for c in (mse_case((rows, cols)), group_norm_case(N, C, HxW, 1, 4),
+                                            cross_entropy_case(rows, cols), prelu_case((rows, cols)))]
+    return cases
 
 
 def _per_call_us(fn: Callable[[], Any], batch: int) -> float:
@@ -152,12 +80,13 @@ def _max_abs_diff(ours: Any, theirs: Any) -> float:
 
 def measure_small(case: SmallCase, torch: Any, samples: int, batch: int, seed: int) -> dict[str, Any]:
     """Median microseconds per call of each side over ``samples`` batches of ``batch`` calls."""
-    inputs = case.make(np.random.default_rng(seed))
-    ours: Callable[[], Any] = lambda: case.run_pyaclnn(inputs)  # noqa: E731
+    spec = case.case
+    inputs = spec.make(np.random.default_rng(seed))
+    ours: Callable[[], Any] = lambda: spec.run_pyaclnn(inputs)  # noqa: E731
     theirs: Callable[[], Any] | None = None
     if torch is not None:
         tinputs = {k: torch.from_numpy(v) for k, v in inputs.items()}
-        theirs = lambda: case.run_torch(tinputs)  # noqa: E731
+        theirs = lambda: spec.run_torch(tinputs)  # noqa: E731
     sides = [ours] if theirs is None else [ours, theirs, theirs]  # the last: aten on one thread
 
     def sample(k: int, n: int) -> float:
@@ -184,7 +113,7 @@ def measure_small(case: SmallCase, torch: Any, samples: int, batch: int, seed: i
                               "peer_one_thread": None, "ratio_one_thread": None, "max_abs_diff": None}
     if theirs is not None:
         peer_med = statistics.median(times[1])
-        result["peer"] = {"ops": [f"torch.ops.aten.{op}" for op in case.peer_ops], "median_us": peer_med,
+        result["peer"] = {"ops": [f"torch.ops.aten.{op}" for op in spec.peer_ops], "median_us": peer_med,
                           "samples_us": times[1]}
         result["ratio"] = med / peer_med
         result["within_target"] = result["ratio"] <= TARGET
