@@ -33,7 +33,7 @@ from .dtypes import DType
 # The hierarchy, and the status classes users meet; every status has its class in pyaclnn.errors.
 from .errors import (
     PyaclnnError, BackendUnavailableError, ClosedError, ExecutorConsumedError, NotSupportedError,
-    UnknownOperatorError,
+    UnknownOperatorError, HazardError, HazardWarning,
     AclError, AclParamError, AclResourceError, AclRuntimeError, AclInternalError,
     # aclnn: argument checks, and what fails inside the library
     AclnnParamNullptrError, AclnnParamInvalidError, AclnnRuntimeError, AclnnInnerError,
@@ -50,7 +50,7 @@ __version__ = "0.1.0"
 
 _ERRORS = [
     "PyaclnnError", "BackendUnavailableError", "ClosedError", "ExecutorConsumedError", "NotSupportedError",
-    "UnknownOperatorError", "AclError", "AclParamError", "AclResourceError", "AclRuntimeError", "AclInternalError",
+    "UnknownOperatorError", "HazardError", "HazardWarning", "AclError", "AclParamError", "AclResourceError", "AclRuntimeError", "AclInternalError",
     "AclnnParamNullptrError", "AclnnParamInvalidError", "AclnnRuntimeError", "AclnnInnerError",
     "AclnnInnerInfershapeError", "AclnnInnerTilingError", "AclnnInnerFindKernelError", "AclnnInnerNullptrError",
     "AclnnInnerOppPathNotFoundError",

@@ -43,6 +43,18 @@ def backend() -> str:
     return value
 
 
+HAZARD_MODES = ("raise", "warn", "off")
+
+
+def hazards() -> str:
+    """PYACLNN_HAZARDS: what the NumPy backend does with a call that would misbehave on a
+    device (pyaclnn.HazardError): raise (default), warn, or off. ValueError on anything else."""
+    value = os.environ.get("PYACLNN_HAZARDS", "").strip().lower() or "raise"
+    if value not in HAZARD_MODES:
+        raise ValueError(f"PYACLNN_HAZARDS={value!r}: expected one of {', '.join(HAZARD_MODES)}")
+    return value
+
+
 def soc() -> str:
     """PYACLNN_SOC: the SoC the NumPy backend emulates (default Ascend910B)."""
     value = os.environ.get("PYACLNN_SOC", "").strip() or DEFAULT_SOC

@@ -264,7 +264,8 @@ def accepting_objects(fn: Callable[..., Any]) -> Callable[..., Any]:
                   f"        _refused({api!r}, ({', '.join(typed)},))", "        raise"]
     else:
         lines.append(f"    return _fn({', '.join(params)})")
-    exec("\n".join(lines), namespace)  # noqa: S102 - generated from fn's own signature only
+    # compiled under this file's name, so pyaclnn._sites counts the wrapper as pyaclnn's own frame
+    exec(compile("\n".join(lines), f"{__file__}<{api}>", "exec"), namespace)  # noqa: S102 - fn's own signature only
     call = functools.update_wrapper(namespace[api], fn)
     call.handle_params = tuple((i, name, ctype.removesuffix("[]"), ctype.endswith("[]"))  # type: ignore[attr-defined]
                                for i, name, ctype in slots)  # read by the tests

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 __all__ = [
     "PyaclnnError", "BackendUnavailableError", "ClosedError", "ExecutorConsumedError",
-    "NotSupportedError", "UnknownOperatorError", "OutputTooLargeError", "AclError", "AclParamError", "AclResourceError", "AclRuntimeError",
+    "NotSupportedError", "UnknownOperatorError", "OutputTooLargeError", "HazardError", "HazardWarning", "AclError", "AclParamError", "AclResourceError", "AclRuntimeError",
     "AclInternalError", "from_status", "class_for_status",
 ]
 
@@ -50,6 +50,21 @@ class OutputTooLargeError(PyaclnnError, ValueError):
 
     Raised before anything is allocated. Not a status class: the library sets no size limit
     (it would accept the call), and no C function failed; the arrays are pyaclnn's own."""
+
+
+class HazardError(PyaclnnError, RuntimeError):
+    """A call that would misbehave on a device, refused by the NumPy reference backend.
+
+    A device gives stale data, garbage or a fault where a program reads what queued work has
+    not written yet (a missing synchronize), frees memory queued work uses, races two streams
+    without an event, reads device memory never written, or reaches outside an allocation. That
+    is undefined behaviour there, so refusing it changes no defined result. The message names
+    the C call and the user's source line of both sides. ``PYACLNN_HAZARDS=warn`` makes it a
+    ``HazardWarning`` instead, ``off`` silent (both then behave as a device)."""
+
+
+class HazardWarning(UserWarning):
+    """``HazardError``'s finding, as a warning (``PYACLNN_HAZARDS=warn``)."""
 
 
 _BY_STATUS: dict[int, type["AclError"]] = {}
