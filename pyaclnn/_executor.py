@@ -26,8 +26,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import _backend, _streamorder
+from . import _backend
 from ._device import Device, Stream
+from ._launch import Planned, launch
 from ._resource import Resource, _live
 from ._signature import KINDS, c_element, c_scalar, c_values
 from ._tensor import Tensor, default_device, own_descriptor
@@ -104,9 +105,6 @@ def default_stream(device: Device) -> Stream:
 
 # Parameter kinds that the generic object turns into an aclnn meta object it owns.
 _MADE = ("scalar", "int_array", "float_array", "bool_array", "tensor_list", "scalar_list")
-_DESTROY = {"tensor": "destroy_tensor", "scalar": "destroy_scalar", "int_array": "destroy_int_array",
-            "float_array": "destroy_float_array", "bool_array": "destroy_bool_array",
-            "tensor_list": "destroy_tensor_list", "scalar_list": "destroy_scalar_list"}
 
 
 class _Slots:
@@ -195,24 +193,22 @@ class Executor(Resource):
         repeatable = bool(repeatable)
         self.device, self.repeatable = device, repeatable
         runtime = self._runtime = device._runtime
-        # state, shared with the release function: [executor, or None once consumed by phase 2;
-        # the handles this executor owns (private descriptors, arrays, scalars, lists);
-        # the Tensors it uploaded from ndarrays]
+        # the executor and what it uses (pyaclnn._launch), shared with the release function;
+        # the Tensors it uploaded from ndarrays (closed with the executor)
+        planned = self._planned = Planned(self.op)
         self._uploads: list[Tensor] = []
         self._members: list[Tensor] = []  # the Tensors of tensor-list arguments
         self._lists: dict[int, list[Tensor]] = {}  # argument slot -> the Tensors of its list
-        self._state: list[Any] = [None, [], self._uploads]
-        owned = self._state[1]
+        owned = planned.owned
         c_args = list(args)
         try:
             if arrays:
                 args = self._upload(args, device)
                 tensors = [args[i] for i in present]
-            if repeatable:  # private descriptors: set_input must not move user tensors
+            if repeatable:  # private descriptors (one per slot): set_input must not move user tensors
                 for i in present:
                     c_args[i] = own_descriptor(runtime, args[i])
                     owned.append(("tensor", c_args[i]))
-                self._descriptors = [h for _, h in owned]
             else:
                 for i in present:
                     c_args[i] = args[i]._raw
@@ -227,15 +223,16 @@ class Executor(Resource):
                 if isinstance(args[i], Stream):
                     c_args[i] = args[i]._raw
             self._c_args = c_args
-            self.workspace_size, self._state[0] = runtime.workspace_size(self.op, tuple(c_args))
+            self.workspace_size, planned.handle = runtime.workspace_size(self.op, tuple(c_args))
             if repeatable:
                 try:
-                    runtime.set_executor_repeatable(self._state[0])
+                    runtime.set_executor_repeatable(planned.handle)
+                    planned.repeatable = True
                 except AclnnInnerError:
                     self._fall_back_to_replanning(args, c_args)
         except BaseException:
             try:
-                _destroy_executor(device, self._state)
+                _destroy_executor(device, planned, self._uploads)
             except Exception:  # noqa: BLE001 - the phase-1 error is the one to report
                 pass
             raise
@@ -243,12 +240,12 @@ class Executor(Resource):
         self.inputs = [args[i] for i in slots.inputs if args[i] is not None]
         self.outputs = [args[i] for i in slots.outputs if args[i] is not None]
         # keeps every tensor (and its descriptor) alive until phase 2; tensor-list members too
-        self._args = tensors + self._members if self._members else tensors
-        self._uses = _streamorder.uses_of(self._args)
+        for t in (tensors + self._members if self._members else tensors):
+            planned.use(t)
         if repeatable:  # (argument slot, C index) of each non-NULL input and output, for set_input/set_output
             self._in_at, self._out_at = _present(slots, args, slots.inputs), _present(slots, args, slots.outputs)
-            self._arg_at = {slot: k for k, slot in enumerate(present)}  # where _set updates _args
-        self._own(device.backend, device, "executor", _destroy_executor, device, self._state)
+            self._arg_at = {slot: k for k, slot in enumerate(present)}  # where _set updates planned.tensors
+        self._own(device.backend, device, "executor", _destroy_executor, device, planned, self._uploads)
 
     def _upload(self, args: tuple, device: Device) -> tuple:
         out = list(args)
@@ -262,13 +259,13 @@ class Executor(Resource):
         """aclSetAclOpExecutorRepeatable said 561000: phase 1 gave the op cache's entry for this op
         and layout (hicann/opbase acl_op_api.cpp: a cache wrapper is no executor that can repeat),
         or the op cannot repeat. Free it and plan anew on every run (phase 1 is then a cache hit)."""
-        runtime, state = self._runtime, self._state
-        executor, state[0] = state[0], None
+        runtime, planned = self._runtime, self._planned
+        executor, planned.handle = planned.handle, None
         runtime.destroy_executor(executor)
-        tensors = [entry for entry in state[1] if entry[0] == "tensor"]
-        state[1][:] = [entry for entry in state[1] if entry[0] != "tensor"]  # arrays, scalars, lists stay
-        _destroy_owned(runtime, tensors)  # the private descriptors: the plans use the tensors' own
-        self._descriptors = []
+        descriptors = Planned(self.op)  # the private descriptors go: the plans use the tensors' own
+        descriptors.owned = [entry for entry in planned.owned if entry[0] == "tensor"]
+        planned.owned[:] = [entry for entry in planned.owned if entry[0] != "tensor"]  # arrays, scalars, lists stay
+        descriptors.release(runtime)
         for i in self._slots.tensors:
             if args[i] is not None:
                 c_args[i] = args[i]._raw
@@ -280,21 +277,21 @@ class Executor(Resource):
         return self._replan
 
     def _run_replanned(self, stream: Stream | None) -> None:
-        """Phase 1 on the current tensors, then phase 2 (which consumes that executor)."""
-        for t in self._args:
-            if t._ref not in _live:
-                raise ClosedError(f"aclnn{self.op}: a tensor of this executor was closed before launch")
+        """Phase 1 on the current tensors, then phase 2, which consumes that executor: a
+        single-use Planned of its own, using this executor's Tensors (its arrays, scalars and
+        lists stay this executor's, for the next run)."""
+        self._planned.check_open()
         device, runtime = self.device, self._runtime
         stream = _open(default_stream(device) if stream is None else stream, self.op)
         device.use()
-        size, executor = runtime.workspace_size(self.op, tuple(self._c_args))
+        once = Planned(self.op, list(self._planned.tensors))
+        size, once.handle = runtime.workspace_size(self.op, tuple(self._c_args))
         try:
             workspace = stream.workspace(size) if size > 0 else 0
         except BaseException:
-            runtime.destroy_executor(executor)
+            once.destroy(runtime)
             raise
-        runtime.launch(self.op, workspace, size, executor, stream._raw)
-        _streamorder.launched(stream._order, self._uses)  # what it uses outlives the launch
+        launch(runtime, self.op, once, workspace, size, once.handle, stream._raw, stream._order)
 
     @classmethod
     def from_args(cls, op: str, args: Sequence[Any], repeatable: bool = False) -> "Executor":
@@ -306,55 +303,27 @@ class Executor(Resource):
 
     @property
     def launched(self) -> bool:
-        return self._state[0] is None and not self.closed and not self._replan
+        return self._planned.handle is None and not self.closed and not self._replan
 
     def run(self, stream: Stream | None = None) -> None:
-        """Phase 2: aclnn<Op>(workspace, workspace_size, executor, stream)."""
+        """Phase 2: aclnn<Op>(workspace, workspace_size, executor, stream), through the one
+        launch routine (pyaclnn._launch)."""
         if self._ref not in _live:  # self.closed, without a property call on the hot path
             raise ClosedError(f"{self.op} executor is closed")
-        executor = self._state[0]
+        planned = self._planned
+        executor = planned.handle
         if executor is None:
             if self._replan:
                 return self._run_replanned(stream)
             raise ExecutorConsumedError(
                 f"aclnn{self.op}: this executor was already launched; CANN freed it. "
                 "Plan a new one, or pass repeatable=True to run it many times")
-        for t in self._args:
-            if t._ref not in _live:
-                raise ClosedError(f"aclnn{self.op}: a tensor of this executor was closed before launch")
         device = self.device
         stream = _open(default_stream(device) if stream is None else stream, self.op)
         device.use()
         size = self.workspace_size
         workspace = stream.workspace(size) if size > 0 else 0
-        if self.repeatable:
-            self._runtime.launch(self.op, workspace, size, executor, stream._raw)
-            # _streamorder.launched, inline: this loop is the repeatable executor's whole call
-            order = stream._order
-            order.launches = n = order.launches + 1
-            for uses in self._uses:  # what it uses outlives the launch
-                uses[order] = n
-            return
-        self._state[0] = None  # consumed by phase 2 even if it fails (abi.md §6.1)
-        try:
-            self._runtime.launch(self.op, workspace, size, executor, stream._raw)
-        except BaseException:
-            self._release_arguments(quiet=True)  # the operator's own error is the one to report
-            raise
-        _streamorder.launched(stream._order, self._uses)  # what it uses outlives the launch
-        self._release_arguments()
-
-    def _release_arguments(self, quiet: bool = False) -> None:
-        """After phase 2 returned, the arguments may go (they must outlive it: abi.md §6.2)."""
-        self._args = self._uploads  # uploaded arrays stay readable: op["out"]
-        self._uses = []
-        if not self._state[1]:
-            return
-        try:
-            _destroy_owned(self._runtime, self._state[1])
-        except Exception:
-            if not quiet:
-                raise
+        launch(self._runtime, self.op, planned, workspace, size, executor, stream._raw, stream._order)
 
     def set_input(self, index: int | str, tensor: Tensor) -> None:
         """Point input ``index`` (non-null input tensors, in parameter order; or the C parameter
@@ -404,12 +373,11 @@ class Executor(Resource):
         if self._replan:  # the next run plans with this tensor
             self._c_args[slot] = tensor._raw
         elif output:
-            self._runtime.set_output_tensor_addr(self._state[0], c_index, self._c_args[slot], tensor.storage.addr)
+            self._runtime.set_output_tensor_addr(self._planned.handle, c_index, self._c_args[slot], tensor.storage.addr)
         else:
-            self._runtime.set_input_tensor_addr(self._state[0], c_index, self._c_args[slot], tensor.storage.addr)
+            self._runtime.set_input_tensor_addr(self._planned.handle, c_index, self._c_args[slot], tensor.storage.addr)
         group[index] = tensor
-        k = self._arg_at[slot]
-        self._args[k], self._uses[k] = tensor, tensor.storage.uses
+        self._planned.replace(self._arg_at[slot], tensor)
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else ("launched" if self.launched else
@@ -573,34 +541,15 @@ def _open(stream: Stream, op: str) -> Stream:
     return stream
 
 
-def _destroy_executor(device: Device, state: list[Any]) -> None:
-    executor, owned, uploads = state
-    state[0] = None
-    runtime = device._runtime
+def _destroy_executor(device: Device, planned: Planned, uploads: list[Tensor]) -> None:
+    """The executor's release: aclDestroyAclOpExecutor if phase 2 has not consumed it (an
+    executor that never ran is freed whatever its repeatable flag: Planned.destroy), then the
+    handles made for it, then the Tensors it uploaded."""
     try:
-        if executor is not None:
-            # A planned executor that never ran: aclDestroyAclOpExecutor frees it whatever its
-            # repeatable flag (nnopbase source; abi.md §6.1). Undocumented for single-use ones,
-            # but the alternative is a leak.
-            runtime.destroy_executor(executor)
+        planned.destroy(device._runtime)
     finally:
-        try:
-            _destroy_owned(runtime, owned)
-        finally:
-            while uploads:
-                uploads.pop().close()
-
-
-def _destroy_owned(runtime: Any, owned: list[tuple[str, Any]]) -> None:
-    error: Exception | None = None
-    while owned:  # a refused destroy does not stop the others; the first error is raised
-        kind, handle = owned.pop()
-        try:
-            getattr(runtime, _DESTROY[kind])(handle)
-        except Exception as exc:  # noqa: BLE001 - re-raised below
-            error = error or exc
-    if error is not None:
-        raise error
+        while uploads:
+            uploads.pop().close()
 
 
 class MseLossBackward(Executor):

@@ -15,12 +15,12 @@ The object stays the owner, and keeps describing what its attributes say:
 - a call that would free its handle, hand it to another owner or re-describe it refuses it with
   a TypeError naming the object's own way (``_OWNER_ONLY``);
 - phase 1 (``aclnn<Op>GetWorkspaceSize``) gives CANN a descriptor of its own for each Tensor
-  (a ``Plan``), so ``aclSetInputTensorAddr`` & co., which move the aclTensor they are given
+  (kept by the executor's ``pyaclnn._launch.Planned``, the objects' own lifetime model), so ``aclSetInputTensorAddr`` & co., which move the aclTensor they are given
   (hicann/opbase acl_op_api.cpp: ``tensor->SetStorageAddr(addr)``), move that descriptor, never
-  the Tensor. The Plan keeps the Tensors alive (and checks them open) until phase 2 consumed the
-  executor, or until aclDestroyAclOpExecutor for a repeatable one; phase 2 on a pyaclnn Stream
-  records the launch, so their memory outlives it and host reads wait for it, as for the
-  objects' own launches (``pyaclnn._streamorder``);
+  the Tensor. The Planned keeps the Tensors alive (and checks them open) until phase 2 consumed
+  the executor, or until aclDestroyAclOpExecutor for a repeatable one; phase 2 is the objects'
+  own launch routine (``pyaclnn._launch.launch``): on a pyaclnn Stream their memory outlives
+  the launch and host reads wait for it (``pyaclnn._streamorder``);
 - aclCreateTensorList gives a Tensor element a descriptor of its own, for the same reason: the
   list owns (and aclDestroyTensorList destroys) its elements (``create_tensor_list``).
 
@@ -41,8 +41,9 @@ import inspect
 import typing
 from typing import Annotated, Any, Callable, Sequence
 
-from . import _backend, _streamorder
+from . import _backend
 from ._device import Stream
+from ._launch import Planned, launch as _launch
 from ._resource import Resource
 from ._tensor import Tensor, own_descriptor
 from .errors import ClosedError
@@ -272,39 +273,8 @@ def accepting_objects(fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-# -- the operators: Plans for executors planned on pyaclnn Tensors --------------------------------
-class Plan:
-    """An executor pyaclnn.acl planned on pyaclnn Tensors: the Tensors (alive, and checked open,
-    until phase 2 consumed it or aclDestroyAclOpExecutor) and the descriptor CANN got for each."""
-    __slots__ = ("tensors", "descriptors", "repeatable")
-
-    def __init__(self) -> None:
-        self.tensors: list[Tensor] = []
-        self.descriptors: dict[int, Any] = {}  # id(Tensor) -> the descriptor given to CANN
-        self.repeatable = False
-
-    def descriptor(self, rt: Any, t: Tensor) -> Any:
-        desc = self.descriptors.get(id(t))
-        if desc is None:  # one per Tensor: a Tensor in two slots is one aclTensor there, as in C
-            desc = self.descriptors[id(t)] = own_descriptor(rt, t)
-            self.tensors.append(t)
-        return desc
-
-    def release(self, rt: Any, quiet: bool = False) -> None:
-        """Destroy the descriptors (their executor is gone; CANN's arguments must outlive phase 2
-        only). ``quiet``: a refused destroy is not raised (an operator's own error is being)."""
-        descriptors, self.descriptors, self.tensors = list(self.descriptors.values()), {}, []
-        error: Exception | None = None
-        for desc in descriptors:  # a refused destroy does not stop the others
-            try:
-                rt.destroy_tensor(desc)
-            except Exception as exc:  # noqa: BLE001 - re-raised below
-                error = error or exc
-        if error is not None and not quiet:
-            raise error
-
-
-_plans: dict[int, Plan] = {}  # executor address -> its Plan
+# -- the operators: executors planned on pyaclnn Tensors -------------------------------------------
+_plans: dict[int, Planned] = {}  # executor address -> its Planned (only executors planned on Tensors)
 
 
 class HandleSlots:
@@ -329,7 +299,7 @@ def phase1(rt: Any, op: str, handles: HandleSlots, args: tuple) -> tuple[int, An
     native = rt.handle_class
     api = handles.api
     c_args = list(args)
-    plan: Plan | None = None
+    plan: Planned | None = None
     try:
         for i, name, ctype, shown in handles.slots:
             a = args[i]
@@ -337,7 +307,7 @@ def phase1(rt: Any, op: str, handles: HandleSlots, args: tuple) -> tuple[int, An
                 continue
             if isinstance(a, Tensor) and ctype == "aclTensor *":
                 _object_handle(a, ctype, api, name, shown)  # the same checks as everywhere
-                plan = plan or Plan()
+                plan = plan or Planned(op)
                 c_args[i] = plan.descriptor(rt, a)
             else:
                 c_args[i] = to_handle(a, ctype, api, name, shown)
@@ -351,6 +321,7 @@ def phase1(rt: Any, op: str, handles: HandleSlots, args: tuple) -> tuple[int, An
             plan.release(rt, quiet=True)
         raise
     if plan is not None:
+        plan.handle = executor
         stale = _plans.pop(key := rt.as_int(executor), None)  # an executor freed where pyaclnn did not see it
         _plans[key] = plan
         if stale is not None:
@@ -359,8 +330,9 @@ def phase1(rt: Any, op: str, handles: HandleSlots, args: tuple) -> tuple[int, An
 
 
 def phase2(rt: Any, op: str, workspace: Any, workspace_size: int, executor: Any, stream: Any) -> None:
-    """aclnn<op>(workspace, workspaceSize, executor, stream), converted; records the launch of a
-    Plan's Tensors on a pyaclnn Stream, and drops the Plan once phase 2 consumed the executor."""
+    """aclnn<op>(workspace, workspaceSize, executor, stream) with its handles converted, through
+    the objects' own launch routine: an executor planned on Tensors (its Planned) keeps them
+    until phase 2 consumed it, and on a pyaclnn Stream their memory outlives the launch."""
     native = rt.handle_class
     if type(executor) is not native or not executor:
         executor = to_handle(executor, "aclOpExecutor *", f"aclnn{op}", "executor")
@@ -370,45 +342,32 @@ def phase2(rt: Any, op: str, workspace: Any, workspace_size: int, executor: Any,
             order = stream._order
         stream = to_handle(stream, "aclrtStream", f"aclnn{op}", "stream")
     plan = _plans.get(rt.as_int(executor)) if _plans and executor is not None else None
-    if plan is None:
-        launch(rt, op, workspace, workspace_size, executor, stream)
-        return
-    for t in plan.tensors:
-        if t.closed:
-            raise ClosedError(f"aclnn{op}: a pyaclnn.Tensor this executor was planned with is closed (keep them open "
-                              "until the executor has run)")
-    if not plan.repeatable:  # phase 2 consumes a single-use executor, even when it fails
-        _plans.pop(rt.as_int(executor), None)
-    try:
-        launch(rt, op, workspace, workspace_size, executor, stream)
-    except BaseException:
-        if not plan.repeatable:
-            plan.release(rt, quiet=True)
-        raise
-    if order is not None:  # what the launch uses outlives it (pyaclnn._streamorder)
-        _streamorder.launched(order, _streamorder.uses_of(plan.tensors))
-    if not plan.repeatable:
-        plan.release(rt)
+    if plan is not None:
+        plan.check_open()
+        if not plan.repeatable:  # phase 2 consumes a single-use executor, even when it fails
+            _plans.pop(rt.as_int(executor), None)
+    launch(rt, op, plan, workspace, workspace_size, executor, stream, order)
 
 
-def launch(rt: Any, op: str, workspace: Any, workspace_size: int, executor: Any, stream: Any) -> None:
-    """aclnn<op>(...) on converted handles; refused, an executor of another type is named."""
+def launch(rt: Any, op: str, plan: Planned | None, workspace: Any, workspace_size: int, executor: Any, stream: Any,
+           order: Any = None) -> None:
+    """``pyaclnn._launch.launch``; refused, an executor of another type is named."""
     try:
-        rt.launch(op, workspace or 0, workspace_size, executor, stream)
+        _launch(rt, op, plan, workspace, workspace_size, executor, stream, order)
     except Exception:
         refused(f"aclnn{op}", (("executor", "aclOpExecutor *", "aclOpExecutor *", executor),))
         raise
 
 
 def made_repeatable(rt: Any, executor: Any) -> None:
-    """aclSetAclOpExecutorRepeatable succeeded: the executor's Plan lives until it is destroyed."""
+    """aclSetAclOpExecutorRepeatable succeeded: the executor's Planned lives until it is destroyed."""
     plan = _plans.get(rt.as_int(executor)) if _plans and executor is not None else None
     if plan is not None:
         plan.repeatable = True
 
 
 def destroyed(rt: Any, executor: Any) -> None:
-    """aclDestroyAclOpExecutor returned: its Plan, if any, goes."""
+    """aclDestroyAclOpExecutor returned: its Planned, if any, goes (the executor is gone already)."""
     plan = _plans.pop(rt.as_int(executor), None) if executor is not None else None
     if plan is not None:
         plan.release(rt)

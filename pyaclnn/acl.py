@@ -518,7 +518,7 @@ def aclDestroyAclOpExecutor(executor: AclOpExecutor) -> None:
     rt = _rt()
     try:
         rt.destroy_executor(executor)
-    finally:  # what pyaclnn.acl kept for it (a Plan: pyaclnn._handles) goes with it
+    finally:  # what pyaclnn.acl kept for it (its Planned: pyaclnn._handles) goes with it
         if _handles._plans:
             _handles.destroyed(rt, executor)
 
@@ -631,7 +631,7 @@ def _phase2(op: str) -> Callable[..., None]:
         native = rt.handle_class
         if (type(executor) is native and executor and type(stream) is native and stream  # the ported call
                 and not _handles._plans):
-            _handles.launch(rt, op, workspace, workspaceSize, executor, stream)
+            _handles.launch(rt, op, None, workspace, workspaceSize, executor, stream)
         else:  # objects, ints, None, or an executor planned on pyaclnn Tensors
             _handles.phase2(rt, op, workspace, workspaceSize, executor, stream)
     phase2.__name__ = phase2.__qualname__ = f"aclnn{op}"

@@ -380,7 +380,7 @@ def s_destroy_private_descriptor(emu, c: Case) -> None:
         dargs, _ = device_args("MseLossBackward")
         ex = pyaclnn.Executor.from_args("MseLossBackward", dargs, repeatable=True)
         ex.run(stream)
-        descriptors = list(ex._descriptors)  # noqa: SLF001
+        descriptors = [h for kind, h in ex._planned.owned if kind == "tensor"]  # noqa: SLF001
         before = live(emu)
         expect_fault(emu, c.func, c.status, ex.close)
         after = live(emu)
@@ -449,7 +449,7 @@ def s_release_fails_too(emu, c: Case) -> None:
                 del dev._runtime.create_bool_array
         else:
             ex = pyaclnn.Executor.from_args("GroupNormBackward", dargs)
-            masks = [h for kind, h in ex._state[1] if kind == "bool_array"]  # noqa: SLF001
+            masks = [h for kind, h in ex._planned.owned if kind == "bool_array"]  # noqa: SLF001
             emu.fail("aclDestroyBoolArray", 161002, 0, 1)
             expect_fault(emu, c.func, c.status, lambda: ex.run(stream))
         assert emu.calls("aclDestroyBoolArray") == 1
@@ -477,7 +477,7 @@ def s_destroy_executor(emu, c: Case) -> None:
             ex = pyaclnn.Executor.from_args("MseLossBackward", dargs, repeatable)
             if repeatable:
                 ex.run(stream)
-            raw = ex._state[0]  # noqa: SLF001 - to free the executor the runtime kept
+            raw = ex._planned.handle  # noqa: SLF001 - to free the executor the runtime kept
             before = live(emu)
             expect_fault(emu, c.func, c.status, ex.close)
             after = live(emu)
@@ -537,7 +537,7 @@ def s_destroy_bool_array(emu, c: Case) -> None:
     with pyaclnn.Device(0) as dev, dev.create_stream() as stream:
         dargs, outs = device_args("GroupNormBackward")
         ex = pyaclnn.Executor.from_args("GroupNormBackward", dargs)
-        mask = next(h for kind, h in ex._state[1] if kind == "bool_array")  # noqa: SLF001
+        mask = next(h for kind, h in ex._planned.owned if kind == "bool_array")  # noqa: SLF001
         before = live(emu)
         expect_fault(emu, c.func, c.status, lambda: ex.run(stream))
         assert live(emu)["bool_array"] == before["bool_array"]  # refused: still live

@@ -1,0 +1,130 @@
+"""Phase 2 in one place, and the one lifetime model of what an executor uses.
+
+Every layer launches an operator here: the objects (``Executor.run``, and each run of an
+executor that re-plans), and ``pyaclnn.acl``'s ``aclnn<Op>(workspace, workspaceSize, executor,
+stream)``. An executor phase 1 made is described by a ``Planned``:
+
+- the pyaclnn Tensors it reads and writes: kept alive, checked open at launch, and their
+  memory stream-ordered after the launch (``pyaclnn._streamorder``: freed only once the stream
+  passed it, host reads wait for it);
+- the handles made for it (private aclTensor descriptors, arrays, scalars, lists), which CANN
+  needs until phase 2 returned (abi.md §6.2) and which are destroyed then;
+- the executor itself: a single-use one is consumed by phase 2 even when phase 2 fails
+  (hicann/opbase CommonOpExecutorRun frees it on every path; abi.md §6.1), so it is marked
+  consumed before the call; a repeatable one lives until aclDestroyAclOpExecutor (``destroy``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from . import _streamorder
+from ._resource import _live
+from .errors import ClosedError
+
+__all__ = ["Planned", "launch"]
+
+# Parameter kinds made into an aclnn meta object, and the runtime call that destroys each.
+DESTROY = {"tensor": "destroy_tensor", "scalar": "destroy_scalar", "int_array": "destroy_int_array",
+           "float_array": "destroy_float_array", "bool_array": "destroy_bool_array",
+           "tensor_list": "destroy_tensor_list", "scalar_list": "destroy_scalar_list"}
+
+
+class Planned:
+    """One aclOpExecutor of ``op`` made by phase 1, and what it uses (module docstring).
+
+    ``handle`` is the executor (None once phase 2 consumed it), ``tensors`` the pyaclnn
+    Tensors it uses (``uses``: their storages' stream-order records, in the same order),
+    ``owned`` the (kind, handle) pairs made for it, ``descriptors`` the aclTensor made for
+    each Tensor (by ``id``) where a Tensor is given to CANN through a descriptor of its own."""
+    __slots__ = ("op", "handle", "repeatable", "tensors", "uses", "owned", "descriptors")
+
+    def __init__(self, op: str, tensors: list[Any] | None = None) -> None:
+        self.op = op
+        self.handle: Any = None
+        self.repeatable = False
+        self.tensors: list[Any] = tensors if tensors is not None else []
+        self.uses: list[dict] = _streamorder.uses_of(self.tensors)
+        self.owned: list[tuple[str, Any]] = []
+        self.descriptors: dict[int, Any] = {}
+
+    def use(self, tensor: Any) -> None:
+        """``tensor`` is read or written by the executor (kept until phase 2 returned)."""
+        self.tensors.append(tensor)
+        self.uses.append(tensor.storage.uses)
+
+    def replace(self, k: int, tensor: Any) -> None:
+        """The executor's ``k``-th Tensor is now ``tensor`` (set_input / set_output)."""
+        self.tensors[k], self.uses[k] = tensor, tensor.storage.uses
+
+    def descriptor(self, runtime: Any, tensor: Any) -> Any:
+        """The aclTensor given to CANN for ``tensor``: one of the executor's own per Tensor (a
+        Tensor in two slots is one aclTensor there, as in C), so CANN's aclSet*TensorAddr,
+        which moves the aclTensor it is given, never moves the Tensor's own."""
+        desc = self.descriptors.get(id(tensor))
+        if desc is None:
+            from ._tensor import own_descriptor  # the object layer, imported when first needed
+            desc = self.descriptors[id(tensor)] = own_descriptor(runtime, tensor)
+            self.owned.append(("tensor", desc))
+            self.use(tensor)
+        return desc
+
+    def check_open(self) -> None:
+        for t in self.tensors:
+            if t._ref not in _live:
+                raise ClosedError(f"aclnn{self.op}: a pyaclnn.Tensor this executor was planned with is closed "
+                                  "(keep its tensors open until it has run)")
+
+    def release(self, runtime: Any, quiet: bool = False) -> None:
+        """Destroy the handles made for the executor (phase 2 returned, or the executor is gone)
+        and let go of its Tensors. A refused destroy does not stop the others; the first error
+        is raised unless ``quiet`` (an operator's own error is being raised)."""
+        owned, self.owned, self.descriptors = self.owned, [], {}
+        self.tensors, self.uses = [], []
+        error: Exception | None = None
+        while owned:
+            kind, handle = owned.pop()
+            try:
+                getattr(runtime, DESTROY[kind])(handle)
+            except Exception as exc:  # noqa: BLE001 - re-raised below
+                error = error or exc
+        if error is not None and not quiet:
+            raise error
+
+    def destroy(self, runtime: Any) -> None:
+        """aclDestroyAclOpExecutor on an executor not consumed yet (it frees one that never ran,
+        whatever its repeatable flag: nnopbase source; abi.md §6.1), then ``release``."""
+        handle, self.handle = self.handle, None
+        try:
+            if handle is not None:
+                runtime.destroy_executor(handle)
+        finally:
+            self.release(runtime)
+
+
+def launch(runtime: Any, op: str, planned: Planned | None, workspace: Any, size: int, executor: Any, stream: Any,
+           order: _streamorder.Order | None) -> None:
+    """aclnn<op>(workspace, size, executor, stream): phase 2, for every layer.
+
+    ``planned`` describes ``executor`` (None: an executor pyaclnn did not plan, launched as
+    given); ``order`` is the stream's bookkeeping when the stream is a pyaclnn Stream."""
+    if planned is None:
+        runtime.launch(op, workspace or 0, size, executor, stream)
+        return
+    for t in planned.tensors:
+        if t._ref not in _live:
+            planned.check_open()  # raises, naming the operator
+    if planned.repeatable:
+        runtime.launch(op, workspace or 0, size, executor, stream)
+    else:
+        planned.handle = None  # consumed by phase 2, even if it fails
+        try:
+            runtime.launch(op, workspace or 0, size, executor, stream)
+        except BaseException:
+            planned.release(runtime, quiet=True)
+            raise
+    if order is not None:  # what the launch uses outlives it: _streamorder.launched, inline (hot path)
+        order.launches = n = order.launches + 1
+        for uses in planned.uses:
+            uses[order] = n
+    if not planned.repeatable:
+        planned.release(runtime)
