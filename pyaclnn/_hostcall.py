@@ -22,6 +22,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
+from . import _streamorder
 from ._executor import Executor, default_stream
 from ._signature import c_values
 from ._tensor import Tensor, default_device
@@ -122,8 +123,12 @@ def run_host(backend: Any, op: str, args: tuple, values_checked: bool = False) -
         return lambda later: run_on_device(backend, op, later)
     if any(map(isinstance, args, repeat(Tensor))):  # a bad address is the kernel's fault: named aclnn<Op>
         api = f"aclnn{op}"
-        args = tuple(runtime.tensor_view(a.storage.addr, a.shape, a.dtype, a.strides, a.offset, api)
-                     if isinstance(a, Tensor) else a for a in args)
+        outputs = runtime.op_info(op).outputs or ()
+        for a in args:  # computed now, on the host: the streams' queued launches on them finish first
+            if isinstance(a, Tensor):
+                _streamorder.wait_for(a.storage.uses)
+        args = tuple(runtime.tensor_view(a.storage.addr, a.shape, a.dtype, a.strides, a.offset, api, i in outputs)
+                     if isinstance(a, Tensor) else a for i, a in enumerate(args))
     run: Callable[[tuple], None] = prepare(op, args)
     run(args)
     return run

@@ -95,6 +95,13 @@ def emu(request: pytest.FixtureRequest, emulator):
     emulator.set_stream_mode(None)
 
 
+@pytest.fixture
+def as_a_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PYACLNN_HAZARDS=off: the reference behaves as a device on a program with a hazard (stale
+    data, a fault at the next synchronize), for tests of what the device does then."""
+    monkeypatch.setenv("PYACLNN_HAZARDS", "off")
+
+
 @pytest.fixture(params=["numpy", "acl"])
 def backend(request: pytest.FixtureRequest, use_backend: Callable[..., object]) -> str:
     """Runs a test on the reference backend and on the acl backend (through the emulator)."""

@@ -50,6 +50,7 @@ def test_phase2_on_the_default_stream(s: Session, null: object) -> None:
 
 @pytest.mark.parametrize("sync", ["aclrtSynchronizeStream", "aclrtSynchronizeStreamWithTimeout",
                                   "aclrtSynchronizeDevice"])
+@pytest.mark.usefixtures("as_a_device")
 def test_a_fault_on_the_default_stream_is_reported_by_its_synchronisation(s: Session, sync: str) -> None:
     g, x, y, tg, tx, ty = _mse_inputs(s)
     ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(tg, tx, ty, NONE, s.tensor(_outside(s, "freed")))
@@ -116,6 +117,7 @@ def _fault_on_the_default_stream() -> None:
         s.close()
 
 
+@pytest.mark.usefixtures("as_a_device")
 def test_the_default_stream_and_its_fault_go_with_their_context(backend: str) -> None:
     """The default stream belongs to its context (hicann/runtime context.cc Context::Setup): the
     last aclrtResetDevice tears the default context down (runtime.cc PrimaryContextRelease ->

@@ -127,6 +127,7 @@ def test_memcpy_outside_an_allocation_is_the_drivers_error(s: Session, where: st
 # -- 2. a tensor at an invalid address in phase 2 ---------------------------------------------------
 @pytest.mark.parametrize("where", ["freed", "overrun"])
 @pytest.mark.parametrize("role", ["input", "output"])
+@pytest.mark.usefixtures("as_a_device")
 def test_phase2_on_an_invalid_address_fails_at_synchronize(s: Session, where: str, role: str) -> None:
     """The launch succeeds (opbase's phase 2 does not look at addresses; the kernel launch is
     asynchronous) and the kernel's fault is the next synchronisation's AI Core exception (was
@@ -149,6 +150,7 @@ def test_phase2_on_an_invalid_address_fails_at_synchronize(s: Session, where: st
     np.testing.assert_array_equal(s.download(out_addr, (2, 2)), 2 * (x - y) * g)
 
 
+@pytest.mark.usefixtures("as_a_device")
 def test_the_fault_is_reported_by_synchronize_device(s: Session) -> None:
     g, x, y, tg, tx, ty = _mse_inputs(s)
     ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(tg, tx, ty, NONE, s.tensor(_outside(s, "freed")))
@@ -158,6 +160,7 @@ def test_the_fault_is_reported_by_synchronize_device(s: Session) -> None:
     assert info.value.status == 507015 and info.value.api == "aclrtSynchronizeDevice"
 
 
+@pytest.mark.usefixtures("as_a_device")
 def test_the_object_layer_raises_the_fault_at_synchronize(backend: str) -> None:
     """pyaclnn's own objects: run() queues, Stream.synchronize() raises the AI Core exception."""
     with pyaclnn.Device(0) as device, device.create_stream() as stream:

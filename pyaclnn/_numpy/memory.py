@@ -3,6 +3,11 @@
 Each allocation is a real, 64-byte aligned NumPy byte buffer (like aclrtMalloc's alignment),
 and its address is the buffer's real address: device addresses are unique ints, and a tensor
 on "device" memory is a zero-copy strided view of its allocation.
+
+Fresh memory holds the poison byte 0xFF (a NaN in every float type, as the emulator's
+aclrtMalloc fills it: device memory is not zeroed), and each allocation knows which of its
+bytes something has written since (``written``), for the uninitialised-read check
+(pyaclnn._numpy.queues), and the user's line that made it (``site``).
 """
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .._sites import Site, user_site
 from .._strides import extent
 from ..errors import from_status
 
@@ -19,13 +25,16 @@ ALIGN = 64
 ACL_ERROR_INVALID_PARAM = 100000
 ACL_ERROR_RT_PARAM_INVALID = 107000
 ACL_ERROR_RT_MEMORY_ALLOCATION = 207001
+POISON = 0xFF
 
 
 class Allocation:
-    __slots__ = ("base", "size", "buf", "kind")
+    __slots__ = ("base", "size", "buf", "kind", "site", "written", "serial")
 
-    def __init__(self, base: int, size: int, buf: np.ndarray, kind: str) -> None:
-        self.base, self.size, self.buf, self.kind = base, size, buf, kind
+    def __init__(self, base: int, size: int, buf: np.ndarray, kind: str, site: Site, serial: int) -> None:
+        self.base, self.size, self.buf, self.kind, self.site = base, size, buf, kind, site
+        self.serial = serial  # the address space's allocation count when it was made
+        self.written: list[tuple[int, int]] = []  # disjoint [start, end) addresses, sorted
 
 
 class AddressSpace:
@@ -35,6 +44,8 @@ class AddressSpace:
         self._lock = threading.Lock()
         self._bases: list[int] = []
         self._allocs: dict[int, Allocation] = {}
+        self.allocations = 0  # allocations made so far
+        self.frees = 0        # frees so far
 
     def allocate(self, size: int, kind: str, api: str) -> int:
         if size <= 0:
@@ -45,10 +56,13 @@ class AddressSpace:
             raise from_status(ACL_ERROR_RT_MEMORY_ALLOCATION, api, f"cannot allocate {size} bytes") from None
         start = (-raw.ctypes.data) % ALIGN
         buf = raw[start:start + size]
+        buf.fill(POISON)
         base = buf.ctypes.data
+        site = user_site()
         with self._lock:
+            self.allocations += 1
+            self._allocs[base] = Allocation(base, size, buf, kind, site, self.allocations)
             bisect.insort(self._bases, base)
-            self._allocs[base] = Allocation(base, size, buf, kind)
         return base
 
     def release(self, ptr: int, kind: str, api: str) -> None:
@@ -57,16 +71,82 @@ class AddressSpace:
             if alloc is None or alloc.kind != kind:
                 raise from_status(ACL_ERROR_RT_PARAM_INVALID, api,
                                   f"{ptr:#x} is not the start of a live {kind} allocation")
-            del self._allocs[ptr]
             del self._bases[bisect.bisect_left(self._bases, ptr)]
+            del self._allocs[ptr]
+            self.frees += 1
 
     def find(self, addr: int) -> Allocation | None:
-        with self._lock:
-            i = bisect.bisect_right(self._bases, addr) - 1
-            if i < 0:
-                return None
-            alloc = self._allocs[self._bases[i]]
-        return alloc if addr < alloc.base + alloc.size else None
+        # No lock: a base is in _allocs before it enters _bases and leaves _bases first, and
+        # each step is atomic under the GIL; a base that just left is simply not found.
+        bases = self._bases
+        i = bisect.bisect_right(bases, addr) - 1
+        if i < 0:
+            return None
+        try:
+            alloc = self._allocs.get(bases[i])
+        except IndexError:  # the list shrank under us
+            return None
+        return alloc if alloc is not None and addr < alloc.base + alloc.size else None
+
+    def made_before(self, addr: int, allocations: int) -> bool:
+        """Whether ``addr`` is inside an allocation that was made before the ``allocations``-th
+        one (so it is the memory a task queued then saw, not memory freed and made again)."""
+        alloc = self.find(addr)
+        return alloc is not None and alloc.serial <= allocations
+
+    def mark_written(self, start: int, end: int) -> None:
+        """Bytes [start, end) hold written data now (a copy, a memset, a kernel's output)."""
+        alloc = self.find(start)
+        if alloc is None or start >= end:
+            return
+        end = min(end, alloc.base + alloc.size)
+        spans = alloc.written
+        if spans and spans[0][0] <= start and end <= spans[0][1]:  # the usual case: already whole
+            return
+        merged: list[tuple[int, int]] = []
+        for s, e in spans:
+            if e < start or end < s:
+                merged.append((s, e))
+            else:
+                start, end = min(s, start), max(e, end)
+        merged.append((start, end))
+        merged.sort()
+        alloc.written = merged
+
+    def unwritten(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The parts of [start, end) nothing has written since aclrtMalloc (none outside an
+        allocation: that is the out-of-bounds check's)."""
+        alloc = self.find(start)
+        if alloc is None:
+            return []
+        gaps = []
+        at = start
+        for s, e in alloc.written:
+            if e <= at:
+                continue
+            if s >= end:
+                break
+            if s > at:
+                gaps.append((at, s))
+            at = max(at, e)
+            if at >= end:
+                break
+        if at < end:
+            gaps.append((at, end))
+        return gaps
+
+    def copy_written(self, dst: int, src: int, count: int) -> None:
+        """A device-to-device copy: what was written at ``src`` is written at ``dst`` now (the
+        poison it carries stays unwritten, to be caught where it is used)."""
+        gaps = self.unwritten(src, src + count)
+        self.mark_written(dst, dst + count)
+        if gaps:
+            alloc = self.find(dst)
+            if alloc is not None:
+                for s, e in gaps:  # punch the unwritten parts back out
+                    lo, hi = s - src + dst, e - src + dst
+                    alloc.written = [piece for ws, we in alloc.written
+                                     for piece in ((ws, min(we, lo)), (max(ws, hi), we)) if piece[0] < piece[1]]
 
     def bytes_at(self, addr: int, count: int) -> np.ndarray | None:
         """A uint8 view of [addr, addr+count); None if it leaves its allocation (the caller

@@ -3,14 +3,20 @@
 It keeps CANN's rules so that code written against pyaclnn behaves the same on both
 backends: aclInit first, a device set in every thread that uses the runtime, handles that
 must be live, single-use executors consumed by phase 2 even when it fails, and the op checks
-of the real library in phase 1 (``pyaclnn._spec``). Kernels run synchronously at launch, so
-a stream is always complete. Work goes only to streams of the thread's current device, as on
-CANN (one current device per thread).
+of the real library in phase 1 (``pyaclnn._spec``). Work goes only to streams of the thread's
+current device, as on CANN (one current device per thread).
+
+It runs as a device does (``pyaclnn._numpy.queues``): phase 2, async copies and memsets and
+event records are queued on their stream and run when the device would have finished them
+(at a synchronize, an event wait, stream destroy, device reset), and a call whose result
+would depend on that timing (a race) is a ``pyaclnn.HazardError`` naming both sites.
 """
 from __future__ import annotations
 
 import itertools
 import threading
+
+from .._sites import user_site as _user_site
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -20,9 +26,10 @@ import numpy as np
 from .. import errors
 from ..dtypes import DType, to_numpy
 from .._registry import OpInfo, Registry, reference_sources
-from .._strides import contiguous_strides
+from .._strides import contiguous_strides, extent
 from . import ops
 from .memory import AddressSpace
+from .queues import Queue, Queues, hazard
 
 ACL_ERROR_INVALID_PARAM = 100000
 ACL_ERROR_UNINITIALIZE = 100001
@@ -66,6 +73,7 @@ class TensorDesc:
     fmt: int
     storage_shape: tuple[int, ...]
     addr: int
+    cached_span: tuple[int, int, int] | None = None  # (addr, start, end) of the last span_of
 
     def meta(self) -> ops.TensorMeta:
         return ops.TensorMeta(self.shape, self.dtype, self.strides)
@@ -87,6 +95,7 @@ class Executor:
     repeatable: bool = False
     workspace_size: int = 0
     handles: tuple[int, ...] = ()  # the aclTensors phase 1 captured (list elements included)
+    names: tuple[str, ...] = ()    # the C parameter names, for messages
 
 
 class _Thread(threading.local):
@@ -112,6 +121,8 @@ class NumpyRuntime:
         self._ids = itertools.count(0x1000)
         self._thread = _Thread()
         self.memory = AddressSpace()
+        self.queues = Queues(self.memory, self._task_failed)
+        self._event_at: dict[int, tuple[Any, int, dict[Any, int]]] = {}  # event -> its last record's position
         self._contexts: dict[int, int] = {}
         self._set_counts: dict[int, int] = {}  # aclrtSetDevice references, per device (all threads)
         self._default_contexts: dict[int, int] = {}  # device -> its default context
@@ -220,10 +231,13 @@ class NumpyRuntime:
                 raise self._fail(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtResetDevice",
                                  f"device {device_id} is not set (more resets than aclrtSetDevice calls)")
             self._set_counts[device_id] = count - 1
+            if count == 1:  # the last reset waits for the device's queued work (and forgets its streams')
+                self.queues.flush_all(lambda q: q.device == device_id)
             context = self._default_contexts.pop(device_id, None) if count == 1 else None
             if context is not None:  # the default context dies with the last reset, and its
                 self._contexts.pop(context, None)  # default stream with it, unreported fault and all
                 self._faults.pop(("default", context), None)  # (runtime.cc PrimaryContextRelease ->
+                self.queues.drop(("default", context))
                 # ExecutePrimaryTearDown; context.cc ResetResourceFieldsAfterTearDown: defaultStream_ = nullptr)
         t = self._thread
         if count == 1 and t.device == device_id:
@@ -251,6 +265,8 @@ class NumpyRuntime:
             if self._contexts.pop(context, None) is None:
                 raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyContext", f"{context!r} is not a live context")
             # its own default stream goes with it (context.cc Context::TearDown: TearDownContextStream)
+            self.queues.flush(self.queues.queue_of(("default", context), "", None))
+            self.queues.drop(("default", context))
             self._faults.pop(("default", context), None)
         if self._thread.context == context:
             self._thread.context = None
@@ -311,6 +327,14 @@ class NumpyRuntime:
         default one (each context has its own: hicann/runtime context.cc Context::Setup)."""
         return ("default", self._thread.context) if self._is_default(stream) else stream
 
+    def _queue(self, stream: Any) -> Queue:
+        """The queue of ``stream``: its own, or the current context's default stream's."""
+        if self._is_default(stream):
+            context = self._thread.context
+            return self.queues.queue_of(("default", context), f"the NULL stream (default stream of context "
+                                        f"{context or 0:#x})", self._contexts.get(context) if context else None)
+        return self.queues.queue_of(stream, f"stream {stream:#x}", self._streams.get(stream))
+
     def _need_stream(self, stream: Any, api: str, launch: bool = False) -> None:
         if self._is_default(stream):  # always live, and of the current context (the callers check it)
             return
@@ -332,10 +356,17 @@ class NumpyRuntime:
             raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream", "stream is nullptr")
         self._need_context("aclrtDestroyStream")
         self._need_stream(stream, "aclrtDestroyStream", launch=True)
+        self.queues.flush(self._queue(stream))  # the runtime runs a stream's work before tearing it down
         with self._lock:
             if self._streams.pop(stream, False) is False:
                 raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyStream", f"stream {stream!r} is not live")
             self._faults.pop(stream, None)  # destroying waits for the work; its failure is not reported
+        self.queues.drop(stream)
+
+    def _task_failed(self, q: Queue, detail: str) -> None:
+        """A queued task failed on the device: the queue's next synchronisation reports it."""
+        with self._lock:
+            self._faults.setdefault(q.key, detail)
 
     def _add_fault(self, stream: Any, detail: str) -> None:
         """A launch that fails on the device: the stream's next synchronisation reports it."""
@@ -344,7 +375,14 @@ class NumpyRuntime:
 
     def _report_faults(self, streams: Sequence[Any], api: str) -> None:
         """Raise (once) the first failure queued on ``streams``, as the synchronisation ``api``
-        that waits for them returns the status of the failed task."""
+        that waits for them returns the status of the failed task: a kernel's own refusal (a
+        data-dependent check, raised as its operator raises it), else a device fault."""
+        for s in streams:
+            q = self.queues.queues.get(self._fault_key(s))
+            if q is not None and q.error is not None:
+                error, q.error = q.error, None
+                self._thread.error = str(error)
+                raise error
         with self._lock:
             found = [d for d in (self._faults.pop(self._fault_key(s), None) for s in streams) if d is not None]
         if found:
@@ -355,7 +393,8 @@ class NumpyRuntime:
 
     def _synchronize(self, stream: Any, api: str) -> None:
         self._need_context(api)
-        self._need_stream(stream, api)  # kernels already ran at launch
+        self._need_stream(stream, api)
+        self.queues.flush(self._queue(stream))
         self._report_faults([stream], api)
 
     def create_event(self) -> int:
@@ -368,10 +407,20 @@ class NumpyRuntime:
         if event not in self._events:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtRecordEvent", f"event {event!r} is not live")
         self._events[event] = time.perf_counter()
+        self._event_at[event] = self.queues.record(self._queue(stream), _nothing_to_run)
+
+    def _reach_event(self, event: int) -> None:
+        """Run the work queued before the event's last record (the device got there)."""
+        at = self._event_at.get(event)
+        if at is not None:
+            q = self.queues.queues.get(at[0])
+            if q is not None:
+                self.queues.flush(q, at[1])
 
     def synchronize_event(self, event: int) -> None:
         if event not in self._events:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtSynchronizeEvent", f"event {event!r} is not live")
+        self._reach_event(event)
 
     def event_elapsed_time(self, start: int, end: int) -> float:
         t0, t1 = self._events.get(start), self._events.get(end)
@@ -384,6 +433,7 @@ class NumpyRuntime:
         with self._lock:
             if self._events.pop(event, False) is False:
                 raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyEvent", f"event {event!r} is not live")
+            self._event_at.pop(event, None)
 
     # -- memory --------------------------------------------------------------------------------
     def malloc(self, size: int, policy: int) -> int:
@@ -392,13 +442,21 @@ class NumpyRuntime:
 
     def free(self, ptr: int) -> None:
         self._need_context("aclrtFree")
+        self._freeing(ptr, "device", "aclrtFree")
         self.memory.release(ptr, "device", "aclrtFree")
+
+    def _freeing(self, ptr: int, kind: str, api: str) -> None:
+        """A free frees at once (hicann/runtime ApiImpl::DevFree): queued work on it is a hazard."""
+        alloc = self.memory.find(ptr) if isinstance(ptr, int) else None
+        if alloc is not None and alloc.base == ptr and alloc.kind == kind:
+            self.queues.freed(api, (ptr, ptr + alloc.size))
 
     def malloc_host(self, size: int) -> int:
         self._need_context("aclrtMallocHost")
         return self.memory.allocate(size, "host", "aclrtMallocHost")
 
     def free_host(self, ptr: int) -> None:
+        self._freeing(ptr, "host", "aclrtFreeHost")
         self.memory.release(ptr, "host", "aclrtFreeHost")
 
     # -- copies and memsets: each layer's checks in the real order (emu_runtime.c cites them) ----
@@ -472,7 +530,27 @@ class NumpyRuntime:
         self._max_check(api, "destMax", dst_max, count)
         self._need_context(api)
         out = self._bytes(dst, count, api, writable=True)
-        out[...] = self._bytes(src, count, api, writable=False)
+        data = self._bytes(src, count, api, writable=False)
+        # it waits for no stream (ApiImpl::MemCopySync): queued work on that memory is a race
+        device_src, device_dst = isinstance(src, int), isinstance(dst, int)
+        if device_src:
+            self.queues.host_access(api, ((src, src + count),), write=False)
+        if device_dst:
+            self.queues.host_access(api, ((dst, dst + count),), write=True)
+        if device_src and device_dst:
+            self._check_written(api, src, count)
+        out[...] = data
+        if device_dst:
+            if device_src:
+                self.memory.copy_written(dst, src, count)
+            else:
+                self.memory.mark_written(dst, dst + count)
+
+    def _check_written(self, api: str, start: int, count: int) -> None:
+        """A device-to-device copy reads its source: bytes never written are a hazard."""
+        if self.memory.unwritten(start, start + count):
+            with self.queues.lock:
+                self.queues._check_init(self._queue(None), api, _user_site(), ((start, start + count),))
 
     def memcpy_async(self, dst: Any, dst_max: int, src: Any, count: int, kind: int, stream: int) -> None:
         """Steps 1-4, then (api_error.cc MemcpyAsync) H2H, which an online runtime refuses with
@@ -490,7 +568,13 @@ class NumpyRuntime:
             raise self._fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api,
                              "ACL_MEMCPY_HOST_TO_HOST is not supported by the async copy")
         self._need_stream(stream, api, launch=True)
-        out[...] = data
+        reads = ((src, src + count),) if isinstance(src, int) else ()
+        writes = ((dst, dst + count),) if isinstance(dst, int) else ()
+        both = bool(reads and writes and self._location(src) == "device" == self._location(dst))
+
+        def copy() -> None:
+            out[...] = data
+        self.queues.put(self._queue(stream), api, reads, writes, copy, check_init=reads if both else ())
 
     def _location(self, where: Any) -> str:
         alloc = self.memory.find(where) if isinstance(where, int) else None
@@ -519,7 +603,10 @@ class NumpyRuntime:
             raise self._fail(ACL_ERROR_INVALID_PARAM, api, "devPtr is nullptr")
         self._need_context(api)
         self._max_check(api, "maxCount", max_count, count)
-        self._device_bytes(ptr, count, api)[...] = value & 0xFF
+        view = self._device_bytes(ptr, count, api)
+        self.queues.host_access(api, ((ptr, ptr + count),), write=True)
+        view[...] = value & 0xFF
+        self.memory.mark_written(ptr, ptr + count)
 
     def memset_async(self, ptr: int | None, max_count: int, value: int, count: int, stream: Any) -> None:
         """The stream handle, count > maxCount, the context, the stream's device
@@ -533,7 +620,11 @@ class NumpyRuntime:
         self._max_check(api, "maxCount", max_count, count)
         self._need_context(api)
         self._need_stream(stream, api, launch=True)
-        self._device_bytes(ptr, count, api)[...] = value & 0xFF
+        view = self._device_bytes(ptr, count, api)
+
+        def fill() -> None:
+            view[...] = value & 0xFF
+        self.queues.put(self._queue(stream), api, (), ((ptr, ptr + count),), fill)
 
     def mem_info(self, attr: int) -> tuple[int, int]:
         self._need_context("aclrtGetMemInfo")
@@ -662,6 +753,7 @@ class NumpyRuntime:
         """Waits for the streams of the thread's current device (Context::SyncStreamsWithTimeout)."""
         self._need_context("aclrtSynchronizeDevice")
         device = self._thread.device
+        self.queues.flush_all(lambda q: q.device == device)
         streams = [None] + [s for s, d in list(self._streams.items()) if d == device]  # None: the default one
         self._report_faults(streams, "aclrtSynchronizeDevice")
 
@@ -672,6 +764,9 @@ class NumpyRuntime:
     def query_event_status(self, event: Any) -> int:
         if event not in self._events:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtQueryEventStatus", f"event {event!r} is not live")
+        # A device gets there eventually: a program polling for it must see it complete, so asking
+        # is where the work before it runs here.
+        self._reach_event(event)
         return 1 if self._events[event] is not None else 0  # ACL_EVENT_RECORDED_STATUS_COMPLETE / NOT_READY
 
     def stream_wait_event(self, stream: Any, event: Any) -> None:
@@ -679,6 +774,7 @@ class NumpyRuntime:
         self._need_stream(stream, "aclrtStreamWaitEvent")
         if event not in self._events:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtStreamWaitEvent", f"event {event!r} is not live")
+        self.queues.wait(self._queue(stream), self._event_at.get(event))
 
     def last_error(self, level: int, peek: bool) -> int:
         status = self._thread.status
@@ -828,7 +924,7 @@ class NumpyRuntime:
                    for h in ((a,) if kind == "tensor" else self._tensor_lists[a] if kind == "tensor_list" else ())]
         # the reference kernels need no device workspace
         return 0, self._register(self._executors, Executor(op, resolved, empty, inputs, outputs,
-                                                           handles=tuple(handles)))
+                                                           handles=tuple(handles), names=tuple(info.names)))
 
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any) -> None:
         api = f"aclnn{op}"
@@ -862,16 +958,27 @@ class NumpyRuntime:
             # kernels; the launch is asynchronous): the kernel's out-of-bounds access is an AI
             # Core exception on the device, which the next synchronisation of the stream reports
             # (hicann/runtime errcode_manage.cc: RT_ERROR_TSFW_AICORE_EXCEPTION ->
-            # ACL_ERROR_RT_AICORE_EXCEPTION; an AIV-only kernel reports 507035 instead).
+            # ACL_ERROR_RT_AICORE_EXCEPTION; an AIV-only kernel reports 507035 instead). The
+            # reference names it here first: a hazard, at the line that launched it.
+            name = next(n for n, a in zip(ex.names, ex.args) if a is bad) if ex.names else "a tensor"
+            site = _user_site()
+            hazard(f"{api} at {site}: {name} at {bad.addr:#x} (offset {bad.offset}, shape {bad.shape}, strides "
+                   f"{bad.strides}, {to_numpy(bad.dtype)}) reaches outside its device allocation: the kernel would "
+                   "read or write out of bounds (an AI Core exception at the next synchronize on a device, or "
+                   "garbage inside the allocator's padding)", site)
             self._add_fault(stream, f"{api} queued on stream {stream!r}: tensor at {bad.addr:#x} (offset "
                                     f"{bad.offset}, shape {bad.shape}, strides {bad.strides}) reaches outside "
                                     f"its device allocation: the kernel's AI Core exception")
             return
-        try:
-            ops.compute(op, self.soc, views, empty=ex.empty)
-        except errors.AclError as exc:
-            self._thread.error = str(exc)
-            raise
+        reads = tuple(_span_of(d) for d in ex.inputs if d is not None and 0 not in d.shape)
+        writes = tuple(_span_of(d) for d in ex.outputs if d is not None and 0 not in d.shape)
+        if workspace_size > 0 and workspace:
+            writes += ((int(workspace), int(workspace) + workspace_size),)
+        soc, empty = self.soc, ex.empty
+
+        def kernel() -> None:
+            ops.compute(op, soc, views, empty=empty)
+        self.queues.put(self._queue(stream), api, reads, writes, kernel, check_init=reads)
 
     def prepare_arrays(self, op: str, args: tuple) -> Callable[[tuple], None]:
         """Phase 1 straight on host arrays (no emulated memory): the library's checks, raising as
@@ -891,7 +998,7 @@ class NumpyRuntime:
         return self.memory.view(addr, shape, np.dtype(dtype), strides, offset)
 
     def tensor_view(self, addr: int, shape: Sequence[int], dtype: np.dtype, strides: Sequence[int],
-                    offset: int, api: str) -> np.ndarray:
+                    offset: int, api: str, write: bool = False) -> np.ndarray:
         """``host_view`` of a tensor the kernel of ``api`` (aclnn<Op>) reads or writes: one that
         reaches outside its allocation is that kernel's AI Core exception, raised now (the
         kernels run at once here; a device reports it at the stream's next synchronisation)."""
@@ -901,6 +1008,15 @@ class NumpyRuntime:
                              f"tensor at {addr:#x} (offset {offset}, shape {tuple(shape)}, strides {tuple(strides)}) "
                              f"reaches outside its device allocation: the kernel's AI Core exception (a device "
                              f"reports it at the stream's next aclrtSynchronizeStream)")
+        if view.size:  # computed now, on the host: queued work on that memory is a race
+            lo, hi = extent(shape, strides)
+            item = np.dtype(dtype).itemsize
+            span = (addr + (lo + offset) * item, addr + (hi + offset + 1) * item)
+            self.queues.host_access(api, (span,), write=write)
+            if write:
+                self.memory.mark_written(*span)
+            else:
+                self._check_written(api, span[0], span[1] - span[0])
         return view
 
     def _view(self, desc: TensorDesc) -> np.ndarray | None:
@@ -939,6 +1055,23 @@ class NumpyRuntime:
 
     def set_output_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
         self._set_addr(executor, index, tensor, addr, output=True)
+
+
+def _nothing_to_run() -> None:
+    """An event record's task: reaching it is all it does."""
+
+
+def _span_of(desc: TensorDesc) -> tuple[int, int]:
+    """The bytes [start, end) a tensor's shape, strides and offset reach (kept until its
+    address changes: aclSet*TensorAddr)."""
+    cached = desc.cached_span
+    if cached is not None and cached[0] == desc.addr:
+        return cached[1], cached[2]
+    lo, hi = extent(desc.shape, desc.strides)
+    item = to_numpy(desc.dtype).itemsize
+    start, end = desc.addr + (lo + desc.offset) * item, desc.addr + (hi + desc.offset + 1) * item
+    desc.cached_span = (desc.addr, start, end)
+    return start, end
 
 
 def _nothing(args: tuple) -> None:

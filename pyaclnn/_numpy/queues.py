@@ -1,0 +1,304 @@
+"""The reference backend runs as a device: queued work runs later, and misuse is a HazardError.
+
+On an Ascend device phase 2 (aclnnXxx), aclrtMemcpyAsync, aclrtMemsetAsync and aclrtRecordEvent
+only put a task on a stream (hicann/runtime api_impl.cc ApiImpl::MemcpyAsync / MemsetAsync /
+EventRecord, and the kernel launches of opbase's CommonOpExecutorRun); the device runs it later,
+and the host learns that it ran at a synchronize. A NULL stream is the context's default stream,
+asynchronous like any other (ApiImpl::* take curCtx->DefaultStream_()). A synchronous copy or
+memset waits for no stream (ApiImpl::MemCopySync). So here each stream has a queue of ``Work``
+that runs:
+
+- at a synchronize of its stream, of an event recorded after it, or of the device;
+- at stream destroy (the runtime flushes a stream before tearing it down) and device reset;
+- before later work that waits for it through an event (aclrtStreamWaitEvent);
+- when the stream holds more than ``DEPTH`` tasks (a device's task queue is bounded; the oldest
+  then surely ran), which bounds memory for programs that never synchronize.
+
+Every Work names the byte spans of device memory it reads and writes (a tensor covers the span
+its shape, strides and offset reach; disjoint views never conflict), the C call and the user's
+source line that queued it. A program whose result would depend on when queued work runs is
+undefined behaviour on a device; ``hazard`` reports it at the call that would misbehave
+(``pyaclnn.HazardError`` naming both sides, or a HazardWarning, or nothing: PYACLNN_HAZARDS),
+and the program then goes on as a device would (stale data, garbage, a fault at the next
+synchronize):
+
+- a host access (synchronous copy or memset, a NumPy-in/out call on a Tensor) to memory that
+  queued work writes, or, for a host write, reads;
+- a free of memory that queued work uses;
+- work queued on one stream touching memory that queued work on another stream writes (or
+  reads, if the new work writes), with no event ordering the two;
+- a kernel or device-to-device copy reading bytes not written since aclrtMalloc (fresh memory
+  holds the poison byte 0xFF, as the emulator's: a NaN in every float type). A copy to the host
+  carries such bytes without complaint, as memcheck lets undefined bytes be copied and flags
+  their use: the object layer reads spans back whole (``Tensor.copy_from`` of a strided view);
+- a tensor reaching outside its allocation (the runtime names it: ``runtime.launch``).
+"""
+from __future__ import annotations
+
+import threading
+import warnings
+from collections import deque
+from typing import Any, Callable, Iterable
+
+from .. import _env
+from .._sites import Site, user_site
+from ..errors import AclError, HazardError, HazardWarning
+
+DEPTH = 1024  # tasks a stream holds before its oldest are taken as done (the device caught up)
+
+Span = tuple[int, int]  # [start, end) device addresses
+
+
+class Work:
+    """One task queued on a stream (see the module docstring); ``memory`` is the address
+    space's (allocations, frees) count when it was queued, to tell whether its memory is still
+    the memory it was queued on."""
+    __slots__ = ("seq", "api", "site", "reads", "writes", "run", "waits", "memory")
+
+    def __init__(self, seq: int, api: str, site: Site, reads: tuple[Span, ...], writes: tuple[Span, ...],
+                 run: Callable[[], None] | None, waits: dict[Any, int] | None, memory: tuple[int, int]) -> None:
+        self.seq, self.api, self.site, self.reads, self.writes = seq, api, site, reads, writes
+        self.run, self.waits, self.memory = run, waits, memory
+
+
+class Queue:
+    """One stream's tasks not run yet, and which tasks of other streams its next task follows
+    (``after``: stream key -> the last task of that stream it is ordered after, via events)."""
+    __slots__ = ("key", "label", "pending", "seq", "after", "device", "error")
+
+    def __init__(self, key: Any, label: str, device: int | None) -> None:
+        self.key, self.label, self.device = key, label, device
+        self.pending: deque[Work] = deque()
+        self.seq = 0
+        self.after: dict[Any, int] = {}
+        self.error: AclError | None = None  # a kernel's own refusal, reported at the next synchronize
+
+
+def _overlap(a: Iterable[Span], b: Iterable[Span]) -> Span | None:
+    for s0, e0 in a:
+        for s1, e1 in b:
+            if s0 < e1 and s1 < e0:
+                return max(s0, s1), min(e0, e1)
+    return None
+
+
+def _span(span: Span) -> str:
+    return f"[{span[0]:#x}, +{span[1] - span[0]})"
+
+
+def hazard(message: str, site: Site) -> None:
+    """Report a hazard as PYACLNN_HAZARDS says: raise (default), warn at the user's line, or off."""
+    mode = _env.hazards()
+    if mode == "raise":
+        raise HazardError(message)
+    if mode == "warn":
+        warnings.warn_explicit(message, HazardWarning, site.filename, site.line)
+
+
+class Queues:
+    """Every stream's queue of one NumPy runtime, and the hazard checks (module docstring)."""
+
+    def __init__(self, memory: Any, on_fault: Callable[[Queue, str], None]) -> None:
+        self.memory = memory
+        self.on_fault = on_fault  # a task failed on the device: the next synchronize reports it
+        self.lock = threading.RLock()  # kernels run under it: one device executes one task at a time
+        self.queues: dict[Any, Queue] = {}
+        self.busy = 0  # tasks not run yet, over all streams: 0 makes every check free
+
+    def queue_of(self, key: Any, label: str, device: int | None) -> Queue:
+        q = self.queues.get(key)
+        if q is None:
+            q = self.queues[key] = Queue(key, label, device)
+        return q
+
+    # -- queueing --------------------------------------------------------------------------------
+    def put(self, q: Queue, api: str, reads: tuple[Span, ...], writes: tuple[Span, ...], run: Callable[[], None] | None,
+            *, check_init: tuple[Span, ...] = (), waits: dict[Any, int] | None = None) -> None:
+        """Queue a task on ``q`` after the hazard checks of new work: races with other streams'
+        queued work, and reads (``check_init``) of bytes nothing has written."""
+        site = user_site()
+        memory = self.memory
+        with self.lock:
+            if self.busy > len(q.pending) and (reads or writes):  # other streams have queued work
+                self._check_race(q, api, site, reads, writes)
+            for start, end in check_init:
+                if memory.unwritten(start, end):
+                    self._check_init(q, api, site, check_init)
+                    break
+            q.seq += 1
+            q.pending.append(Work(q.seq, api, site, reads, writes, run, waits, (memory.allocations, memory.frees)))
+            self.busy += 1
+            if len(q.pending) > DEPTH:
+                self.flush(q, q.pending[0].seq)
+
+    def wait(self, q: Queue, event: tuple[Any, int, dict[Any, int]] | None) -> None:
+        """aclrtStreamWaitEvent: ``q``'s later tasks follow the event's stream up to its record
+        (and what that stream followed). An event never recorded orders nothing."""
+        if event is None:
+            return
+        key, seq, after = event
+        waits = dict(after)
+        waits[key] = max(waits.get(key, 0), seq)
+        self.put(q, "aclrtStreamWaitEvent", (), (), None, waits=waits)
+        for k, s in waits.items():
+            if k != q.key and s > q.after.get(k, 0):
+                q.after[k] = s
+
+    def record(self, q: Queue, run: Callable[[], None]) -> tuple[Any, int, dict[Any, int]]:
+        """aclrtRecordEvent: a task marking this point of ``q``; returns the event's position."""
+        self.put(q, "aclrtRecordEvent", (), (), run)
+        return q.key, q.seq, dict(q.after)
+
+    # -- running ---------------------------------------------------------------------------------
+    def flush(self, q: Queue, upto: int | None = None) -> None:
+        """Run ``q``'s tasks in order, all of them or those up to ``upto``; a task waiting on an
+        event first runs the other stream's tasks up to it."""
+        with self.lock:
+            pending = q.pending
+            while pending and (upto is None or pending[0].seq <= upto):
+                work = pending.popleft()
+                self.busy -= 1
+                if work.waits:
+                    for key, seq in work.waits.items():
+                        other = self.queues.get(key)
+                        if other is not None and other is not q:
+                            self.flush(other, seq)
+                self._run(q, work)
+
+    def _run(self, q: Queue, work: Work) -> None:
+        if work.run is None:
+            return
+        memory = self.memory
+        if memory.frees != work.memory[1] and any(
+                not memory.made_before(start, work.memory[0]) for start, _ in work.reads + work.writes):
+            # its memory was freed under it (a use after free the program was told of): what a
+            # device does then is undefined; the bytes are gone here, so it faults
+            self.on_fault(q, f"{work.api} queued at {work.site} uses device memory freed before it ran")
+            return
+        try:
+            work.run()
+        except AclError as exc:  # the kernel's own refusal (e.g. a class index out of range)
+            if q.error is None:
+                q.error = exc
+        self._written(work.writes)
+
+    def _written(self, writes: tuple[Span, ...]) -> None:
+        for start, end in writes:
+            self.memory.mark_written(start, end)
+
+    def flush_all(self, belongs: Callable[[Queue], bool]) -> None:
+        with self.lock:
+            for q in list(self.queues.values()):
+                if belongs(q):
+                    self.flush(q)
+
+    def drop(self, key: Any) -> None:
+        """A stream (or default stream) went away after its flush."""
+        with self.lock:
+            q = self.queues.pop(key, None)
+            if q is not None:
+                self.busy -= len(q.pending)
+
+    # -- hazard checks ---------------------------------------------------------------------------
+    def _queued_users(self, spans: tuple[Span, ...], write: bool, after: Queue | None = None
+                      ) -> tuple[Queue, Work, Span, bool] | None:
+        """The first queued task whose access conflicts with an access of ``spans`` (a write
+        conflicts with reads and writes, a read with writes): (queue, task, overlap, it writes).
+        With ``after``: only tasks a new task of that queue is not ordered after (other streams',
+        past the last one an event ordered it after)."""
+        for q in self.queues.values():
+            if q is after or not q.pending:
+                continue
+            upto = after.after.get(q.key, 0) if after is not None else 0
+            for work in q.pending:
+                if work.seq <= upto:
+                    continue
+                hit = _overlap(spans, work.writes)
+                if hit is not None:
+                    return q, work, hit, True
+                if write:
+                    hit = _overlap(spans, work.reads)
+                    if hit is not None:
+                        return q, work, hit, False
+        return None
+
+    def host_access(self, api: str, spans: tuple[Span, ...], write: bool, how: str = "") -> None:
+        """A synchronous host access of device memory (a copy, a memset, a NumPy-in/out call on a
+        Tensor): it waits for no stream, so queued work on that memory is a race."""
+        if not self.busy:
+            return
+        with self.lock:
+            found = self._queued_users(spans, write)
+        if found is None:
+            return
+        q, work, hit, writes = found
+        site = user_site()
+        verb = "writes" if write else "reads"
+        hazard(f"{api} at {site} {verb}{how} {_span(hit)} that {work.api}, queued on {q.label} at {work.site}, "
+               f"{'writes' if writes else 'reads'}: the device may not have run it yet (a synchronous copy or "
+               f"memset waits for no stream). Synchronize first: aclrtSynchronizeStream on that stream (or "
+               f"Stream.synchronize()), or an event recorded after it", site)
+
+    def freed(self, api: str, span: Span) -> None:
+        """aclrtFree / aclrtFreeHost of ``span``: memory a queued task uses is a use after free."""
+        if not self.busy:
+            return
+        with self.lock:
+            found = self._queued_users((span,), True)
+        if found is None:
+            return
+        q, work, hit, writes = found
+        site = user_site()
+        hazard(f"{api} at {site} frees {_span(span)} that {work.api}, queued on {q.label} at {work.site}, still "
+               f"{'writes' if writes else 'reads'} ({_span(hit)}): the device would use freed memory. Synchronize "
+               f"{q.label} before freeing", site)
+
+    def _check_race(self, q: Queue, api: str, site: Site, reads: tuple[Span, ...], writes: tuple[Span, ...]) -> None:
+        found = self._queued_users(writes, True, q) if writes else None  # q's own tasks are ordered before
+        mine_write = found is not None
+        if found is None and reads:
+            found = self._queued_users(reads, False, q)
+        if found is None:
+            return
+        other, work, hit, theirs_write = found
+        hazard(f"{api} at {site}, queued on {q.label}, {'writes' if mine_write else 'reads'} {_span(hit)} that "
+               f"{work.api}, queued on {other.label} at {work.site}, {'writes' if theirs_write else 'reads'}, with "
+               f"no event between the two streams: their order on the device is undefined. Record an event on "
+               f"{other.label} after {work.api} and make {q.label} wait for it (aclrtRecordEvent, "
+               f"aclrtStreamWaitEvent), or synchronize {other.label} first", site)
+
+    def _check_init(self, q: Queue, api: str, site: Site, reads: tuple[Span, ...]) -> None:
+        for start, end in reads:
+            gaps = self.memory.unwritten(start, end)
+            if not gaps:
+                continue
+            for other in self.queues.values():  # queued writes that run before this task fill gaps
+                upto = None if other is q else q.after.get(other.key, 0)
+                for work in other.pending:
+                    if upto is not None and work.seq > upto:
+                        break
+                    gaps = _subtract(gaps, work.writes)
+            if gaps:
+                alloc = self.memory.find(start)
+                made = f", allocated at {alloc.site}" if alloc is not None and alloc.site else ""
+                hazard(f"{api} at {site} reads {_span(gaps[0])}, device memory never written since aclrtMalloc"
+                       f"{made}: the device reads garbage there. Copy the input in (aclrtMemcpy, "
+                       f"Tensor.from_numpy) or fill it (aclrtMemset) first", site)
+                return
+
+
+def _subtract(gaps: list[Span], writes: Iterable[Span]) -> list[Span]:
+    for ws, we in writes:
+        out: list[Span] = []
+        for gs, ge in gaps:
+            if we <= gs or ge <= ws:
+                out.append((gs, ge))
+                continue
+            if gs < ws:
+                out.append((gs, ws))
+            if we < ge:
+                out.append((we, ge))
+        gaps = out
+        if not gaps:
+            break
+    return gaps
