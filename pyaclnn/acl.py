@@ -36,8 +36,12 @@ from typing import Any, Callable, Sequence
 import numpy as _np
 
 from . import _backend, _current, _handles, errors as _errors
-from ._handles import (AclBoolArray, AclFloatArray, AclIntArray, AclOpExecutor, AclScalar, AclScalarArray,
-                       AclScalarList, AclTensor, AclTensorArray, AclTensorList, AclrtContext, AclrtEvent, AclrtStream)
+# The handle types of the signatures below, exported (``X as X``) for users' own annotations.
+from ._handles import (AclBoolArray as AclBoolArray, AclFloatArray as AclFloatArray, AclIntArray as AclIntArray,
+                       AclOpExecutor as AclOpExecutor, AclScalar as AclScalar, AclScalarArray as AclScalarArray,
+                       AclScalarList as AclScalarList, AclTensor as AclTensor, AclTensorArray as AclTensorArray,
+                       AclTensorList as AclTensorList, AclrtContext as AclrtContext, AclrtEvent as AclrtEvent,
+                       AclrtStream as AclrtStream)
 from ._registry import Registry as _Registry, pyaclnn_source as _pyaclnn_source
 from ._interop import host_array
 from ._signature import c_element as _c_element, c_values as _c_values
