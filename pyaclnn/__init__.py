@@ -56,7 +56,8 @@ __all__ = [
     "MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward",
     "backend_info", "DType",
     "PyaclnnError", "BackendUnavailableError", "ClosedError", "ExecutorConsumedError", "NotSupportedError",
-    "UnknownOperatorError", "HazardError", "HazardWarning", "AclError", "AclParamError", "AclResourceError", "AclRuntimeError", "AclInternalError",
+    "UnknownOperatorError", "HazardError", "HazardWarning",
+    "AclError", "AclParamError", "AclResourceError", "AclRuntimeError", "AclInternalError",
     "AclnnParamNullptrError", "AclnnParamInvalidError", "AclnnRuntimeError", "AclnnInnerError",
     "AclnnInnerInfershapeError", "AclnnInnerTilingError", "AclnnInnerFindKernelError", "AclnnInnerNullptrError",
     "AclnnInnerOppPathNotFoundError",
@@ -66,6 +67,6 @@ __all__ = [
 ]
 for _name in __all__:  # the error classes are shown (and pickled, as classes) under the name users write
     _value = globals()[_name]
-    if isinstance(_value, type) and issubclass(_value, _errors.PyaclnnError):
+    if isinstance(_value, type) and _value.__module__ == _errors.__name__:
         _value.__module__ = "pyaclnn"
 del _name, _value

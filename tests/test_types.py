@@ -32,6 +32,8 @@ reveal_type(executor.workspace_size)
 # What a user writes from the README, checked with mypy --strict: the exceptions it catches, the
 # constants through pyaclnn.acl, an executor's workspace_size, the functions' return types.
 STRICT_USER_CODE = '''
+import warnings
+
 import numpy as np
 import numpy.typing as npt
 import pyaclnn
@@ -48,11 +50,15 @@ def grad(g: npt.NDArray[np.float32], x: npt.NDArray[np.float32]) -> npt.NDArray[
     except pyaclnn.AclInternalError as e:
         cls: type[pyaclnn.AclError] = errors.class_for_status(e.status)
         print(cls)
-    except (pyaclnn.AclError, pyaclnn.NotSupportedError, pyaclnn.UnknownOperatorError, pyaclnn.PyaclnnError):
+    except (pyaclnn.AclError, pyaclnn.NotSupportedError, pyaclnn.UnknownOperatorError, pyaclnn.HazardError,
+            pyaclnn.PyaclnnError):
         pass
     except errors.OutputTooLargeError:
         pass
     return None
+
+
+warnings.simplefilter("error", pyaclnn.HazardWarning)
 
 
 def dtypes() -> list[int]:
