@@ -350,9 +350,7 @@ def _data_type(api: str, value: Any) -> int:
     anything that is no integer (a NumPy dtype or type, a torch dtype, text) is a TypeError
     naming the parameter and the constant to pass, on both backends (cffi would say only "an
     integer is required", the reference would look it up as an unknown value)."""
-    if isinstance(value, int) and not isinstance(value, bool):  # ACL_FLOAT, pyaclnn.DType.FLOAT
-        return int(value)
-    if isinstance(value, _np.integer):
+    if isinstance(value, (int, _np.integer)) and not isinstance(value, bool):  # pyaclnn.DType.FLOAT, np.int32(0)
         return int(value)
     fix = "a constant such as pyaclnn.acl.ACL_FLOAT"
     if value is not None and not isinstance(value, bool):
