@@ -48,9 +48,16 @@ from . import errors as _errors
 
 __version__ = "0.1.0"
 
-_ERRORS = [
+# A literal list, so type checkers see every name as exported (mypy --strict reads __all__ and
+# nothing computed); tests/test_types.py checks user code against it.
+__all__ = [
+    "mse_loss_backward", "group_norm_backward", "cross_entropy_loss_grad", "prelu_backward",
+    "Device", "Stream", "Event", "Tensor", "Executor", "Op",
+    "MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward",
+    "backend_info", "DType",
     "PyaclnnError", "BackendUnavailableError", "ClosedError", "ExecutorConsumedError", "NotSupportedError",
-    "UnknownOperatorError", "HazardError", "HazardWarning", "AclError", "AclParamError", "AclResourceError", "AclRuntimeError", "AclInternalError",
+    "UnknownOperatorError", "HazardError", "HazardWarning",
+    "AclError", "AclParamError", "AclResourceError", "AclRuntimeError", "AclInternalError",
     "AclnnParamNullptrError", "AclnnParamInvalidError", "AclnnRuntimeError", "AclnnInnerError",
     "AclnnInnerInfershapeError", "AclnnInnerTilingError", "AclnnInnerFindKernelError", "AclnnInnerNullptrError",
     "AclnnInnerOppPathNotFoundError",
@@ -58,13 +65,8 @@ _ERRORS = [
     "RtInvalidDeviceidError", "RtContextNullError", "AclBadAllocError", "RtMemoryAllocationError", "RtNoDeviceError",
     "RtDeviceOomError", "RtAicoreExceptionError",
 ]
-
-__all__ = [
-    "mse_loss_backward", "group_norm_backward", "cross_entropy_loss_grad", "prelu_backward",
-    "Device", "Stream", "Event", "Tensor", "Executor", "Op",
-    "MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward",
-    "backend_info", "DType", *_ERRORS,
-]
-for _name in _ERRORS:  # shown (and pickled, as classes) under the name users write
-    getattr(_errors, _name).__module__ = "pyaclnn"
-del _name
+for _name in __all__:  # the error classes are shown (and pickled, as classes) under the name users write
+    _value = globals()[_name]
+    if isinstance(_value, type) and _value.__module__ == _errors.__name__:
+        _value.__module__ = "pyaclnn"
+del _name, _value

@@ -439,6 +439,31 @@ def ops_table(pattern: str | None = None) -> list[dict[str, Any]]:
     return rows
 
 
+def _no_match(pattern: str | None, backend: str) -> str:
+    """Why ``ops PATTERN`` found nothing: what this backend knows, where it looked, and how to
+    make the others visible (a CANN install, a custom operator package)."""
+    from . import _backend
+    registry = _backend.current().runtime.registry
+    known = sorted(registry.names())
+    shown = ", ".join(known[:8]) + (f", ... (`{PROG} ops` lists all)" if len(known) > 8 else "")
+    text = (f"no operator matches {pattern!r} on the {backend} backend, which knows {len(known)} "
+            f"operator(s): {shown or 'none'}; it searched {registry.searched()}")
+    kinds = {source.kind for source in registry.sources}
+    missing = [(what, fix) for kind, what, fix in (
+        ("builtin", "no CANN install with aclnnop headers (ASCEND_HOME_PATH, ASCEND_TOOLKIT_HOME, /usr/local/Ascend)",
+         "for CANN's operators, run where CANN is installed or set ASCEND_HOME_PATH to the install"),
+        ("custom", "no custom operator package (ASCEND_CUSTOM_OPP_PATH, $ASCEND_OPP_PATH/vendors/config.ini)",
+         "for a custom operator package, set ASCEND_CUSTOM_OPP_PATH to its vendor folder"))
+        if kind not in kinds]
+    if missing:
+        text += (f"; found {' and '.join(what for what, _ in missing)}. To see more operators: "
+                 f"{'; '.join(fix for _, fix in missing)} (either backend then lists them; the NumPy backend runs "
+                 "only those with a NumPy reference)")
+    else:
+        text += "; PATTERN is a name substring or a shell pattern (e.g. 'aclnn*Backward'), case-insensitive"
+    return text
+
+
 def cmd_ops(args: argparse.Namespace) -> int:
     info = _backend_or_status()
     if isinstance(info, int):
@@ -466,7 +491,7 @@ def cmd_ops(args: argparse.Namespace) -> int:
         if not row["provided"]:
             print("    note: no source provides it: calling it raises NotSupportedError")
     if not rows:
-        _error(f"no operator matches {args.pattern!r}")
+        _error(_no_match(args.pattern, info["backend"]))
         return FAILED
     print(f"\n{len(rows)} operator(s)")
     return OK

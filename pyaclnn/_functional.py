@@ -11,6 +11,7 @@ both backends raise the same error class and status for the same call.
 from __future__ import annotations
 
 import os
+import weakref
 from typing import Any, Callable, Literal, Sequence, overload
 
 import numpy as np
@@ -24,7 +25,7 @@ from ._spec import group_norm_backward as _gn
 from ._spec import mse_loss_backward as _mse
 from ._spec import prelu_backward as _prelu
 from ._tensor import Tensor
-from .errors import OutputTooLargeError
+from .errors import AclError, OutputTooLargeError
 
 __all__ = ["mse_loss_backward", "group_norm_backward", "cross_entropy_loss_grad", "prelu_backward"]
 
@@ -32,6 +33,13 @@ Array = Any  # np.ndarray, a pyaclnn Tensor, a DLPack tensor (torch...) or anyth
 
 
 _NOT_NUMBERS = frozenset("USOMm")  # str, bytes, object, datetime, timedelta (not V: bfloat16 is one)
+_PYTHON_VALUES = frozenset((float, list, tuple))  # NumPy reads Python floats (in lists) as float64
+_FLOAT64 = np.dtype(np.float64)
+
+# The arrays _arg made of Python floats (or lists of them): id -> (name, what it was). NumPy
+# reads them as float64, a dtype the caller never wrote, which the library may refuse; the
+# refusal then says so (_first_call). An entry leaves with its array.
+_FROM_PYTHON: dict[int, tuple[str, str]] = {}
 
 
 def _arg(x: Any, name: str, api: str) -> Any:
@@ -43,10 +51,27 @@ def _arg(x: Any, name: str, api: str) -> Any:
     if type(x) is not np.ndarray:
         if isinstance(x, (str, bytes)):
             raise _not_a_tensor(name, api, x)
-        x = host_array(x)
+        value, x = x, host_array(x)
+        if type(value) in _PYTHON_VALUES and x.dtype == _FLOAT64:
+            what = f"the Python float {value!r}" if type(value) is float else f"a Python {type(value).__name__}"
+            _FROM_PYTHON[id(x)] = (name, what)
+            weakref.finalize(x, _FROM_PYTHON.pop, id(x), None)
     if x.dtype.kind in _NOT_NUMBERS:
         raise _not_a_tensor(name, api, x)
     return x
+
+
+def _python_values_hint(arrays: Sequence[Any]) -> str | None:
+    """What to say when a call of ``arrays`` (after _arg) fails and some were Python floats."""
+    made = [(a, _FROM_PYTHON[id(a)]) for a in arrays if type(a) is np.ndarray and id(a) in _FROM_PYTHON]
+    if not made:
+        return None
+    own = [np.dtype(a.dtype) for a in arrays if a is not None and id(a) not in _FROM_PYTHON]
+    dtype = next((d.name for d in own if d.kind in "fV" and d != _FLOAT64), "float32")  # V: bfloat16
+    module = "np" if hasattr(np, dtype) else "ml_dtypes"
+    return "; ".join(f"{name} was {what}, converted to a {a.dtype} array (NumPy's default for Python floats): "
+                     f"pass an array of the dtype the operator takes, e.g. np.asarray({name}, {module}.{dtype})"
+                     for a, (name, what) in made)
 
 
 def _not_a_tensor(name: str, api: str, x: Any) -> TypeError:
@@ -101,7 +126,13 @@ def _first_call(backend: Any, op: str, api: str, args: tuple, n_arrays: int, val
     zeros = _allocator(api, backend, specs)
     outs = [None if spec is None else zeros(*spec) for spec in specs]
     c_args = c_values(backend.runtime.op_info(op).signature, (*args[:n_arrays], *values, *outs))
-    run = run_host(backend, op, c_args, values_checked=True)
+    try:
+        run = run_host(backend, op, c_args, values_checked=True)
+    except AclError as exc:  # the library's status; the hint is what only pyaclnn knows
+        hint = _python_values_hint(args[:n_arrays])
+        if hint:
+            exc.add_hint(hint)
+        raise
     remember_plan(backend, op, args, HostPlan(n_arrays, c_args[n_arrays:n_arrays + len(values)], tuple(specs),
                                               zeros, run))
     return outs
@@ -201,6 +232,12 @@ def cross_entropy_loss_grad(grad_loss: Array, log_prob: Array, target: Array, we
     'none', ``grad_loss[0]`` for 'sum', and ``grad_loss[0] / sum of the non-ignored weights`` for
     'mean' (NaN everywhere when every target is ignored, as on the device). The zloss inputs
     are accepted and have no effect, as documented.
+
+    ``log_prob`` is 2-D (N, C) and ``target`` (N,). For 'mean' and 'sum', ``grad_loss`` is the
+    loss's scalar gradient, shape () or (1,). A ``grad_loss`` of shape (N,) is accepted on A2/A3
+    (Ascend910B, Ascend910_93) and only ``grad_loss[0]`` is used, its other elements ignored
+    without an error, as the device does (its tiling checks no gradLoss shape; ops.md §3.1).
+    Ascend950's tiling refuses it (561002). For per-sample gradients use reduction='none'.
     """
     op, api = "CrossEntropyLossGrad", "aclnnCrossEntropyLossGradGetWorkspaceSize"
     backend = _backend.current()

@@ -36,8 +36,12 @@ from typing import Any, Callable, Sequence
 import numpy as _np
 
 from . import _backend, _current, _handles, errors as _errors
-from ._handles import (AclBoolArray, AclFloatArray, AclIntArray, AclOpExecutor, AclScalar, AclScalarArray,
-                       AclScalarList, AclTensor, AclTensorArray, AclTensorList, AclrtContext, AclrtEvent, AclrtStream)
+# The handle types of the signatures below, exported (``X as X``) for users' own annotations.
+from ._handles import (AclBoolArray as AclBoolArray, AclFloatArray as AclFloatArray, AclIntArray as AclIntArray,
+                       AclOpExecutor as AclOpExecutor, AclScalar as AclScalar, AclScalarArray as AclScalarArray,
+                       AclScalarList as AclScalarList, AclTensor as AclTensor, AclTensorArray as AclTensorArray,
+                       AclTensorList as AclTensorList, AclrtContext as AclrtContext, AclrtEvent as AclrtEvent,
+                       AclrtStream as AclrtStream)
 from ._registry import Registry as _Registry, pyaclnn_source as _pyaclnn_source
 from ._interop import host_array
 from ._signature import c_element as _c_element, c_values as _c_values
@@ -336,7 +340,31 @@ def aclrtGetMemInfo(attr: int) -> tuple[int, int]:
 
 def aclDataTypeSize(dataType: int) -> int:
     from .dtypes import itemsize
+    if type(dataType) is not int:
+        dataType = _data_type("aclDataTypeSize", dataType)
     return itemsize(dataType)
+
+
+def _data_type(api: str, value: Any) -> int:
+    """An ``aclDataType`` argument that is not a plain int. The C parameter is an int enum, so
+    anything that is no integer (a NumPy dtype or type, a torch dtype, text) is a TypeError
+    naming the parameter and the constant to pass, on both backends (cffi would say only "an
+    integer is required", the reference would look it up as an unknown value)."""
+    if isinstance(value, (int, _np.integer)) and not isinstance(value, bool):  # pyaclnn.DType.FLOAT, np.int32(0)
+        return int(value)
+    fix = "a constant such as pyaclnn.acl.ACL_FLOAT"
+    if value is not None and not isinstance(value, bool):
+        try:
+            from .dtypes import from_numpy
+            fix = f"pyaclnn.acl.{from_numpy(value).c_name} (pyaclnn.dtypes.from_numpy(dtype) converts a NumPy dtype)"
+        except (TypeError, ValueError, _errors.NotSupportedError):
+            pass
+    if isinstance(value, type):
+        module = "" if value.__module__ == "builtins" else value.__module__ + "."
+        what = f"the type {module}{value.__qualname__}"
+    else:
+        what = repr(value) if isinstance(value, _np.dtype) else f"{type(value).__name__} {value!r}"
+    raise TypeError(f"{api}: dataType must be an aclDataType (an int), got {what}; pass {fix}")
 
 
 # -- aclnn meta objects ----------------------------------------------------------------------------
@@ -356,6 +384,8 @@ def aclCreateTensor(viewDims: Sequence[int], viewDimsNum: int, dataType: int, st
         stride = [int(v) for v in stride]
     if not isinstance(storageDims, (list, tuple)):
         storageDims = [int(v) for v in storageDims]
+    if type(dataType) is not int:
+        dataType = _data_type("aclCreateTensor", dataType)
     return _rt().create_tensor(viewDims, dataType, stride, offset, format, storageDims, tensorData)
 
 
@@ -411,6 +441,8 @@ def aclCreateScalar(value: Any, dataType: int) -> Handle:
     a TypeError; a number ``dataType`` cannot hold at all (2**70 for ACL_INT64) a ValueError."""
     if isinstance(value, str):
         raise TypeError(f"aclCreateScalar: value must be a number or a buffer of its bytes, got str {value!r}")
+    if type(dataType) is not int:
+        dataType = _data_type("aclCreateScalar", dataType)
     try:
         return _rt().create_scalar(value, dataType)
     except OverflowError as exc:  # raised by the host-side conversion, before any handle exists
@@ -453,6 +485,8 @@ def aclInitTensor(tensor: AclTensor, viewDims: Sequence[int], viewDimsNum: int, 
         from .errors import AclnnParamInvalidError
         raise AclnnParamInvalidError("aclInitTensor", f"viewDimsNum {viewDimsNum} / storageDimsNum "
                                      f"{storageDimsNum} do not match {len(viewDims)} / {len(storageDims)} dims")
+    if type(dataType) is not int:
+        dataType = _data_type("aclInitTensor", dataType)
     _rt().init_tensor(tensor, [int(v) for v in viewDims], dataType,
                       None if stride is None else [int(v) for v in stride], offset, format,
                       [int(v) for v in storageDims], tensorDataAddr)

@@ -124,6 +124,7 @@ class AclError(PyaclnnError):
             # only the generic class may carry an arbitrary (unknown) status
             self.__dict__["status"] = status
         self.api, self.detail, self.cann_message = api, detail, cann_message
+        self.call_hints: tuple[str, ...] = ()
         super().__init__(self._text())
 
     @property
@@ -138,6 +139,12 @@ class AclError(PyaclnnError):
     def hint(self) -> str | None:
         return _HINTS.get(self.status)
 
+    def add_hint(self, text: str) -> None:
+        """Add advice about this call that pyaclnn knows and the library does not (e.g. an
+        argument was a Python float, read as float64). The status and detail stay the library's."""
+        self.call_hints += (text,)
+        self.args = (self._text(),)
+
     def _text(self) -> str:
         text = f"{self.api}: {self.symbol} ({self.status})"
         reason = self.detail or self.meaning
@@ -147,14 +154,20 @@ class AclError(PyaclnnError):
             text += f"\n  CANN: {self.cann_message.strip()}"
         if self.hint:
             text += f"\n  hint: {self.hint}"
+        for hint in self.call_hints:
+            text += f"\n  hint: {hint}"
         return text
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (self.status, self.api, self.detail, self.cann_message))
+        return (_rebuild, (self.status, self.api, self.detail, self.cann_message, self.call_hints))
 
 
-def _rebuild(status: int, api: str, detail: str | None, cann_message: str | None) -> AclError:
-    return from_status(status, api, detail, cann_message)
+def _rebuild(status: int, api: str, detail: str | None, cann_message: str | None,
+             call_hints: tuple[str, ...] = ()) -> AclError:
+    error = from_status(status, api, detail, cann_message)
+    for hint in call_hints:
+        error.add_hint(hint)
+    return error
 
 
 class AclParamError(AclError):

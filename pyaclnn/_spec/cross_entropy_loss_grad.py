@@ -113,18 +113,22 @@ def _check_tiling_a2a3(log_prob, target, weight):
     # is a mismatch (561002 on the device too); two missing dims would compare equal and launch a
     # kernel with a nonsense size. We report 561002 whenever a dim the tiling reads is missing,
     # including logProb's dim 1 (C) when there is no weight.
+    # The status stays the tiling's; when logProb is not 2-D, that is the likely cause, so say it
+    # (a 1-D logProb of one sample reads its C classes as N rows).
+    fix = "" if log_prob.ndim == 2 else \
+        f"; logProb must be 2-D (N, C), got {fmt_shape(log_prob.shape)}: one sample is shape (1, C)"
     n, n_t = _dim(log_prob, 0), _dim(target, 0)
     if n is None or n_t is None or n != n_t:
         _tiling(f"target dim 0 {_fmt_dim(n_t)} != logProb dim 0 {_fmt_dim(n)} "
-                f"(shapes {fmt_shape(target.shape)}, {fmt_shape(log_prob.shape)})")
+                f"(shapes {fmt_shape(target.shape)}, {fmt_shape(log_prob.shape)}){fix}")
     c = _dim(log_prob, 1)
     if weight is not None:
         c_w = _dim(weight, 0)
         if c is None or c_w is None or c != c_w:
             _tiling(f"weight dim 0 {_fmt_dim(c_w)} != logProb dim 1 {_fmt_dim(c)} "
-                    f"(shapes {fmt_shape(weight.shape)}, {fmt_shape(log_prob.shape)})")
+                    f"(shapes {fmt_shape(weight.shape)}, {fmt_shape(log_prob.shape)}){fix}")
     if c is None:
-        _tiling(f"logProb shape {fmt_shape(log_prob.shape)} has no dim 1 (C) for the tiling")
+        _tiling(f"logProb shape {fmt_shape(log_prob.shape)} has no dim 1 (C) for the tiling{fix}")
 
 
 def _refuse_undefined(soc, grad_loss, log_prob, target, weight, reduction, label_smoothing, out):
