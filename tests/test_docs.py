@@ -1,4 +1,5 @@
-"""The documentation cannot rot: every ```python block of docs/ runs, and the examples are shown.
+"""The documentation cannot rot: every ```python block of docs/ runs, so does every ``Example:``
+of the docstrings the API reference renders, and the examples are shown.
 
 Each page's blocks run in order in one namespace (a page is one program, as a reader follows
 it), on the NumPy reference backend and on the acl backend through the CANN ABI emulator. Blocks that import torch are left out where torch is not
@@ -9,6 +10,8 @@ lacks, fail it).
 from __future__ import annotations
 
 import ast
+import doctest
+import importlib
 import importlib.util
 import re
 from pathlib import Path
@@ -81,3 +84,35 @@ def test_each_example_says_how_to_run_it_and_is_in_the_docs(name: str) -> None:
     assert run_command(EXAMPLES / name) == f".venv/bin/python examples/{name}"
     page = (DOCS / "guide" / "examples.md").read_text()
     assert f'--8<-- "examples/{name}"' in page, f"docs/guide/examples.md does not show {name}"
+
+
+# The modules whose docstrings the API pages (docs/api/) render.
+API_MODULES = ("pyaclnn", "pyaclnn._functional", "pyaclnn._backend", "pyaclnn._device", "pyaclnn._tensor",
+               "pyaclnn._executor", "pyaclnn.acl", "pyaclnn.errors", "pyaclnn.dtypes")
+
+
+def docstring_examples() -> list[doctest.DocTest]:
+    import numpy as np
+    import pyaclnn
+    finder = doctest.DocTestFinder()
+    found = []
+    for name in API_MODULES:
+        module = importlib.import_module(name)
+        found += [t for t in finder.find(module, globs={"np": np, "pyaclnn": pyaclnn}) if t.examples]
+    return sorted(found, key=lambda t: t.name)
+
+
+EXAMPLES_IN_DOCSTRINGS = docstring_examples()
+
+
+def test_the_docstrings_have_examples() -> None:
+    names = {t.name.rsplit(".", 1)[-1] for t in EXAMPLES_IN_DOCSTRINGS}
+    assert {"mse_loss_backward", "group_norm_backward", "cross_entropy_loss_grad", "prelu_backward"} <= names
+
+
+@pytest.mark.parametrize("test", EXAMPLES_IN_DOCSTRINGS, ids=lambda t: t.name)
+def test_docstring_example_runs(test: doctest.DocTest, backend: str) -> None:
+    report: list[str] = []
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test, out=report.append, clear_globs=False)
+    assert runner.failures == 0, "".join(report)
