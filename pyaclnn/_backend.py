@@ -177,16 +177,16 @@ def backend_info() -> dict[str, Any]:
 
     Returns:
         A new dict with ``backend`` ('acl' or 'numpy'), ``reason`` (why it was chosen: the
-        variable, or why the device could not be used under 'auto'), ``soc`` (the SoC family
-        whose tables apply, e.g. 'Ascend910B'), ``soc_name`` (``aclrtGetSocName`` on a device,
-        e.g. 'Ascend910B3'; the emulated SoC on the NumPy backend), ``cann_version`` (None on the
-        NumPy backend) and ``paths`` (the CANN libraries loaded, by role).
+            variable, or why the device could not be used under 'auto'), ``soc`` (the SoC family
+            whose tables apply, e.g. 'Ascend910B'), ``soc_name`` (``aclrtGetSocName`` on a
+            device, e.g. 'Ascend910B3'; the emulated SoC on the NumPy backend), ``cann_version``
+            (None on the NumPy backend) and ``paths`` (the CANN libraries loaded, by role).
 
     Raises:
         BackendUnavailableError: ``PYACLNN_BACKEND=acl`` and CANN or a device is missing.
         ValueError: a ``PYACLNN_BACKEND`` or ``PYACLNN_SOC`` value pyaclnn does not know.
 
-    Example:
+    Examples:
         >>> info = pyaclnn.backend_info()
         >>> info["backend"] in ("acl", "numpy"), sorted(info)
         (True, ['backend', 'cann_version', 'paths', 'reason', 'soc', 'soc_name'])

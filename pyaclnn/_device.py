@@ -43,7 +43,7 @@ class Device(Resource):
         RtInvalidDeviceidError: no such device (107001).
         BackendUnavailableError: ``PYACLNN_BACKEND=acl`` and CANN or a device is missing.
 
-    Example:
+    Examples:
         >>> with pyaclnn.Device(0) as device, device.create_stream() as stream:
         ...     t = pyaclnn.Tensor.from_numpy(np.ones(3, np.float32))
         ...     stream.synchronize()

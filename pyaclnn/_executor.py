@@ -464,7 +464,7 @@ class Op(Executor):
         TypeError: a value its C parameter cannot take.
         AclError: the status phase 1 returned.
 
-    Example:
+    Examples:
         >>> g = np.array([[0, 1], [2, 3]], np.float32)
         >>> op = pyaclnn.Op("MseLossBackward", gradOutput=g, self=g, target=np.ones((2, 2), np.float32),
         ...                 reduction=1, out=np.zeros((2, 2), np.float32))

@@ -138,7 +138,7 @@ def mse_loss_backward(grad_output: Array, input: Array, target: Array, reduction
             broadcast, or ``reduction`` is not one of the three (161002).
         TypeError: an argument is not an array of numbers, or ``reduction`` is neither str nor int.
 
-    Example:
+    Examples:
         >>> g = np.array([[0, 1], [2, 3]], np.float32)
         >>> pyaclnn.mse_loss_backward(g, g, np.ones((2, 2), np.float32), reduction="mean")
         array([[-0.,  0.],
@@ -181,18 +181,18 @@ def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array,
                         ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
     """Gradients of GroupNorm (aclnnGroupNormBackward) -> (grad_input, grad_gamma, grad_beta).
 
-    ``grad_out``/``input`` hold N*C*HxW elements (read as (N, C, HxW)); ``mean``/``rstd`` hold
-    N*group (read as (N, group)); ``gamma`` is (C,) or None (ones). An output whose
+    ``grad_out``/``input`` hold ``N*C*HxW`` elements (read as (N, C, HxW)); ``mean``/``rstd`` hold
+    ``N*group`` (read as (N, group)); ``gamma`` is (C,) or None (ones). An output whose
     ``output_mask`` entry is False is not computed and returned as None (so with the default
     mask, or a literal ``(True, True, True)``, the three are arrays, as type checkers see).
     ``mean`` and ``rstd`` are used as given (not recomputed), and ``gamma`` enters the group
     sums, as on the device.
 
     Args:
-        grad_out: the gradient of GroupNorm's output, N*C*HxW elements (C ``gradOut``).
+        grad_out: the gradient of GroupNorm's output, ``N*C*HxW`` elements (C ``gradOut``).
         input: GroupNorm's input, of the same size and dtype.
-        mean: the per-group means of the forward pass, N*group elements.
-        rstd: the per-group reciprocal standard deviations, N*group elements.
+        mean: the per-group means of the forward pass, ``N*group`` elements.
+        rstd: the per-group reciprocal standard deviations, ``N*group`` elements.
         gamma: the per-channel scale, (C,), or None for ones.
         N: the batch size (C ``int64_t``).
         C: the channels.
@@ -201,15 +201,16 @@ def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array,
         output_mask: which of grad_input, grad_gamma, grad_beta to compute.
 
     Returns:
-        ``(grad_input, grad_gamma, grad_beta)``: grad_input is shaped like ``input``,
-        grad_gamma and grad_beta are (C,); an output masked out is None.
+        grad_input: shaped like ``input``; None where ``output_mask[0]`` is False.
+        grad_gamma: (C,); None where ``output_mask[1]`` is False.
+        grad_beta: (C,); None where ``output_mask[2]`` is False.
 
     Raises:
         AclnnParamNullptrError: a required tensor is None (161001).
         AclnnParamInvalidError: dtypes, element counts or sizes the library rejects (161002).
         TypeError: an argument of the wrong Python type (a float for ``N``, ``output_mask=True``).
 
-    Example:
+    Examples:
         >>> x = np.arange(8, dtype=np.float32).reshape(2, 2, 2)
         >>> mean, rstd = np.array([[1.5], [5.5]], np.float32), np.ones((2, 1), np.float32)
         >>> dx, dgamma, dbeta = pyaclnn.group_norm_backward(np.ones_like(x), x, mean, rstd, None,
@@ -283,7 +284,7 @@ def cross_entropy_loss_grad(grad_loss: Array, log_prob: Array, target: Array, we
             target outside ``[0, C)`` that is not ``ignore_index`` (raised when the kernel runs).
         AclnnInnerTilingError: shapes the operator's tiling rejects (561002).
 
-    Example:
+    Examples:
         >>> log_prob = np.log(np.full((2, 4), 0.25, np.float32))
         >>> pyaclnn.cross_entropy_loss_grad(np.float32(1.0), log_prob, np.array([1, 3], np.int64))
         array([[ 0.125, -0.375,  0.125,  0.125],
@@ -324,13 +325,14 @@ def prelu_backward(grad_output: Array, input: Array, weight: Array) -> tuple[np.
         weight: the slopes: one per channel, or one for all.
 
     Returns:
-        ``(grad_input, grad_weight)``: grad_input is shaped like ``input``.
+        grad_input: shaped like ``input``.
+        grad_weight: (C,), or ``weight``'s shape when it has one element.
 
     Raises:
         AclnnParamNullptrError: a tensor is None (161001).
         AclnnParamInvalidError: dtypes or shapes the library rejects (161002).
 
-    Example:
+    Examples:
         >>> x = np.array([[-1, 2], [3, -4]], np.float32)
         >>> pyaclnn.prelu_backward(np.ones((2, 2), np.float32), x, np.array([0.25, 0.5], np.float32))
         (array([[0.25, 1.  ],

@@ -91,7 +91,7 @@ class Tensor(Resource):
 
     The constructor is internal (a view of a ``Storage``): use the factories.
 
-    Example:
+    Examples:
         >>> t = pyaclnn.Tensor.from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3))
         >>> t.shape, t.strides, t.T.strides
         ((2, 3), (3, 1), (1, 3))
@@ -182,7 +182,7 @@ class Tensor(Resource):
             TypeError: text, objects or dates instead of numbers.
             NotSupportedError: a dtype with no ``aclDataType``.
 
-        Example:
+        Examples:
             >>> pyaclnn.Tensor.from_numpy(np.ones((2, 2), np.float16)).dtype
             dtype('float16')
         """
@@ -337,7 +337,7 @@ class Tensor(Resource):
 
     @property
     def data_ptr(self) -> int:
-        """Device address of the storage (aclCreateTensor's tensorData); add offset*itemsize for
+        """Device address of the storage (aclCreateTensor's tensorData); add ``offset * itemsize`` for
         the first element."""
         return self.storage.addr
 

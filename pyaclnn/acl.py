@@ -264,7 +264,7 @@ def aclrtMalloc(size: int, policy: int) -> int:
     Raises:
         AclError: the status, e.g. 100000 for size 0, 207001 when out of memory.
 
-    Example:
+    Examples:
         >>> from pyaclnn import acl
         >>> acl.aclrtSetDevice(0)
         >>> ptr = acl.aclrtMalloc(16, acl.ACL_MEM_MALLOC_HUGE_FIRST)

@@ -19,7 +19,7 @@ class DType(IntEnum):
 
     An ``IntEnum``: a member is its C value, so it goes wherever an ``aclDataType`` goes.
 
-    Example:
+    Examples:
         >>> from pyaclnn import DType, acl
         >>> DType.FLOAT16 == acl.ACL_FLOAT16 == 1, DType.BF16.c_name, str(DType.BF16)
         (True, 'ACL_BF16', 'bfloat16')
@@ -140,7 +140,7 @@ def from_numpy(dtype: Any) -> DType:
     Raises:
         NotSupportedError: no aclDataType matches (e.g. ``np.float128``, text).
 
-    Example:
+    Examples:
         >>> from pyaclnn.dtypes import from_numpy
         >>> from_numpy(np.float32), from_numpy("int64")
         (<DType.FLOAT: 0>, <DType.INT64: 9>)

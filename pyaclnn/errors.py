@@ -118,7 +118,7 @@ class AclError(PyaclnnError):
         meaning: a plain-language meaning, for the codes users meet most (else None).
         hint: what to do about it, for the codes with a well-known fix (else None).
 
-    Example:
+    Examples:
         >>> try:
         ...     pyaclnn.mse_loss_backward(np.ones(2, np.float32), np.ones(2, np.float32),
         ...                               np.ones(3, np.float32))
@@ -203,7 +203,7 @@ def class_for_status(status: int) -> type[AclError]:
     Returns:
         The ``AclError`` subclass of that status.
 
-    Example:
+    Examples:
         >>> pyaclnn.errors.class_for_status(507015).__name__
         'RtAicoreExceptionError'
     """
