@@ -3,7 +3,14 @@ ignore_index -100, with a class weight.
 
 Same data and output as cross_entropy_loss_grad_acl.py.
 
-    python examples/cross_entropy_loss_grad.py
+Run it from the repository root with the Python of the virtual environment pyaclnn is
+installed in (``.venv``, made by the README's set-up command)::
+
+    .venv/bin/python examples/cross_entropy_loss_grad.py
+
+It runs on an Ascend device when CANN finds one, else on the NumPy reference backend
+(``PYACLNN_BACKEND=numpy`` chooses it, ``acl`` requires the device); the first line it
+prints names the backend.
 """
 import numpy as np
 

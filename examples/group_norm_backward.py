@@ -2,7 +2,14 @@
 
 Same data and output as group_norm_backward_acl.py (the line-by-line port of the C++ sample).
 
-    python examples/group_norm_backward.py
+Run it from the repository root with the Python of the virtual environment pyaclnn is
+installed in (``.venv``, made by the README's set-up command)::
+
+    .venv/bin/python examples/group_norm_backward.py
+
+It runs on an Ascend device when CANN finds one, else on the NumPy reference backend
+(``PYACLNN_BACKEND=numpy`` chooses it, ``acl`` requires the device); the first line it
+prints names the backend.
 """
 import numpy as np
 

@@ -2,9 +2,15 @@
 
 Same structure and data as the sample, through ``pyaclnn.acl`` (the C names; out-parameters
 are return values; a failing status raises ``pyaclnn.AclError`` instead of CHECK_RET).
-Runs on an Ascend device, or on the NumPy reference backend anywhere else.
 
-    python examples/group_norm_backward_acl.py
+Run it from the repository root with the Python of the virtual environment pyaclnn is
+installed in (``.venv``, made by the README's set-up command)::
+
+    .venv/bin/python examples/group_norm_backward_acl.py
+
+It runs on an Ascend device when CANN finds one, else on the NumPy reference backend
+(``PYACLNN_BACKEND=numpy`` chooses it, ``acl`` requires the device); the first line it
+prints names the backend.
 """
 import sys
 

@@ -4,11 +4,11 @@ On an Ascend NPU it calls the real CANN libraries (cffi, ABI mode); anywhere els
 reference backend accepts, rejects and computes as the device does. ``import pyaclnn`` loads
 nothing native: the backend is chosen on first use (PYACLNN_BACKEND=auto|acl|numpy).
 
-NumPy in, NumPy out::
+NumPy in, NumPy out:
 
     grad = pyaclnn.mse_loss_backward(g, x, y, reduction="mean")
 
-Two phases, on device tensors::
+Two phases, on device tensors:
 
     with pyaclnn.Device(0) as dev, dev.create_stream() as stream:
         x = pyaclnn.Tensor.from_numpy(...)
@@ -16,7 +16,7 @@ Two phases, on device tensors::
         ex.run(stream)                                       # aclnnMseLossBackward
         stream.synchronize()
 
-Any operator the installed CANN (or a custom operator package) declares, by its header::
+Any operator the installed CANN (or a custom operator package) declares, by its header:
 
     ex = pyaclnn.Op("Add", self=x, other=y, alpha=1.0, out=z)  # aclnnAddGetWorkspaceSize
     ex.run(stream)                                             # aclnnAdd

@@ -171,7 +171,26 @@ def _choose() -> Backend:
 
 
 def backend_info() -> dict[str, Any]:
-    """Which backend runs, why, the SoC (emulated or real), CANN version and library paths."""
+    """Which backend runs, why, the SoC (emulated or real), CANN version and library paths.
+
+    The first call chooses the backend (``PYACLNN_BACKEND``) if nothing used pyaclnn yet.
+
+    Returns:
+        A new dict with ``backend`` ('acl' or 'numpy'), ``reason`` (why it was chosen: the
+            variable, or why the device could not be used under 'auto'), ``soc`` (the SoC family
+            whose tables apply, e.g. 'Ascend910B'), ``soc_name`` (``aclrtGetSocName`` on a
+            device, e.g. 'Ascend910B3'; the emulated SoC on the NumPy backend), ``cann_version``
+            (None on the NumPy backend) and ``paths`` (the CANN libraries loaded, by role).
+
+    Raises:
+        BackendUnavailableError: ``PYACLNN_BACKEND=acl`` and CANN or a device is missing.
+        ValueError: a ``PYACLNN_BACKEND`` or ``PYACLNN_SOC`` value pyaclnn does not know.
+
+    Examples:
+        >>> info = pyaclnn.backend_info()
+        >>> info["backend"] in ("acl", "numpy"), sorted(info)
+        (True, ['backend', 'cann_version', 'paths', 'reason', 'soc', 'soc_name'])
+    """
     return current().info()
 
 

@@ -34,6 +34,21 @@ class Device(Resource):
     Closing a device first closes what was created on it (executors, tensors, events, streams).
     Like aclrtSetDevice, opening a Device makes it the current one of the calling thread:
     tensors and executors made there without ``device=`` use it until it is closed.
+
+    Args:
+        device_id: the device (``aclrtSetDevice``'s ``deviceId``); the NumPy backend has one, 0.
+
+    Raises:
+        TypeError: ``device_id`` is not an int.
+        RtInvalidDeviceidError: no such device (107001).
+        BackendUnavailableError: ``PYACLNN_BACKEND=acl`` and CANN or a device is missing.
+
+    Examples:
+        >>> with pyaclnn.Device(0) as device, device.create_stream() as stream:
+        ...     t = pyaclnn.Tensor.from_numpy(np.ones(3, np.float32))
+        ...     stream.synchronize()
+        >>> t.closed   # closing the device closed what was made on it
+        True
     """
     _what = "Device"
 
@@ -61,11 +76,19 @@ class Device(Resource):
             self._state.make_current()
 
     def create_stream(self) -> "Stream":
-        """A new stream on this device (aclrtCreateStream)."""
+        """A new stream on this device (aclrtCreateStream).
+
+        Returns:
+            The Stream; ``close()`` (or ``with``) synchronizes and destroys it.
+        """
         return Stream(self)
 
     def create_event(self) -> "Event":
-        """A new event on this device (aclrtCreateEvent)."""
+        """A new event on this device (aclrtCreateEvent).
+
+        Returns:
+            The Event; ``close()`` (or ``with``) destroys it.
+        """
         return Event(self)
 
     def __repr__(self) -> str:
@@ -106,6 +129,10 @@ class Stream(Resource):
     once the launches queued on it are done.
     ``Stream.from_handle`` wraps a stream another framework owns (never destroyed by pyaclnn).
     ``pyaclnn.acl`` takes the Stream itself wherever an ``aclrtStream`` goes (pyaclnn._handles).
+    Make one with ``Device.create_stream()``.
+
+    Args:
+        device: the open Device the stream is created on.
     """
     _what = "Stream"
     _ctype = "aclrtStream"
@@ -133,6 +160,17 @@ class Stream(Resource):
         (aclrtSynchronizeStream) if pyaclnn queued work on it since the last synchronize, and
         frees pyaclnn's own workspace for it. ``synchronize()`` is aclrtSynchronizeStream: it
         waits for everything queued on the stream, the owner's work included.
+
+        Args:
+            handle: the aclrtStream, as its address (a positive int) or a ``pyaclnn.acl`` handle.
+            device: the Device the stream belongs to; None for the current one.
+
+        Returns:
+            A Stream with ``owned`` False.
+
+        Raises:
+            TypeError: ``handle`` is neither a positive int nor a stream handle, or ``device``
+                is not a Device.
         """
         device = device_arg(device, "Stream.from_handle")
         if not isinstance(handle, int):
@@ -159,7 +197,13 @@ class Stream(Resource):
 
     def synchronize(self) -> None:
         """Wait until everything queued on the stream is done (aclrtSynchronizeStream), then
-        free what waited for it."""
+        free what waited for it.
+
+        Raises:
+            ClosedError: the stream is closed.
+            AclError: a queued kernel failed, e.g. RtAicoreExceptionError (507015) for a tensor
+                over memory that is not allocated.
+        """
         self._check_open()
         self._order.sync()
 
@@ -236,7 +280,13 @@ def _forget_stream(device: Device, raw: Any, workspace: list[int], order: _strea
 
 class Event(Resource):
     """An event (aclrtCreateEvent), for timing work on a stream and waiting for part of it.
-    ``pyaclnn.acl`` takes the Event itself wherever an ``aclrtEvent`` goes (pyaclnn._handles)."""
+    ``pyaclnn.acl`` takes the Event itself wherever an ``aclrtEvent`` goes (pyaclnn._handles).
+    Make one with ``Device.create_event()``; another stream waits for it with
+    ``pyaclnn.acl.aclrtStreamWaitEvent(stream, event)``.
+
+    Args:
+        device: the open Device the event is created on.
+    """
     _what = "Event"
     _ctype = "aclrtEvent"
 
@@ -257,7 +307,15 @@ class Event(Resource):
 
     def record(self, stream: Stream) -> None:
         """aclrtRecordEvent on ``stream``: the event completes when the work queued on it so
-        far is done."""
+        far is done.
+
+        Args:
+            stream: the pyaclnn Stream whose queued work the event marks.
+
+        Raises:
+            TypeError: ``stream`` is not a pyaclnn Stream.
+            ClosedError: the event is closed.
+        """
         self._check_open()
         if not isinstance(stream, Stream):
             raise TypeError(f"Event.record takes a pyaclnn.Stream, got {type(stream).__name__} {stream!r}")
@@ -275,7 +333,17 @@ class Event(Resource):
             _streamorder.passed(*self._mark)
 
     def elapsed_ms(self, end: "Event") -> float:
-        """Milliseconds from this event to ``end`` (aclrtEventElapsedTime); both recorded."""
+        """Milliseconds from this event to ``end`` (aclrtEventElapsedTime); both recorded.
+
+        Args:
+            end: an Event recorded after this one.
+
+        Returns:
+            The time between the two records, in milliseconds.
+
+        Raises:
+            TypeError: ``end`` is not a pyaclnn Event.
+        """
         self._check_open()
         if not isinstance(end, Event):
             raise TypeError(f"Event.elapsed_ms takes a pyaclnn.Event, got {type(end).__name__} {end!r}")

@@ -143,7 +143,20 @@ def _slots(runtime: Any, op: str) -> _Slots:
 
 
 class Executor(Resource):
-    """An aclOpExecutor planned by phase 1. See the module docstring for its life cycle."""
+    """An aclOpExecutor planned by phase 1. See the module docstring for its life cycle.
+
+    Made by an operator class (``MseLossBackward(...)``, ``Op(...)``); never constructed
+    directly. ``close()`` (or ``with``) frees a repeatable executor (aclDestroyAclOpExecutor)
+    and the arguments it owns.
+
+    Attributes:
+        op: the operator's name without ``aclnn`` (e.g. ``MseLossBackward``).
+        workspace_size: the bytes phase 2 needs (aclnn<Op>GetWorkspaceSize's ``*workspaceSize``).
+        repeatable: whether the executor runs many times.
+        device: the Device of its tensors.
+        inputs: the non-None input Tensors, in parameter order (``set_input``'s indices).
+        outputs: the non-None output Tensors, in parameter order (``set_output``'s indices).
+    """
     _what = "Executor"
     _acl_hint = (" (a pyaclnn executor runs, re-points and frees its aclOpExecutor itself: run(stream), "
                  "set_input/set_output, close())")
@@ -273,7 +286,10 @@ class Executor(Resource):
 
     @property
     def replans(self) -> bool:
-        """True when CANN refused repeatable (561000) and every run plans anew (module docstring)."""
+        """True when CANN refused repeatable (561000) and every run plans anew (module docstring).
+
+        Results, ``set_input`` and ``set_output`` are the same either way.
+        """
         return self._replan
 
     def _run_replanned(self, stream: Stream | None) -> None:
@@ -303,11 +319,25 @@ class Executor(Resource):
 
     @property
     def launched(self) -> bool:
+        """True once phase 2 consumed this single-use executor."""
         return self._planned.handle is None and not self.closed and not self._replan
 
     def run(self, stream: Stream | None = None) -> None:
         """Phase 2: aclnn<Op>(workspace, workspace_size, executor, stream), through the one
-        launch routine (pyaclnn._launch)."""
+        launch routine (pyaclnn._launch).
+
+        Queues the operator; the workspace comes from the stream's own buffer. What the launch
+        uses stays allocated until the stream has passed it.
+
+        Args:
+            stream: the Stream to queue on; None for this thread's stream on the executor's
+                device.
+
+        Raises:
+            ExecutorConsumedError: a single-use executor that already ran (CANN freed it).
+            ClosedError: the executor, or one of its tensors, is closed.
+            AclError: the status phase 2 returned.
+        """
         if self._ref not in _live:  # self.closed, without a property call on the hot path
             raise ClosedError(f"{self.op} executor is closed")
         planned = self._planned
@@ -328,11 +358,27 @@ class Executor(Resource):
     def set_input(self, index: int | str, tensor: Tensor) -> None:
         """Point input ``index`` (non-null input tensors, in parameter order; or the C parameter
         name) at ``tensor``: aclSetInputTensorAddr, with the C index of the op's rule
-        (``OpInfo.index_rule``: generated operators count NULL optional inputs)."""
+        (``OpInfo.index_rule``: generated operators count NULL optional inputs).
+
+        Args:
+            index: the position among the non-None input tensors, or the C parameter name.
+            tensor: a Tensor of the same shape, dtype, strides and offset as the one it replaces.
+
+        Raises:
+            ExecutorConsumedError: the executor is not repeatable.
+            ValueError: a tensor of another layout, or on another device.
+            KeyError: no input tensor of that name.
+            IndexError: no input at that position.
+        """
         self._set(index, tensor, output=False)
 
     def set_output(self, index: int | str, tensor: Tensor) -> None:
-        """Point output ``index`` (as for set_input) at ``tensor`` (aclSetOutputTensorAddr)."""
+        """Point output ``index`` (as for set_input) at ``tensor`` (aclSetOutputTensorAddr).
+
+        Args:
+            index: the position among the non-None output tensors, or the C parameter name.
+            tensor: a Tensor of the same layout as the one it replaces.
+        """
         self._set(index, tensor, output=True)
 
     def _set(self, index: int | str, tensor: Tensor, output: bool) -> None:
@@ -404,6 +450,29 @@ class Op(Executor):
 
     ``repeatable=True``, ``set_input``/``set_output`` (by C index or parameter name) and
     ``close()`` are those of every executor. ``python -m pyaclnn ops`` lists the operators found.
+
+    Args:
+        op: the operator's name, with or without ``aclnn`` (``"Add"``).
+        *args: the C parameters before ``workspaceSize``, in header order.
+        repeatable: make the executor runnable many times.
+        **kwargs: the same parameters by their C names.
+
+    Raises:
+        UnknownOperatorError: no header the backend searched declares the operator.
+        NotSupportedError: the NumPy backend has no reference for it, or a parameter's C type
+            cannot be passed.
+        TypeError: a value its C parameter cannot take.
+        AclError: the status phase 1 returned.
+
+    Examples:
+        >>> g = np.array([[0, 1], [2, 3]], np.float32)
+        >>> op = pyaclnn.Op("MseLossBackward", gradOutput=g, self=g, target=np.ones((2, 2), np.float32),
+        ...                 reduction=1, out=np.zeros((2, 2), np.float32))
+        >>> op.run()
+        >>> op["out"].numpy()
+        array([[-0.,  0.],
+               [ 1.,  3.]], dtype=float32)
+        >>> op.close()
     """
 
     def __init__(self, op: str, /, *args: Any, repeatable: bool = False, **kwargs: Any) -> None:
@@ -553,7 +622,16 @@ def _destroy_executor(device: Device, planned: Planned, uploads: list[Tensor]) -
 
 
 class MseLossBackward(Executor):
-    """aclnnMseLossBackward: out = (input - target) * grad_output * (2/input.numel() if mean else 2)."""
+    """aclnnMseLossBackward: out = (input - target) * grad_output * (2/input.numel() if mean else 2).
+
+    Args:
+        grad_output: C ``gradOutput``.
+        input: C ``self``.
+        target: C ``target``.
+        reduction: 'none', 'mean', 'sum' or 0, 1, 2.
+        out: the output Tensor, of the broadcast shape.
+        repeatable: make the executor runnable many times.
+    """
     op = "MseLossBackward"
 
     def __init__(self, grad_output: Tensor | None, input: Tensor | None, target: Tensor | None,
@@ -562,7 +640,11 @@ class MseLossBackward(Executor):
 
 
 class GroupNormBackward(Executor):
-    """aclnnGroupNormBackward: gradients of GroupNorm w.r.t. input, gamma and beta."""
+    """aclnnGroupNormBackward: gradients of GroupNorm w.r.t. input, gamma and beta.
+
+    The parameters are those of ``pyaclnn.group_norm_backward``, with the three outputs as
+    Tensors (None where ``output_mask`` is False) and ``repeatable``.
+    """
     op = "GroupNormBackward"
 
     def __init__(self, grad_out: Tensor | None, input: Tensor | None, mean: Tensor | None, rstd: Tensor | None,
@@ -575,7 +657,11 @@ class GroupNormBackward(Executor):
 
 
 class CrossEntropyLossGrad(Executor):
-    """aclnnCrossEntropyLossGrad: gradient of cross-entropy w.r.t. the log-probabilities."""
+    """aclnnCrossEntropyLossGrad: gradient of cross-entropy w.r.t. the log-probabilities.
+
+    The parameters are those of ``pyaclnn.cross_entropy_loss_grad``, with the output ``out`` as a
+    Tensor (shaped like ``log_prob``) and ``repeatable``.
+    """
     op = "CrossEntropyLossGrad"
 
     def __init__(self, grad_loss: Tensor | None, log_prob: Tensor | None, target: Tensor | None,
@@ -588,7 +674,11 @@ class CrossEntropyLossGrad(Executor):
 
 
 class PreluBackward(Executor):
-    """aclnnPreluBackward: gradients of PReLU w.r.t. input and weight (channel dim 1)."""
+    """aclnnPreluBackward: gradients of PReLU w.r.t. input and weight (channel dim 1).
+
+    The parameters are those of ``pyaclnn.prelu_backward``, with the outputs ``grad_input`` and
+    ``grad_weight`` as Tensors and ``repeatable``.
+    """
     op = "PreluBackward"
 
     def __init__(self, grad_output: Tensor | None, input: Tensor | None, weight: Tensor | None,

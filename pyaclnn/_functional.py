@@ -152,6 +152,28 @@ def mse_loss_backward(grad_output: Array, input: Array, target: Array, reduction
     ``out = (input - target) * grad_output * cof``, broadcast over the three, with
     ``cof = 2 / input.size`` for 'mean' (the size of ``input`` itself, as the device does) and
     ``2`` for 'none' and 'sum'. Returns an array of the broadcast shape and ``input``'s dtype.
+
+    Args:
+        grad_output: the gradient of the loss (C ``gradOutput``): an array, ``pyaclnn.Tensor``
+            or torch CPU tensor of float32, float16 or bfloat16.
+        input: the prediction (C ``self``), of the same dtype.
+        target: the target, of the same dtype; the three broadcast together.
+        reduction: 'none', 'mean' or 'sum', or the C ``int64_t`` 0, 1 or 2.
+
+    Returns:
+        A new array of the broadcast shape and ``input``'s dtype.
+
+    Raises:
+        AclnnParamNullptrError: a tensor is None (161001).
+        AclnnParamInvalidError: dtypes differ or are not supported on the SoC, shapes do not
+            broadcast, or ``reduction`` is not one of the three (161002).
+        TypeError: an argument is not an array of numbers, or ``reduction`` is neither str nor int.
+
+    Examples:
+        >>> g = np.array([[0, 1], [2, 3]], np.float32)
+        >>> pyaclnn.mse_loss_backward(g, g, np.ones((2, 2), np.float32), reduction="mean")
+        array([[-0.,  0.],
+               [ 1.,  3.]], dtype=float32)
     """
     op, api = "MseLossBackward", "aclnnMseLossBackwardGetWorkspaceSize"
     backend = _backend.current()
@@ -190,10 +212,42 @@ def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array,
                         ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
     """Gradients of GroupNorm (aclnnGroupNormBackward) -> (grad_input, grad_gamma, grad_beta).
 
-    ``grad_out``/``input`` hold N*C*HxW elements (read as (N, C, HxW)); ``mean``/``rstd`` hold
-    N*group (read as (N, group)); ``gamma`` is (C,) or None (ones). An output whose
+    ``grad_out``/``input`` hold ``N*C*HxW`` elements (read as (N, C, HxW)); ``mean``/``rstd`` hold
+    ``N*group`` (read as (N, group)); ``gamma`` is (C,) or None (ones). An output whose
     ``output_mask`` entry is False is not computed and returned as None (so with the default
     mask, or a literal ``(True, True, True)``, the three are arrays, as type checkers see).
+    ``mean`` and ``rstd`` are used as given (not recomputed), and ``gamma`` enters the group
+    sums, as on the device.
+
+    Args:
+        grad_out: the gradient of GroupNorm's output, ``N*C*HxW`` elements (C ``gradOut``).
+        input: GroupNorm's input, of the same size and dtype.
+        mean: the per-group means of the forward pass, ``N*group`` elements.
+        rstd: the per-group reciprocal standard deviations, ``N*group`` elements.
+        gamma: the per-channel scale, (C,), or None for ones.
+        N: the batch size (C ``int64_t``).
+        C: the channels.
+        HxW: the elements per channel.
+        group: the number of groups; it divides C.
+        output_mask: which of grad_input, grad_gamma, grad_beta to compute.
+
+    Returns:
+        grad_input: shaped like ``input``; None where ``output_mask[0]`` is False.
+        grad_gamma: (C,); None where ``output_mask[1]`` is False.
+        grad_beta: (C,); None where ``output_mask[2]`` is False.
+
+    Raises:
+        AclnnParamNullptrError: a required tensor is None (161001).
+        AclnnParamInvalidError: dtypes, element counts or sizes the library rejects (161002).
+        TypeError: an argument of the wrong Python type (a float for ``N``, ``output_mask=True``).
+
+    Examples:
+        >>> x = np.arange(8, dtype=np.float32).reshape(2, 2, 2)
+        >>> mean, rstd = np.array([[1.5], [5.5]], np.float32), np.ones((2, 1), np.float32)
+        >>> dx, dgamma, dbeta = pyaclnn.group_norm_backward(np.ones_like(x), x, mean, rstd, None,
+        ...                                                 2, 2, 2, 1)
+        >>> dgamma, dbeta
+        (array([-4.,  4.], dtype=float32), array([4., 4.], dtype=float32))
     """
     op, api = "GroupNormBackward", "aclnnGroupNormBackwardGetWorkspaceSize"
     backend = _backend.current()
@@ -233,11 +287,39 @@ def cross_entropy_loss_grad(grad_loss: Array, log_prob: Array, target: Array, we
     'mean' (NaN everywhere when every target is ignored, as on the device). The zloss inputs
     are accepted and have no effect, as documented.
 
-    ``log_prob`` is 2-D (N, C) and ``target`` (N,). For 'mean' and 'sum', ``grad_loss`` is the
-    loss's scalar gradient, shape () or (1,). A ``grad_loss`` of shape (N,) is accepted on A2/A3
-    (Ascend910B, Ascend910_93) and only ``grad_loss[0]`` is used, its other elements ignored
-    without an error, as the device does (its tiling checks no gradLoss shape; ops.md §3.1).
-    Ascend950's tiling refuses it (561002). For per-sample gradients use reduction='none'.
+    For 'mean' and 'sum' only ``grad_loss[0]`` is read: on A2/A3 (Ascend910B, Ascend910_93) a
+    ``grad_loss`` of N elements is accepted and its other elements are silently ignored, as the
+    device does; Ascend950 refuses it (561002). Pass a 0-D ``grad_loss`` there.
+
+    Args:
+        grad_loss: the gradient of the loss: 0-D (or one element) for 'mean' and 'sum', (N,)
+            for 'none'; float32, float16 or bfloat16.
+        log_prob: the log-probabilities, (N, C), of ``grad_loss``'s dtype.
+        target: the class of each row, (N,), int64.
+        weight: the class weights, (C,), float32 (also for float16/bfloat16 inputs), or None.
+        grad_zloss: accepted, no effect (None).
+        lse_for_zloss: accepted, no effect (None).
+        reduction: 'none', 'mean' or 'sum', or 0, 1, 2.
+        ignore_index: rows whose target is this value contribute nothing.
+        label_smoothing: must be 0.0 on A2/A3, where the device has no defined result for
+            another value (pyaclnn refuses it, 161002); Ascend950 implements it.
+        lse_square_scale_for_zloss: accepted, no effect (0.0).
+
+    Returns:
+        A new array shaped like ``log_prob``, of ``grad_loss``'s dtype.
+
+    Raises:
+        AclnnParamNullptrError: a required tensor is None, or the SoC has no kernel (161001).
+        AclnnParamInvalidError: dtypes the library rejects, an unknown reduction string, or a
+            call with no defined result on the device (161002, "pyaclnn refuses"), such as a
+            target outside ``[0, C)`` that is not ``ignore_index`` (raised when the kernel runs).
+        AclnnInnerTilingError: shapes the operator's tiling rejects (561002).
+
+    Examples:
+        >>> log_prob = np.log(np.full((2, 4), 0.25, np.float32))
+        >>> pyaclnn.cross_entropy_loss_grad(np.float32(1.0), log_prob, np.array([1, 3], np.int64))
+        array([[ 0.125, -0.375,  0.125,  0.125],
+               [ 0.125,  0.125,  0.125, -0.375]], dtype=float32)
     """
     op, api = "CrossEntropyLossGrad", "aclnnCrossEntropyLossGradGetWorkspaceSize"
     backend = _backend.current()
@@ -265,7 +347,27 @@ def prelu_backward(grad_output: Array, input: Array, weight: Array) -> tuple[np.
 
     Channels are dim 1 of ``input`` (a 0-D or 1-D input is one channel); ``weight`` holds one
     value per channel, or a single value for all. ``grad_weight`` is (C,), or ``weight``'s shape
-    when it has one element. ``grad_output`` may broadcast to ``input``'s shape.
+    when it has one element. ``grad_output`` may broadcast to ``input``'s shape. ``x == 0``
+    takes the weight branch, as on the device.
+
+    Args:
+        grad_output: the gradient of PReLU's output (C ``gradOutput``).
+        input: PReLU's input (C ``self``), of the same dtype.
+        weight: the slopes: one per channel, or one for all.
+
+    Returns:
+        grad_input: shaped like ``input``.
+        grad_weight: (C,), or ``weight``'s shape when it has one element.
+
+    Raises:
+        AclnnParamNullptrError: a tensor is None (161001).
+        AclnnParamInvalidError: dtypes or shapes the library rejects (161002).
+
+    Examples:
+        >>> x = np.array([[-1, 2], [3, -4]], np.float32)
+        >>> pyaclnn.prelu_backward(np.ones((2, 2), np.float32), x, np.array([0.25, 0.5], np.float32))
+        (array([[0.25, 1.  ],
+               [1.  , 0.5 ]], dtype=float32), array([-1., -4.], dtype=float32))
     """
     op, api = "PreluBackward", "aclnnPreluBackwardGetWorkspaceSize"
     backend = _backend.current()

@@ -48,11 +48,16 @@ class Resource:
 
     @property
     def closed(self) -> bool:
+        """True once ``close()`` released the handle (or its device, or exit, did)."""
         ref = self._ref
         return ref is None or ref not in _live
 
     def close(self) -> None:
-        """Release the native handle now. Calling it again does nothing."""
+        """Release the native handle now. Calling it again does nothing.
+
+        ``with obj:`` calls it at the end of the block. Objects dropped without it are released
+        by garbage collection, and what is left at interpreter exit, in dependency order.
+        """
         ref = self._ref
         if ref is not None:
             entry = _live.pop(ref, None)

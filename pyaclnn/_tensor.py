@@ -88,6 +88,16 @@ class Tensor(Resource):
     ``handle`` is the aclTensor pointer (aclCreateTensor), ``data_ptr`` the device address of
     the storage it views. ``pyaclnn.acl`` takes the Tensor itself wherever an ``aclTensor *`` goes
     (pyaclnn._handles); the Tensor stays the owner.
+
+    The constructor is internal (a view of a ``Storage``): use the factories.
+
+    Examples:
+        >>> t = pyaclnn.Tensor.from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3))
+        >>> t.shape, t.strides, t.T.strides
+        ((2, 3), (3, 1), (1, 3))
+        >>> t[:, ::2].numpy()
+        array([[0., 2.],
+               [3., 5.]], dtype=float32)
     """
     _what = "Tensor"
     _ctype = "aclTensor *"
@@ -114,7 +124,20 @@ class Tensor(Resource):
     # -- factories ---------------------------------------------------------------------------
     @classmethod
     def empty(cls, shape: Sequence[int] | int, dtype: Any = np.float32, device: Device | None = None) -> "Tensor":
-        """An uninitialised contiguous tensor (aclrtMalloc + aclCreateTensor)."""
+        """An uninitialised contiguous tensor (aclrtMalloc + aclCreateTensor).
+
+        Args:
+            shape: the dimensions (an int for 1-D), each >= 0.
+            dtype: a NumPy dtype (``ml_dtypes.bfloat16`` included) or a ``DType``.
+            device: the Device; None for the current one (``PYACLNN_DEVICE`` if none is open).
+
+        Returns:
+            A new Tensor that owns its device memory.
+
+        Raises:
+            ValueError: a negative dimension.
+            NotSupportedError: a dtype with no ``aclDataType``.
+        """
         shape = _checked_shape(shape)
         device = device_arg(device, "Tensor.empty")
         nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
@@ -122,6 +145,16 @@ class Tensor(Resource):
 
     @classmethod
     def zeros(cls, shape: Sequence[int] | int, dtype: Any = np.float32, device: Device | None = None) -> "Tensor":
+        """A contiguous tensor of zeros (aclrtMalloc + aclrtMemset + aclCreateTensor).
+
+        Args:
+            shape: the dimensions (an int for 1-D), each >= 0.
+            dtype: a NumPy dtype (``ml_dtypes.bfloat16`` included) or a ``DType``.
+            device: the Device; None for the current one.
+
+        Returns:
+            A new Tensor that owns its device memory.
+        """
         t = cls.empty(shape, dtype, device)
         if t.storage.nbytes:
             try:
@@ -136,7 +169,23 @@ class Tensor(Resource):
         """Copy a host array to the device (aclrtMemcpy). A strided array keeps its strides: the
         memory it spans is copied as it is, not made contiguous on the host first. Besides
         ndarrays it takes DLPack tensors (torch CPU tensors, bfloat16 included; a tensor that
-        requires grad is read as detached) and anything ``np.asarray`` takes."""
+        requires grad is read as detached) and anything ``np.asarray`` takes.
+
+        Args:
+            array: the host data.
+            device: the Device; None for the current one.
+
+        Returns:
+            A new Tensor of the array's shape, dtype and strides, owning its device memory.
+
+        Raises:
+            TypeError: text, objects or dates instead of numbers.
+            NotSupportedError: a dtype with no ``aclDataType``.
+
+        Examples:
+            >>> pyaclnn.Tensor.from_numpy(np.ones((2, 2), np.float16)).dtype
+            dtype('float16')
+        """
         if isinstance(array, (str, bytes)):
             raise TypeError(f"Tensor.from_numpy takes an array of numbers, got {type(array).__name__} {array!r}")
         array = host_array(array)
@@ -172,7 +221,24 @@ class Tensor(Resource):
         (elements; default contiguous) count from. pyaclnn never frees that memory: ``close()``
         only destroys the aclTensor descriptor. The owner must keep it alive while the tensor
         or an op using it is in use. On the NumPy backend ``addr`` must be memory its emulated
-        runtime allocated (e.g. ``pyaclnn.acl.aclrtMalloc``)."""
+        runtime allocated (e.g. ``pyaclnn.acl.aclrtMalloc``).
+
+        Args:
+            addr: the device address (an int).
+            shape: the dimensions.
+            dtype: a NumPy dtype or a ``DType``.
+            strides: in elements; None for contiguous.
+            offset: in elements, from ``addr`` to the first element.
+            device: the Device the memory is on; None for the current one.
+
+        Returns:
+            A Tensor that never frees ``addr``.
+
+        Raises:
+            TypeError: ``addr`` is not a non-negative int.
+            ValueError: strides that do not match the shape, an offset that reaches before
+                ``addr``, or ``addr`` 0 for a non-empty tensor.
+        """
         dims = _checked_shape(shape)
         size = int(np.prod(dims, dtype=np.int64))
         npdt = np.dtype(dtype)
@@ -199,6 +265,17 @@ class Tensor(Resource):
         The data is read without a host copy and uploaded with aclrtMemcpy; the new tensor
         owns its device memory (``obj`` may change or go afterwards). Objects on a non-CPU
         DLPack device are refused with BufferError.
+
+        Args:
+            obj: an object with ``__dlpack__``.
+            device: the Device; None for the current one.
+
+        Returns:
+            A new Tensor owning its device memory.
+
+        Raises:
+            TypeError: ``obj`` has no ``__dlpack__`` (``from_numpy`` takes other arrays).
+            BufferError: ``obj`` is not on the CPU.
         """
         if not hasattr(obj, "__dlpack__"):
             raise TypeError(f"Tensor.from_dlpack needs an object with __dlpack__, got {type(obj).__name__} "
@@ -244,10 +321,12 @@ class Tensor(Resource):
     # -- properties ----------------------------------------------------------------------------
     @property
     def ndim(self) -> int:
+        """The number of dimensions."""
         return len(self.shape)
 
     @property
     def size(self) -> int:
+        """The number of elements."""
         return int(np.prod(self.shape, dtype=np.int64))
 
     @property
@@ -258,16 +337,27 @@ class Tensor(Resource):
 
     @property
     def data_ptr(self) -> int:
-        """Device address of the storage (aclCreateTensor's tensorData); add offset*itemsize for
+        """Device address of the storage (aclCreateTensor's tensorData); add ``offset * itemsize`` for
         the first element."""
         return self.storage.addr
 
     def is_contiguous(self) -> bool:
+        """True when the strides are those of a C-contiguous array of this shape."""
         return self.strides == contiguous_strides(self.shape)
 
     # -- data movement -------------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
-        """A new contiguous NumPy array with the tensor's values (aclrtMemcpy device to host)."""
+        """A new contiguous NumPy array with the tensor's values (aclrtMemcpy device to host).
+
+        It first waits for the queued launches that use the tensor's memory, so a result is
+        read after the kernel that writes it: no explicit synchronize is needed.
+
+        Returns:
+            A new array of the tensor's shape and dtype.
+
+        Raises:
+            ClosedError: the tensor is closed.
+        """
         self._check_open()
         out = np.empty(self.shape, self.dtype)
         if out.size == 0:
@@ -289,7 +379,19 @@ class Tensor(Resource):
         return data if dtype is None else data.astype(dtype, copy=False)
 
     def copy_from(self, array: Any) -> None:
-        """Write ``array`` (broadcast to this tensor's shape) into the tensor's elements."""
+        """Write ``array`` (broadcast to this tensor's shape) into the tensor's elements.
+
+        It first waits for the queued launches that use the tensor's memory. A view writes only
+        the elements it views.
+
+        Args:
+            array: host data (an ndarray, a torch CPU tensor, a number...), cast to the tensor's
+                dtype.
+
+        Raises:
+            ValueError: ``array`` does not broadcast to the tensor's shape.
+            ClosedError: the tensor is closed.
+        """
         self._check_open()
         src = np.broadcast_to(np.asarray(host_array(array), dtype=self.dtype), self.shape)
         if self.size == 0:
@@ -319,7 +421,17 @@ class Tensor(Resource):
         return Tensor(self.storage, shape, self.dtype, strides, self.offset + delta)
 
     def transpose(self, *axes: int) -> "Tensor":
-        """A view with permuted axes (all reversed by default), like ndarray.transpose."""
+        """A view with permuted axes (all reversed by default), like ndarray.transpose.
+
+        Args:
+            *axes: a permutation of the dimensions, as ints or one tuple.
+
+        Returns:
+            A Tensor viewing the same memory.
+
+        Raises:
+            ValueError: ``axes`` is not a permutation of the dimensions.
+        """
         self._check_open()
         order = list(axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes) \
             or list(range(self.ndim))[::-1]
@@ -330,6 +442,7 @@ class Tensor(Resource):
 
     @property
     def T(self) -> "Tensor":
+        """The view with all axes reversed (``transpose()``)."""
         return self.transpose()
 
     def __repr__(self) -> str:

@@ -256,7 +256,30 @@ def aclrtDestroyEvent(event: AclrtEvent) -> None:
 
 # -- memory ----------------------------------------------------------------------------------------
 def aclrtMalloc(size: int, policy: int) -> int:
-    """aclrtMalloc(&devPtr, size, policy) -> devPtr (an int)."""
+    """aclrtMalloc(&devPtr, size, policy) -> devPtr (an int).
+
+    Args:
+        size: bytes, > 0.
+        policy: an ``aclrtMemMallocPolicy``, e.g. ``ACL_MEM_MALLOC_HUGE_FIRST``.
+
+    Returns:
+        The device address, as an int.
+
+    Raises:
+        AclError: the status, e.g. 100000 for size 0, 207001 when out of memory.
+
+    Examples:
+        >>> from pyaclnn import acl
+        >>> acl.aclrtSetDevice(0)
+        >>> ptr = acl.aclrtMalloc(16, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+        >>> acl.aclrtMemcpy(ptr, 16, np.arange(4, dtype=np.float32), 16, acl.ACL_MEMCPY_HOST_TO_DEVICE)
+        >>> out = np.zeros(4, np.float32)
+        >>> acl.aclrtMemcpy(out, 16, ptr, 16, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+        >>> out
+        array([0., 1., 2., 3.], dtype=float32)
+        >>> acl.aclrtFree(ptr)
+        >>> acl.aclrtResetDevice(0)
+    """
     return _rt().malloc(size, policy)
 
 
@@ -312,7 +335,22 @@ def _host_side(api: str, name: str, buffer: Buffer, count: int, writable: bool =
 def aclrtMemcpy(dst: Buffer, destMax: int, src: Buffer, count: int, kind: int) -> None:
     """aclrtMemcpy. Host sides are NumPy arrays/buffers or DLPack tensors (``dst`` writable: the
     copy lands in its memory; both C-contiguous, of at least ``count`` bytes: else ValueError,
-    before CANN is called), device sides ints; None is nullptr."""
+    before CANN is called), device sides ints; None is nullptr.
+
+    Args:
+        dst: where to copy to: a host buffer or a device address.
+        destMax: the bytes ``dst`` can hold.
+        src: what to copy: a host buffer or a device address.
+        count: the bytes to copy (0 succeeds at once).
+        kind: ``ACL_MEMCPY_HOST_TO_DEVICE``, ``ACL_MEMCPY_DEVICE_TO_HOST``, ...
+
+    Raises:
+        ValueError: a host buffer that is not C-contiguous, read-only for ``dst``, or smaller
+            than ``count``.
+        TypeError: a host side that is no buffer.
+        AclError: CANN's status, e.g. 107000 (``count`` over ``destMax``), 507899 (a device
+            side that is not inside a live allocation).
+    """
     api = "aclrtMemcpy"
     _rt().memcpy(_host_side(api, "dst", dst, count, True), destMax, _host_side(api, "src", src, count), count, kind)
 
@@ -372,7 +410,25 @@ def aclCreateTensor(viewDims: Sequence[int], viewDimsNum: int, dataType: int, st
                     offset: int, format: int, storageDims: Sequence[int], storageDimsNum: int,
                     tensorData: int) -> Handle:
     """aclCreateTensor -> aclTensor*. ``stride`` None means contiguous; counts must match.
-    Lists and tuples go to C as they are; other sequences (a NumPy array...) become lists."""
+    Lists and tuples go to C as they are; other sequences (a NumPy array...) become lists.
+
+    Args:
+        viewDims: the shape.
+        viewDimsNum: ``len(viewDims)``.
+        dataType: an ``aclDataType`` (``ACL_FLOAT``...).
+        stride: the strides, in elements; None for contiguous.
+        offset: the first element's offset from ``tensorData``, in elements.
+        format: an ``aclFormat``, e.g. ``ACL_FORMAT_ND``.
+        storageDims: the shape of the memory the view lies in.
+        storageDimsNum: ``len(storageDims)``.
+        tensorData: the device address (an int).
+
+    Returns:
+        The aclTensor handle; free it with ``aclDestroyTensor``.
+
+    Raises:
+        AclnnParamInvalidError: a count that does not match its dims.
+    """
     if len(viewDims) != viewDimsNum or len(storageDims) != storageDimsNum:
         from .errors import AclnnParamInvalidError
         raise AclnnParamInvalidError("aclCreateTensor", f"viewDimsNum {viewDimsNum} / storageDimsNum "

@@ -15,7 +15,15 @@ __all__ = ["DType", "to_numpy", "from_numpy", "itemsize", "bfloat16"]
 
 
 class DType(IntEnum):
-    """aclDataType, with the C values of acl_base.h."""
+    """aclDataType, with the C values of acl_base.h.
+
+    An ``IntEnum``: a member is its C value, so it goes wherever an ``aclDataType`` goes.
+
+    Examples:
+        >>> from pyaclnn import DType, acl
+        >>> DType.FLOAT16 == acl.ACL_FLOAT16 == 1, DType.BF16.c_name, str(DType.BF16)
+        (True, 'ACL_BF16', 'bfloat16')
+    """
     DT_UNDEFINED = -1
     FLOAT = 0
     FLOAT16 = 1
@@ -98,7 +106,18 @@ def bfloat16() -> np.dtype:
 
 
 def to_numpy(dtype: DType | int) -> np.dtype:
-    """The NumPy dtype of an aclDataType; raises NotSupportedError where NumPy has none."""
+    """The NumPy dtype of an aclDataType; raises NotSupportedError where NumPy has none.
+
+    Args:
+        dtype: a ``DType`` or its C value.
+
+    Returns:
+        The NumPy dtype (``ml_dtypes.bfloat16`` for ``DType.BF16``).
+
+    Raises:
+        NotSupportedError: NumPy and ml_dtypes have no such dtype (e.g. ``DType.INT4``).
+        ValueError: not an aclDataType value.
+    """
     dtype = DType(dtype)
     found = _TO_NUMPY.get(dtype)
     if found is None:
@@ -110,7 +129,22 @@ def to_numpy(dtype: DType | int) -> np.dtype:
 
 
 def from_numpy(dtype: Any) -> DType:
-    """The aclDataType of a NumPy dtype (or anything ``np.dtype()`` accepts)."""
+    """The aclDataType of a NumPy dtype (or anything ``np.dtype()`` accepts).
+
+    Args:
+        dtype: a NumPy dtype, a type such as ``np.float32``, or a dtype name.
+
+    Returns:
+        The ``DType``.
+
+    Raises:
+        NotSupportedError: no aclDataType matches (e.g. ``np.float128``, text).
+
+    Examples:
+        >>> from pyaclnn.dtypes import from_numpy
+        >>> from_numpy(np.float32), from_numpy("int64")
+        (<DType.FLOAT: 0>, <DType.INT64: 9>)
+    """
     npdt = np.dtype(dtype)
     found = _FROM_NUMPY.get(npdt)
     if found is None:
@@ -122,5 +156,12 @@ def from_numpy(dtype: Any) -> DType:
 
 
 def itemsize(dtype: DType | int) -> int:
-    """Bytes per element, as ``aclDataTypeSize`` reports it."""
+    """Bytes per element, as ``aclDataTypeSize`` reports it.
+
+    Args:
+        dtype: a ``DType`` or its C value.
+
+    Returns:
+        The size in bytes; sub-byte types round up to 1, and types with no size give 0.
+    """
     return _ITEMSIZE.get(DType(dtype), 0)

@@ -104,9 +104,27 @@ _HINTS = {
 class AclError(PyaclnnError):
     """A CANN call returned a failing status.
 
-    Attributes: ``status`` (int), ``name`` (the CANN symbol, e.g. ``ACLNN_ERR_PARAM_INVALID``),
-    ``api`` (the C function), ``detail`` (which rule failed, when known) and ``cann_message``
-    (the text of ``aclGetRecentErrMsg``, copied when the error happened).
+    Each status has its own subclass (``class_for_status``), under the family of its first
+    digit: ``AclParamError`` (1xxxxx), ``AclResourceError`` (2xxxxx), ``AclRuntimeError``
+    (3xxxxx), ``AclInternalError`` (5xxxxx). Both backends raise the same class for the same
+    call.
+
+    Attributes:
+        status: the CANN status code (int).
+        name: the CANN symbol, e.g. ``ACLNN_ERR_PARAM_INVALID``.
+        api: the C function that returned the status.
+        detail: which rule failed, when known.
+        cann_message: the text of ``aclGetRecentErrMsg``, copied when the error happened.
+        meaning: a plain-language meaning, for the codes users meet most (else None).
+        hint: what to do about it, for the codes with a well-known fix (else None).
+
+    Examples:
+        >>> try:
+        ...     pyaclnn.mse_loss_backward(np.ones(2, np.float32), np.ones(2, np.float32),
+        ...                               np.ones(3, np.float32))
+        ... except pyaclnn.AclError as e:
+        ...     print(type(e).__name__, e.status, e.name, e.api)
+        AclnnParamInvalidError 161002 ACLNN_ERR_PARAM_INVALID aclnnMseLossBackwardGetWorkspaceSize
     """
 
     status: ClassVar[int] = -1
@@ -129,14 +147,17 @@ class AclError(PyaclnnError):
 
     @property
     def name(self) -> str:
+        """The CANN symbol of the status, e.g. ``ACLNN_ERR_PARAM_INVALID``."""
         return self.symbol
 
     @property
     def meaning(self) -> str | None:
+        """A plain-language meaning of the status, for the codes users meet most."""
         return _MEANINGS.get(self.status)
 
     @property
     def hint(self) -> str | None:
+        """What to do about the status, for the codes with a well-known fix."""
         return _HINTS.get(self.status)
 
     def add_hint(self, text: str) -> None:
@@ -187,13 +208,34 @@ class AclInternalError(AclError):
 
 
 def class_for_status(status: int) -> type[AclError]:
-    """The exception class for a CANN status (``AclError`` itself for an unknown code)."""
+    """The exception class for a CANN status (``AclError`` itself for an unknown code).
+
+    Args:
+        status: a CANN status code.
+
+    Returns:
+        The ``AclError`` subclass of that status.
+
+    Examples:
+        >>> pyaclnn.errors.class_for_status(507015).__name__
+        'RtAicoreExceptionError'
+    """
     return _BY_STATUS.get(status, AclError)
 
 
 def from_status(status: int, api: str, detail: str | None = None,
                 cann_message: str | None = None) -> AclError:
-    """Build the exception for a failing ``status`` returned by the C function ``api``."""
+    """Build the exception for a failing ``status`` returned by the C function ``api``.
+
+    Args:
+        status: the status the C function returned.
+        api: the C function's name.
+        detail: which rule failed, when known.
+        cann_message: the text of ``aclGetRecentErrMsg``.
+
+    Returns:
+        An instance of ``class_for_status(status)`` (not raised).
+    """
     cls = _BY_STATUS.get(status)
     if cls is None:
         return AclError(api, detail, cann_message, status=status)
