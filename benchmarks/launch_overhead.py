@@ -36,14 +36,17 @@ import pyaclnn  # noqa: E402
 from pyaclnn import acl  # noqa: E402
 
 
+CLOCK = time.perf_counter
+
+
 def timed(fn: Callable[[], None], batches: int, calls: int) -> float:
     fn()  # warm-up
     means = []
     for _ in range(batches):
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         for _ in range(calls):
             fn()
-        means.append((time.perf_counter() - t0) / calls)
+        means.append((CLOCK() - t0) / calls)
     return statistics.median(means) * 1e6
 
 
@@ -56,7 +59,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--batches", type=int, default=15)
     parser.add_argument("--calls", type=int, default=640)
     parser.add_argument("--json", help="write the figures here too")
+    parser.add_argument("--cpu", action="store_true",
+                        help="time the process's CPU time instead of wall time (steadier on a busy machine; "
+                             "set PYACLNN_NUM_THREADS=1 with it)")
     args = parser.parse_args(argv)
+    if args.cpu:
+        global CLOCK
+        CLOCK = time.process_time
     rng = np.random.default_rng(0)
     g, x, y = (rng.standard_normal((8, 16)).astype(np.float32) for _ in range(3))
     results: dict[str, float] = {}

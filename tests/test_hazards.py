@@ -364,3 +364,54 @@ def test_the_numpy_functions_wait_for_queued_launches_on_their_tensors(port_nump
                 t.close()
     finally:
         device.close()
+
+
+def test_an_async_memset_is_queued_and_a_sync_read_races_it(port_numpy: Port) -> None:
+    p = port_numpy
+    buf = p.upload(X)
+    acl.aclrtMemsetAsync(buf, 16, 0, 16, p.streams[0])  # <memset>
+    with pytest.raises(pyaclnn.HazardError, match=rf"aclrtMemcpy at {line_of('read')} reads .* that aclrtMemsetAsync, "
+                                                  rf"queued on stream 0x[0-9a-f]+ at {line_of('memset')}, writes"):
+        download(buf)
+    acl.aclrtSynchronizeStream(p.streams[0])
+    np.testing.assert_array_equal(download(buf), np.zeros((2, 2), F32))
+
+
+def test_a_host_write_racing_a_queued_async_copy_out(port_numpy: Port) -> None:
+    """aclrtMemcpyAsync device-to-host reads the device memory when it runs: writing that memory
+    from the host before it ran is a race (the copy would see the new bytes)."""
+    p = port_numpy
+    buf = p.upload(X)
+    host = np.empty((2, 2), F32)
+    acl.aclrtMemcpyAsync(host, 16, buf, 16, D2H, p.streams[0])
+    with pytest.raises(pyaclnn.HazardError, match="aclrtMemcpy at .* writes .* that aclrtMemcpyAsync, .* reads"):
+        acl.aclrtMemcpy(buf, 16, np.zeros((2, 2), F32), 16, H2D)
+    acl.aclrtSynchronizeStream(p.streams[0])
+    np.testing.assert_array_equal(host, X)
+
+
+def test_the_workspace_counts_as_memory_the_launch_uses(port_numpy: Port) -> None:
+    """Freeing a workspace a queued launch was given is a use after free too."""
+    p = port_numpy
+    workspace = acl.aclrtMalloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    g, x, y, out = (p.tensor(p.upload(a)) for a in (G, X, Y, Y))
+    ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(g, x, y, NONE, out)
+    acl.aclnnMseLossBackward(workspace, max(ws, 64), ex, p.streams[0])
+    with pytest.raises(pyaclnn.HazardError, match="aclrtFree at .* frees .* that aclnnMseLossBackward"):
+        acl.aclrtFree(workspace)
+    acl.aclrtSynchronizeStream(p.streams[0])
+    acl.aclrtFree(workspace)
+
+
+def test_the_reference_results_of_correct_programs_do_not_change(port_numpy: Port) -> None:
+    """A correct port that never synchronizes between launches on one stream (in-stream order is
+    the device's) gets the right values at its one synchronize."""
+    p = port_numpy
+    g, x, y = (p.tensor(p.upload(a)) for a in (G, X, Y))
+    d, out = p.malloc(), p.malloc()
+    mse(g, x, y, p.tensor(d), p.streams[0])
+    ones = p.tensor(p.upload(np.ones((2, 2), F32)))
+    ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(ones, p.tensor(d), y, NONE, p.tensor(out))
+    acl.aclnnMseLossBackward(None, ws, ex, p.streams[0])
+    acl.aclrtSynchronizeStream(p.streams[0])
+    np.testing.assert_array_equal(download(out), 2 * (WANT - Y))

@@ -46,6 +46,7 @@ class AddressSpace:
         self._allocs: dict[int, Allocation] = {}
         self.allocations = 0  # allocations made so far
         self.frees = 0        # frees so far
+        self.unwrites = 0     # copies that made written bytes unwritten again (copy_written)
 
     def allocate(self, size: int, kind: str, api: str) -> int:
         if size <= 0:
@@ -143,6 +144,7 @@ class AddressSpace:
         if gaps:
             alloc = self.find(dst)
             if alloc is not None:
+                self.unwrites += 1
                 for s, e in gaps:  # punch the unwritten parts back out
                     lo, hi = s - src + dst, e - src + dst
                     alloc.written = [piece for ws, we in alloc.written

@@ -53,12 +53,13 @@ class Work:
     """One task queued on a stream (see the module docstring); ``memory`` is the address
     space's (allocations, frees) count when it was queued, to tell whether its memory is still
     the memory it was queued on."""
-    __slots__ = ("seq", "api", "site", "reads", "writes", "run", "waits", "memory")
+    __slots__ = ("seq", "api", "site", "reads", "writes", "run", "waits", "memory", "mark")
 
     def __init__(self, seq: int, api: str, site: Site, reads: tuple[Span, ...], writes: tuple[Span, ...],
-                 run: Callable[[], None] | None, waits: dict[Any, int] | None, memory: tuple[int, int]) -> None:
+                 run: Callable[[], None] | None, waits: dict[Any, int] | None, memory: tuple[int, int],
+                 mark: tuple[Span, ...]) -> None:
         self.seq, self.api, self.site, self.reads, self.writes = seq, api, site, reads, writes
-        self.run, self.waits, self.memory = run, waits, memory
+        self.run, self.waits, self.memory, self.mark = run, waits, memory, mark
 
 
 class Queue:
@@ -113,9 +114,11 @@ class Queues:
 
     # -- queueing --------------------------------------------------------------------------------
     def put(self, q: Queue, api: str, reads: tuple[Span, ...], writes: tuple[Span, ...], run: Callable[[], None] | None,
-            *, check_init: tuple[Span, ...] = (), waits: dict[Any, int] | None = None) -> None:
+            *, check_init: tuple[Span, ...] = (), waits: dict[Any, int] | None = None,
+            mark: tuple[Span, ...] | None = None) -> None:
         """Queue a task on ``q`` after the hazard checks of new work: races with other streams'
-        queued work, and reads (``check_init``) of bytes nothing has written."""
+        queued work, and reads (``check_init``) of bytes nothing has written. ``mark``: the
+        spans to mark written when it runs (default ``writes``; the others are known written)."""
         site = user_site()
         memory = self.memory
         with self.lock:
@@ -126,7 +129,8 @@ class Queues:
                     self._check_init(q, api, site, check_init)
                     break
             q.seq += 1
-            q.pending.append(Work(q.seq, api, site, reads, writes, run, waits, (memory.allocations, memory.frees)))
+            q.pending.append(Work(q.seq, api, site, reads, writes, run, waits, (memory.allocations, memory.frees),
+                                  writes if mark is None else mark))
             self.busy += 1
             if len(q.pending) > DEPTH:
                 self.flush(q, q.pending[0].seq)
@@ -180,9 +184,11 @@ class Queues:
         except AclError as exc:  # the kernel's own refusal (e.g. a class index out of range)
             if q.error is None:
                 q.error = exc
-        self._written(work.writes)
+        if work.mark:
+            self._written(work.mark)
 
     def _written(self, writes: tuple[Span, ...]) -> None:
+        """A task ran: what it writes holds written data now."""
         for start, end in writes:
             self.memory.mark_written(start, end)
 

@@ -74,6 +74,8 @@ class TensorDesc:
     storage_shape: tuple[int, ...]
     addr: int
     cached_span: tuple[int, int, int] | None = None  # (addr, start, end) of the last span_of
+    known_written: tuple[int, int] | None = None  # memory (frees, unwrites) when its bytes were known written
+    cached_view: tuple[int, int, np.ndarray] | None = None  # (addr, memory frees, view) of the last _view
 
     def meta(self) -> ops.TensorMeta:
         return ops.TensorMeta(self.shape, self.dtype, self.strides)
@@ -96,6 +98,7 @@ class Executor:
     workspace_size: int = 0
     handles: tuple[int, ...] = ()  # the aclTensors phase 1 captured (list elements included)
     names: tuple[str, ...] = ()    # the C parameter names, for messages
+    spans: tuple | None = None     # (the non-empty inputs, outputs), for pyaclnn._numpy.queues
 
 
 class _Thread(threading.local):
@@ -329,6 +332,9 @@ class NumpyRuntime:
 
     def _queue(self, stream: Any) -> Queue:
         """The queue of ``stream``: its own, or the current context's default stream's."""
+        q = self.queues.queues.get(stream) if stream else None
+        if q is not None:
+            return q
         if self._is_default(stream):
             context = self._thread.context
             return self.queues.queue_of(("default", context), f"the NULL stream (default stream of context "
@@ -970,15 +976,40 @@ class NumpyRuntime:
                                     f"{bad.offset}, shape {bad.shape}, strides {bad.strides}) reaches outside "
                                     f"its device allocation: the kernel's AI Core exception")
             return
-        reads = tuple(_span_of(d) for d in ex.inputs if d is not None and 0 not in d.shape)
-        writes = tuple(_span_of(d) for d in ex.outputs if d is not None and 0 not in d.shape)
+        spans = ex.spans
+        if spans is None:  # until aclSet*TensorAddr moves one of its tensors
+            spans = ex.spans = (tuple(d for d in ex.inputs if d is not None and 0 not in d.shape),
+                                tuple(d for d in ex.outputs if d is not None and 0 not in d.shape))
+        # A tensor whose bytes were found written (or marked, as a launch's output), with no free
+        # or un-write of memory since, needs neither again: only the others are checked and marked.
+        memory = self.memory
+        key = (memory.frees, memory.unwrites)
+        reads, check, writes, mark = [], [], [], []
+        for d in spans[0]:
+            span = _span_of(d)
+            reads.append(span)
+            if d.known_written != key:
+                check.append(span)
+                d.known_written = key
+        for d in spans[1]:
+            span = _span_of(d)
+            writes.append(span)
+            if d.known_written != key:
+                mark.append(span)
+                d.known_written = key
         if workspace_size > 0 and workspace:
-            writes += ((int(workspace), int(workspace) + workspace_size),)
+            writes.append((int(workspace), int(workspace) + workspace_size))
         soc, empty = self.soc, ex.empty
 
         def kernel() -> None:
             ops.compute(op, soc, views, empty=empty)
-        self.queues.put(self._queue(stream), api, reads, writes, kernel, check_init=reads)
+        try:
+            self.queues.put(self._queue(stream), api, tuple(reads), tuple(writes), kernel, check_init=tuple(check),
+                            mark=tuple(mark))
+        except BaseException:  # a hazard: nothing was queued, so nothing is known written
+            for d in spans[0] + spans[1]:
+                d.known_written = None
+            raise
 
     def prepare_arrays(self, op: str, args: tuple) -> Callable[[tuple], None]:
         """Phase 1 straight on host arrays (no emulated memory): the library's checks, raising as
@@ -1020,7 +1051,16 @@ class NumpyRuntime:
         return view
 
     def _view(self, desc: TensorDesc) -> np.ndarray | None:
-        return self.memory.view(desc.addr, desc.shape, to_numpy(desc.dtype), desc.strides, desc.offset)
+        """The ndarray a tensor's kernel reads or writes (None: outside its allocation). Kept
+        with the descriptor while its address is the same and nothing was freed since (a free
+        may end the allocation under it): a launch then costs no new view."""
+        memory = self.memory
+        cached = desc.cached_view
+        if cached is not None and cached[0] == desc.addr and cached[1] == memory.frees:
+            return cached[2]
+        view = memory.view(desc.addr, desc.shape, to_numpy(desc.dtype), desc.strides, desc.offset)
+        desc.cached_view = (desc.addr, memory.frees, view) if view is not None else None
+        return view
 
     def set_executor_repeatable(self, executor: Any) -> None:
         ex = self._executors.get(executor)
@@ -1049,6 +1089,8 @@ class NumpyRuntime:
         if self._tensors.get(tensor) is not slot:
             raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"tensor is not {'output' if output else 'input'} {index} of this executor")
         slot.addr = int(addr)
+        slot.known_written = None
+        ex.spans = None
 
     def set_input_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
         self._set_addr(executor, index, tensor, addr, output=False)
