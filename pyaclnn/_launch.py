@@ -122,9 +122,7 @@ def launch(runtime: Any, op: str, planned: Planned | None, workspace: Any, size:
         except BaseException:
             planned.release(runtime, quiet=True)
             raise
-    if order is not None:  # what the launch uses outlives it: _streamorder.launched, inline (hot path)
-        order.launches = n = order.launches + 1
-        for uses in planned.uses:
-            uses[order] = n
+    if order is not None:  # what the launch uses outlives it
+        _streamorder.launched(order, planned.uses)
     if not planned.repeatable:
         planned.release(runtime)
