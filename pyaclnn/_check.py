@@ -211,7 +211,7 @@ def hazard_warnings() -> Iterator[list[str]]:
         warnings.simplefilter("always", HazardWarning)
         show = warnings.showwarning
 
-        def record(message: Any, category: type, filename: str, lineno: int, file: Any = None,
+        def record(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,
                    line: str | None = None) -> None:
             if issubclass(category, HazardWarning):
                 caught.append(str(message))
