@@ -298,6 +298,8 @@ def run(script: str, args: Sequence[str]) -> int:
             kept = runpy.run_path(str(path), run_name="__main__")
         except SystemExit as exc:
             code, kept = exc.code, exc
+        except KeyboardInterrupt:
+            raise  # the command line exits 130, as Python would
         except BaseException as exc:  # noqa: BLE001 - the script's failure is a finding
             failure, kept = exc, exc
     sys.stdout.flush()

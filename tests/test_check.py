@@ -404,3 +404,46 @@ def test_sites_of_live_handles_survive_pruning() -> None:
     assert len(runtime._sites or {}) < 5000
     [live] = runtime.live_handles()
     assert (live.kind, live.handle, live.site.line, live.detail) == ("int_array", kept, line, "[1]")
+
+
+BORROWED = """
+import numpy as np
+import pyaclnn
+from pyaclnn import acl
+
+acl.aclrtSetDevice(0)
+raw_stream = acl.aclrtCreateStream()
+addr = acl.aclrtMalloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+with pyaclnn.Device(0) as device:
+    stream = pyaclnn.Stream.from_handle(raw_stream, device)
+    x = pyaclnn.Tensor.from_address(addr, (4,), np.float32, device=device)
+    x.copy_from(np.ones(4, np.float32))
+    out = pyaclnn.Tensor.zeros((4,), device=device)
+    pyaclnn.MseLossBackward(x, x, x, "none", out).run(stream)
+    stream.synchronize()
+if RELEASE:
+    acl.aclrtFree(addr)
+    acl.aclrtDestroyStream(raw_stream)
+    acl.aclrtResetDevice(0)
+"""
+
+
+def test_borrowed_streams_and_memory_stay_their_owners_leaks(tmp_path: Path) -> None:
+    """Stream.from_handle and Tensor.from_address never release what they borrow: the raw
+    handles are the script's to release, and are reported on the lines that made them."""
+    path = script(tmp_path, "RELEASE = False\n" + BORROWED)
+    proc = check(path)
+    assert proc.returncode == 1
+    found = leak_lines(proc.stderr)
+    assert {line: text.split(" ")[0] for line, text in found.items()} == {
+        line_of(path, "aclrtSetDevice"): "aclrtSetDevice(0)", line_of(path, "aclrtCreateStream"): "stream",
+        line_of(path, "aclrtMalloc"): "device"}, proc.stderr
+    assert check(script(tmp_path, "RELEASE = True\n" + BORROWED)).returncode == 0
+
+
+def test_the_overhead_benchmark_runs() -> None:
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "check_overhead.py"), "--batches", "1"],
+                          env=subprocess_env(), capture_output=True, text=True, check=False, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    rows = proc.stdout.splitlines()
+    assert rows[0].split() == ["case", "off", "on", "on/off"] and len(rows) == 7
