@@ -118,12 +118,12 @@ def _holds(obj: Any, kind: str) -> set[tuple[str, int]]:
             held |= {("mem", a) for a in args if type(a) is int}
     elif kind == "event":
         held.add(("h", obj._raw))
-    elif kind == "executor":
-        executor, owned, uploads = obj._state
-        if executor is not None:
-            held.add(("h", executor))
-        held |= {("h", h) for _, h in owned}
-        for t in uploads:
+    elif kind == "executor":  # its aclOpExecutor until phase 2, what was made for it, its uploads
+        planned = obj._planned
+        if planned.handle is not None:
+            held.add(("h", planned.handle))
+        held |= {("h", h) for _, h in planned.owned}
+        for t in obj._uploads:
             held |= _holds(t, "tensor")
     return held
 
@@ -174,7 +174,11 @@ def leaks(backend: Any, since: Snapshot | None = None) -> list[Finding]:
         if kind == "device":
             device_sets += [(obj.id, obj._site)] * obj._state.sets
         objects.append((ref, obj, kind, held))
-    uploads = {id(t) for _, obj, kind, _ in objects if kind == "executor" for t in obj._state[2]}
+    uploads = {id(t) for _, obj, kind, _ in objects if kind == "executor" for t in obj._uploads}
+    # pyaclnn.acl's phase 1 on pyaclnn Tensors gives CANN descriptors of its own, destroyed with
+    # the executor: they go with the raw executor, reported alone if it is never launched
+    from . import _handles
+    claimed |= {("h", h) for plan in list(_handles._plans.values()) for _, h in plan.owned}
     for ref, obj, kind, held in objects:
         if since is not None and ref in since.objects:
             continue

@@ -447,3 +447,28 @@ def test_the_overhead_benchmark_runs() -> None:
     assert proc.returncode == 0, proc.stderr
     rows = proc.stdout.splitlines()
     assert rows[0].split() == ["case", "off", "on", "on/off"] and len(rows) == 7
+
+
+def test_an_acl_executor_planned_on_tensors_is_one_leak(tmp_path: Path) -> None:
+    """pyaclnn.acl's phase 1 on pyaclnn Tensors makes descriptors of its own, destroyed with the
+    executor: a leaked executor is reported alone, its descriptors are no separate leak."""
+    body = """
+    import numpy as np
+    import pyaclnn
+    from pyaclnn import acl
+
+    with pyaclnn.Device(0):
+        x = pyaclnn.Tensor.from_numpy(np.ones(4, np.float32))
+        out = pyaclnn.Tensor.zeros((4,))
+        ws, executor = acl.aclnnMseLossBackwardGetWorkspaceSize(x, x, x, 0, out)
+        if DESTROY:
+            acl.aclDestroyAclOpExecutor(executor)
+    acl.aclrtSetDevice(0)  # the Device's reset must not reset this one: the executor's device stays set
+    """
+    path = script(tmp_path, body.replace("DESTROY", "False"))
+    proc = check(path)
+    assert proc.returncode == 1
+    found = leak_lines(proc.stderr)
+    assert sorted(found) == [line_of(path, "GetWorkspaceSize"), line_of(path, "aclrtSetDevice")], proc.stderr
+    assert found[line_of(path, "GetWorkspaceSize")].startswith("aclOpExecutor 0x")
+    assert proc.stderr.splitlines()[-1].startswith("pyaclnn check: FAILED: 2 handle(s)")
