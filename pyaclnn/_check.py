@@ -95,7 +95,7 @@ def _internal(backend: Any) -> set[int]:
     """ids of the objects pyaclnn keeps for itself: the default device, the default streams."""
     from . import _executor
     keep = {id(backend.default_device)} if backend.default_device is not None else set()
-    keep |= {id(s) for s in getattr(_executor._streams, "by_device", {}).values()}
+    keep |= {id(s) for s in list(_executor.default_streams)}
     return keep
 
 

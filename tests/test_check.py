@@ -472,3 +472,27 @@ def test_an_acl_executor_planned_on_tensors_is_one_leak(tmp_path: Path) -> None:
     assert sorted(found) == [line_of(path, "GetWorkspaceSize"), line_of(path, "aclrtSetDevice")], proc.stderr
     assert found[line_of(path, "GetWorkspaceSize")].startswith("aclOpExecutor 0x")
     assert proc.stderr.splitlines()[-1].startswith("pyaclnn check: FAILED: 2 handle(s)")
+
+
+def test_default_streams_of_other_threads_are_pyaclnns_own(tmp_path: Path) -> None:
+    path = script(tmp_path, """
+    import threading
+    import numpy as np
+    import pyaclnn
+
+    ready = threading.Event()
+
+
+    def work():
+        x = pyaclnn.Tensor.from_numpy(np.ones(4, np.float32))
+        pyaclnn.MseLossBackward(x, x, x, "none", x).run()  # this thread's default stream
+        x.close()
+        ready.set()
+        threading.Event().wait()  # still alive when the script ends
+
+
+    threading.Thread(target=work, daemon=True).start()
+    ready.wait()
+    """)
+    proc = check(path)
+    assert proc.returncode == 0, proc.stderr
