@@ -209,10 +209,11 @@ def leaks(backend: Any, since: Snapshot | None = None) -> list[Finding]:
 @contextlib.contextmanager
 def hazard_warnings() -> Iterator[list[str]]:
     """Collect the text of every pyaclnn.HazardWarning raised inside (each one, not once per
-    line); other warnings are shown as usual."""
+    line, unless a filter of the user's says otherwise: ``-W error::pyaclnn.HazardWarning``
+    still raises); other warnings are shown as usual."""
     caught: list[str] = []
     with warnings.catch_warnings():
-        warnings.simplefilter("always", HazardWarning)
+        warnings.filterwarnings("always", category=HazardWarning, append=True)
         show = warnings.showwarning
 
         def record(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,

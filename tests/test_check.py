@@ -388,7 +388,7 @@ def test_the_pytest_plugin_is_registered_as_an_entry_point() -> None:
     except ModuleNotFoundError:  # Python 3.10: pytest depends on tomli there
         import tomli as tomllib
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert project["entry-points"]["pytest11"] == {"pyaclnn": "pyaclnn.testing"}
+    assert project["entry-points"]["pytest11"] == {"pyaclnn.testing": "pyaclnn.testing"}
 
 
 def test_sites_of_live_handles_survive_pruning() -> None:
