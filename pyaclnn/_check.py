@@ -20,10 +20,12 @@ script's stdout is left as it is):
 
 Not the user's leaks, because pyaclnn keeps them for itself and releases them at exit:
 - the high-level API's default device (made when a Tensor or call needs a device and none is
-  open) and the default streams pyaclnn makes per device for ``run()`` without a stream, with
-  their workspaces and the frees waiting for them;
+  open) and the default streams pyaclnn makes per device and thread for ``run()`` without a
+  stream, with their workspaces and the frees waiting for them;
 - pyaclnn's own aclInit (the backend's), and a device's default context (it goes with the
   device's last aclrtResetDevice);
+- the aclTensor descriptors pyaclnn.acl makes when phase 1 is given pyaclnn Tensors: they go
+  with that executor (a leaked executor is one finding);
 - memory whose free waits for a stream to pass the work using it (``pyaclnn._streamorder``) is
   counted with that stream.
 An object dropped without ``close()`` was released by the garbage collector: no leak.
