@@ -15,8 +15,10 @@ script's stdout is left as it is):
   what a C program must release, i.e. tensors, scalars, int/float/bool arrays, tensor and
   scalar lists, executors neither launched nor destroyed, streams, events, contexts, device
   and pinned host memory, aclrtSetDevice without aclrtResetDevice, and a script's own aclInit
-  without aclFinalize; and the pyaclnn objects left open (a Tensor never closed), named with
-  their creation line, whose aclTensor and memory are not listed again.
+  without aclFinalize (the official op examples, hicann/ops-math and ops-nn
+  examples/test_aclnn_*.cpp, release all of these and end with aclrtResetDevice, aclFinalize);
+  and the pyaclnn objects left open (a Tensor never closed), named with their creation line,
+  whose aclTensor and memory are not listed again.
 
 Not the user's leaks, because pyaclnn keeps them for itself and releases them at exit:
 - the high-level API's default device (made when a Tensor or call needs a device and none is
