@@ -39,6 +39,7 @@ def cases() -> dict[str, tuple[Callable[[], None], int]]:
     repeat = pyaclnn.MseLossBackward(*tensors[:3], "mean", tensors[3], repeatable=True)
     acl.aclrtSetDevice(0)
     addr = acl.aclrtMalloc(a.nbytes, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    acl.aclrtMemcpy(addr, a.nbytes, a, a.nbytes, acl.ACL_MEMCPY_HOST_TO_DEVICE)  # never read unwritten
 
     def objects() -> None:  # 4 views + phase 1 + phase 2 + close: 5 objects, 5 handles
         views = [t[:] for t in tensors]
