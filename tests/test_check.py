@@ -496,3 +496,39 @@ def test_default_streams_of_other_threads_are_pyaclnns_own(tmp_path: Path) -> No
     """)
     proc = check(path)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_real_hazard_names_the_port_lines_not_pyaclnns(tmp_path: Path) -> None:
+    """A port that reads its result without synchronizing: the reference's HazardError, raised
+    deep inside pyaclnn, is shown with its message and the port's own frames."""
+    path = script(tmp_path, """
+    import numpy as np
+    from pyaclnn import acl
+
+
+    def main():
+        acl.aclrtSetDevice(0)
+        stream = acl.aclrtCreateStream()
+        ptrs = [acl.aclrtMalloc(16, acl.ACL_MEM_MALLOC_HUGE_FIRST) for _ in range(4)]
+        for p in ptrs[:3]:
+            acl.aclrtMemcpy(p, 16, np.ones(4, np.float32), 16, acl.ACL_MEMCPY_HOST_TO_DEVICE)
+        g, x, y, out = (acl.aclCreateTensor([4], 1, acl.ACL_FLOAT, [1], 0, acl.ACL_FORMAT_ND, [4], 1, p) for p in ptrs)
+        ws, executor = acl.aclnnMseLossBackwardGetWorkspaceSize(g, x, y, 0, out)
+        acl.aclnnMseLossBackward(None, ws, executor, stream)
+        result = np.empty(4, np.float32)
+        acl.aclrtMemcpy(result, 16, ptrs[3], 16, acl.ACL_MEMCPY_DEVICE_TO_HOST)  # no synchronize
+
+
+    main()
+    """)
+    proc = check(path)
+    assert proc.returncode == 1
+    err = proc.stderr.splitlines()
+    read, launch = line_of(path, "DEVICE_TO_HOST"), line_of(path, "aclnnMseLossBackward(None")
+    call = len(path.read_text().splitlines())  # the last line: main()
+    assert err[0].startswith(f"pyaclnn check: hazard: aclrtMemcpy at port.py:{read} reads ["), err
+    assert f"port.py:{launch}" in err[0]
+    assert err[1:4] == ["  where (most recent call last):", f"    port.py:{call} in <module>:  main()",
+                        f"    port.py:{read} in main:  acl.aclrtMemcpy(result, 16, ptrs[3], 16, "
+                        "acl.ACL_MEMCPY_DEVICE_TO_HOST)  # no synchronize"]
+    assert "pyaclnn/" not in proc.stderr and err[-1] == f"pyaclnn check: FAILED: a hazard ({path})"
