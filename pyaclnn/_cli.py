@@ -1,8 +1,9 @@
-"""The command line: ``python -m pyaclnn {samples,doctor,ops,bench}`` (console script ``pyaclnn``).
+"""The command line: ``python -m pyaclnn {samples,doctor,ops,bench,check}`` (console script ``pyaclnn``).
 
 Exit codes: 0 success; 1 the work failed (the requested backend is unavailable, a sample
-raised an AclError); 2 usage errors (bad arguments, a bad PYACLNN_* variable, ``bench``
-not available). Expected failures print one line on stderr, never a traceback.
+raised an AclError, ``check`` found a hazard, a leak or the script's failure); 2 usage errors
+(bad arguments, a bad PYACLNN_* variable, ``bench`` not available). Expected failures print
+one line on stderr, never a traceback.
 """
 from __future__ import annotations
 
@@ -503,13 +504,20 @@ def cmd_bench(argv: Sequence[str]) -> int:
     return int(_bench.main(list(argv)) or 0)
 
 
+# -- check ----------------------------------------------------------------------------------------
+def cmd_check(args: argparse.Namespace) -> int:
+    from . import _check  # imported here: it is only needed for this command
+    return _check.run(args.script, args.args)
+
+
 # -- main -----------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     from ._samples import ALIASES, SAMPLES
 
     parser = argparse.ArgumentParser(
         prog=PROG, description="Drive Huawei CANN aclnn operators from Python (or the NumPy reference backend).",
-        epilog="Environment: PYACLNN_BACKEND=auto|acl|numpy, PYACLNN_SOC, PYACLNN_DEVICE, ASCEND_HOME_PATH. "
+        epilog="Environment: PYACLNN_BACKEND=auto|acl|numpy, PYACLNN_SOC, PYACLNN_DEVICE, PYACLNN_HAZARDS, "
+               "ASCEND_HOME_PATH. "
                "Exit codes: 0 ok, 1 failed, 2 usage error.")
     parser.add_argument("--version", action="version", version=f"pyaclnn {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -539,6 +547,19 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a name substring or shell pattern (e.g. Add, 'aclnn*Backward'), case-insensitive")
     ops.add_argument("--json", action="store_true", help="print one JSON object")
     sub.add_parser("bench", help="benchmark the operators (see `pyaclnn bench --help`)", add_help=False)
+    check = sub.add_parser(
+        "check", help="run a script as a device would judge it: hazards raised, leaked handles listed",
+        description="Run SCRIPT with ARGS (as `python SCRIPT ARGS` would) on the NumPy reference backend "
+                    "with hazards raised (PYACLNN_HAZARDS=raise, unless set to warn: then every hazard is "
+                    "reported and the script goes on). Reports, on stderr: a pyaclnn.HazardError with the "
+                    "script's own lines, each pyaclnn.HazardWarning, the script's failure, and every handle "
+                    "left alive when it ends (aclTensor, aclScalar, arrays, lists, executors, streams, events, "
+                    "contexts, device and host memory, devices still set, aclInit without aclFinalize, pyaclnn "
+                    "objects never closed), each with the line that made it. What pyaclnn keeps for itself "
+                    "(the default device and streams of the high-level API) is not counted. Exit 0 and one "
+                    "'clean' line when there is no finding, 1 otherwise, 2 for a usage error.")
+    check.add_argument("script", metavar="SCRIPT", help="the Python script to run")
+    check.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="its arguments (sys.argv[1:])")
     return parser
 
 
@@ -563,6 +584,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_samples(args)
         if args.command == "ops":
             return cmd_ops(args)
+        if args.command == "check":
+            return cmd_check(args)
         return cmd_doctor(args)
     except KeyboardInterrupt:
         return 130

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import operator
 import threading
+import weakref
 from typing import Any, Sequence
 
 import numpy as np
@@ -90,6 +91,8 @@ def gn_output_mask(mask: Any, api: str = "aclnnGroupNormBackwardGetWorkspaceSize
 
 
 _streams = threading.local()
+# every thread's default streams: pyaclnn's own, not the user's to close (pyaclnn check)
+default_streams: "weakref.WeakSet[Stream]" = weakref.WeakSet()
 
 
 def default_stream(device: Device) -> Stream:
@@ -100,6 +103,7 @@ def default_stream(device: Device) -> Stream:
     stream = cache.get(id(device))
     if stream is None or stream.closed or stream.device is not device:
         stream = cache[id(device)] = device.create_stream()
+        default_streams.add(stream)
     return stream
 
 

@@ -12,13 +12,15 @@ children keep parents alive; "closed" simply means "no longer in the registry".
 - Closing a device, and the backend's exit hook, close what is left of theirs in dependency
   order (executors, tensors, storage, events, streams, devices); after the backend is
   finalized, or in a forked child, a release does nothing.
+- While ``track_sites`` is on (``pyaclnn check``, the pytest plugin), each object remembers
+  the user's line that made it (``_site``), for the leak report.
 """
 from __future__ import annotations
 
 import weakref
 from typing import Any, Callable
 
-from . import _current
+from . import _current, _sites
 from .errors import ClosedError
 
 # Dependency order for closing many handles at once: users before what they use.
@@ -26,6 +28,7 @@ KIND_ORDER = {"executor": 0, "tensor": 1, "storage": 2, "event": 3, "stream": 4,
 
 Entry = tuple  # (backend, device or None, kind, release, args)
 _live: dict[weakref.ref, Entry] = {}
+track_sites = False  # pyaclnn._check turns it on
 
 
 class Resource:
@@ -38,6 +41,7 @@ class Resource:
     _ctype = ""
     _raw: Any = None
     _acl_hint = ""
+    _site: _sites.Site | None = None  # the user's line that made it (only while track_sites is on)
 
     def _own(self, backend: Any, device: Any, kind: str, release: Callable[..., None], *args: Any) -> None:
         """Register ``release(*args)`` as the one way this handle is freed. ``device`` is the
@@ -45,6 +49,8 @@ class Resource:
         ref = weakref.ref(self, _collected)
         _live[ref] = (backend, device, kind, release, args)
         self._ref = ref
+        if track_sites:
+            self._site = _sites.user_site()
 
     @property
     def closed(self) -> bool:

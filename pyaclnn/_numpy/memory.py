@@ -176,6 +176,11 @@ class AddressSpace:
                           offset=addr - alloc.base + offset * itemsize,
                           strides=tuple(s * itemsize for s in strides))
 
+    def live_allocations(self) -> list[Allocation]:
+        """The live allocations (the leak report: NumpyRuntime.live_handles)."""
+        with self._lock:
+            return list(self._allocs.values())
+
     def live(self, kind: str) -> int:
         with self._lock:
             return sum(1 for a in self._allocs.values() if a.kind == kind)

@@ -16,10 +16,10 @@ from __future__ import annotations
 import itertools
 import threading
 
-from .._sites import user_site as _user_site
+from .._sites import Site, user_site as _user_site
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -101,6 +101,15 @@ class Executor:
     spans: tuple | None = None     # (the non-empty inputs, outputs), for pyaclnn._numpy.queues
 
 
+class LiveHandle(NamedTuple):
+    """A handle still alive in the emulated runtime (``NumpyRuntime.live_handles``)."""
+    kind: str          # a key of live_counts() ("tensor", "stream", "device_alloc"...), or "init"
+    handle: Any        # the handle, the address, or the device id ("device_set")
+    site: Site | None  # the user's line that made it (None: made while sites were not tracked)
+    detail: str        # what it holds, e.g. "shape (2, 2) FLOAT", "16 bytes", "aclnnMseLossBackward"
+    key: Any           # its identity across snapshots (handles are never reused; addresses may be)
+
+
 class _Thread(threading.local):
     """Per-thread state, as CANN keeps it: current device and context, recent error text."""
 
@@ -140,6 +149,13 @@ class NumpyRuntime:
         self._tensor_lists: dict[int, tuple[int, ...]] = {}   # element handles (owned by the list)
         self._scalar_lists: dict[int, tuple[int, ...]] = {}
         self._executors: dict[int, Executor] = {}
+        # For the leak report (live_handles): the user's line behind each handle while sites are
+        # tracked (track_sites), each device's aclrtSetDevice references, and the user's aclInit.
+        self._sites: dict[int, Site] | None = None
+        self._prune_sites_at = 4096
+        self._set_sites: dict[int, list[Site]] = {}
+        self._inits = 0
+        self._init_site: Site | None = None
         # the operators this backend knows: pyaclnn's headers/ (those with a reference run), then
         # those of the custom packages and CANN headers found here (known, so named right, not run)
         self.registry = Registry(reference_sources())
@@ -169,7 +185,61 @@ class NumpyRuntime:
         handle = next(self._ids) * 0x40
         with self._lock:
             table[handle] = value
+        if self._sites is not None:
+            self._note_site(handle)
         return handle
+
+    # -- the leak report (pyaclnn check) ---------------------------------------------------------
+    def track_sites(self, on: bool = True) -> None:
+        """Record, from now on, the user's line that makes each handle (about a microsecond
+        each), for ``live_handles``; off by default (allocations always record theirs)."""
+        if on and self._sites is None:
+            self._sites = {}
+        elif not on:
+            self._sites = None
+
+    def _note_site(self, handle: int) -> None:
+        sites = self._sites
+        if sites is None:
+            return
+        sites[handle] = _user_site()
+        if len(sites) > self._prune_sites_at:  # forget destroyed handles now and then (amortised)
+            with self._lock:
+                live = [h for table in self._live_tables() for h in table]
+            self._sites = sites = {h: sites[h] for h in live if h in sites}
+            self._prune_sites_at = max(4096, 2 * len(sites))
+
+    def _live_tables(self) -> list[dict[int, Any]]:
+        return [table for table, _ in self._kinds.values()] + [self._executors, self._streams, self._events,
+                                                               self._contexts]
+
+    def live_handles(self) -> list[LiveHandle]:
+        """Every handle alive now, with the user's line that made it where sites were tracked:
+        what a C program would still have to release. A list's elements go with the list
+        (aclDestroyTensorList destroys them), a device's default context with its last
+        aclrtResetDevice, and pyaclnn's own aclInit with the backend: none is listed alone."""
+        sites = self._sites or {}
+        out: list[LiveHandle] = []
+        with self._lock:
+            listed = {h for table in (self._tensor_lists, self._scalar_lists) for hs in table.values() for h in hs}
+            defaults = set(self._default_contexts.values())
+            for kind, (table, _) in self._kinds.items():
+                for h, value in table.items():
+                    if h not in listed:
+                        out.append(LiveHandle(kind, h, sites.get(h), _describe(kind, value), h))
+            out += [LiveHandle("executor", h, sites.get(h), f"aclnn{ex.op}", h) for h, ex in self._executors.items()]
+            out += [LiveHandle("stream", h, sites.get(h), f"device {d}", h) for h, d in self._streams.items()]
+            out += [LiveHandle("event", h, sites.get(h), "", h) for h in self._events]
+            out += [LiveHandle("context", h, sites.get(h), f"device {d}", h)
+                    for h, d in self._contexts.items() if h not in defaults]
+            for device, count in self._set_counts.items():
+                made = self._set_sites.get(device, [])
+                out += [LiveHandle("device_set", device, made[i] if i < len(made) else None, f"device {device}",
+                                   ("device_set", device, i)) for i in range(count)]
+            if self._initialized and self._init_site is not None:
+                out.append(LiveHandle("init", None, self._init_site, "", "init"))
+        out += [LiveHandle(f"{a.kind}_alloc", a.base, a.site, f"{a.size} bytes", a) for a in self.memory.live_allocations()]
+        return out
 
     def _destroy(self, table: dict, handle: Any, api: str, what: str) -> None:
         """aclDestroy*: NULL is a no-op (they return 0); anything else must be live."""
@@ -191,19 +261,26 @@ class NumpyRuntime:
 
     # -- init, versions, devices ---------------------------------------------------------------
     def init(self, config_path: str | None = None) -> None:
+        # The first aclInit is pyaclnn's own (the backend's); a later one is the user's, which a
+        # C program must give back with aclFinalize (the leak report names its line).
+        site = _user_site() if self._inits else None
         with self._lock:
             self._initialized = True  # a repeated aclInit returns 100002, which callers ignore
+            self._inits += 1
+            self._init_site = self._init_site or site
 
     def finalize(self) -> None:
         with self._lock:
             if not self._initialized:
                 raise self._fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize", "aclFinalize called twice")
             self._initialized = False
+            self._init_site = None
 
     def release_init(self) -> None:
         """The emulated runtime belongs to pyaclnn alone: giving back its aclInit finalizes it."""
         with self._lock:
             self._initialized = False
+            self._init_site = None
 
     def soc_name(self) -> str:
         return self.soc
@@ -219,8 +296,10 @@ class NumpyRuntime:
         if not 0 <= device_id < self._device_count:
             raise self._fail(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtSetDevice",
                              f"device {device_id} does not exist ({self._device_count} device(s))")
+        site = _user_site()  # for the leak report: one per reference, given back by a reset
         with self._lock:
             self._set_counts[device_id] = self._set_counts.get(device_id, 0) + 1
+            self._set_sites.setdefault(device_id, []).append(site)
             context = self._default_contexts.get(device_id)
         if context is None:  # the device's default context, shared by every thread that sets it
             context = self._default_contexts[device_id] = self._register(self._contexts, device_id)
@@ -236,6 +315,9 @@ class NumpyRuntime:
             self._set_counts[device_id] = count - 1
             if count == 1:  # the last reset waits for the device's queued work (and forgets its streams')
                 self.queues.flush_all(lambda q: q.device == device_id)
+            made = self._set_sites.get(device_id)
+            if made:  # the latest reference goes first (references are counted, not named)
+                made.pop()
             context = self._default_contexts.pop(device_id, None) if count == 1 else None
             if context is not None:  # the default context dies with the last reset, and its
                 self._contexts.pop(context, None)  # default stream with it, unreported fault and all
@@ -1114,6 +1196,17 @@ def _span_of(desc: TensorDesc) -> tuple[int, int]:
     start, end = desc.addr + (lo + desc.offset) * item, desc.addr + (hi + desc.offset + 1) * item
     desc.cached_span = (desc.addr, start, end)
     return start, end
+
+
+def _describe(kind: str, value: Any) -> str:
+    """What a handle of ``kind`` holds, in a few words, for the leak report."""
+    if kind == "tensor":
+        return f"shape {value.shape} {value.dtype.name}, data at {value.addr:#x}"
+    if kind == "scalar":
+        return f"{value.value!r} {value.dtype.name}"
+    if kind in ("tensor_list", "scalar_list"):
+        return f"{len(value)} element(s)"
+    return repr(list(value)) if len(value) <= 8 else f"{len(value)} values"
 
 
 def _nothing(args: tuple) -> None:
