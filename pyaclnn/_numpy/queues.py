@@ -53,13 +53,14 @@ class Work:
     """One task queued on a stream (see the module docstring); ``memory`` is the address
     space's (allocations, frees) count when it was queued, to tell whether its memory is still
     the memory it was queued on."""
-    __slots__ = ("seq", "api", "site", "reads", "writes", "run", "waits", "memory", "mark")
+    __slots__ = ("seq", "api", "site", "reads", "writes", "run", "waits", "memory", "mark", "bases")
 
     def __init__(self, seq: int, api: str, site: Site, reads: tuple[Span, ...], writes: tuple[Span, ...],
                  run: Callable[[], None] | None, waits: dict[Any, int] | None, memory: tuple[int, int],
                  mark: tuple[Span, ...]) -> None:
         self.seq, self.api, self.site, self.reads, self.writes = seq, api, site, reads, writes
         self.run, self.waits, self.memory, self.mark = run, waits, memory, mark
+        self.bases: tuple[int, ...] = ()  # the allocations its spans are in (Queues.touched)
 
 
 class Queue:
@@ -105,6 +106,9 @@ class Queues:
         self.lock = threading.RLock()  # kernels run under it: one device executes one task at a time
         self.queues: dict[Any, Queue] = {}
         self.busy = 0  # tasks not run yet, over all streams: 0 makes every check free
+        # allocation base -> queued tasks touching it: a check of memory no queued task touches
+        # costs no scan of the queues (a free or a host copy beside a long queue stays cheap)
+        self.touched: dict[int, int] = {}
 
     def queue_of(self, key: Any, label: str, device: int | None) -> Queue:
         q = self.queues.get(key)
@@ -129,8 +133,14 @@ class Queues:
                     self._check_init(q, api, site, check_init)
                     break
             q.seq += 1
-            q.pending.append(Work(q.seq, api, site, reads, writes, run, waits, (memory.allocations, memory.frees),
-                                  writes if mark is None else mark))
+            work = Work(q.seq, api, site, reads, writes, run, waits, (memory.allocations, memory.frees),
+                        writes if mark is None else mark)
+            if reads or writes:
+                work.bases = self._bases(reads + writes)
+                touched = self.touched
+                for base in work.bases:
+                    touched[base] = touched.get(base, 0) + 1
+            q.pending.append(work)
             self.busy += 1
             if len(q.pending) > DEPTH:
                 self.flush(q, q.pending[0].seq)
@@ -161,7 +171,7 @@ class Queues:
             pending = q.pending
             while pending and (upto is None or pending[0].seq <= upto):
                 work = pending.popleft()
-                self.busy -= 1
+                self._done(work)
                 if work.waits:
                     for key, seq in work.waits.items():
                         other = self.queues.get(key)
@@ -203,7 +213,23 @@ class Queues:
         with self.lock:
             q = self.queues.pop(key, None)
             if q is not None:
-                self.busy -= len(q.pending)
+                for work in q.pending:
+                    self._done(work)
+
+    def _bases(self, spans: tuple[Span, ...]) -> tuple[int, ...]:
+        found = {alloc.base for alloc in map(self.memory.find, (start for start, _ in spans)) if alloc is not None}
+        return tuple(found)
+
+    def _done(self, work: Work) -> None:
+        """``work`` left its queue (ran, or its stream went away)."""
+        self.busy -= 1
+        touched = self.touched
+        for base in work.bases:
+            n = touched[base] - 1
+            if n:
+                touched[base] = n
+            else:
+                del touched[base]
 
     # -- hazard checks ---------------------------------------------------------------------------
     def _queued_users(self, spans: tuple[Span, ...], write: bool, after: Queue | None = None
@@ -212,6 +238,9 @@ class Queues:
         conflicts with reads and writes, a read with writes): (queue, task, overlap, it writes).
         With ``after``: only tasks a new task of that queue is not ordered after (other streams',
         past the last one an event ordered it after)."""
+        touched = self.touched
+        if not any(base in touched for base in self._bases(spans)):
+            return None
         for q in self.queues.values():
             if q is after or not q.pending:
                 continue
