@@ -2,14 +2,22 @@
 
 Every place pyaclnn takes a host array (the NumPy-in/NumPy-out functions, ``Tensor.from_numpy``,
 ``Tensor.copy_from``, ``Tensor.from_dlpack``, the host side of ``acl.aclrtMemcpy``) passes
-anything that is not an ndarray through ``host_array``:
+anything that is not an ndarray through ``host_array``. How a type is read is worked out on
+the first object of that type and kept (the converter, never the data):
 
-- an object with ``__dlpack__`` (a torch CPU tensor, JAX, CuPy-on-host...) is viewed without a
-  copy through ``np.from_dlpack``. A torch tensor with ``requires_grad=True`` is read as
-  ``detach()``-ed: pyaclnn takes its values, autograd does not see the call. bfloat16, which
-  NumPy cannot import through DLPack, arrives as ``ml_dtypes.bfloat16`` (below);
-- an object on a non-CPU DLPack device falls back to its ``__array__`` (a pyaclnn Tensor on the
-  acl backend downloads a copy), or raises BufferError naming the device;
+- a torch tensor (``torch.Tensor`` or a subclass) is viewed without a copy through
+  ``Tensor.numpy()``, which is several times cheaper than torch's DLPack export (issue 16: the
+  export and ``__dlpack_device__`` are Python code in torch, a few us per tensor, more than a
+  whole small call). ``numpy()`` refuses exactly the tensors that need care, and those are
+  read as torch sees them: one with ``requires_grad=True`` as ``detach()``-ed (pyaclnn takes
+  its values, autograd does not see the call); a lazy conjugate or negative view (``z.conj()``,
+  ``z.conj().imag``) resolved into a copy first, since torch's DLPack export carries the
+  memory without those bits (the values would be read un-negated); bfloat16 through DLPack
+  (below). One on another device (CUDA, NPU, meta) is a BufferError telling to use ``.cpu()``;
+- any other object with ``__dlpack__`` (JAX, CuPy-on-host...) on the CPU is viewed without a
+  copy through ``np.from_dlpack``; what NumPy's importer refuses (bfloat16) takes the path
+  below. An object on a non-CPU DLPack device falls back to its ``__array__`` (a pyaclnn
+  Tensor on the acl backend downloads a copy), or raises BufferError naming the device;
 - anything else goes to ``np.asarray`` (lists, scalars, objects with ``__array__``).
 
 bfloat16: NumPy's importer refuses the DLPack type code kDLBfloat. The capsule a producer hands
@@ -22,7 +30,8 @@ dtype is re-tagged kDLBfloat before it is handed to the consumer.
 from __future__ import annotations
 
 import ctypes
-from typing import Any
+import sys
+from typing import Any, Callable
 
 import numpy as np
 
@@ -83,13 +92,89 @@ def _retag(capsule: Any, old_code: int, new_code: int) -> bool:
 def host_array(obj: Any, in_place: bool = False) -> np.ndarray:
     """``obj`` as an ndarray, viewing its memory where it can (see the module docstring).
     ``in_place``: the caller writes into the result, so a copy (the ``__array__`` fallback for a
-    non-CPU DLPack device) would lose the writes: BufferError instead."""
+    non-CPU DLPack device, a resolved lazy torch view) would lose the writes: BufferError instead."""
     if isinstance(obj, np.ndarray):
         return obj
+    convert = _CONVERTERS.get(type(obj))
+    if convert is None:
+        convert = _converter(type(obj))
+    return convert(obj, in_place)
+
+
+Converter = Callable[[Any, bool], np.ndarray]
+_CONVERTERS: dict[type, Converter] = {}
+_CONVERTERS_MAX = 256  # types kept; the memo starts afresh when full (classes made on the fly)
+
+# The types whose objects are always read as arrays of numbers (or refused), with a reader
+# that takes only the object: callers that would check that (pyaclnn._functional._arg) skip
+# straight to it. Torch tensor types, once host_array has seen one.
+NUMBER_READERS: dict[type, Callable[[Any], np.ndarray]] = {}
+
+
+def _converter(cls: type) -> Converter:
+    """How objects of type ``cls`` are read, remembered for the next one."""
+    if len(_CONVERTERS) >= _CONVERTERS_MAX:
+        _CONVERTERS.clear()
+        NUMBER_READERS.clear()
+    torch = sys.modules.get("torch")  # a torch tensor exists only once torch is imported
+    if torch is not None and issubclass(cls, torch.Tensor):
+        global _TORCH_BF16
+        _TORCH_BF16 = torch.bfloat16
+        _CONVERTERS[cls] = NUMBER_READERS[cls] = _from_torch
+        return _from_torch
+    _CONVERTERS[cls] = _from_other
+    return _from_other
+
+
+_TORCH_BF16: Any = None  # torch.bfloat16, set with the first torch converter (torch is not imported here)
+
+
+def _from_torch(t: Any, in_place: bool = False) -> np.ndarray:
+    """A torch tensor: ``numpy()`` (a view) for a plain CPU tensor of a dtype NumPy has.
+
+    The two common cases numpy() refuses are tested first because its refusal is a C++
+    exception costing ~10 us; the rare ones (a lazy conj/neg view, another device) take it."""
+    if not t.requires_grad and t.dtype is not _TORCH_BF16:
+        try:
+            return t.numpy()
+        except (RuntimeError, TypeError):  # a lazy conj/neg view, another device, a dtype NumPy lacks
+            pass
+    device = t.device
+    if device.type != "cpu":
+        raise BufferError(f"pyaclnn needs host memory here; this torch tensor is on {device}, not the CPU: "
+                          "pass t.cpu()")
+    t = t.detach()  # the values; autograd does not record pyaclnn's work
+    if t.is_conj() or t.is_neg():  # torch's DLPack export drops these bits: read the values they mean
+        if in_place:
+            raise BufferError("pyaclnn writes into this host array, but this torch tensor is a lazy "
+                              f"{'conjugate' if t.is_conj() else 'negative'} view: a resolved copy would "
+                              "lose the writes; pass t.resolve_conj().resolve_neg()")
+        t = t.resolve_conj().resolve_neg()
+    if t.dtype is _TORCH_BF16:  # NumPy has no bfloat16: the same bits, viewed as ml_dtypes.bfloat16
+        from .dtypes import bfloat16
+        return t.view(sys.modules["torch"].int16).numpy().view(bfloat16())
+    try:
+        return t.numpy()
+    except TypeError:  # a dtype numpy() does not convert (float8...): whatever DLPack makes of it
+        return _from_dlpack(t, in_place)
+
+
+def _from_other(obj: Any, in_place: bool) -> np.ndarray:
+    """Not an ndarray, not a torch tensor: DLPack if it has it, else ``np.asarray``."""
     if not hasattr(obj, "__dlpack__"):
         return np.asarray(obj)
+    if getattr(obj, "requires_grad", False) is False and obj.__dlpack_device__()[0] == KDL_CPU:
+        try:  # NumPy's importer: a view, read-only when the producer says so (or is legacy)
+            return np.from_dlpack(obj)
+        except Exception:  # noqa: BLE001 - bfloat16, or anything else: the path below answers
+            pass
+    return _from_dlpack(obj, in_place)
+
+
+def _from_dlpack(obj: Any, in_place: bool) -> np.ndarray:
+    """A DLPack object through its capsule, bfloat16 included (the module docstring)."""
     if getattr(obj, "requires_grad", False) and callable(getattr(obj, "detach", None)):
-        obj = obj.detach()  # torch: the values; autograd does not record pyaclnn's work
+        obj = obj.detach()  # torch-like: the values; autograd does not record pyaclnn's work
     device = tuple(int(v) for v in obj.__dlpack_device__())
     if device[0] != KDL_CPU:
         if hasattr(obj, "__array__") and not in_place:

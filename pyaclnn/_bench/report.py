@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .measure import _ms, _usable_cores
-from .small import TARGET, format_small_table
+from .small import TARGET, TORCH_INPUT_TARGET, format_small_table
 
 MiB = 1 << 20
 
@@ -95,7 +95,9 @@ def format_report(results: dict[str, Any]) -> str:
                   format_table(results["reuse_cases"], steady=True)]
     if results.get("small_calls"):
         lines += ["", (f"Small calls (inputs of <= 4096 elements): the NumPy-in/NumPy-out call vs the aten call, "
-                       f"median per call; target: at most {TARGET:g}x aten"),
+                       f"median per call; target: at most {TARGET:g}x aten. torch in = the same call on the "
+                       f"inputs as torch tensors (torch.from_numpy views), / ndarray = torch in / pyaclnn; "
+                       f"target: at most {TORCH_INPUT_TARGET:g}x"),
                   format_small_table(results["small_calls"])]
     lines += ["",
               ("ratio = pyaclnn / peer (above 1: pyaclnn slower); bound = bytes read + written once / copy "

@@ -13,6 +13,10 @@ aten is timed as torch is set up (all its threads: the target's peer) and, in it
 with ``torch.set_num_threads(1)``: on inputs this small aten's thread handling costs more than
 it saves (GroupNorm: ~10 us against ~7 us on one thread, on a 2-core machine), and pyaclnn's
 small paths run in the calling thread. The table shows both.
+
+pyaclnn is also timed on the same inputs as torch tensors (``torch.from_numpy`` views: what a
+torch user passes), in its own samples alternating with the others: converting them is the
+only extra work, and the target is at most TORCH_INPUT_TARGET times the ndarray call (issue 16).
 """
 from __future__ import annotations
 
@@ -27,9 +31,10 @@ import numpy as np
 
 from .cases import Case, cross_entropy_case, group_norm_case, mse_case, prelu_case
 
-__all__ = ["TARGET", "SMALL_CASE", "small_cases", "measure_small", "format_small_table"]
+__all__ = ["TARGET", "TORCH_INPUT_TARGET", "SMALL_CASE", "small_cases", "measure_small", "format_small_table"]
 
 TARGET = 3.0       # pyaclnn per call / aten per call, at most
+TORCH_INPUT_TARGET = 1.5  # pyaclnn on torch tensors / pyaclnn on the same ndarrays, at most
 SMALL_CASE = "small"  # its --case name
 SIZES = (128, 4096)  # elements of the main input: the issue's 8x16, and the top of the range
 
@@ -83,19 +88,23 @@ def measure_small(case: SmallCase, torch: Any, samples: int, batch: int, seed: i
     spec = case.case
     inputs = spec.make(np.random.default_rng(seed))
     ours: Callable[[], Any] = lambda: spec.run_pyaclnn(inputs)  # noqa: E731
-    theirs: Callable[[], Any] | None = None
+    # the sides, each (call, on one torch thread): pyaclnn on ndarrays, then with torch: aten,
+    # aten on one thread, pyaclnn on the same memory as torch tensors
+    sides: list[tuple[Callable[[], Any], bool]] = [(ours, False)]
     if torch is not None:
         tinputs = {k: torch.from_numpy(v) for k, v in inputs.items()}
-        theirs = lambda: spec.run_torch(tinputs)  # noqa: E731
-    sides = [ours] if theirs is None else [ours, theirs, theirs]  # the last: aten on one thread
+        theirs: Callable[[], Any] = lambda: spec.run_torch(tinputs)  # noqa: E731
+        ours_torch: Callable[[], Any] = lambda: spec.run_pyaclnn(tinputs)  # noqa: E731
+        sides += [(theirs, False), (theirs, True), (ours_torch, False)]
 
     def sample(k: int, n: int) -> float:
-        if k < 2:
-            return _per_call_us(sides[k], n)
+        fn, one_thread = sides[k]
+        if not one_thread:
+            return _per_call_us(fn, n)
         threads = torch.get_num_threads()
         torch.set_num_threads(1)
         try:
-            return _per_call_us(sides[k], n)
+            return _per_call_us(fn, n)
         finally:
             torch.set_num_threads(threads)
 
@@ -110,8 +119,10 @@ def measure_small(case: SmallCase, torch: Any, samples: int, batch: int, seed: i
     result: dict[str, Any] = {"name": case.name, "label": case.label, "elements": case.elements,
                               "batch": batch, "pyaclnn": {"median_us": med, "samples_us": times[0]},
                               "peer": None, "ratio": None, "target_ratio": TARGET, "within_target": None,
-                              "peer_one_thread": None, "ratio_one_thread": None, "max_abs_diff": None}
-    if theirs is not None:
+                              "peer_one_thread": None, "ratio_one_thread": None, "max_abs_diff": None,
+                              "torch_inputs": None, "torch_input_ratio": None,
+                              "torch_input_target": TORCH_INPUT_TARGET, "torch_input_within_target": None}
+    if torch is not None:
         peer_med = statistics.median(times[1])
         result["peer"] = {"ops": [f"torch.ops.aten.{op}" for op in spec.peer_ops], "median_us": peer_med,
                           "samples_us": times[1]}
@@ -121,28 +132,48 @@ def measure_small(case: SmallCase, torch: Any, samples: int, batch: int, seed: i
         result["peer_one_thread"] = {"median_us": one, "samples_us": times[2]}
         result["ratio_one_thread"] = med / one
         result["max_abs_diff"] = _max_abs_diff(ours(), theirs())
+        tin = statistics.median(times[3])
+        result["torch_inputs"] = {"median_us": tin, "samples_us": times[3]}
+        result["torch_input_ratio"] = tin / med
+        result["torch_input_within_target"] = result["torch_input_ratio"] <= TORCH_INPUT_TARGET
+        _same_outputs(ours(), ours_torch())
     print(f"bench: [small] {case.label}: pyaclnn {med:.1f} us"
           + (f", torch {result['peer']['median_us']:.1f} us, ratio {result['ratio']:.2f}"
              f" (torch on 1 thread {result['peer_one_thread']['median_us']:.1f} us, ratio "
-             f"{result['ratio_one_thread']:.2f})" if theirs else ""),
+             f"{result['ratio_one_thread']:.2f}); pyaclnn on torch tensors "
+             f"{result['torch_inputs']['median_us']:.1f} us, {result['torch_input_ratio']:.2f}x"
+             if torch is not None else ""),
           file=sys.stderr, flush=True)
     return result
 
 
+def _same_outputs(ours: Any, ours_torch: Any) -> None:
+    """pyaclnn gives the same bits for torch tensors as for the ndarrays they view."""
+    a = ours if isinstance(ours, tuple) else (ours,)
+    b = ours_torch if isinstance(ours_torch, tuple) else (ours_torch,)
+    for x, y in zip(a, b, strict=True):
+        if not np.array_equal(x, y, equal_nan=True):
+            raise AssertionError("pyaclnn's outputs differ between torch-tensor and ndarray inputs")
+
+
 def format_small_table(rows: list[dict[str, Any]]) -> str:
-    head = ("case", "elements", "pyaclnn", "aten", "ratio", f"target <= {TARGET:g}x", "aten 1 thread", "ratio")
+    head = ("case", "elements", "pyaclnn", "aten", "ratio", f"target <= {TARGET:g}x", "aten 1 thread", "ratio",
+            "torch in", "/ ndarray", f"target <= {TORCH_INPUT_TARGET:g}x")
     table: list[tuple[str, ...]] = [head]
     for r in rows:
         if "error" in r:
-            table.append((r["label"], "-", "FAILED", "-", "-", "-", "-", "-"))
+            table.append((r["label"], "-", "FAILED") + ("-",) * (len(head) - 3))
             continue
-        peer = r["peer"]
+        peer, tin = r["peer"], r.get("torch_inputs")
         table.append((r["label"], str(r["elements"]), f"{r['pyaclnn']['median_us']:.1f} us",
                       f"{peer['median_us']:.1f} us" if peer else "-",
                       f"{r['ratio']:.2f}" if r["ratio"] is not None else "-",
                       "-" if r["within_target"] is None else ("ok" if r["within_target"] else "OVER"),
                       f"{r['peer_one_thread']['median_us']:.1f} us" if r.get("peer_one_thread") else "-",
-                      f"{r['ratio_one_thread']:.2f}" if r.get("ratio_one_thread") is not None else "-"))
+                      f"{r['ratio_one_thread']:.2f}" if r.get("ratio_one_thread") is not None else "-",
+                      f"{tin['median_us']:.1f} us" if tin else "-",
+                      f"{r['torch_input_ratio']:.2f}" if tin else "-",
+                      "-" if not tin else ("ok" if r["torch_input_within_target"] else "OVER")))
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
     lines = []
     for k, row in enumerate(table):
