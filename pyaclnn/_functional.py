@@ -42,12 +42,12 @@ _FLOAT64 = np.dtype(np.float64)
 _FROM_PYTHON: dict[int, tuple[str, str]] = {}
 
 
-def _arg(x: Any, name: str, api: str, _readers: dict = NUMBER_READERS) -> Any:
+def _arg(x: Any, name: str, api: str, _reader: Callable[[type], Any] = NUMBER_READERS.get) -> Any:
     """An argument for a tensor parameter: None, a Tensor, or an ndarray of numbers (a DLPack or
     ``__array__`` object is viewed as one, see _interop.host_array). Text or objects are a
     TypeError naming ``name``. A torch tensor goes straight to its reader: at ~1 us a call,
     each check saved here counts (issue 16)."""
-    read = _readers.get(type(x))
+    read = _reader(type(x))
     if read is not None:
         return read(x)
     if x is None or isinstance(x, Tensor):

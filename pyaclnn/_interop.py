@@ -118,27 +118,38 @@ def _converter(cls: type) -> Converter:
         NUMBER_READERS.clear()
     torch = sys.modules.get("torch")  # a torch tensor exists only once torch is imported
     if torch is not None and issubclass(cls, torch.Tensor):
-        global _TORCH_BF16
-        _TORCH_BF16 = torch.bfloat16
-        _CONVERTERS[cls] = NUMBER_READERS[cls] = _from_torch
-        return _from_torch
+        global _torch_reader
+        if _torch_reader is None:
+            _torch_reader = _make_torch_reader(torch)
+        _CONVERTERS[cls] = NUMBER_READERS[cls] = _torch_reader
+        return _torch_reader
     _CONVERTERS[cls] = _from_other
     return _from_other
 
 
-_TORCH_BF16: Any = None  # torch.bfloat16, set with the first torch converter (torch is not imported here)
+_torch_reader: Converter | None = None  # made with the first torch tensor (torch is not imported here)
 
 
-def _from_torch(t: Any, in_place: bool = False) -> np.ndarray:
-    """A torch tensor: ``numpy()`` (a view) for a plain CPU tensor of a dtype NumPy has.
+def _make_torch_reader(torch: Any) -> Converter:
+    bf16 = torch.bfloat16
 
-    The two common cases numpy() refuses are tested first because its refusal is a C++
-    exception costing ~10 us; the rare ones (a lazy conj/neg view, another device) take it."""
-    if not t.requires_grad and t.dtype is not _TORCH_BF16:
-        try:
-            return t.numpy()
-        except (RuntimeError, TypeError):  # a lazy conj/neg view, another device, a dtype NumPy lacks
-            pass
+    def from_torch(t: Any, in_place: bool = False) -> np.ndarray:
+        """A torch tensor: ``numpy()`` (a view) for a plain CPU tensor of a dtype NumPy has.
+
+        The two common cases numpy() refuses are tested first because its refusal is a C++
+        exception costing ~10 us; the rare ones (a lazy conj/neg view, another device) take it."""
+        if not t.requires_grad and t.dtype is not bf16:
+            try:
+                return t.numpy()
+            except (RuntimeError, TypeError):  # a lazy conj/neg view, another device, a dtype NumPy lacks
+                pass
+        return _from_torch(torch, t, in_place)
+
+    return from_torch
+
+
+def _from_torch(torch: Any, t: Any, in_place: bool) -> np.ndarray:
+    """A torch tensor that ``numpy()`` does not take as it is."""
     device = t.device
     if device.type != "cpu":
         raise BufferError(f"pyaclnn needs host memory here; this torch tensor is on {device}, not the CPU: "
@@ -150,9 +161,9 @@ def _from_torch(t: Any, in_place: bool = False) -> np.ndarray:
                               f"{'conjugate' if t.is_conj() else 'negative'} view: a resolved copy would "
                               "lose the writes; pass t.resolve_conj().resolve_neg()")
         t = t.resolve_conj().resolve_neg()
-    if t.dtype is _TORCH_BF16:  # NumPy has no bfloat16: the same bits, viewed as ml_dtypes.bfloat16
+    if t.dtype is torch.bfloat16:  # NumPy has no bfloat16: the same bits, viewed as ml_dtypes.bfloat16
         from .dtypes import bfloat16
-        return t.view(sys.modules["torch"].int16).numpy().view(bfloat16())
+        return t.view(torch.int16).numpy().view(bfloat16())
     try:
         return t.numpy()
     except TypeError:  # a dtype numpy() does not convert (float8...): whatever DLPack makes of it

@@ -226,3 +226,147 @@ def test_legacy_dlpack_producers_bfloat16_included(use_backend):
         same(a, as_numpy(t))
         same(pyaclnn.mse_loss_backward(_LegacyProducer(t), t, t * 0, "sum"),
              pyaclnn.mse_loss_backward(as_numpy(t), as_numpy(t), as_numpy(t * 0), "sum"))
+
+
+# Issue 16: torch tensors are read through a converter chosen once per type (Tensor.numpy() for
+# the plain ones). Each tricky kind of tensor is checked against torch's own answer on the very
+# same tensor (aten handles its views, bits and grad state itself): the oracle is independent of
+# how pyaclnn reads the memory.
+
+def aten_mse(g, x, y, reduction=0):
+    """torch's MSE backward on the same tensors, as a float64 ndarray (reduction 0: none)."""
+    with torch.no_grad():
+        return torch.ops.aten.mse_loss_backward(g.double(), x.double(), y.double(), reduction).numpy()
+
+
+def views(gen, dtype):
+    """Non-contiguous or offset views into one tensor's memory."""
+    base = torch.randn(6, 8, generator=gen).to(dtype)
+    return {"transposed": base[:6, :4].T, "stepped": base[::2, 1::2], "offset": base[1:5, 2:8],
+            "expanded": base[2, :6].expand(4, 6), "negative_offset_column": base[3:, 5]}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=str)
+def test_torch_views_and_dtypes_are_read_exactly(use_backend, dtype):
+    use_backend("numpy")
+    gen = torch.Generator().manual_seed(16)
+    for name, x in views(gen, dtype).items():
+        assert not x.is_contiguous() or x.storage_offset(), name
+        g, y = torch.randn(x.shape, generator=gen).to(dtype), torch.randn(x.shape, generator=gen).to(dtype)
+        got = pyaclnn.mse_loss_backward(g, x, y, "none")
+        assert got.dtype == as_numpy(x).dtype, name
+        # the device rounds (x - y) * g * 2 once per step in dtype; aten in float64 is the value
+        # the steps approximate: one rounding of dtype per step
+        tol = {torch.float32: 1e-6, torch.float16: 2e-3, torch.bfloat16: 2e-2}[dtype]
+        np.testing.assert_allclose(got.astype(np.float64), aten_mse(g, x, y), rtol=3 * tol, atol=tol, err_msg=name)
+        same(got, pyaclnn.mse_loss_backward(as_numpy(g), as_numpy(x), as_numpy(y), "none"))  # and bit-exact
+
+
+def test_host_array_views_torch_memory_without_a_copy():
+    from pyaclnn._interop import host_array
+    t = torch.arange(24, dtype=torch.float32).reshape(4, 6)[1:, ::2]
+    a = host_array(t)
+    assert a.shape == (3, 3) and a.strides == (24, 8)
+    assert a.__array_interface__["data"][0] == t.data_ptr()  # the tensor's memory itself
+    t.add_(100)  # so later writes through torch are seen
+    np.testing.assert_array_equal(a, t.numpy())
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+def test_requires_grad_tensors_and_parameters_are_read_detached(use_backend, dtype):
+    use_backend("numpy")
+    gen = torch.Generator().manual_seed(3)
+    g = torch.nn.Parameter(torch.randn(3, 4, generator=gen).to(dtype))  # a torch.Tensor subclass
+    x = torch.randn(4, 3, generator=gen).to(dtype).T.requires_grad_()  # strided, and a view
+    y = torch.randn(3, 4, generator=gen).to(dtype) * 2  # a non-leaf without grad
+    expect = pyaclnn.mse_loss_backward(as_numpy(g), as_numpy(x), as_numpy(y), "sum")
+    same(pyaclnn.mse_loss_backward(g, x, y, "sum"), expect)
+    with torch.no_grad():  # numpy() would take them here as they are: the same values
+        same(pyaclnn.mse_loss_backward(g, x, y, "sum"), expect)
+    assert g.requires_grad and g.grad is None and x.grad is None
+    ref = aten_mse(g.detach(), x.detach(), y, 2)
+    np.testing.assert_allclose(expect.astype(np.float64), ref, rtol=0.05 if dtype == torch.bfloat16 else 1e-6)
+
+
+def test_lazy_negative_views_are_read_as_torch_sees_them(backend):
+    """``z.conj().imag`` is a view whose neg bit torch applies lazily; its DLPack export carries
+    the memory without the bit, so reading the export gives the values un-negated."""
+    z = torch.complex(torch.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -6.0]]), torch.tensor([[2.0, 5.0, -1.0], [3.0, -0.25, 8.0]]))
+    neg = z.conj().imag
+    assert neg.is_neg() and torch.equal(neg, -z.imag)
+    g, y = torch.full((2, 3), 0.5), torch.ones(2, 3)
+    got = pyaclnn.mse_loss_backward(g, neg, y, "none")
+    np.testing.assert_array_equal(got, aten_mse(g, neg, y).astype(np.float32))
+    t = pyaclnn.Tensor.from_numpy(neg)
+    try:
+        np.testing.assert_array_equal(t.numpy(), neg.resolve_neg().numpy())
+    finally:
+        t.close()
+
+
+def test_lazy_conjugate_views_are_read_as_torch_sees_them(backend):
+    z = torch.tensor([1 + 2j, 3 - 4j, -5 + 0.5j], dtype=torch.complex64)
+    c = z.conj()
+    assert c.is_conj()
+    with pyaclnn.Tensor.from_numpy(c) as t:
+        np.testing.assert_array_equal(t.numpy(), np.array([1 - 2j, 3 + 4j, -5 - 0.5j], np.complex64))
+    from pyaclnn._interop import host_array
+    np.testing.assert_array_equal(host_array(c), c.resolve_conj().numpy())
+    assert c.is_conj() and z[0] == 1 + 2j  # the caller's tensors are left as they were
+
+
+def test_lazy_views_are_refused_as_copy_destinations(backend):
+    """A destination pyaclnn writes into must be the tensor's memory; a lazy view's values are a copy."""
+    acl.aclrtSetDevice(0)
+    try:
+        ptr = acl.aclrtMalloc(12, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+        try:
+            z = torch.zeros(3, dtype=torch.complex64)
+            with pytest.raises(BufferError, match="negative view"):
+                acl.aclrtMemcpy(z.conj().imag, 12, ptr, 12, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+            dst = torch.zeros(3)
+            acl.aclrtMemcpy(ptr, 12, torch.tensor([1.0, 2.0, 3.0]), 12, acl.ACL_MEMCPY_HOST_TO_DEVICE)
+            acl.aclrtMemcpy(dst, 12, ptr, 12, acl.ACL_MEMCPY_DEVICE_TO_HOST)  # a plain one lands in place
+            assert dst.tolist() == [1.0, 2.0, 3.0]
+        finally:
+            acl.aclrtFree(ptr)
+    finally:
+        acl.aclrtResetDevice(0)
+
+
+def test_tensors_on_another_torch_device_are_a_clear_error(use_backend):
+    """CUDA/NPU memory is not host memory: a BufferError saying so and what to pass (the meta
+    device stands in here: this machine has no accelerator)."""
+    use_backend("numpy")
+    x = torch.empty(2, 3, device="meta")
+    for call in (lambda: pyaclnn.mse_loss_backward(x, x, x), lambda: pyaclnn.Tensor.from_numpy(x)):
+        with pytest.raises(BufferError, match=r"on meta.*not the CPU.*\.cpu\(\)"):
+            call()
+
+
+def test_read_only_inputs(use_backend):
+    """Memory its owner marked read-only is read, never written: a torch tensor over a read-only
+    array, and a DLPack 1.x export flagged read-only (NumPy's importer keeps the flag)."""
+    use_backend("numpy")
+    frozen = np.arange(6, dtype=F32).reshape(2, 3)
+    frozen.flags.writeable = False
+    with pytest.warns(UserWarning, match="not writable"):
+        t = torch.from_numpy(frozen)
+
+    class Exporter:  # a DLPack producer that is neither torch nor NumPy
+        def __init__(self, a):
+            self.a = a
+
+        def __dlpack__(self, **kwargs):
+            return self.a.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return self.a.__dlpack_device__()
+
+    from pyaclnn._interop import host_array
+    assert not host_array(Exporter(frozen)).flags.writeable
+    ones = torch.ones(2, 3)
+    for x in (t, Exporter(frozen)):
+        got = pyaclnn.mse_loss_backward(ones, x, ones * 0, "none")
+        np.testing.assert_array_equal(got, aten_mse(ones, torch.from_numpy(frozen.copy()), ones * 0).astype(F32))
+    np.testing.assert_array_equal(frozen, np.arange(6, dtype=F32).reshape(2, 3))
