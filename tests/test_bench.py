@@ -225,6 +225,9 @@ def test_bench_small_calls_case_runs_against_aten(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     assert SMALL_TITLE in proc.stdout and "target <= 3x" in proc.stdout
+    header = next(line for line in proc.stdout.splitlines() if line.startswith("case") and "aten 1 thread" in line)
+    if has_torch():  # issue 16: pyaclnn on the same inputs as torch tensors, beside the ndarray call
+        assert "torch in" in header and "/ ndarray" in header and "target <= 1.5x" in header
     assert ALLOC_TITLE in proc.stdout and "FAILED" not in proc.stdout  # big cases: none selected
     for label in LABELS:
         assert proc.stdout.count(label) == 2, label  # 128 and 4096 elements
@@ -245,9 +248,15 @@ def test_bench_small_calls_case_runs_against_aten(tmp_path: Path) -> None:
             assert positive(one["median_us"]) and len(one["samples_us"]) == 3
             assert r["ratio_one_thread"] == r["pyaclnn"]["median_us"] / one["median_us"]
             assert r["max_abs_diff"] is not None and r["max_abs_diff"] < 1e-4, r["name"]
+            tin = r["torch_inputs"]
+            assert positive(tin["median_us"]) and len(tin["samples_us"]) == 3
+            assert r["torch_input_ratio"] == tin["median_us"] / r["pyaclnn"]["median_us"]
+            assert r["torch_input_target"] == 1.5
+            assert r["torch_input_within_target"] is (r["torch_input_ratio"] <= 1.5)
         else:
             assert r["peer"] is None and r["ratio"] is None and r["within_target"] is None
             assert r["peer_one_thread"] is None and r["ratio_one_thread"] is None
+            assert r["torch_inputs"] is None and r["torch_input_ratio"] is None
 
 
 def test_bench_case_selection_without_small_leaves_the_small_calls_out(tmp_path: Path) -> None:

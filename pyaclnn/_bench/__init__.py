@@ -48,7 +48,9 @@ times the four NumPy-in/NumPy-out calls on inputs of 128 and 4096 elements (8x16
 the like), where the per-call overhead is everything, against the same aten calls on the same
 arrays: each sample is the median of 200 individually timed calls (a mean would count the
 machine's preemptions), 15 samples alternating the sides. Its target is at most 3x aten; aten
-on one thread (``torch.set_num_threads(1)`` around its own samples) is shown beside it.
+on one thread (``torch.set_num_threads(1)`` around its own samples) is shown beside it. So is
+the same pyaclnn call on the inputs as torch tensors (``torch.from_numpy`` views, in samples of
+their own), with its ratio to the ndarray call: at most 1.5x is the target.
 
 ``--quick`` uses tiny shapes and one sample: it checks the command and its output are well
 formed (CI), and its figures mean nothing. ``--acl`` instead runs benchmarks/acl_overhead.py
@@ -69,7 +71,8 @@ median_ms, samples_ms, warmup_ms}, peer {ops, out_variant, median_ms, samples_ms
 or null, ratio, x_bound, extra_peak_bytes, max_abs_diff`` (or ``error``). ``small_calls``
 holds ``name, label, elements, batch, pyaclnn {median_us, samples_us}, peer {ops, median_us,
 samples_us} or null, ratio, target_ratio, within_target, peer_one_thread {median_us, samples_us}
-or null, ratio_one_thread, max_abs_diff`` (or ``error``).
+or null, ratio_one_thread, max_abs_diff, torch_inputs {median_us, samples_us} or null,
+torch_input_ratio, torch_input_target, torch_input_within_target`` (or ``error``).
 
 Exit codes: 0 done, 1 a case (or ``--acl``) failed, 2 usage error.
 """
