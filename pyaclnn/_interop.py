@@ -6,16 +6,16 @@ anything that is not an ndarray through ``host_array``. How a type is read is wo
 the first object of that type and kept (the converter, never the data):
 
 - a torch tensor (``torch.Tensor`` or a subclass) is viewed without a copy through
-  ``Tensor.numpy()``, which is several times cheaper than torch's DLPack export (issue 16: the
-  export and ``__dlpack_device__`` are Python code in torch, a few us per tensor, more than a
-  whole small call). ``numpy()`` refuses exactly the tensors that need care, and those are
-  read as torch sees them: one with ``requires_grad=True`` as ``detach()``-ed (pyaclnn takes
-  its values, autograd does not see the call); a lazy conjugate or negative view (``z.conj()``,
-  ``z.conj().imag``) resolved into a copy first, since torch's DLPack export carries the
-  memory without those bits (the values would be read un-negated); bfloat16 through DLPack
-  (below). One on another device (CUDA, NPU, meta) is a BufferError telling to use ``.cpu()``;
+  ``Tensor.numpy()``, several times cheaper than torch's DLPack export (``__dlpack__`` and
+  ``__dlpack_device__`` are Python code in torch: a few us per tensor, issue 16). What
+  ``numpy()`` refuses is read as torch sees it: a tensor with ``requires_grad=True`` as
+  ``detach()``-ed (pyaclnn takes its values, autograd does not see the call); a lazy
+  conjugate or negative view (``z.conj()``, ``z.conj().imag``) resolved into a copy first
+  (torch's DLPack export hands over the memory without those bits: the values would be read
+  un-negated); bfloat16 as its bits viewed as ``ml_dtypes.bfloat16``. A tensor on another
+  device (CUDA, NPU, meta) is a BufferError telling to pass ``t.cpu()``;
 - any other object with ``__dlpack__`` (JAX, CuPy-on-host...) on the CPU is viewed without a
-  copy through ``np.from_dlpack``; what NumPy's importer refuses (bfloat16) takes the path
+  copy through ``np.from_dlpack``; what NumPy's importer refuses (bfloat16) is imported as
   below. An object on a non-CPU DLPack device falls back to its ``__array__`` (a pyaclnn
   Tensor on the acl backend downloads a copy), or raises BufferError naming the device;
 - anything else goes to ``np.asarray`` (lists, scalars, objects with ``__array__``).
@@ -35,7 +35,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["host_array", "to_dlpack", "KDL_CPU"]
+__all__ = ["host_array", "to_dlpack", "KDL_CPU", "NUMBER_READERS"]
 
 KDL_CPU = 1                        # DLDeviceType kDLCPU
 _KDL_UINT, _KDL_BFLOAT = 1, 4      # DLDataTypeCode kDLUInt, kDLBfloat
@@ -164,10 +164,7 @@ def _from_torch(torch: Any, t: Any, in_place: bool) -> np.ndarray:
     if t.dtype is torch.bfloat16:  # NumPy has no bfloat16: the same bits, viewed as ml_dtypes.bfloat16
         from .dtypes import bfloat16
         return t.view(torch.int16).numpy().view(bfloat16())
-    try:
-        return t.numpy()
-    except TypeError:  # a dtype numpy() does not convert (float8...): whatever DLPack makes of it
-        return _from_dlpack(t, in_place)
+    return t.numpy()  # torch's TypeError for what NumPy cannot hold (float8, sparse layouts)
 
 
 def _from_other(obj: Any, in_place: bool) -> np.ndarray:
