@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
-from typing import Any, Callable
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -101,14 +101,17 @@ def host_array(obj: Any, in_place: bool = False) -> np.ndarray:
     return convert(obj, in_place)
 
 
-Converter = Callable[[Any, bool], np.ndarray]
+class Converter(Protocol):
+    def __call__(self, obj: Any, in_place: bool = False, /) -> np.ndarray: ...
+
+
 _CONVERTERS: dict[type, Converter] = {}
 _CONVERTERS_MAX = 256  # types kept; the memo starts afresh when full (classes made on the fly)
 
 # The types whose objects are always read as arrays of numbers (or refused), with a reader
 # that takes only the object: callers that would check that (pyaclnn._functional._arg) skip
 # straight to it. Torch tensor types, once host_array has seen one.
-NUMBER_READERS: dict[type, Callable[[Any], np.ndarray]] = {}
+NUMBER_READERS: dict[type, Converter] = {}
 
 
 def _converter(cls: type) -> Converter:
@@ -167,7 +170,7 @@ def _from_torch(torch: Any, t: Any, in_place: bool) -> np.ndarray:
     return t.numpy()  # torch's TypeError for what NumPy cannot hold (float8, sparse layouts)
 
 
-def _from_other(obj: Any, in_place: bool) -> np.ndarray:
+def _from_other(obj: Any, in_place: bool = False) -> np.ndarray:
     """Not an ndarray, not a torch tensor: DLPack if it has it, else ``np.asarray``."""
     if not hasattr(obj, "__dlpack__"):
         return np.asarray(obj)
