@@ -102,6 +102,8 @@ def host_array(obj: Any, in_place: bool = False) -> np.ndarray:
 
 
 class Converter(Protocol):
+    """How ``host_array`` reads the objects of one type."""
+
     def __call__(self, obj: Any, in_place: bool = False, /) -> np.ndarray: ...
 
 
@@ -174,10 +176,10 @@ def _from_other(obj: Any, in_place: bool = False) -> np.ndarray:
     """Not an ndarray, not a torch tensor: DLPack if it has it, else ``np.asarray``."""
     if not hasattr(obj, "__dlpack__"):
         return np.asarray(obj)
-    if getattr(obj, "requires_grad", False) is False and obj.__dlpack_device__()[0] == KDL_CPU:
+    if obj.__dlpack_device__()[0] == KDL_CPU:  # asked first, as the protocol has consumers do
         try:  # NumPy's importer: a view, read-only when the producer says so (or is legacy)
             return np.from_dlpack(obj)
-        except Exception:  # noqa: BLE001 - bfloat16, or anything else: the path below answers
+        except Exception:  # noqa: BLE001 - bfloat16, a refusal (requires grad...): the path below answers
             pass
     return _from_dlpack(obj, in_place)
 
