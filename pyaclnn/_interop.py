@@ -136,39 +136,40 @@ _torch_reader: Converter | None = None  # made with the first torch tensor (torc
 
 
 def _make_torch_reader(torch: Any) -> Converter:
-    bf16 = torch.bfloat16
+    from .dtypes import bfloat16  # NumPy has no bfloat16: a tensor's bits are viewed as ml_dtypes.bfloat16
+    bf16, int16, np_bf16 = torch.bfloat16, torch.int16, bfloat16()
 
     def from_torch(t: Any, in_place: bool = False) -> np.ndarray:
-        """A torch tensor: ``numpy()`` (a view) for a plain CPU tensor of a dtype NumPy has.
-
-        The two common cases numpy() refuses are tested first because its refusal is a C++
-        exception costing ~10 us; the rare ones (a lazy conj/neg view, another device) take it."""
-        if not t.requires_grad and t.dtype is not bf16:
-            try:
+        """A torch tensor: ``numpy()``, a view. Tested first: what numpy() would refuse though
+        pyaclnn reads it (requires grad, bfloat16), as its refusals are C++ exceptions costing
+        ~10 us; the rare ones (a lazy conj/neg view, another device) take that path."""
+        if t.requires_grad:
+            t = t.detach()  # the values; autograd does not record pyaclnn's work
+        try:
+            if t.dtype is not bf16:
                 return t.numpy()
-            except (RuntimeError, TypeError):  # a lazy conj/neg view, another device, a dtype NumPy lacks
-                pass
-        return _from_torch(torch, t, in_place)
+            return t.view(int16).numpy().view(np_bf16)
+        except (RuntimeError, TypeError):  # a lazy conj/neg view, another device, a dtype NumPy lacks
+            return _from_torch(torch, t, in_place)
 
     return from_torch
 
 
 def _from_torch(torch: Any, t: Any, in_place: bool) -> np.ndarray:
-    """A torch tensor that ``numpy()`` does not take as it is."""
+    """A (detached) torch tensor ``numpy()`` refused: read as torch shows it, or a clear error."""
     device = t.device
     if device.type != "cpu":
         raise BufferError(f"pyaclnn needs host memory here; this torch tensor is on {device}, not the CPU: "
                           "pass t.cpu()")
-    t = t.detach()  # the values; autograd does not record pyaclnn's work
     if t.is_conj() or t.is_neg():  # torch's DLPack export drops these bits: read the values they mean
         if in_place:
             raise BufferError("pyaclnn writes into this host array, but this torch tensor is a lazy "
                               f"{'conjugate' if t.is_conj() else 'negative'} view: a resolved copy would "
                               "lose the writes; pass t.resolve_conj().resolve_neg()")
         t = t.resolve_conj().resolve_neg()
-    if t.dtype is torch.bfloat16:  # NumPy has no bfloat16: the same bits, viewed as ml_dtypes.bfloat16
-        from .dtypes import bfloat16
-        return t.view(torch.int16).numpy().view(bfloat16())
+        if t.dtype is torch.bfloat16:
+            from .dtypes import bfloat16
+            return t.view(torch.int16).numpy().view(bfloat16())
     return t.numpy()  # torch's TypeError for what NumPy cannot hold (float8, sparse layouts)
 
 
