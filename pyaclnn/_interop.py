@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["host_array", "to_dlpack", "KDL_CPU", "NUMBER_READERS"]
+__all__ = ["host_array", "converter", "Converter", "to_dlpack", "KDL_CPU"]
 
 KDL_CPU = 1                        # DLDeviceType kDLCPU
 _KDL_UINT, _KDL_BFLOAT = 1, 4      # DLDataTypeCode kDLUInt, kDLBfloat
@@ -97,7 +97,7 @@ def host_array(obj: Any, in_place: bool = False) -> np.ndarray:
         return obj
     convert = _CONVERTERS.get(type(obj))
     if convert is None:
-        convert = _converter(type(obj))
+        convert = converter(type(obj))
     return convert(obj, in_place)
 
 
@@ -108,28 +108,33 @@ class Converter(Protocol):
 
 
 _CONVERTERS: dict[type, Converter] = {}
-_CONVERTERS_MAX = 256  # types kept; the memo starts afresh when full (classes made on the fly)
-
-# The types whose objects are always read as arrays of numbers (or refused), with a reader
-# that takes only the object: callers that would check that (pyaclnn._functional._arg) skip
-# straight to it. Torch tensor types, once host_array has seen one.
-NUMBER_READERS: dict[type, Converter] = {}
+CONVERTERS_MAX = 256  # types kept; a memo starts afresh when full (classes made on the fly)
 
 
-def _converter(cls: type) -> Converter:
-    """How objects of type ``cls`` are read, remembered for the next one."""
-    if len(_CONVERTERS) >= _CONVERTERS_MAX:
+def converter(cls: type) -> Converter:
+    """How ``host_array`` reads objects of type ``cls`` (worked out once per type): callers
+    that convert many objects may keep it, as pyaclnn._functional._arg does."""
+    convert = _CONVERTERS.get(cls)
+    if convert is not None:
+        return convert
+    if len(_CONVERTERS) >= CONVERTERS_MAX:
         _CONVERTERS.clear()
-        NUMBER_READERS.clear()
     torch = sys.modules.get("torch")  # a torch tensor exists only once torch is imported
-    if torch is not None and issubclass(cls, torch.Tensor):
+    if issubclass(cls, np.ndarray):
+        convert = _as_it_is
+    elif torch is not None and issubclass(cls, torch.Tensor):
         global _torch_reader
         if _torch_reader is None:
             _torch_reader = _make_torch_reader(torch)
-        _CONVERTERS[cls] = NUMBER_READERS[cls] = _torch_reader
-        return _torch_reader
-    _CONVERTERS[cls] = _from_other
-    return _from_other
+        convert = _torch_reader
+    else:
+        convert = _from_other
+    _CONVERTERS[cls] = convert
+    return convert
+
+
+def _as_it_is(array: np.ndarray, in_place: bool = False) -> np.ndarray:
+    return array  # an ndarray subclass (memmap...) stays what it is
 
 
 _torch_reader: Converter | None = None  # made with the first torch tensor (torch is not imported here)
