@@ -370,3 +370,44 @@ def test_read_only_inputs(use_backend):
         got = pyaclnn.mse_loss_backward(ones, x, ones * 0, "none")
         np.testing.assert_array_equal(got, aten_mse(ones, torch.from_numpy(frozen.copy()), ones * 0).astype(F32))
     np.testing.assert_array_equal(frozen, np.arange(6, dtype=F32).reshape(2, 3))
+
+
+def test_each_call_reads_the_tensor_as_it_is_now(use_backend):
+    """What is kept per type is how to read it, never what was read: values written and shapes
+    changed in place between two calls are seen by the second."""
+    use_backend("numpy")
+    g, x, y = torch.ones(2, 3), torch.arange(6, dtype=torch.float32).reshape(2, 3), torch.zeros(2, 3)
+    first = pyaclnn.mse_loss_backward(g, x, y, "none")
+    np.testing.assert_array_equal(first, aten_mse(g, x, y).astype(F32))
+    x.mul_(-3)
+    np.testing.assert_array_equal(pyaclnn.mse_loss_backward(g, x, y, "none"), aten_mse(g, x, y).astype(F32))
+    for t in (g, x, y):
+        t.t_()  # in place: the same tensor objects, now (3, 2) views
+    second = pyaclnn.mse_loss_backward(g, x, y, "none")
+    assert second.shape == (3, 2)
+    np.testing.assert_array_equal(second, aten_mse(g, x, y).astype(F32))
+
+
+def test_other_dlpack_producers_bfloat16_included(use_backend):
+    """A producer that is neither torch nor NumPy (here forwarding a torch tensor's versioned
+    export): NumPy's importer where it can, the bfloat16 re-tagging where it cannot."""
+    use_backend("numpy")
+
+    class Forwarder:
+        def __init__(self, t):
+            self.t = t
+
+        def __dlpack__(self, **kwargs):
+            return self.t.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return self.t.__dlpack_device__()
+
+    from pyaclnn._interop import host_array
+    for dtype in (torch.float32, torch.float16, torch.bfloat16):
+        t = (torch.arange(12, dtype=torch.float32) / 7).to(dtype).reshape(3, 4)[:, 1::2]
+        a = host_array(Forwarder(t))
+        same(a, as_numpy(t))
+        assert a.__array_interface__["data"][0] == t.data_ptr()  # a view, not a copy
+        same(pyaclnn.mse_loss_backward(Forwarder(t), Forwarder(t), Forwarder(t * 0), "sum"),
+             pyaclnn.mse_loss_backward(as_numpy(t), as_numpy(t), as_numpy(t * 0), "sum"))
