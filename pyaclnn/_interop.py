@@ -182,8 +182,10 @@ def _from_other(obj: Any, in_place: bool = False) -> np.ndarray:
     """Not an ndarray, not a torch tensor: DLPack if it has it, else ``np.asarray``."""
     if not hasattr(obj, "__dlpack__"):
         return np.asarray(obj)
-    if obj.__dlpack_device__()[0] == KDL_CPU:  # asked first, as the protocol has consumers do
-        try:  # NumPy's importer: a view, read-only when the producer says so (or is legacy)
+    # To be read only, from the CPU (the device is asked first, as the protocol has consumers do):
+    # NumPy's importer, a view (read-only when the producer says so, or is legacy)
+    if not in_place and obj.__dlpack_device__()[0] == KDL_CPU:
+        try:
             return np.from_dlpack(obj)
         except Exception:  # noqa: BLE001 - bfloat16, a refusal (requires grad...): the path below answers
             pass
