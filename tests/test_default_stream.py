@@ -55,14 +55,14 @@ def test_a_fault_on_the_default_stream_is_reported_by_its_synchronisation(s: Ses
     g, x, y, tg, tx, ty = _mse_inputs(s)
     ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(tg, tx, ty, NONE, s.tensor(_outside(s, "freed")))
     acl.aclnnMseLossBackward(None, ws, ex, None)
-    acl.aclrtSynchronizeStream(s.stream)  # another stream: not its fault
     call = {"aclrtSynchronizeStream": lambda: acl.aclrtSynchronizeStream(None),
             "aclrtSynchronizeStreamWithTimeout": lambda: acl.aclrtSynchronizeStreamWithTimeout(None, -1),
             "aclrtSynchronizeDevice": acl.aclrtSynchronizeDevice}[sync]
     with pytest.raises(errors.RtAicoreExceptionError) as info:
         call()
     assert info.value.status == 507015 and info.value.api == sync
-    call()  # reported once
+    with pytest.raises(errors.RtAicoreExceptionError):
+        call()  # a page fault is sticky: the device stays in failure mode until its last reset
 
 
 def test_events_on_the_default_stream(s: Session) -> None:
@@ -106,15 +106,15 @@ def test_destroying_the_null_stream_is_100000(s: Session) -> None:
     assert info.value.status == 100000 and info.value.api == "aclrtDestroyStream"
 
 
-def _fault_on_the_default_stream() -> None:
-    """A launch on NULL whose output was freed: its fault waits for the next synchronisation."""
+def _fault_on_the_default_stream() -> Session:
+    """A launch on NULL whose output was freed: its fault waits for the next synchronisation.
+    Close the session it returns once that has run (the NULL stream is asynchronous: its inputs
+    must outlive the queued kernel)."""
     s = Session()
-    try:
-        _, _, _, tg, tx, ty = _mse_inputs(s)
-        ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(tg, tx, ty, NONE, s.tensor(_outside(s, "freed")))
-        acl.aclnnMseLossBackward(None, ws, ex, None)
-    finally:
-        s.close()
+    _, _, _, tg, tx, ty = _mse_inputs(s)
+    ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(tg, tx, ty, NONE, s.tensor(_outside(s, "freed")))
+    acl.aclnnMseLossBackward(None, ws, ex, None)
+    return s
 
 
 @pytest.mark.usefixtures("as_a_device")
@@ -122,27 +122,32 @@ def test_the_default_stream_and_its_fault_go_with_their_context(backend: str) ->
     """The default stream belongs to its context (hicann/runtime context.cc Context::Setup): the
     last aclrtResetDevice tears the default context down (runtime.cc PrimaryContextRelease ->
     ExecutePrimaryTearDown; ResetResourceFieldsAfterTearDown: defaultStream_ = nullptr), and
-    aclrtDestroyContext tears down a created context's own one (Context::TearDown). A fault not
-    yet reported goes with it: the next session's NULL stream is a new one, and another
-    context's NULL stream never had it. The NumPy backend kept it per device, to be reported in
-    the next session or in another context (the emulator keeps it per context)."""
+    aclrtDestroyContext tears down a created context's own one (Context::TearDown). A kernel's
+    page fault puts the whole device in failure mode (task_manager.cc PrintErrorInfo ->
+    ContextManage::SetGlobalFailureErr: every context of the device), which only the last reset
+    ends: destroying the context that launched it does not."""
     acl.aclInit(None)
     acl.aclrtSetDevice(0)
-    _fault_on_the_default_stream()
-    acl.aclrtResetDevice(0)                 # the last reset: the default context dies
+    session = _fault_on_the_default_stream()
+    with pytest.raises(errors.RtAicoreExceptionError):
+        acl.aclrtSynchronizeDevice()
+    session.close()
+    acl.aclrtResetDevice(0)                 # the last reset: the default context and the fault die
     acl.aclrtSetDevice(0)
-    acl.aclrtSynchronizeStream(None)        # a new default stream: nothing to report
+    acl.aclrtSynchronizeStream(None)        # a new default stream, a healthy device
     acl.aclrtSynchronizeDevice()
     default = acl.aclrtGetCurrentContext()
     created = acl.aclrtCreateContext(0)     # current from now on, with a default stream of its own
-    _fault_on_the_default_stream()
-    acl.aclrtSetCurrentContext(default)
-    acl.aclrtSynchronizeStream(None)        # the default context's NULL stream: not its fault
-    acl.aclrtSetCurrentContext(created)
+    session = _fault_on_the_default_stream()
     with pytest.raises(errors.RtAicoreExceptionError):
         acl.aclrtSynchronizeStream(None)    # its own context reports it
-    _fault_on_the_default_stream()
-    acl.aclrtDestroyContext(created)        # unreported, it goes with its context
+    session.close()
+    acl.aclrtDestroyContext(created)
     acl.aclrtSetCurrentContext(default)
-    acl.aclrtSynchronizeDevice()
+    for sync in (lambda: acl.aclrtSynchronizeStream(None), acl.aclrtSynchronizeDevice):
+        with pytest.raises(errors.RtAicoreExceptionError):
+            sync()                          # every context of the device, until the last reset
+    acl.aclrtResetDevice(0)
+    acl.aclrtSetDevice(0)
+    acl.aclrtSynchronizeDevice()            # healthy again
     acl.aclrtResetDevice(0)

@@ -404,6 +404,7 @@ def test_layout_9x_in_a_subprocess(toolkits):
         os.environ["ASCEND_OPP_PATH"] = str(home / "opp")
         assert op.aclnnMseLossBackwardGetWorkspaceSize(tg, ts, tt, 1, to, ws, ex) == 0 and ws[0] == 0
         assert op.aclnnMseLossBackward(ffi.NULL, 0, ex[0], ffi.NULL) == 0
+        assert rt.aclrtSynchronizeStream(ffi.NULL) == 0   # the NULL stream is asynchronous too
         out = np.empty(4, np.float32)
         assert rt.aclrtMemcpy(ffi.from_buffer(out), 16, po, 16, 2) == 0
         assert out.tolist() == [0, 0, 1, 3], out
@@ -643,16 +644,7 @@ def test_abandoned_executor_and_phase2_checks(dev):
     _, _, ex = dev.phase1("MseLossBackward", g, s, t, 0, o)
     bogus = dev.ffi.cast("void *", 0x1234)
     assert dev.op.aclnnMseLossBackward(dev.ffi.NULL, 0, ex, bogus) == RUNTIME_ERROR
-    # a host pointer posing as device memory: the launch succeeds, the kernel faults (untouched
-    # memory), the next synchronisation returns the AI Core exception, once
-    host = np.zeros(4, np.float32)
-    th = dev.tensor(dev.ffi.from_buffer(host), (2, 2))
-    _, _, ex = dev.phase1("MseLossBackward", g, s, t, 0, th)
-    assert dev.op.aclnnMseLossBackward(dev.ffi.NULL, 0, ex, dev.acl.stream) == OK
-    assert dev.rt.aclrtSynchronizeStream(dev.acl.stream) == ACL_ERROR_RT_AICORE_EXCEPTION
-    assert "not inside a live aclrtMalloc allocation" in dev.acl.errmsg()
-    assert dev.rt.aclrtSynchronizeStream(dev.acl.stream) == OK
-    assert host.tolist() == [0, 0, 0, 0]
+    # (a host pointer posing as device memory: test_emulator_audit.py, the page fault is sticky)
     # a tensor destroyed between the phases
     t2, _ = dev.put(np.ones((2, 2), np.float32))
     _, _, ex = dev.phase1("MseLossBackward", g, s, t2, 0, o)
@@ -660,7 +652,7 @@ def test_abandoned_executor_and_phase2_checks(dev):
     assert dev.nn.aclDestroyTensor(t2) == OK
     assert dev.op.aclnnMseLossBackward(dev.ffi.NULL, 0, ex, dev.acl.stream) == INNER_NULLPTR
     assert dev.emu.live("executor") == 0
-    dev.expected_misuse = 3
+    dev.expected_misuse = 2
 
 
 # ------------------------------------------------------------------------------------------------

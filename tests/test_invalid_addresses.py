@@ -100,7 +100,9 @@ def _outside(s: Session, where: str) -> int:
         addr = s.malloc(16)
         s.free(addr)
         return addr
-    return s.malloc(8)  # "overrun": 16 bytes from an 8-byte allocation
+    # "overrun": 16 bytes reaching past an 8-byte allocation and past the block the runtime
+    # gives it (rounded up to 32 bytes plus 32: ApiImpl::DevMalloc), where a kernel's read faults
+    return s.malloc(8) + 56
 
 
 @pytest.mark.parametrize("where", ["freed", "overrun"])
@@ -131,7 +133,11 @@ def test_memcpy_outside_an_allocation_is_the_drivers_error(s: Session, where: st
 def test_phase2_on_an_invalid_address_fails_at_synchronize(s: Session, where: str, role: str) -> None:
     """The launch succeeds (opbase's phase 2 does not look at addresses; the kernel launch is
     asynchronous) and the kernel's fault is the next synchronisation's AI Core exception (was
-    507015 from phase 2 on the NumPy backend, 361001 from phase 2 on the emulator)."""
+    507015 from phase 2 on the NumPy backend, 361001 from phase 2 on the emulator). A page fault
+    puts the device in failure mode until its last reset (hicann/runtime task_manager.cc
+    PrintErrorInfo -> ContextManage::SetGlobalFailureErr): every later synchronisation returns
+    it and every launch is refused (Context::CheckStatus, CheckTaskSend); synchronous copies
+    still run."""
     g, x, y, tg, tx, ty = _mse_inputs(s)
     out_addr = s.malloc(16)
     out = s.tensor(out_addr)
@@ -142,12 +148,15 @@ def test_phase2_on_an_invalid_address_fails_at_synchronize(s: Session, where: st
     with pytest.raises(errors.RtAicoreExceptionError) as info:
         acl.aclrtSynchronizeStream(s.stream)
     assert info.value.status == 507015 and info.value.api == "aclrtSynchronizeStream"
-    acl.aclrtSynchronizeStream(s.stream)  # reported once
-    # the stream still works
+    with pytest.raises(errors.RtAicoreExceptionError):
+        acl.aclrtSynchronizeStream(s.stream)  # not once: the device is in failure mode
     ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(tg, tx, ty, NONE, out)
-    acl.aclnnMseLossBackward(None, ws, ex, s.stream)
-    acl.aclrtSynchronizeStream(s.stream)
-    np.testing.assert_array_equal(s.download(out_addr, (2, 2)), 2 * (x - y) * g)
+    with pytest.raises(errors.AclnnRuntimeError) as launch:
+        acl.aclnnMseLossBackward(None, ws, ex, s.stream)  # the kernel launch is refused
+    assert launch.value.status == 361001
+    with pytest.raises(errors.RtAicoreExceptionError):
+        acl.aclrtMemsetAsync(out_addr, 16, 0, 16, s.stream)
+    acl.aclrtMemcpy(out_addr, 16, np.zeros(4, F32), 16, acl.ACL_MEMCPY_HOST_TO_DEVICE)  # synchronous: runs
 
 
 @pytest.mark.usefixtures("as_a_device")
@@ -162,8 +171,11 @@ def test_the_fault_is_reported_by_synchronize_device(s: Session) -> None:
 
 @pytest.mark.usefixtures("as_a_device")
 def test_the_object_layer_raises_the_fault_at_synchronize(backend: str) -> None:
-    """pyaclnn's own objects: run() queues, Stream.synchronize() raises the AI Core exception."""
-    with pyaclnn.Device(0) as device, device.create_stream() as stream:
+    """pyaclnn's own objects: run() queues, Stream.synchronize() raises the AI Core exception,
+    and so does every later synchronisation until the device is reset: closing the stream (which
+    synchronizes) reports it too, and still destroys the stream."""
+    with pyaclnn.Device(0) as device:
+        stream = device.create_stream()
         t = pyaclnn.Tensor.from_numpy(np.ones((2, 2), F32))
         out = pyaclnn.Tensor.zeros((2, 2))
         addr = acl.aclrtMalloc(16, acl.ACL_MEM_MALLOC_HUGE_FIRST)
@@ -174,6 +186,9 @@ def test_the_object_layer_raises_the_fault_at_synchronize(backend: str) -> None:
             stream.synchronize()
         assert info.value.status == 507015
         gone.close(), t.close(), out.close()
+        with pytest.raises(pyaclnn.RtAicoreExceptionError):
+            stream.close()
+        assert stream.closed
 
 
 # -- 3. aclSet*TensorAddr: NULL tensor, and no alignment check --------------------------------------
@@ -300,16 +315,21 @@ def test_phase2_after_a_captured_tensor_was_destroyed_is_561103(s: Session) -> N
 # -- 5. NumPy in/out calls and DLPack exports of a tensor at a bad address ---------------------------
 @pytest.fixture
 def overrun(backend: str) -> Iterator[tuple[pyaclnn.Device, pyaclnn.Tensor]]:
-    """A (2, 2) float32 tensor over an 8-byte allocation (an overrun: unlike a freed address, no
-    later allocation of the call can make it valid again)."""
-    with pyaclnn.Device(0) as device:
-        addr = acl.aclrtMalloc(8, acl.ACL_MEM_MALLOC_HUGE_FIRST)
-        tensor = pyaclnn.Tensor.from_address(addr, (2, 2), F32, device=device)
+    """A (8, 8) float32 tensor over an 8-byte allocation (an overrun past the 64 bytes the
+    runtime pads it to: unlike a freed address, no later allocation of the call can make it
+    valid again)."""
+    device = pyaclnn.Device(0)
+    addr = acl.aclrtMalloc(8, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    tensor = pyaclnn.Tensor.from_address(addr, (8, 8), F32, device=device)
+    try:
+        yield device, tensor
+    finally:
+        tensor.close()
+        acl.aclrtFree(addr)
         try:
-            yield device, tensor
-        finally:
-            tensor.close()
-            acl.aclrtFree(addr)
+            device.close()  # resets the device, which ends the failure mode of a page fault
+        except errors.RtAicoreExceptionError:
+            pass  # ... that the close of its streams (they synchronize) reports once more
 
 
 def test_a_host_call_on_a_bad_tensor_names_the_failing_call(backend: str, overrun) -> None:
@@ -318,7 +338,7 @@ def test_a_host_call_on_a_bad_tensor_names_the_failing_call(backend: str, overru
     fails; the NumPy backend runs the kernel at once, so it names the operator's phase 2 (it
     named aclrtSynchronizeStream, which nothing had called)."""
     device, bad = overrun
-    with pyaclnn.Tensor.from_numpy(np.ones((2, 2), F32)) as t:
+    with pyaclnn.Tensor.from_numpy(np.ones((8, 8), F32)) as t:
         with pytest.raises(errors.RtAicoreExceptionError) as info:
             pyaclnn.mse_loss_backward(t, bad, t, "none")
     assert info.value.status == 507015

@@ -40,6 +40,7 @@ ACL_ERROR_RT_INVALID_DEVICEID = 107001
 ACL_ERROR_RT_CONTEXT_NULL = 107002
 ACL_ERROR_RT_STREAM_CONTEXT = 107003
 ACL_ERROR_RT_FEATURE_NOT_SUPPORT = 207000
+ACL_ERROR_RT_CONTEXT_RELEASE_ERROR = 507007
 ACL_ERROR_RT_AICORE_EXCEPTION = 507015
 ACL_ERROR_RT_DRV_INTERNAL_ERROR = 507899
 ACLNN_ERR_RUNTIME_ERROR = 361001
@@ -140,6 +141,7 @@ class NumpyRuntime:
         self._default_contexts: dict[int, int] = {}  # device -> its default context
         self._streams: dict[int, int | None] = {}  # stream -> device it was created on
         self._faults: dict[Any, str] = {}  # stream -> its first failed launch, for the next sync
+        self._poisoned: dict[int, str] = {}  # device -> the page fault that put it in failure mode
         self._events: dict[int, float | None] = {}
         self._tensors: dict[int, TensorDesc] = {}
         self._bool_arrays: dict[int, tuple[bool, ...]] = {}
@@ -275,12 +277,14 @@ class NumpyRuntime:
                 raise self._fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize", "aclFinalize called twice")
             self._initialized = False
             self._init_site = None
+            self._poisoned.clear()  # aclFinalize resets the devices, failure mode and all
 
     def release_init(self) -> None:
         """The emulated runtime belongs to pyaclnn alone: giving back its aclInit finalizes it."""
         with self._lock:
             self._initialized = False
             self._init_site = None
+            self._poisoned.clear()
 
     def soc_name(self) -> str:
         return self.soc
@@ -309,8 +313,8 @@ class NumpyRuntime:
         """One reset per aclrtSetDevice, counted per device over all threads (as CANN does)."""
         with self._lock:
             count = self._set_counts.get(device_id, 0)
-            if count == 0:
-                raise self._fail(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtResetDevice",
+            if count == 0:  # hicann/runtime runtime.cc PrimaryContextRelease: RT_ERROR_CONTEXT_DEL
+                raise self._fail(ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, "aclrtResetDevice",
                                  f"device {device_id} is not set (more resets than aclrtSetDevice calls)")
             self._set_counts[device_id] = count - 1
             if count == 1:  # the last reset waits for the device's queued work (and forgets its streams')
@@ -320,6 +324,7 @@ class NumpyRuntime:
                 made.pop()
             context = self._default_contexts.pop(device_id, None) if count == 1 else None
             if context is not None:  # the default context dies with the last reset, and its
+                self._poisoned.pop(device_id, None)  # device leaves failure mode
                 self._contexts.pop(context, None)  # default stream with it, unreported fault and all
                 self._faults.pop(("default", context), None)  # (runtime.cc PrimaryContextRelease ->
                 self.queues.drop(("default", context))
@@ -456,15 +461,24 @@ class NumpyRuntime:
         with self._lock:
             self._faults.setdefault(q.key, detail)
 
+    def _device_of(self, stream: Any) -> int | None:
+        return self._thread.device if self._is_default(stream) else self._streams.get(stream)
+
     def _add_fault(self, stream: Any, detail: str) -> None:
-        """A launch that fails on the device: the stream's next synchronisation reports it."""
+        """A kernel's page fault (its only fault here): the stream's next synchronisation
+        reports it, and the device stays in failure mode until its last reset (hicann/runtime
+        task_manager.cc PrintErrorInfo -> ContextManage::SetGlobalFailureErr)."""
         with self._lock:
             self._faults.setdefault(self._fault_key(stream), detail)
+            device = self._device_of(stream)
+            if device is not None:
+                self._poisoned.setdefault(device, detail)
 
     def _report_faults(self, streams: Sequence[Any], api: str) -> None:
-        """Raise (once) the first failure queued on ``streams``, as the synchronisation ``api``
-        that waits for them returns the status of the failed task: a kernel's own refusal (a
-        data-dependent check, raised as its operator raises it), else a device fault."""
+        """Raise the first failure queued on ``streams``, as the synchronisation ``api`` that waits
+        for them returns the status of the failed task: a kernel's own refusal (a data-dependent
+        check, raised as its operator raises it), else a device fault; on a device in failure
+        mode, every time (context.cc Context::CheckStatus returns the device status)."""
         for s in streams:
             q = self.queues.queues.get(self._fault_key(s))
             if q is not None and q.error is not None:
@@ -473,8 +487,18 @@ class NumpyRuntime:
                 raise error
         with self._lock:
             found = [d for d in (self._faults.pop(self._fault_key(s), None) for s in streams) if d is not None]
+            found += [self._poisoned[d] for d in map(self._device_of, streams) if d in self._poisoned]
         if found:
             raise self._fail(ACL_ERROR_RT_AICORE_EXCEPTION, api, found[0])
+
+    def _launch_fault(self, stream: Any, api: str) -> None:
+        """Work sent to a device in failure mode is refused (context.cc Context::CheckTaskSend):
+        the device status, which phase 2 reports as ACLNN_ERR_RUNTIME_ERROR (opbase rts_arg.cpp)."""
+        detail = self._poisoned.get(self._device_of(stream)) if self._poisoned else None
+        if detail is not None:
+            status = ACLNN_ERR_RUNTIME_ERROR if api.startswith("aclnn") else ACL_ERROR_RT_AICORE_EXCEPTION
+            raise self._fail(status, api, f"the device is in failure mode since a kernel's page fault ({detail}): "
+                                          "reset it (aclrtResetDevice) to use it again")
 
     def synchronize_stream(self, stream: int) -> None:
         self._synchronize(stream, "aclrtSynchronizeStream")
@@ -494,6 +518,7 @@ class NumpyRuntime:
         self._need_stream(stream, "aclrtRecordEvent", launch=True)
         if event not in self._events:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtRecordEvent", f"event {event!r} is not live")
+        self._launch_fault(stream, "aclrtRecordEvent")
         self._events[event] = time.perf_counter()
         self._event_at[event] = self.queues.record(self._queue(stream), _nothing_to_run)
 
@@ -656,6 +681,7 @@ class NumpyRuntime:
             raise self._fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api,
                              "ACL_MEMCPY_HOST_TO_HOST is not supported by the async copy")
         self._need_stream(stream, api, launch=True)
+        self._launch_fault(stream, api)
         reads = ((src, src + count),) if isinstance(src, int) else ()
         writes = ((dst, dst + count),) if isinstance(dst, int) else ()
         both = bool(reads and writes and self._location(src) == "device" == self._location(dst))
@@ -709,6 +735,7 @@ class NumpyRuntime:
         self._need_context(api)
         self._need_stream(stream, api, launch=True)
         view = self._device_bytes(ptr, count, api)
+        self._launch_fault(stream, api)
 
         def fill() -> None:
             view[...] = value & 0xFF
@@ -862,6 +889,7 @@ class NumpyRuntime:
         self._need_stream(stream, "aclrtStreamWaitEvent")
         if event not in self._events:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtStreamWaitEvent", f"event {event!r} is not live")
+        self._launch_fault(stream, "aclrtStreamWaitEvent")
         self.queues.wait(self._queue(stream), self._event_at.get(event))
 
     def last_error(self, level: int, peek: bool) -> int:
@@ -1039,6 +1067,7 @@ class NumpyRuntime:
         if dead is not None:  # phase 2 would read a freed aclTensor: refused, as the emulator does
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"tensor {dead!r} was destroyed before phase 2 "
                                                            "(keep the tensors alive until phase 2 has returned)")
+        self._launch_fault(stream, api)
         views = tuple(self._view(a) if isinstance(a, TensorDesc) else a for a in ex.args)
         bad = next((a for a, v in zip(ex.args, views) if isinstance(a, TensorDesc) and v is None), None)
         if bad is not None:

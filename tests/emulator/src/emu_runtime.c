@@ -282,7 +282,7 @@ typedef struct emu_ctx {
     uint64_t id;                              /* unique, never reused */
     int32_t device;
     int is_default;                           /* created by aclrtSetDevice, not by the user */
-    int default_status;                       /* first failure on its default (NULL) stream */
+    struct emu_stream *dflt;                  /* its default stream: what a NULL stream means */
 } emu_ctx;
 
 /* One unit of queued stream work (see "Stream queues" below). */
@@ -315,6 +315,7 @@ typedef struct emu_stream {
     uint32_t magic;
     emu_ctx *ctx;
     uint64_t ctx_id;
+    int32_t device;                           /* the device of its context */
     emu_task *head, *tail;                    /* queued work, oldest first */
     int64_t queued;                           /* tasks in the queue */
     int status;                               /* first failure of a queued task, for the next sync */
@@ -351,6 +352,12 @@ static int64_t g_dev_refs[EMU_MAX_DEVICES];
 static int g_dev_override = -1;               /* emu_set_device_count */
 static alloc_table g_dev_mem, g_host_mem;
 
+static emu_stream *g_streams;                 /* live streams (created, not destroyed; default ones too) */
+/* A device page fault poisons the device until it is reset (see "Sticky page faults"). */
+static int g_dev_fault[EMU_MAX_DEVICES];
+static char *g_dev_msg[EMU_MAX_DEVICES];      /* device error message not yet fetched (malloc'd) */
+static char g_dev_event[EMU_MAX_DEVICES][160];  /* the device's active fault event ("" = none) */
+
 static __thread emu_ctx *t_ctx;               /* current context of this thread */
 static __thread uint64_t t_ctx_id;
 
@@ -385,15 +392,31 @@ static void set_cur_ctx(emu_ctx *c)
     t_ctx_id = c ? c->id : 0;
 }
 
+/* A context with its default stream: the stream a NULL stream handle means (hicann/runtime
+ * context.cc Context::Setup creates defaultStream_; api_impl.cc ApiImpl::MemcpyAsync, MemsetAsync,
+ * EventRecord, LaunchKernel and CheckStreamSynchronizeParam take curCtx->DefaultStream_() for
+ * NULL). It is an ordinary asynchronous stream: work queued on it runs later, like on any other.
+ * It is listed in g_streams but is no handle (the caller never sees its address). Lock held. */
 static emu_ctx *ctx_new(int32_t device, int is_default)
 {
     emu_ctx *c = calloc(1, sizeof *c);
-    if (!c)
+    emu_stream *d = calloc(1, sizeof *d);
+    if (!c || !d) {
+        free(c);
+        free(d);
         return NULL;
+    }
     c->magic = 0x43545821u;
     c->id = g_next_id++;
     c->device = device;
     c->is_default = is_default;
+    d->magic = 0x5354524du;
+    d->ctx = c;
+    d->ctx_id = c->id;
+    d->device = device;
+    d->next_live = g_streams;
+    g_streams = d;
+    c->dflt = d;
     emu_reg_add(EMU_K_CONTEXT, c);
     return c;
 }
@@ -551,7 +574,6 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static emu_stream *g_streams;                 /* live streams (created, not destroyed) */
 static int64_t g_queued;                      /* tasks queued over all streams */
 static int g_stream_mode_override;            /* emu_set_stream_mode: 0 = EMU_STREAM_MODE */
 static pthread_cond_t g_work_cv = PTHREAD_COND_INITIALIZER;
@@ -646,6 +668,77 @@ static void release_graves(void)
 
 static void drain_stream_until(emu_stream *s, const emu_event *e, uint64_t seq);
 
+/* 1 for a stream that still exists: a live handle or a live context's default stream. Lock held. */
+static int stream_live(const void *p)
+{
+    for (const emu_stream *s = g_streams; p && s; s = s->next_live)
+        if (s == p)
+            return 1;
+    return 0;
+}
+
+/* ---- Sticky page faults ----
+ * A kernel's access outside device memory is a page fault of the device (the only kernel fault
+ * the emulator models: kernel_fault in emu_nnopbase.c). The runtime then puts every context of
+ * the device into failure mode (hicann/runtime src/runtime/core/src/task/task_info/task_manager.cc
+ * PrintErrorInfo: IsDevicePageFault -> ContextManage::SetGlobalFailureErr(devId,
+ * RT_ERROR_TSFW_AICORE_EXCEPTION); context_manage.cc SetGlobalFailureErr sets each context's
+ * failure error, its streams' status and the device status). From then on every synchronisation
+ * (context.cc Context::CheckStatus: the device status) and every launch (Context::CheckTaskSend)
+ * returns it, ACL_ERROR_RT_AICORE_EXCEPTION, not just the next one; synchronous copies and
+ * memsets still run (api_impl.cc MemCopySync / MemSetSync only stop on RT_ERROR_DEVICE_TASK_ABORT).
+ * It lasts until the device is released: the last aclrtResetDevice (or aclFinalize).
+ * The device also leaves an error message (fetched by aclGetRecentErrMsg through rtGetDevMsg) and
+ * an active fault event (rtGetFaultEvent), see aclGetRecentErrMsg. Lock held. */
+static void device_page_fault(emu_stream *s, const emu_task *t)
+{
+    int d = s->device;
+    if (d < 0 || d >= EMU_MAX_DEVICES)
+        return;
+    static uint64_t serial;
+    char text[400];
+    snprintf(text, sizeof text,
+             "EZ9999: The error from device(chipId:%d, dieId:0), serial number is %llu, there is an aicore error "
+             "exception: the kernel of %s accessed memory outside device allocations (page fault)",
+             d, (unsigned long long)++serial, t->api);
+    if (!g_dev_msg[d])
+        g_dev_msg[d] = strdup(text);
+    snprintf(g_dev_event[d], sizeof g_dev_event[d], "Fault diagnosis analysis: [0x80cd8008]AI Core page fault;");
+    if (!g_dev_fault[d])
+        g_dev_fault[d] = ACL_ERROR_RT_AICORE_EXCEPTION;
+}
+
+/* The device is released (its default context died): its failure mode ends. Lock held. */
+static void device_clear_fault(int d)
+{
+    g_dev_fault[d] = 0;
+    free(g_dev_msg[d]);
+    g_dev_msg[d] = NULL;
+    g_dev_event[d][0] = 0;
+}
+
+/* The sticky status of the device `stream` runs on (NULL: the current context's), 0 if healthy. */
+static int emu_device_fault(const void *stream)
+{
+    emu_lock();
+    const emu_stream *s = stream;
+    emu_ctx *c = s ? NULL : cur_ctx();
+    int d = s ? s->device : c ? c->device : -1;
+    int st = (d >= 0 && d < EMU_MAX_DEVICES) ? g_dev_fault[d] : 0;
+    emu_unlock();
+    return st;
+}
+
+/* A launch on a faulted device fails (Context::CheckTaskSend), with the device status. */
+static int launch_fault(const char *func, aclrtStream stream)
+{
+    int st = emu_device_fault(stream);
+    if (st)
+        return emu_error(st, func, "device is in failure mode since a kernel's page fault: reset the device "
+                         "(aclrtResetDevice) to use it again");
+    return 0;
+}
+
 /* Runs one task taken off stream `s`. Lock held. */
 static void task_run(emu_stream *s, emu_task *t)
 {
@@ -662,6 +755,8 @@ static void task_run(emu_stream *s, emu_task *t)
         int st = t->exec->kernel(t->exec);
         if (st && !s->status)
             s->status = st;
+        if (st == ACL_ERROR_RT_AICORE_EXCEPTION)
+            device_page_fault(s, t);
         free(t->exec);
         break;
     }
@@ -682,7 +777,7 @@ static void task_run(emu_stream *s, emu_task *t)
         break;
     case T_WAIT:
         /* the awaited record runs first: its stream executes up to it */
-        if (emu_reg_kind(t->wait_stream) == EMU_K_STREAM && emu_reg_kind(t->event) == EMU_K_EVENT)
+        if (stream_live(t->wait_stream) && emu_reg_kind(t->event) == EMU_K_EVENT)
             drain_stream_until(t->wait_stream, t->event, t->seq);
         break;
     }
@@ -763,23 +858,22 @@ static void range_add(emu_task *t, const void *p, uint64_t n, int writes)
         t->ranges[t->nranges++] = (emu_range){p, n, writes};
 }
 
-/* Queues `t` on `stream` (NULL: the default stream, which runs it at once). Takes ownership. */
+/* Queues `t` on `stream` (NULL: the current context's default stream). Takes ownership. */
 static void task_submit(aclrtStream stream, emu_task *t)
 {
     emu_lock();
     emu_stream *s = stream;
     if (!s) {
         /* NULL is the current context's default stream (hicann/runtime api_impl.cc: MemcpyAsync,
-         * MemsetAsync, EventRecord, LaunchKernel take curCtx->DefaultStream_()): a failure there is
-         * the status of its next synchronisation, as on any stream. */
-        emu_stream dflt = {0};
-        task_run(&dflt, t);
-        free(t);
+         * MemsetAsync, EventRecord, LaunchKernel take curCtx->DefaultStream_()), asynchronous
+         * like any stream: the work is queued on it. Every caller has checked the context. */
         emu_ctx *c = cur_ctx();
-        if (c && dflt.status && !c->default_status)
-            c->default_status = dflt.status;
-        emu_unlock();
-        return;
+        if (!c) {
+            free(t);
+            emu_unlock();
+            return;
+        }
+        s = c->dflt;
     }
     if (s->tail)
         s->tail->next = t;
@@ -816,6 +910,15 @@ static emu_task *task_new(int kind, const char *api)
 EMU_EXPORT int emu_enqueue_kernel(void *stream, const char *api, aclOpExecutor *e, const void *const *lo,
                                   const uint64_t *len, const int *writes, int n)
 {
+    /* the kernel launch (aclrtLaunchKernelWithHostArgs) on a device in failure mode fails
+     * (Context::CheckTaskSend), which opbase reports as ACLNN_ERR_RUNTIME_ERROR (opbase
+     * src/nnopbase/composite_op/aclnn_engine/rts_arg.cpp: CHECK_COND(rc == ACL_SUCCESS, ...)) */
+    int fault = emu_device_fault(stream);
+    if (fault) {
+        free(e);
+        return emu_error(ACLNN_ERR_RUNTIME_ERROR, api, "aclrtLaunchKernelWithHostArgs failed, return: %d (the device "
+                         "is in failure mode since a kernel's page fault: reset it with aclrtResetDevice)", fault);
+    }
     emu_task *t = task_new(T_KERNEL, api);
     if (!t) {
         free(e);
@@ -826,6 +929,24 @@ EMU_EXPORT int emu_enqueue_kernel(void *stream, const char *api, aclOpExecutor *
         t->ranges[t->nranges++] = (emu_range){lo[i], len[i], writes[i]};
     task_submit(stream, t);
     return 0;
+}
+
+/* A context dies: its default stream finishes its queued work (context.cc Context::TearDown ->
+ * TearDownContextStream) and goes with it. Lock held. */
+static void ctx_release(emu_ctx *c)
+{
+    emu_stream *d = c->dflt;
+    if (d) {
+        drain_stream_until(d, NULL, 0);
+        for (emu_stream **pp = &g_streams; *pp; pp = &(*pp)->next_live)
+            if (*pp == d) {
+                *pp = d->next_live;
+                break;
+            }
+        free(d);
+        c->dflt = NULL;
+    }
+    emu_reg_release(EMU_K_CONTEXT, c);
 }
 
 /* Tasks still queued (all streams), for emu_live("queued"). */
@@ -1065,9 +1186,10 @@ static void finalize_locked(void)
     g_init_refs = 0;
     for (int d = 0; d < EMU_MAX_DEVICES; d++) {
         if (g_default_ctx[d])
-            emu_reg_release(EMU_K_CONTEXT, g_default_ctx[d]);
+            ctx_release(g_default_ctx[d]);
         g_default_ctx[d] = NULL;
         g_dev_refs[d] = 0;
+        device_clear_fault(d);
     }
 }
 
@@ -1143,11 +1265,48 @@ aclError aclFinalizeReference(uint64_t *refCount)
  * "\n" and exactly what the previous read returned. The emulator's buffer is bounded: when the
  * previous text no longer fits whole after the new text it is dropped whole, never cut (a cut
  * tail is a text no CANN returns, and a binding that strips what it saw could not find it). */
+/* Before the host text, the same function asks the device of the thread's current context:
+ *  1. rtGetDevMsg(RT_GET_DEV_ERROR_MSG, aclGetMsgCallback): a device error message not yet fetched
+ *     REPLACES the thread's text (the callback does aclRecentErrMsg.assign(msg));
+ *  2. GetFaultEventInfo (rtGetDevice + rtGetFaultEvent): the device's fault events, as
+ *     "Fault diagnosis analysis: [0x<id>]<name>;", are APPENDED ("\n" + text) at every read while
+ *     they are active (the emulator: until the device is reset);
+ *  3. only then the host text is prepended as above.
+ * Both come from a page fault here ("Sticky page faults"); a thread without a current context
+ * gets neither (rtGetDevice fails). */
+static void fetch_device_text(void)
+{
+    char *msg = NULL;
+    char event[sizeof g_dev_event[0]] = "";
+    emu_lock();
+    emu_ctx *c = g_initialized ? cur_ctx() : NULL;
+    if (c && c->device >= 0 && c->device < EMU_MAX_DEVICES) {
+        msg = g_dev_msg[c->device];
+        g_dev_msg[c->device] = NULL;
+        memcpy(event, g_dev_event[c->device], sizeof event);
+    }
+    emu_unlock();
+    if (msg) {
+        snprintf(t_err_out, EMU_ERR_MAX, "%s", msg);
+        free(msg);
+    }
+    if (event[0]) {
+        size_t n = strlen(t_err_out), e = strlen(event);
+        if (n && n + 1 + e < EMU_ERR_MAX) {   /* bounded: older text dropped whole, as above */
+            t_err_out[n] = '\n';
+            memcpy(t_err_out + n + 1, event, e + 1);
+        } else {
+            memcpy(t_err_out, event, e + 1);
+        }
+    }
+}
+
 const char *aclGetRecentErrMsg(void)
 {
     if (emu_enter(__func__)) {
         return NULL;                          /* an injected failure: NULL, text kept for later */
     }
+    fetch_device_text();
     if (t_err_len == 0)
         return t_err_out[0] ? t_err_out : NULL;
     size_t old = strlen(t_err_out);
@@ -1320,19 +1479,26 @@ aclError aclrtResetDevice(int32_t deviceId)
         return st;
     emu_lock();
     if (g_dev_refs[deviceId] == 0) {
+        /* hicann/runtime runtime.cc Runtime::PrimaryContextRelease: no reference left to drop
+         * (DecideOrdinaryPrimaryReleaseAction: TryDecRef fails) -> RT_ERROR_CONTEXT_DEL, which
+         * errcode_manage.cc maps to ACL_ERROR_RT_CONTEXT_RELEASE_ERROR (aclrtResetDeviceImpl
+         * returns it through ACL_REQUIRES_RTS_OK) */
         emu_unlock();
         emu_note_misuse(__func__, "device %d reset more often than set", (int)deviceId);
-        return ACL_SUCCESS;
+        return emu_error(ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, __func__,
+                         "PrimaryContextRelease failed, device %d: reset more often than set (aclrtSetDevice)",
+                         (int)deviceId);
     }
     if (--g_dev_refs[deviceId] == 0) {
         /* the default context dies (its streams finish their queued work first: Context teardown
          * in context.cc TearDownOwnedStreamsForPrimaryRelease); threads still pointing at it now
-         * have no context */
+         * have no context; the device is released, and with it a page fault's failure mode */
         for (emu_stream *s = g_streams; s; s = s->next_live)
             if (s->ctx == g_default_ctx[deviceId])
                 drain_stream_until(s, NULL, 0);
-        emu_reg_release(EMU_K_CONTEXT, g_default_ctx[deviceId]);
+        ctx_release(g_default_ctx[deviceId]);
         g_default_ctx[deviceId] = NULL;
+        device_clear_fault(deviceId);
     }
     emu_unlock();
     return ACL_SUCCESS;
@@ -1405,7 +1571,7 @@ aclError aclrtDestroyContext(aclrtContext context)
         emu_note_misuse(__func__, "default context %p destroyed by the user", context);
         return emu_error(ACL_ERROR_RT_PARAM_INVALID, __func__, "context %p is a device's default context (use aclrtResetDevice)", context);
     }
-    emu_reg_release(EMU_K_CONTEXT, context);
+    ctx_release(context);
     emu_unlock();
     return ACL_SUCCESS;
 }
@@ -1490,6 +1656,7 @@ aclError aclrtCreateStream(aclrtStream *stream)
     s->magic = 0x5354524du;
     s->ctx = cur_ctx();
     s->ctx_id = s->ctx ? s->ctx->id : 0;
+    s->device = s->ctx ? s->ctx->device : -1;
     s->next_live = g_streams;
     g_streams = s;
     emu_reg_add(EMU_K_STREAM, s);
@@ -1547,22 +1714,24 @@ aclError aclrtDestroyStream(aclrtStream stream)
     return ACL_SUCCESS;
 }
 
-/* Runs the queue of a known stream (NULL: the default one, never queued) and returns, then clears, the
- * status of the first of its tasks that failed since the last synchronisation. */
+/* Runs the queue of a known stream (NULL: the current context's default one) and returns, then
+ * clears, the status of the first of its tasks that failed since the last synchronisation; on a
+ * device in failure mode, its status every time (Context::CheckStatus, "Sticky page faults"). */
 static int sync_stream(const char *func, aclrtStream stream)
 {
     emu_lock();
-    int failed;
-    if (!stream) {                            /* CheckStreamSynchronizeParam: curCtx->DefaultStream_() */
+    int failed = 0;
+    emu_stream *s = stream;
+    if (!s) {                                 /* CheckStreamSynchronizeParam: curCtx->DefaultStream_() */
         emu_ctx *c = cur_ctx();
-        failed = c ? c->default_status : 0;
-        if (c)
-            c->default_status = 0;
-    } else {
-        emu_stream *s = stream;
+        s = c ? c->dflt : NULL;
+    }
+    if (s) {
         drain_stream_until(s, NULL, 0);
         failed = s->status;
         s->status = 0;
+        if (s->device >= 0 && s->device < EMU_MAX_DEVICES && g_dev_fault[s->device])
+            failed = g_dev_fault[s->device];
     }
     emu_unlock();
     if (failed)
@@ -1604,8 +1773,7 @@ aclError aclrtSynchronizeDevice(void)
     /* every stream of the current context (Context::SyncStreamsWithTimeout in context.cc) */
     emu_lock();
     emu_ctx *c = cur_ctx();
-    int failed = c->default_status;           /* its default stream, then the others */
-    c->default_status = 0;
+    int failed = 0;                           /* its streams, the default one included */
     for (emu_stream *s = g_streams; s; s = s->next_live)
         if (s->ctx == c && s->ctx_id == c->id) {
             drain_stream_until(s, NULL, 0);
@@ -1613,6 +1781,8 @@ aclError aclrtSynchronizeDevice(void)
                 failed = s->status;
             s->status = 0;
         }
+    if (c->device >= 0 && c->device < EMU_MAX_DEVICES && g_dev_fault[c->device])
+        failed = g_dev_fault[c->device];      /* Context::CheckStatus: the device status */
     emu_unlock();
     if (failed)
         return emu_error(failed, __func__, "a task queued on this context failed with %d (see the messages above)", failed);
@@ -1918,7 +2088,7 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t cou
         return st;
     if (kind == ACL_MEMCPY_HOST_TO_HOST)
         return emu_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, __func__, "ACL_MEMCPY_HOST_TO_HOST is not supported by the async copy");
-    if ((st = launch_stream(__func__, stream)))
+    if ((st = launch_stream(__func__, stream)) || (st = launch_fault(__func__, stream)))
         return st;
     emu_task *t = task_new(T_COPY, "aclrtMemcpyAsync");
     if (!t)
@@ -1971,7 +2141,8 @@ aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t c
     if ((st = known_stream(__func__, stream)) || (st = max_check(__func__, "maxCount", maxCount, count)))
         return st;
     NEED_CTX(__func__);
-    if ((st = launch_stream(__func__, stream)) || (st = check_device_side(__func__, "devPtr", devPtr, count, 1)))
+    if ((st = launch_stream(__func__, stream)) || (st = check_device_side(__func__, "devPtr", devPtr, count, 1)) ||
+        (st = launch_fault(__func__, stream)))
         return st;
     emu_task *t = task_new(T_MEMSET, "aclrtMemsetAsync");
     if (!t)
@@ -2061,7 +2232,8 @@ aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
     if (st)
         return st;
     NEED_CTX(__func__);
-    if ((st = known_event(__func__, event)) || (st = launch_stream(__func__, stream)))
+    if ((st = known_event(__func__, event)) || (st = launch_stream(__func__, stream)) ||
+        (st = launch_fault(__func__, stream)))
         return st;
     emu_task *t = task_new(T_RECORD, "aclrtRecordEvent");
     if (!t)
@@ -2070,7 +2242,8 @@ aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
     emu_event *e = event;
     t->event = e;
     t->seq = ++e->rec_seq;                    /* the event completes when this record has run */
-    e->rec_stream = stream;
+    emu_ctx *c = cur_ctx();
+    e->rec_stream = stream ? stream : c ? c->dflt : NULL;   /* NULL: the default stream */
     emu_unlock();
     task_submit(stream, t);
     return ACL_SUCCESS;
@@ -2079,7 +2252,7 @@ aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 /* Runs the recording stream up to the latest record of `e` (lock held). */
 static void wait_record(emu_event *e)
 {
-    if (e->done_seq < e->rec_seq && e->rec_stream && emu_reg_kind(e->rec_stream) == EMU_K_STREAM)
+    if (e->done_seq < e->rec_seq && stream_live(e->rec_stream))
         drain_stream_until(e->rec_stream, e, e->rec_seq);
 }
 
@@ -2147,7 +2320,8 @@ aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
     if (st)
         return st;
     NEED_CTX(__func__);
-    if ((st = launch_stream(__func__, stream)) || (st = known_event(__func__, event)))
+    if ((st = launch_stream(__func__, stream)) || (st = known_event(__func__, event)) ||
+        (st = launch_fault(__func__, stream)))
         return st;
     emu_lock();
     emu_event e = *(emu_event *)event;
