@@ -145,6 +145,7 @@ class Stream(Resource):
         self._runtime = device._runtime
         self._raw = self._runtime.create_stream()
         self._workspace = [0, 0]  # [address, size], shared with the release function
+        self._ws_lock = threading.Lock()  # two threads may share a Stream: one grows it at a time
         self._order = _stream_order(device, self._raw)
         self._own(device.backend, device, "stream", _destroy_stream, device, self._raw, self._workspace,
                   self._order)
@@ -185,6 +186,7 @@ class Stream(Resource):
         self.device, self._runtime, self.owned = device, device._runtime, False
         self._raw = self._runtime.handle_from_int(handle)
         self._workspace = [0, 0]
+        self._ws_lock = threading.Lock()
         self._order = _stream_order(device, self._raw)
         self._own(device.backend, device, "stream", _forget_stream, device, self._raw, self._workspace,
                   self._order)
@@ -211,14 +213,15 @@ class Stream(Resource):
         """A device buffer of at least ``size`` bytes for the next op on this stream (0 if size is 0)."""
         if size <= 0:
             return 0
-        addr, have = self._workspace
-        if size > have:
-            self.device.use()
-            new = self._runtime.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
-            self._workspace[:] = [new, size]
-            if addr:  # a queued op may still use the old one: free it once the stream passed it
-                _streamorder.release_after(self._order, _free_now, self.device, addr)
-        return self._workspace[0]
+        with self._ws_lock:  # read, grow and replace as one step (else a buffer leaks or is freed twice)
+            addr, have = self._workspace
+            if size > have:
+                self.device.use()
+                new = self._runtime.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
+                self._workspace[:] = [new, size]
+                if addr:  # a queued op may still use the old one: free it once the stream passed it
+                    _streamorder.release_after(self._order, _free_now, self.device, addr)
+            return self._workspace[0]
 
     def __repr__(self) -> str:
         borrowed = "" if self.owned else " (borrowed)"

@@ -346,7 +346,12 @@ def phase2(rt: Any, op: str, workspace: Any, workspace_size: int, executor: Any,
         plan.check_open()
         if not plan.repeatable:  # phase 2 consumes a single-use executor, even when it fails
             _plans.pop(rt.as_int(executor), None)
-    launch(rt, op, plan, workspace, workspace_size, executor, stream, order)
+    try:
+        launch(rt, op, plan, workspace, workspace_size, executor, stream, order)
+    except BaseException:
+        if plan is not None and not plan.repeatable and plan.handle is not None:
+            _plans[rt.as_int(executor)] = plan  # refused before it ran: still live (_launch.not_run)
+        raise
 
 
 def launch(rt: Any, op: str, plan: Planned | None, workspace: Any, workspace_size: int, executor: Any, stream: Any,

@@ -12,6 +12,7 @@ stream)``. An executor phase 1 made is described by a ``Planned``:
 - the executor itself: a single-use one is consumed by phase 2 even when phase 2 fails
   (hicann/opbase CommonOpExecutorRun frees it on every path; abi.md §6.1), so it is marked
   consumed before the call; a repeatable one lives until aclDestroyAclOpExecutor (``destroy``).
+  One exception: a generated operator's phase 2 that refuses its workspace (``not_run``).
 """
 from __future__ import annotations
 
@@ -101,6 +102,19 @@ class Planned:
             self.release(runtime)
 
 
+def not_run(runtime: Any, op: str, exc: BaseException) -> bool:
+    """A generated operator's phase 2 refused its workspace (161001: NULL with a size; 161002: a
+    size below the operator's) before running the executor: NnopbaseRunWithWorkspace (hicann/opbase
+    src/nnopbase/individual_op/api/individual_op_api.cpp) returns before
+    NnopbaseExecutorRunWithWorkspace, so the executor is not consumed."""
+    if getattr(exc, "status", None) not in (161001, 161002):
+        return False
+    try:
+        return bool(runtime.op_info(op).index_rule == "position")  # generated headers, generated executors
+    except Exception:  # noqa: BLE001 - an operator the runtime cannot describe: taken as consumed
+        return False
+
+
 def launch(runtime: Any, op: str, planned: Planned | None, workspace: Any, size: int, executor: Any, stream: Any,
            order: _streamorder.Order | None) -> None:
     """aclnn<op>(workspace, size, executor, stream): phase 2, for every layer.
@@ -119,8 +133,11 @@ def launch(runtime: Any, op: str, planned: Planned | None, workspace: Any, size:
         planned.handle = None  # consumed by phase 2, even if it fails
         try:
             runtime.launch(op, workspace or 0, size, executor, stream)
-        except BaseException:
-            planned.release(runtime, quiet=True)
+        except BaseException as exc:
+            if not_run(runtime, op, exc):
+                planned.handle = executor  # still live: its Tensors and handles stay with it
+            else:
+                planned.release(runtime, quiet=True)
             raise
     if order is not None:  # what the launch uses outlives it
         _streamorder.launched(order, planned.uses)

@@ -264,3 +264,34 @@ def test_stream_and_event_take_a_device(backend, cls, device) -> None:
     """Stream(0) / Event(None) were AttributeErrors from inside: a TypeError naming the Device."""
     with pytest.raises(TypeError, match=r"pyaclnn\.Device"):
         cls(device)
+
+
+# -- a generated operator's phase 2 refusing its workspace ---------------------------------------
+def test_a_generated_phase2_refusing_its_workspace_keeps_the_executor(backend) -> None:
+    """NnopbaseRunWithWorkspace (hicann/opbase individual_op_api.cpp) refuses a NULL workspace
+    with a size (161001) before it runs the executor: the executor is still live, its tensors
+    must stay alive, and a launch with a workspace runs it. Oracle: the mean cross-entropy
+    gradient of uniform log-probabilities, (1/C - onehot) / N."""
+    n, c = 2, 3
+    with pyaclnn.Device(0) as device, device.create_stream() as stream:
+        lp = Tensor.from_numpy(np.log(np.full((n, c), 1 / c, F32)))
+        target = Tensor.from_numpy(np.array([0, 2], np.int64))
+        grad_loss = Tensor.from_numpy(np.array(1.0, F32))
+        out = Tensor.zeros((n, c))
+        ws, ex = acl.aclnnCrossEntropyLossGradGetWorkspaceSize(grad_loss, lp, target, None, None, None, "mean",
+                                                               -100, 0.0, 0.0, out)
+        executors = live_handles()["executor"]
+        with pytest.raises(pyaclnn.AclnnParamNullptrError):
+            acl.aclnnCrossEntropyLossGrad(None, ws + 16, ex, stream)
+        assert live_handles()["executor"] == executors  # not consumed
+        workspace = acl.aclrtMalloc(ws, acl.ACL_MEM_MALLOC_HUGE_FIRST) if ws else None
+        acl.aclnnCrossEntropyLossGrad(workspace, ws, ex, stream)
+        stream.synchronize()
+        assert live_handles()["executor"] == executors - 1
+        want = np.full((n, c), 1 / c, F32)
+        want[[0, 1], [0, 2]] -= 1
+        np.testing.assert_allclose(out.numpy(), want / n, rtol=1e-6)
+        if workspace:
+            acl.aclrtFree(workspace)
+        for t in (lp, target, grad_loss, out):
+            t.close()

@@ -193,3 +193,22 @@ def test_objects_made_in_one_thread_are_used_and_closed_in_others(backend):
     gc.collect()
     assert live_handles() == outside
     assert device_refs(backend) == refs_outside
+
+
+def test_two_threads_growing_one_streams_workspace(backend):
+    """Stream.workspace shared by threads: each growth allocates once and the buffer it replaces
+    is freed once (no leak, no double free), whatever the interleaving. The switch interval is
+    made tiny so that the threads interleave inside the call."""
+    import sys
+    with pyaclnn.Device(0) as device:
+        before = live_handles()["device_alloc"]
+        stream = device.create_stream()
+        old = sys.getswitchinterval()
+        sys.setswitchinterval(1e-6)
+        try:
+            got = run_threads(lambda k: [stream.workspace(64 * (4 * j + k + 1)) for j in range(300)], n=4)
+        finally:
+            sys.setswitchinterval(old)
+        assert all(addr for addrs in got for addr in addrs)
+        stream.close()
+        assert live_handles()["device_alloc"] == before

@@ -100,6 +100,7 @@ class Executor:
     handles: tuple[int, ...] = ()  # the aclTensors phase 1 captured (list elements included)
     names: tuple[str, ...] = ()    # the C parameter names, for messages
     spans: tuple | None = None     # (the non-empty inputs, outputs), for pyaclnn._numpy.queues
+    generated: bool = False      # a generated (nnopbase) op: phase 2 is NnopbaseRunWithWorkspace
 
 
 class LiveHandle(NamedTuple):
@@ -494,7 +495,8 @@ class NumpyRuntime:
     def _launch_fault(self, stream: Any, api: str) -> None:
         """Work sent to a device in failure mode is refused (context.cc Context::CheckTaskSend):
         the device status, which phase 2 reports as ACLNN_ERR_RUNTIME_ERROR (opbase rts_arg.cpp)."""
-        detail = self._poisoned.get(self._device_of(stream)) if self._poisoned else None
+        device = self._device_of(stream) if self._poisoned else None
+        detail = self._poisoned.get(device) if device is not None else None
         if detail is not None:
             status = ACLNN_ERR_RUNTIME_ERROR if api.startswith("aclnn") else ACL_ERROR_RT_AICORE_EXCEPTION
             raise self._fail(status, api, f"the device is in failure mode since a kernel's page fault ({detail}): "
@@ -1040,7 +1042,8 @@ class NumpyRuntime:
                    for h in ((a,) if kind == "tensor" else self._tensor_lists[a] if kind == "tensor_list" else ())]
         # the reference kernels need no device workspace
         return 0, self._register(self._executors, Executor(op, resolved, empty, inputs, outputs,
-                                                           handles=tuple(handles), names=tuple(info.names)))
+                                                           handles=tuple(handles), names=tuple(info.names),
+                                                           generated=info.index_rule == "position"))
 
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any) -> None:
         api = f"aclnn{op}"
@@ -1050,6 +1053,16 @@ class NumpyRuntime:
             raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "executor is nullptr")
         with self._lock:
             ex = self._executors.get(executor)
+            if ex is not None and ex.generated and ex.op == op:
+                # NnopbaseRunWithWorkspace (opbase individual_op_api.cpp) checks the workspace
+                # before it runs the executor: refused there, the executor stays live
+                if workspace_size > 0 and not workspace:
+                    raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "workspace is nullptr but workspaceSize > 0 "
+                                                                   "(the executor was not run: it is still live)")
+                if workspace_size < ex.workspace_size:
+                    raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"workspace size {workspace_size} is below the "
+                                                                   f"{ex.workspace_size} bytes the operator needs "
+                                                                   "(the executor was not run: it is still live)")
             if ex is not None and not ex.repeatable:
                 del self._executors[executor]  # phase 2 consumes it, whatever the result
         if ex is None and op not in ops.REFERENCES:

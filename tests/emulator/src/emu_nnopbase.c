@@ -902,7 +902,8 @@ static int kernel_fault(aclOpExecutor *e)
 
 /*
  * The second phase of every operator. Order:
- *   injected fault / unknown executor (561103, misuse; nothing to free) / executor of another op
+ *   injected fault / unknown executor (561103, misuse; nothing to free) / a generated executor's
+ *   workspace checks (161001, 161002: not consumed) / executor of another op
  *   -> from here on a non-repeatable executor is consumed (freed) whatever the result ->
  *   no context (107002) -> bad stream (361001) -> workspace NULL with size > 0 (161001) ->
  *   workspaceSize smaller than phase 1 asked (161002) -> workspace not device memory (361001) ->
@@ -928,6 +929,25 @@ EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uin
         emu_unlock();
         free(e);
         return fault ? fault : st;
+    }
+    /* A generated op's phase 2 is NnopbaseRunWithWorkspace (hicann/opbase
+     * src/nnopbase/individual_op/api/individual_op_api.cpp): workspaceLen > 0 with a NULL
+     * workspace -> 161001, then workspaceLen below the executor's workspace -> 161002, both
+     * returned before NnopbaseExecutorRunWithWorkspace: the executor is not run, so not consumed
+     * (it may be launched again). A composite op's phase 2 consumes it (steps 6-7 below). */
+    if (!fault && executor->generated && strcmp(executor->api, api) == 0) {
+        if (workspaceSize > 0 && !workspace)
+            st = emu_error(ACLNN_ERR_PARAM_NULLPTR, api, "workspace is nullptr but workspaceSize is %llu "
+                           "(the executor was not run: it is still live)", (unsigned long long)workspaceSize);
+        else if (workspaceSize < executor->workspace)
+            st = emu_error(ACLNN_ERR_PARAM_INVALID, api, "The passed workspace size %llu does not meet the minimum "
+                           "workspace size %llu actually required by the operator (the executor was not run: it is "
+                           "still live)", (unsigned long long)workspaceSize, (unsigned long long)executor->workspace);
+        if (st) {
+            emu_unlock();
+            free(e);
+            return st;
+        }
     }
     *e = *executor;
     if (!e->repeatable)
@@ -1000,11 +1020,17 @@ EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uin
         if (!view_span(v, v->data, &lo, &len))
             continue;
         if (!emu_device_range_ok(lo, len)) {
-            emu_note_misuse(api, "%s tensor %d: [%p, +%llu bytes) is not inside a live aclrtMalloc allocation",
-                            e->role_is_output[r] ? "output" : "input", r, (void *)lo, (unsigned long long)len);
-            if (fault_role < 0)
-                fault_role = r;
-            continue;
+            /* past the bytes asked for but inside the allocated block (emu_device_block_ok): the
+             * kernel reads garbage there or writes unseen, it does not fault */
+            int in_block = emu_device_block_ok(lo, len);
+            emu_note_misuse(api, "%s tensor %d: [%p, +%llu bytes) is not inside a live aclrtMalloc allocation%s",
+                            e->role_is_output[r] ? "output" : "input", r, (void *)lo, (unsigned long long)len,
+                            in_block ? " (but inside its padded block: no fault on a device)" : "");
+            if (!in_block) {
+                if (fault_role < 0)
+                    fault_role = r;
+                continue;
+            }
         }
         lo_of[n] = lo, len_of[n] = len, writes_of[n++] = e->role_is_output[r];
     }

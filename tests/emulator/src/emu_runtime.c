@@ -335,7 +335,8 @@ typedef struct emu_event {
 
 typedef struct alloc_rec {
     char *p;
-    size_t size;
+    size_t size;                              /* bytes asked for */
+    size_t block;                             /* bytes the device really has there (see padded_size) */
 } alloc_rec;
 
 typedef struct alloc_table {
@@ -473,7 +474,7 @@ EMU_EXPORT int emu_check_stream(const void *stream)
 }
 
 /* ---- allocation tables ---- */
-static int table_add(alloc_table *t, void *p, size_t size)
+static int table_add(alloc_table *t, void *p, size_t size, size_t block)
 {
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 64;
@@ -485,6 +486,7 @@ static int table_add(alloc_table *t, void *p, size_t size)
     }
     t->v[t->n].p = p;
     t->v[t->n].size = size;
+    t->v[t->n].block = block;
     t->n++;
     t->bytes += size;
     return 0;
@@ -521,6 +523,28 @@ EMU_EXPORT int emu_device_range_ok(const void *p, uint64_t bytes)
 {
     emu_lock();
     int ok = p && table_contains(&g_dev_mem, p, bytes);
+    emu_unlock();
+    return ok;
+}
+
+/* 1 when [p, p+bytes) is inside the block of one allocation of the table (see padded_size). */
+static int table_block_contains(const alloc_table *t, const void *p, uint64_t bytes)
+{
+    const char *c = p;
+    for (size_t i = 0; i < t->n; i++) {
+        const char *b = t->v[i].p;
+        if (c >= b && c <= b + t->v[i].block && bytes <= (uint64_t)(b + t->v[i].block - c))
+            return 1;
+    }
+    return 0;
+}
+
+/* What a kernel may touch without a page fault: the whole block the runtime allocated, bytes past
+ * the ones asked for included (a device has no finer protection; they hold garbage). */
+EMU_EXPORT int emu_device_block_ok(const void *p, uint64_t bytes)
+{
+    emu_lock();
+    int ok = p && table_block_contains(&g_dev_mem, p, bytes);
     emu_unlock();
     return ok;
 }
@@ -653,7 +677,7 @@ static void check_host_access(const char *func, const void *p, uint64_t n, int w
 
 static int range_live(const emu_range *r)
 {
-    return table_contains(&g_dev_mem, r->p, r->n) || table_contains(&g_host_mem, r->p, r->n);
+    return table_block_contains(&g_dev_mem, r->p, r->n) || table_contains(&g_host_mem, r->p, r->n);
 }
 
 static void release_graves(void)
@@ -1801,11 +1825,23 @@ static int policy_ok(aclrtMemMallocPolicy policy)
                                ACL_MEM_ACCESS_USER_SPACE_READONLY)) == 0;
 }
 
+/* The block aclrtMalloc really gets for `size` bytes: hicann/runtime src/acl/aclrt_impl/memory.cpp
+ * aclMallocMemInner -> GetAlignedAndPaddingSize: (size + 32 + padding - 1) / 32 * 32, the padding
+ * being the SoC's AICoreSpec padding_size (DATA_MEMORY_PADDING_SIZE, 32, by default), none for
+ * the HUGE1G policies; ApiImpl::DevMalloc (api_impl.cc) then aligns it to 32 again. So 8 bytes
+ * asked for are a 64-byte block: a kernel reading past the 8 bytes stays inside it and reads
+ * garbage; no page fault. */
+static size_t padded_size(size_t size, aclrtMemMallocPolicy policy)
+{
+    uint32_t low = (uint32_t)policy & 0xffu;
+    int pad = low != ACL_MEM_MALLOC_HUGE1G_ONLY && low != ACL_MEM_MALLOC_HUGE1G_ONLY_P2P;
+    return ((size + 31) & ~(size_t)31) + (pad ? 32 : 0);
+}
+
 static void *aligned_alloc64(size_t size)
 {
     void *p = NULL;
-    /* CANN rounds up to 32 and pads 32 bytes; do the same so the real footprint is similar */
-    size_t real = ((size + 31) & ~(size_t)31) + 32;
+    size_t real = ((size + 31) & ~(size_t)31) + 32;   /* every block fits (padded_size) */
     if (posix_memalign(&p, 64, real) != 0)
         return NULL;
     memset(p, malloc_fill_byte(), real);      /* "uninitialised" memory: NaN bytes by default */
@@ -1814,7 +1850,8 @@ static void *aligned_alloc64(size_t size)
 
 /* The shared second half of aclrtMalloc / aclrtMallocHost, after their own argument checks:
  * allocate ``size`` bytes and record the block in ``t`` (``side``: "device" or "host"). */
-static aclError alloc_tracked(const char *func, alloc_table *t, const char *side, size_t size, void **out)
+static aclError alloc_tracked(const char *func, alloc_table *t, const char *side, size_t size, size_t block,
+                              void **out)
 {
     if (size > EMU_DEVICE_MEM_TOTAL)
         return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, func, "out of %s memory (%zu bytes requested)", side, size);
@@ -1822,7 +1859,7 @@ static aclError alloc_tracked(const char *func, alloc_table *t, const char *side
     if (!p)
         return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, func, "out of %s memory (%zu bytes requested)", side, size);
     emu_lock();
-    int bad = table_add(t, p, size);
+    int bad = table_add(t, p, size, block);
     emu_unlock();
     if (bad) {
         free(p);
@@ -1838,7 +1875,7 @@ static aclError free_tracked(const char *func, alloc_table *t, const char *side,
 {
     emu_lock();
     long i = table_find(t, ptr);
-    size_t size = i >= 0 ? t->v[i].size : 0;
+    size_t size = i >= 0 ? t->v[i].block : 0;
     if (i >= 0)
         table_remove(t, (size_t)i);
     emu_stream *s = NULL;
@@ -1877,7 +1914,7 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
     if (!policy_ok(policy))
         return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "policy %d is invalid", (int)policy);
     NEED_CTX(__func__);
-    return alloc_tracked(__func__, &g_dev_mem, "device", size, devPtr);
+    return alloc_tracked(__func__, &g_dev_mem, "device", size, padded_size(size, policy), devPtr);
 }
 
 aclError aclrtFree(void *devPtr)
@@ -1901,7 +1938,7 @@ aclError aclrtMallocHost(void **hostPtr, size_t size)
         return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "hostPtr is nullptr");
     if (size == 0)
         return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "size must not be 0");
-    return alloc_tracked(__func__, &g_host_mem, "host", size, hostPtr);
+    return alloc_tracked(__func__, &g_host_mem, "host", size, size, hostPtr);
 }
 
 aclError aclrtFreeHost(void *hostPtr)

@@ -5,6 +5,9 @@
 #ifndef OP_API_INC_GROUP_NORM_BACKWARD_H_
 #define OP_API_INC_GROUP_NORM_BACKWARD_H_
 
+#ifdef __cplusplus
+#include <array>   /* as the real header (ops-nn aclnn_group_norm_backward.h): the doc sample uses std::array */
+#endif
 #include "aclnn/aclnn_base.h"
 #include "aclnn_util.h"
 

@@ -8,4 +8,13 @@
 
 #define ACLNN_API __attribute__((visibility("default")))
 
+/* The real one (hicann/ops-nn common/inc/op_api/aclnn_util.h) includes <set> and
+ * "opdev/platform.h", which includes <string> (hicann/opbase include/nnopbase/opdev/platform.h):
+ * official samples rely on what those bring in (the PReLU doc sample calls printf with only
+ * <vector> included; libstdc++'s <string> brings <cstdio>). C sources of the emulator skip them. */
+#ifdef __cplusplus
+#include <set>
+#include <string>
+#endif
+
 #endif  // OP_API_INC_ACLNN_UTIL_H_
