@@ -78,7 +78,7 @@ def emulator(emulator_home: Path, use_backend: Callable[..., object]):
     from emulator.build import Emulator
     emu = Emulator(emulator_home)
     emu.reset_faults()
-    emu.clear_op_cache()  # each test starts with an empty op cache (it is process-wide, like CANN's)
+    emu.clear_op_cache()  # each test starts with an empty op cache (every thread's: it is per thread, like CANN's)
     use_backend("acl", home=emulator_home)
     yield emu
     emu.reset_faults()

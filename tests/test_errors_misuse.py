@@ -295,3 +295,15 @@ def test_a_generated_phase2_refusing_its_workspace_keeps_the_executor(backend) -
             acl.aclrtFree(workspace)
         for t in (lp, target, grad_loss, out):
             t.close()
+
+
+def test_resetting_a_device_more_often_than_set_is_507007(backend) -> None:
+    """hicann/runtime runtime.cc Runtime::PrimaryContextRelease: no reference left to release is
+    RT_ERROR_CONTEXT_DEL, ACL_ERROR_RT_CONTEXT_RELEASE_ERROR (the NumPy backend said 107001, the
+    emulator 0)."""
+    acl.aclInit(None)
+    acl.aclrtSetDevice(0)
+    acl.aclrtResetDevice(0)  # the only reference (nothing else in the test has set device 0)
+    with pytest.raises(pyaclnn.errors.RtContextReleaseError) as info:
+        acl.aclrtResetDevice(0)
+    assert info.value.status == 507007 and info.value.api == "aclrtResetDevice"
