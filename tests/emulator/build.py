@@ -7,7 +7,7 @@
   lib64 holds ``libascendcl.so``, ``libnnopbase.so`` and ``libopapi.so``; the home returned is
   ``<root>/ascend-toolkit/latest``.
 * ``"9.x"``: ``<root>/cann/{lib64,opp}``; lib64 holds ``libacl_rt.so`` (the runtime),
-  ``libascendcl.so`` (compat: no code, DT_NEEDED on libacl_rt.so), ``libnnopbase.so``,
+  ``libascendcl.so`` (compat: a filter of libacl_rt.so, DT_NEEDED on it), ``libnnopbase.so``,
   ``libopapi_nn.so`` (the ops; DT_NEEDED on libopapi_math.so, libnnopbase.so, libacl_rt.so) and
   ``libopapi_math.so`` (a placeholder); the home returned is ``<root>/cann``.
 

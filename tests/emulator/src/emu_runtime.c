@@ -13,8 +13,8 @@
  *    thread-local. aclrtResetDevice is reference-counted: the default context dies when the count
  *    of sets reaches 0. Work that needs a context fails with ACL_ERROR_RT_CONTEXT_NULL in a thread
  *    that has none.
- *  - Streams and events are bookkeeping only: operators run synchronously inside phase 2, so
- *    every stream is always "already done".
+ *  - Streams are asynchronous queues, the NULL (default) stream of each context too (see "Stream
+ *    queues"); a kernel's page fault puts its device in failure mode (see "Sticky page faults").
  *  - All state is guarded by one recursive mutex (tests call in from many threads).
  */
 #define _GNU_SOURCE
@@ -587,7 +587,7 @@ static int malloc_fill_byte(void)
  * A stream holds at most EMU_QUEUE_DEPTH tasks (default 1024): beyond that, the oldest run at
  * submission, as a device would have run them by then.
  * A kernel failing when it runs leaves its status on the stream; the next synchronisation of the
- * stream returns it. The NULL (default) stream is not queued: work on it runs at once.
+ * stream returns it. The NULL stream is the current context's default stream, queued like any other.
  * All queue state is guarded by the global lock; a task runs with the lock held.
  */
 #define EMU_POISON 0xa5
