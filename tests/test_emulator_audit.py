@@ -10,7 +10,10 @@ Each behaviour follows the real sources, cited in tests/emulator/src where it is
 - ``aclGetRecentErrMsg``: a device error message replaces the thread's text, the device's fault
   event is appended at every read, the host text is prepended (acl.cpp aclGetRecentErrMsgImpl);
 - the NULL stream is the context's default stream, asynchronous like any other (api_impl.cc
-  MemcpyAsync / LaunchKernel -> curCtx->DefaultStream_()).
+  MemcpyAsync / LaunchKernel -> curCtx->DefaultStream_());
+- a generated operator's phase 2 refusing its workspace keeps the executor (opbase
+  individual_op_api.cpp NnopbaseRunWithWorkspace);
+- device memory is not host memory: a host access through a device address faults.
 
 Device 1 (the emulator set to two devices) takes the page faults, in a thread of its own, so
 device 0 of the module's helper is never in failure mode. Oracle: the statuses of the sources,
@@ -18,12 +21,18 @@ and MseLossBackward's "none" reduction 2 * (self - target) * grad.
 """
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import textwrap
 import threading
 
 import numpy as np
+import pytest
 
-from test_emulator import (ACL_ERROR_RT_AICORE_EXCEPTION, D2H, H2D, INNER, OK, RUNTIME_ERROR, acl, dev,  # noqa: F401
-                           mse_tensors, toolkits)
+from test_emulator import (ACL_ERROR_RT_AICORE_EXCEPTION, D2H, H2D, INNER, OK, RUNTIME_ERROR, TESTS, acl,  # noqa: F401
+                           dev, mse_tensors, toolkits)
 from test_emulator_streams import mse, raw_read
 
 ACL_ERROR_RT_CONTEXT_RELEASE_ERROR = 507007
@@ -279,3 +288,40 @@ def test_a_generated_phase2_refusing_its_workspace_keeps_the_executor(dev):
     assert dev.op.aclnnGroupNormBackward(ffi.NULL, ws, ex, dev.acl.stream) == 161001
     assert emu.live("executor") == 0
     assert dev.nn.aclDestroyBoolArray(mask) == OK
+
+
+@pytest.mark.parametrize("access", ["read", "write"])
+def test_device_memory_is_not_host_memory(toolkits, access):
+    """A host load or store through an aclrtMalloc address faults (SIGSEGV), as device memory is
+    out of the host's reach on a device; copies and kernels reach it (the emulator: through a
+    private alias of the block, which the address handed out is a PROT_NONE mapping of)."""
+    script = textwrap.dedent(f"""
+        import sys
+        import cffi, numpy as np
+        sys.path.insert(0, {str(TESTS)!r})
+        from emulator.build import library_paths, plugin_paths
+        from test_emulator import make_ffi
+        from pathlib import Path
+        home = Path({str(toolkits["8.x"])!r})
+        ffi = make_ffi()
+        for lib in plugin_paths(home):
+            ffi.dlopen(str(lib), ffi.RTLD_NOW | ffi.RTLD_GLOBAL)
+        rt = [ffi.dlopen(str(lib), ffi.RTLD_NOW | ffi.RTLD_GLOBAL) for lib in library_paths(home)][0]
+        assert rt.aclInit(ffi.NULL) == 0 and rt.aclrtSetDevice(0) == 0
+        p = ffi.new("void **")
+        assert rt.aclrtMalloc(p, 16, 0) == 0
+        data, back = np.arange(4, dtype=np.float32), np.zeros(4, np.float32)
+        assert rt.aclrtMemcpy(p[0], 16, ffi.from_buffer(data), 16, 1) == 0
+        assert rt.aclrtMemcpy(ffi.from_buffer(back), 16, p[0], 16, 2) == 0
+        print("copied", back.tolist(), flush=True)
+        device = ffi.cast("float *", p[0])
+        if {access!r} == "read":
+            print(device[0])
+        else:
+            device[0] = 1.0
+        print("no fault", flush=True)
+    """)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("EMU_", "ASCEND_"))}
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert "copied [0.0, 1.0, 2.0, 3.0]" in proc.stdout, proc.stdout + proc.stderr
+    assert "no fault" not in proc.stdout and proc.returncode == -signal.SIGSEGV, proc.stdout + proc.stderr

@@ -105,6 +105,9 @@ EMU_EXPORT int emu_device_range_ok(const void *p, uint64_t bytes);
 /* 1 when [p, p+bytes) lies inside the block the runtime allocated for one of them (the bytes
  * asked for, rounded up to 32, plus 32 bytes of padding): what a kernel may touch unfaulted. */
 EMU_EXPORT int emu_device_block_ok(const void *p, uint64_t bytes);
+/* The host address of the device byte at `p` (device memory is PROT_NONE to the host: copies and
+ * kernels use a private alias); `p` itself when it is not device memory. */
+EMU_EXPORT void *emu_host_alias(const void *p);
 /* Size in bytes of one element (0 for sub-byte / unsized dtypes), as aclDataTypeSize. */
 EMU_EXPORT size_t emu_dtype_size(int dtype);
 EMU_EXPORT const char *emu_dtype_name(int dtype);

@@ -1034,6 +1034,15 @@ EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uin
         }
         lo_of[n] = lo, len_of[n] = len, writes_of[n++] = e->role_is_output[r];
     }
+    /* The kernel reaches device memory through its host alias (emu_runtime.c, "Device memory"):
+     * each tensor's base moves by its block's alias offset (found from the bytes it touches). */
+    for (int r = 0; r < e->nroles; r++) {
+        emu_tview *v = &e->t[r];
+        char *lo;
+        uint64_t len;
+        if (v->handle && view_span(v, v->data, &lo, &len) && emu_device_block_ok(lo, len))
+            v->data = (char *)v->data + ((char *)emu_host_alias(lo) - lo);
+    }
     if (fault_role >= 0) {                    /* the launch succeeds; the kernel faults */
         e->fault_role = fault_role;
         e->kernel = kernel_fault;

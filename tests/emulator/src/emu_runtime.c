@@ -6,8 +6,9 @@
  * libnnopbase and libopapi call (emu_enter, emu_error, the handle registry, ...).
  *
  * Model:
- *  - "Device memory" is host memory from posix_memalign (64-byte aligned), so device addresses
- *    are real host pointers. Every allocation is recorded (pointer, size) for range checks.
+ *  - "Device memory" is not host memory: each aclrtMalloc block is a memfd mapped twice, the
+ *    address handed out PROT_NONE (a host access through it faults) and a private alias that
+ *    kernels and copies use (see "Device memory"). Every allocation is recorded for range checks.
  *  - Devices and contexts: aclrtSetDevice(id) makes the device's default context (shared by all
  *    threads that set the same device) current in the calling thread; the current context is
  *    thread-local. aclrtResetDevice is reference-counted: the default context dies when the count
@@ -23,7 +24,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "emu_internal.h"
 
@@ -337,6 +340,8 @@ typedef struct alloc_rec {
     char *p;
     size_t size;                              /* bytes asked for */
     size_t block;                             /* bytes the device really has there (see padded_size) */
+    char *alias;                              /* device memory: the host's private mapping of it */
+    size_t map;                               /* device memory: length of both mappings */
 } alloc_rec;
 
 typedef struct alloc_table {
@@ -474,7 +479,7 @@ EMU_EXPORT int emu_check_stream(const void *stream)
 }
 
 /* ---- allocation tables ---- */
-static int table_add(alloc_table *t, void *p, size_t size, size_t block)
+static int table_add(alloc_table *t, void *p, size_t size, size_t block, char *alias, size_t map)
 {
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 64;
@@ -487,6 +492,8 @@ static int table_add(alloc_table *t, void *p, size_t size, size_t block)
     t->v[t->n].p = p;
     t->v[t->n].size = size;
     t->v[t->n].block = block;
+    t->v[t->n].alias = alias;
+    t->v[t->n].map = map;
     t->n++;
     t->bytes += size;
     return 0;
@@ -605,6 +612,8 @@ static pthread_once_t g_worker_once = PTHREAD_ONCE_INIT;
 
 typedef struct grave {                        /* memory freed while queued work used it */
     void *p;
+    char *alias;                              /* device memory: its alias (else NULL: malloc'd) */
+    size_t map;
     struct grave *next;
 } grave;
 static grave *g_graves;
@@ -680,12 +689,23 @@ static int range_live(const emu_range *r)
     return table_block_contains(&g_dev_mem, r->p, r->n) || table_contains(&g_host_mem, r->p, r->n);
 }
 
+/* Gives a block back: device memory's two mappings, or a malloc'd block. */
+static void release_block(void *p, char *alias, size_t map)
+{
+    if (alias) {
+        munmap(p, map);
+        munmap(alias, map);
+    } else {
+        free(p);
+    }
+}
+
 static void release_graves(void)
 {
     while (g_graves) {
         grave *g = g_graves;
         g_graves = g->next;
-        free(g->p);
+        release_block(g->p, g->alias, g->map);
         free(g);
     }
 }
@@ -1838,6 +1858,57 @@ static size_t padded_size(size_t size, aclrtMemMallocPolicy policy)
     return ((size + 31) & ~(size_t)31) + (pad ? 32 : 0);
 }
 
+/* ---- Device memory ----
+ * On a device, aclrtMalloc memory is HBM: the host cannot load or store through a device address
+ * (hicann/runtime api_impl.cc ApiImpl::DevMalloc -> Driver::DevMemAlloc, device memory; only
+ * aclrtMemcpy/aclrtMemset and kernels reach it). The emulator maps each block twice from a memfd:
+ * the address handed out is PROT_NONE, so a host read or write through it faults (SIGSEGV), and a
+ * private read-write alias is what copies, memsets and kernels use (emu_host_alias). The
+ * mappings are whole pages; the bytes past the block are no device memory all the same (the
+ * range checks use the block). NULL when the system refuses (out of memory). */
+static void *device_map(size_t block, char **alias, size_t *map)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    size_t len = (block + (size_t)page - 1) / (size_t)page * (size_t)page;
+    int fd = memfd_create("emu-device-memory", MFD_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    void *a = MAP_FAILED, *d = MAP_FAILED;
+    if (ftruncate(fd, (off_t)len) == 0) {
+        a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (a != MAP_FAILED)
+            d = mmap(NULL, len, PROT_NONE, MAP_SHARED, fd, 0);
+    }
+    close(fd);                                /* the mappings keep the memory */
+    if (d == MAP_FAILED) {
+        if (a != MAP_FAILED)
+            munmap(a, len);
+        return NULL;
+    }
+    memset(a, malloc_fill_byte(), len);       /* "uninitialised" memory: NaN bytes by default */
+    *alias = a;
+    *map = len;
+    return d;
+}
+
+/* Where the host reaches the device byte at `p`: `p` itself unless it lies in a device block
+ * (then its alias). Copies, memsets and kernels go through this. */
+EMU_EXPORT void *emu_host_alias(const void *p)
+{
+    const char *c = p;
+    void *r = (void *)p;
+    emu_lock();
+    for (size_t i = 0; c && i < g_dev_mem.n; i++) {
+        const alloc_rec *a = &g_dev_mem.v[i];
+        if (c >= a->p && c < a->p + a->map) {
+            r = a->alias + (c - a->p);
+            break;
+        }
+    }
+    emu_unlock();
+    return r;
+}
+
 static void *aligned_alloc64(size_t size)
 {
     void *p = NULL;
@@ -1855,14 +1926,16 @@ static aclError alloc_tracked(const char *func, alloc_table *t, const char *side
 {
     if (size > EMU_DEVICE_MEM_TOTAL)
         return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, func, "out of %s memory (%zu bytes requested)", side, size);
-    void *p = aligned_alloc64(size);
+    char *alias = NULL;
+    size_t map = 0;
+    void *p = t == &g_dev_mem ? device_map(block, &alias, &map) : aligned_alloc64(size);
     if (!p)
         return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, func, "out of %s memory (%zu bytes requested)", side, size);
     emu_lock();
-    int bad = table_add(t, p, size, block);
+    int bad = table_add(t, p, size, block, alias, map);
     emu_unlock();
     if (bad) {
-        free(p);
+        release_block(p, alias, map);
         return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, func, "out of memory");
     }
     *out = p;
@@ -1876,14 +1949,18 @@ static aclError free_tracked(const char *func, alloc_table *t, const char *side,
     emu_lock();
     long i = table_find(t, ptr);
     size_t size = i >= 0 ? t->v[i].block : 0;
+    char *alias = i >= 0 ? t->v[i].alias : NULL;
+    size_t map = i >= 0 ? t->v[i].map : 0;
     if (i >= 0)
         table_remove(t, (size_t)i);
     emu_stream *s = NULL;
     emu_task *user = i >= 0 && g_queued ? queued_user(ptr, size, 1, &s) : NULL;
     grave *g = user ? malloc(sizeof *g) : NULL;
     if (g) {                                  /* freed under queued work: poison, keep aside */
-        memset(ptr, EMU_POISON, size);
+        memset(alias ? alias : ptr, EMU_POISON, size);
         g->p = ptr;
+        g->alias = alias;
+        g->map = map;
         g->next = g_graves;
         g_graves = g;
     }
@@ -1896,8 +1973,8 @@ static aclError free_tracked(const char *func, alloc_table *t, const char *side,
     if (user)   /* CANN frees at once (ApiImpl::DevFree): the queued task would use freed memory */
         emu_note_misuse(func, "%s memory %p freed while %s queued on stream %p still uses it (synchronize first)",
                         side, ptr, api, (void *)s);
-    if (!g)
-        free(ptr);
+    if (!g && i >= 0)
+        release_block(ptr, alias, map);
     return ACL_SUCCESS;
 }
 
@@ -2101,7 +2178,7 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, a
      * racing with queued work is the caller's bug */
     check_host_access(__func__, dst, count, 1);
     check_host_access(__func__, src, count, 0);
-    memmove(dst, src, count);
+    memmove(emu_host_alias(dst), emu_host_alias(src), count);
     return ACL_SUCCESS;
 }
 
@@ -2130,8 +2207,8 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t cou
     emu_task *t = task_new(T_COPY, "aclrtMemcpyAsync");
     if (!t)
         return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of memory");
-    t->dst = dst;
-    t->src = src;
+    t->dst = emu_host_alias(dst);             /* what the copy touches; the ranges stay device addresses */
+    t->src = emu_host_alias(src);
     t->count = count;
     range_add(t, dst, count, 1);
     range_add(t, src, count, 0);
@@ -2162,7 +2239,7 @@ aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
         (st = check_device_side(__func__, "devPtr", devPtr, count, 1)))
         return st;
     check_host_access(__func__, devPtr, count, 1);
-    memset(devPtr, (int)(value & 0xff), count);
+    memset(emu_host_alias(devPtr), (int)(value & 0xff), count);
     return ACL_SUCCESS;
 }
 
@@ -2184,7 +2261,7 @@ aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t c
     emu_task *t = task_new(T_MEMSET, "aclrtMemsetAsync");
     if (!t)
         return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of memory");
-    t->dst = devPtr;
+    t->dst = emu_host_alias(devPtr);
     t->value = (int)(value & 0xff);
     t->count = count;
     range_add(t, devPtr, count, 1);
