@@ -23,6 +23,9 @@ from .errors import AclError, BackendUnavailableError, PyaclnnError
 OK, FAILED, USAGE = 0, 1, 2
 PROG = "pyaclnn"
 SKIPPED_SHOWN = 20  # doctor's text lists this many skipped declarations (--json: all)
+# Which declaration of an operator declared twice is used (pyaclnn._registry's docstring).
+PRECEDENCE = ("custom packages whose library runs it, then the installed CANN's headers, then pyaclnn's headers/; "
+              "within one, the operator's own aclnn_<snake_case>.h, then by file name")
 
 
 def one_line(text: Any) -> str:
@@ -118,7 +121,7 @@ def _cann_report() -> dict[str, Any]:
         probe = {"value": None, "error": error}
         return {"env": _env.cann_vars(), "discovery": {"found": False, "attempts": [], "error": error},
                 "libraries": {}, "opened_by_name": {}, "symbols": {}, "missing_required": [], "missing_optional": [],
-                "operators": {"sources": [], "libraries": [], "skipped": [], "total": 0, "references": [],
+                "operators": {"sources": [], "libraries": [], "skipped": [], "conflicts": [], "total": 0, "references": [],
                               "error": error},
                 "acl_init": {"ok": None, "status": None, "error": error}, "cann_version": dict(probe),
                 "device_count": dict(probe), "soc_name": dict(probe)}
@@ -361,6 +364,13 @@ def doctor_text(data: dict[str, Any]) -> str:
                 out.append(f"    {row['op']}: {row['source']} ({Path(row['header']).name}): {row['reason']}; {used}")
             if len(skipped) > SKIPPED_SHOWN:
                 out.append(f"    ... and {len(skipped) - SKIPPED_SHOWN} more (`{PROG} doctor --json`)")
+        conflicts = ops.get("conflicts") or []
+        if conflicts:
+            out.append(f"  declared differently in two headers ({PRECEDENCE}):")
+            for row in conflicts:
+                others = "; ".join(f"{d['source']} ({Path(d['header']).name})" for d in row["others"])
+                out.append(f"    CONFLICT aclnn{row['op']}: uses {row['source']} ({Path(row['header']).name}), "
+                           f"not {others} (`{PROG} ops {row['op']}` shows both)")
         out.append(f"  with a NumPy reference (run on either backend): {', '.join(ops.get('references') or []) or 'none'}")
         if ops.get("error"):
             out.append(f"  error: {ops['error']}")
@@ -436,7 +446,10 @@ def ops_table(pattern: str | None = None) -> list[dict[str, Any]]:
             "roles_problem": info.roles_problem, "index_rule": info.index_rule,
             "params": [{"name": p.name, "ctype": p.ctype, "kind": p.kind,
                         "role": info.role_text(i) if p.kind in ("tensor", "tensor_list") else None}
-                       for i, p in enumerate(info.signature.params)]})
+                       for i, p in enumerate(info.signature.params)],
+            "launch": [{"name": p.name, "ctype": p.ctype, "kind": p.kind} for p in info.signature.launch],
+            "conflicts": [{"source": d.source.label, "header": str(d.header), "declaration": str(d.signature)}
+                          for d in info.conflicts]})
     return rows
 
 
@@ -484,9 +497,15 @@ def cmd_ops(args: argparse.Namespace) -> int:
         for p in row["params"]:
             role = p["role"] or ""
             print(f"    {p['name']:<{width}}  {role:<6} {p['kind']:<12} {p['ctype']}")
+        if row["launch"]:
+            print(f"    launch: aclnn{row['name'][5:]}(workspace, workspaceSize, executor, "
+                  f"{', '.join(p['name'] for p in row['launch'])}, stream)")
         for problem in (row["problem"], row["roles_problem"]):
             if problem:
                 print(f"    note: {problem}")
+        for d in row["conflicts"]:
+            print(f"    note: CONFLICT: {d['source']} ({Path(d['header']).name}) declares it differently, "
+                  f"{d['declaration']}; the declaration above is used ({PRECEDENCE})")
         for k in row["skipped"]:
             print(f"    note: skipped {k['source']} ({Path(k['header']).name}): {k['reason']}")
         if not row["provided"]:

@@ -9,9 +9,20 @@ looks them up, abi.md §5.4):
    ``vendors/config.ini``'s ``load_priority``; headers in ``op_api/include/``, the library
    ``op_api/lib/libcust_opapi.so``, the op definitions in
    ``op_impl/ai_core/tbe/config/<soc>/aic-<soc>-ops-info.json``;
-2. pyaclnn's own ``headers/`` (the operators it ships, with their NumPy references);
-3. the installed CANN's aclnnop headers: ``<home>/include/aclnnop/`` (9.x, and
-   8.x's link) and ``<home>/opp/built-in/op_impl/ai_core/tbe/op_api/include/aclnnop/`` (8.x).
+2. the installed CANN's aclnnop headers: ``<home>/include/aclnnop/`` (9.x, and
+   8.x's link) and ``<home>/opp/built-in/op_impl/ai_core/tbe/op_api/include/aclnnop/`` (8.x):
+   they declare the library this CANN installed, so its own header comes before any copy;
+3. pyaclnn's own ``headers/`` (the operators it ships, with their NumPy references), for a
+   CANN whose toolkit has no header for them.
+
+Within one source, the operator's own header comes first: ``aclnn_<snake_case>.h``, compared
+without underscores or case (``aclnn_group_norm.h`` and ``aclnn_logsoftmax.h`` are GroupNorm's
+and LogSoftmax's own), then the other headers declaring it, by file name. (Real packages do
+declare a name twice: ops-nn's aclnn_group_norm.h and experimental aclnn_group_norm_experimental.h
+both declare aclnnGroupNorm, with ``gamma``/``N`` and ``gammaOptional``/``n``.) Every declaration
+of an operator whose prototype differs from the one used is kept (``OpInfo.conflicts``), and
+``pyaclnn ops`` and ``doctor`` name it: the keyword names an operator takes come from the
+declaration used.
 
 The first source that declares an operator wins, except a custom package whose library does
 not run it: its ``libcust_opapi.so`` is missing, or does not export both ``aclnn<Op>GetWorkspaceSize``
@@ -21,6 +32,9 @@ GetOpApiFuncAddr goes on to the next library when a custom one is missing or its
 (Ascend/op-plugin op_plugin/utils/op_api_common.h). nnopbase takes no part in this: the aclnn entry
 points are found by whoever calls them. If no source provides the operator, its first declaration
 stands, so that calling it says why it cannot run.
+
+Only real API headers count (``_signature.internal_header``: not ``*_inner.h`` or the library's
+own C++), and only operators a header declares both functions of (``_signature.index_header``).
 
 The NumPy backend searches pyaclnn's ``headers/`` first (the operators it computes), then the same
 custom packages and toolkit headers (``reference_sources``), with the same rule, only to tell an
@@ -52,9 +66,9 @@ from typing import Any, Callable, Iterator
 
 from . import _elf, _env, errors
 from ._headers_path import HEADER_DIR
-from ._signature import Signature, index_header, parse_header
+from ._signature import Signature, internal_header, parse_header, scan_header
 
-__all__ = ["Source", "Skipped", "OpInfo", "Registry", "pyaclnn_source", "cann_sources", "custom_sources",
+__all__ = ["Source", "Skipped", "Declaration", "OpInfo", "Registry", "pyaclnn_source", "cann_sources", "custom_sources",
            "reference_sources", "SHIPPED_ROLES", "REFERENCES"]
 
 # The operators pyaclnn ships with a spec (pyaclnn._spec) and a NumPy reference (pyaclnn._numpy).
@@ -100,6 +114,23 @@ class Skipped:
         return f"{self.source.label} declares aclnn{name} ({self.header}) but {self.reason}"
 
 
+@dataclass(frozen=True)
+class Declaration:
+    """Another declaration of an operator, whose prototype differs from the one used."""
+    source: Source
+    header: Path
+    signature: Signature
+
+    def text(self, name: str) -> str:
+        return f"{self.source.label} ({self.header.name}) declares {self.signature}"
+
+
+def own_header(name: str, header: Path) -> bool:
+    """``header`` is the operator's own file: aclnn_<snake_case>.h, compared without underscores
+    or case (GroupNorm: aclnn_group_norm.h; LogSoftmax: aclnn_log_softmax.h or aclnn_logsoftmax.h)."""
+    return header.name.lower().replace("_", "") == f"aclnn{name.lower()}.h"
+
+
 # (source, operator name) -> why the source's own library cannot run it, None if it can
 Provides = Callable[[Source, str], "str | None"]
 
@@ -133,6 +164,8 @@ class OpInfo:
     index_rule: str = "non_null"        # or "position"
     roles_problem: str | None = None    # why inputs/outputs are undetermined
     skipped: tuple[Skipped, ...] = ()   # declarations before this one, passed over (Registry.resolve)
+    conflicts: tuple[Declaration, ...] = ()  # the other declarations whose prototype differs
+    shipped: bool = False               # the prototype pyaclnn's headers/ declare (its spec and reference apply)
     cache: dict[str, Any] = field(default_factory=dict)  # per-backend plans (argument slots...)
 
     @cached_property
@@ -152,8 +185,9 @@ class OpInfo:
 
     @property
     def has_reference(self) -> bool:
-        """A NumPy reference exists, and this is the operator it was written for (headers/)."""
-        return self.source.kind == "pyaclnn" and self.name in REFERENCES
+        """A NumPy reference exists, and this is the operator it was written for: the prototype
+        of pyaclnn's headers/ (whichever source's header declares it)."""
+        return self.shipped and self.name in REFERENCES
 
 
 def _normal(name: str) -> str:
@@ -200,29 +234,60 @@ class Registry:
         self._exports: dict[Path, set[str] | None] = {}
         self._resolved: dict[str, tuple[Source, Path, tuple[Skipped, ...]] | None] = {}
         self._lock = threading.Lock()
-        self._indexes: dict[int, dict[str, Path]] = {}     # source position -> {op: header}
+        self._indexes: dict[int, dict[str, list[Path]]] = {}  # source position -> {op: its headers, own first}
+        self._not_ops: dict[str, str] = {}  # name -> why a header declaring its phase 1 lists no operator
         self._parsed: dict[Path, dict[str, Signature]] = {}
         self._opdefs: dict[Path, dict[str, OpDef]] = {}  # parsed ops-info files
         self._ops: dict[str, OpInfo | None] = {}
 
     # -- discovery ---------------------------------------------------------------------------
-    def _index(self, i: int) -> dict[str, Path]:
+    def _index(self, i: int) -> dict[str, list[Path]]:
         index = self._indexes.get(i)
         if index is None:
             index = {}
-            for header in self.sources[i].headers():
+            for header in self.sources[i].headers():  # by file name
                 try:
                     text = header.read_text(encoding="utf-8", errors="replace")
                 except OSError:
                     continue
-                for name in index_header(text):
-                    index.setdefault(name, header)
+                names, halves = scan_header(text)
+                internal = internal_header(header.name, text)
+                if internal:
+                    halves, names = halves + names, []
+                for name in halves:
+                    self._not_ops.setdefault(name, f"{header} declares aclnn{name}GetWorkspaceSize, but "
+                                                   + (f"is {internal}" if internal else
+                                                      f"no launch function aclnn{name}"))
+                for name in names:
+                    index.setdefault(name, []).append(header)
+            for name, headers in index.items():
+                if len(headers) > 1:  # the operator's own header first (module docstring)
+                    headers.sort(key=lambda h, n=name: not own_header(n, h))  # type: ignore[misc]
             self._indexes[i] = index
         return index
 
     def declared(self, source: Source) -> dict[str, Path]:
-        """The operators ``source`` declares (its own index, whoever wins), by name."""
-        return dict(self._index(self.sources.index(source)))
+        """The operators ``source`` declares (its own index, whoever wins), by name, with the
+        header used from it."""
+        return {name: headers[0] for name, headers in self._index(self.sources.index(source)).items()}
+
+    def declarations(self, name: str) -> list[tuple[Source, Path]]:
+        """Every (source, header) declaring ``name``, in precedence order (indexes every source)."""
+        return [(s, h) for i, s in enumerate(self.sources) for h in self._index(i).get(name, ())]
+
+    def conflicts(self) -> dict[str, OpInfo]:
+        """The operators declared with differing prototypes (parses only the headers of names
+        declared more than once), by name."""
+        counts: dict[str, int] = {}
+        for i in range(len(self.sources)):
+            for name, headers in self._index(i).items():
+                counts[name] = counts.get(name, 0) + len(headers)
+        out = {}
+        for name in sorted(n for n, c in counts.items() if c > 1):
+            info = self.get(name)
+            if info is not None and info.conflicts:
+                out[name] = info
+        return out
 
     def exports(self, library: Path) -> set[str] | None:
         """The aclnn* functions ``library`` exports (ELF symbol table, cached; None: unreadable)."""
@@ -250,9 +315,10 @@ class Registry:
         skipped: list[Skipped] = []
         found: tuple[Source, Path, tuple[Skipped, ...]] | None = None
         for i, source in enumerate(self.sources):
-            header = self._index(i).get(name)
-            if header is None:
+            headers = self._index(i).get(name)
+            if not headers:
                 continue
+            header = headers[0]
             reason = self._provides(source, name) if source.library is not None else None
             if reason is None:
                 found = (source, header, tuple(skipped))
@@ -274,9 +340,12 @@ class Registry:
 
     def unknown(self, name: str, note: str = "") -> errors.UnknownOperatorError:
         """The error for ``name`` when no source declares it, naming every place searched."""
+        self.names()  # every source indexed: _not_ops complete
+        why = self._not_ops.get(name)
+        declared = (f"no API header declares both aclnn{name}GetWorkspaceSize and aclnn{name} ({why}; "
+                    if why else f"no header declares aclnn{name}GetWorkspaceSize (")
         return errors.UnknownOperatorError(
-            f"aclnn{name} is not a known operator: no header declares aclnn{name}GetWorkspaceSize "
-            f"(searched {self.searched()}){note}")
+            f"aclnn{name} is not a known operator: {declared}searched {self.searched()}){note}")
 
     def searched(self) -> str:
         return "; ".join(f"{s.label}: {', '.join(str(d) for d in s.include_dirs) or '-'}" for s in self.sources)
@@ -293,31 +362,55 @@ class Registry:
                 self._ops[name] = self._load(name)
         return self._ops[name]
 
+    def _parse(self, header: Path, name: str) -> Signature | None:
+        parsed = self._parsed.get(header)
+        if parsed is None:
+            parsed = self._parsed[header] = parse_header(header.read_text(encoding="utf-8", errors="replace"))
+        return parsed.get(name)
+
     def _load(self, name: str) -> OpInfo | None:
         where = self.resolve(name)
         if where is None:
             return None
         source, header, skipped = where
-        parsed = self._parsed.get(header)
-        if parsed is None:
-            parsed = self._parsed[header] = parse_header(header.read_text(encoding="utf-8", errors="replace"))
-        signature = parsed.get(name)
+        signature = self._parse(header, name)
         if signature is None:  # indexed, yet the declaration is not one pyaclnn can read
             signature = Signature(name, (), f"the declaration of aclnn{name}GetWorkspaceSize in {header} "
                                             "could not be parsed")
-        return self._roles(name, signature, source, header, skipped)
+        conflicts = []
+        shipped = source.kind == "pyaclnn"
+        for other_source, other in self.declarations(name):
+            if other == header:
+                continue
+            sig = self._parse(other, name)
+            if sig is None:
+                continue
+            if sig.same_prototype(signature):
+                shipped = shipped or other_source.kind == "pyaclnn"
+            else:
+                conflicts.append(Declaration(other_source, other, sig))
+        return self._roles(name, signature, source, header, skipped, tuple(conflicts), shipped)
 
     def _roles(self, name: str, sig: Signature, source: Source, header: Path,
-               skipped: tuple[Skipped, ...] = ()) -> OpInfo:
+               skipped: tuple[Skipped, ...] = (), conflicts: tuple[Declaration, ...] = (),
+               shipped: bool = False) -> OpInfo:
         tensors = [i for i, p in enumerate(sig.params) if p.kind in TENSOR_KINDS]
-        info = OpInfo(name, sig, source, header, None, None, skipped=skipped)
-        if not sig.all_const:  # hand-written: const is an input, non-const an output, ...Ref both
-            info.inputs = tuple(i for i in tensors if sig.params[i].const or sig.params[i].name.endswith("Ref"))
-            info.outputs = tuple(i for i in tensors if not sig.params[i].const or sig.params[i].name.endswith("Ref"))
+        info = OpInfo(name, sig, source, header, None, None, skipped=skipped, conflicts=conflicts, shipped=shipped)
+        const = {i: sig.params[i].const for i in tensors}
+        relaunched = {p.name: p.const for p in sig.launch if p.kind in TENSOR_KINDS}
+        if sig.all_const and relaunched and not all(relaunched.values()):
+            # a launch that re-declares the tensors is hand-written (opbuild writes the 4-argument
+            # one), and says which are outputs: aclnnGaussianBlur's phase 1 takes `const aclTensor
+            # *dst`, its launch `aclTensor *dst` (ops-cv experimental/image/gaussian_blur/op_api)
+            const = {i: relaunched.get(sig.params[i].name, c) for i, c in const.items()}
+        if not sig.all_const or const != {i: True for i in tensors}:
+            # hand-written: const is an input, non-const an output, ...Ref both
+            info.inputs = tuple(i for i in tensors if const[i] or sig.params[i].name.endswith("Ref"))
+            info.outputs = tuple(i for i in tensors if not const[i] or sig.params[i].name.endswith("Ref"))
             return info
         info.index_rule = "position"  # generated headers come with generated (nnopbase) executors
         outputs: set[str] | None = None
-        if source.kind == "pyaclnn" and name in SHIPPED_ROLES:
+        if shipped and name in SHIPPED_ROLES:
             names, info.index_rule = SHIPPED_ROLES[name]
             outputs = {_normal(n) for n in names}
         else:
@@ -417,17 +510,18 @@ def builtin_dirs(home: Path) -> list[Path]:
 
 
 def cann_sources(home: Path | None, layout: str | None) -> list[Source]:
-    """Every source of the acl backend, in search order (``home`` None: no toolkit headers)."""
+    """Every source of the acl backend, in search order (``home`` None: no toolkit headers):
+    custom packages, the installed CANN's own headers, then pyaclnn's headers/ (module docstring)."""
     opp_env = os.environ.get("ASCEND_OPP_PATH")
     opp = Path(opp_env) if opp_env else (home / "opp" if home is not None else None)
     sources = custom_sources(opp)
-    sources.append(pyaclnn_source())
     dirs = builtin_dirs(home) if home is not None else []
     if dirs:
         assert home is not None and opp is not None
         opdefs = tuple(sorted((opp / "built-in" / "op_impl" / "ai_core" / "tbe" / "config").glob(
             "*/aic-*-ops-info.json")))
         sources.append(Source("builtin", f"CANN {layout or ''} aclnnop".replace("  ", " "), tuple(dirs), None, opdefs))
+    sources.append(pyaclnn_source())
     return sources
 
 

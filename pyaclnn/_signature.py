@@ -9,7 +9,21 @@ A CANN operator is a pair of C functions::
 other preprocessor lines, ``extern "C" {``, ``ACLNN_API`` / ``__attribute__((visibility("default")))``
 in front of the declarations, comments, one parameter per line, several operators per header
 (aclnn_add.h declares Add, Adds, InplaceAdd and InplaceAdds). ``index_header(text)`` only lists
-the operator names (cheap: one regular expression), for discovery before anything is parsed.
+the operator names (cheap: two regular expressions), for discovery before anything is parsed.
+
+An operator is a *pair*: a phase 1 the header declares without its launch function is not one
+(ops-transformer's aclnn_fused_infer_attention_score_inner.h declares
+aclnnInnerFusedInferAttentionScoreTensorGetWorkspaceSize and no launch). A header that is the
+library's own C++ source rather than its C API (``internal_header``: ``*_inner.h``, ``using
+namespace``, the op_api development headers ``opdev/`` / ``aclnn_kernels/`` included) declares
+no operator at all.
+
+The launch function is usually ``(workspace, workspaceSize, executor, stream)``, but a header may
+declare more: ops-cv's aclnnGaussianBlur takes ``(workspace, workspaceSize, executor, src, ksize,
+sigmaX, sigmaY, borderType, dst, stream)``, phase 1's parameters again between the executor and
+the stream (its launch re-checks them: ops-cv experimental/image/gaussian_blur/op_api/
+aclnn_gaussian_blur.cpp, aclnnGaussianBlur). ``Signature.launch`` holds those extra parameters and
+``prototype()`` declares the launch exactly as the header does.
 
 Each parameter gets a *kind* that says what Python value it takes (``KINDS``); a C type pyaclnn
 cannot pass is kind ``"unsupported"``: the operator is still listed, and calling it raises
@@ -25,8 +39,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Param", "Signature", "parse_header", "index_header", "KINDS", "PHASE2_PROTOTYPE", "c_values", "c_element",
-           "c_scalar"]
+__all__ = ["Param", "Signature", "parse_header", "index_header", "scan_header", "internal_header", "KINDS", "c_values",
+           "c_element", "c_scalar"]
 
 # kind -> (C base type, pointer depth) pairs that have it. Base types are written without const.
 _TYPES: dict[tuple[str, int], str] = {
@@ -68,9 +82,8 @@ KINDS = {
     "unsupported": "a C type pyaclnn cannot pass",
 }
 
-PHASE2_PROTOTYPE = ("aclnnStatus aclnn{op}(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, "
-                    "aclrtStream stream);")
 _TAIL = (("uint64_t", 1), ("aclOpExecutor", 2))  # phase 1 ends with workspaceSize, executor
+_LAUNCH_HEAD = (("void", 1), ("uint64_t", 0), ("aclOpExecutor", 1))  # the launch starts with these
 
 
 @dataclass(frozen=True)
@@ -87,10 +100,12 @@ class Param:
 
 @dataclass(frozen=True)
 class Signature:
-    """The phase-1 parameters of one operator (without workspaceSize/executor)."""
+    """The phase-1 parameters of one operator (without workspaceSize/executor), and the extra
+    parameters of its launch function (between executor and stream; usually none)."""
     op: str                         # "Add" for aclnnAddGetWorkspaceSize
     params: tuple[Param, ...]
     problem: str | None = None      # why it cannot be called (an unsupported parameter...), else None
+    launch: tuple[Param, ...] = ()  # aclnnGaussianBlur's src, ksize, sigmaX, sigmaY, borderType, dst
 
     @property
     def api(self) -> str:
@@ -104,9 +119,32 @@ class Signature:
         return bool(tensors) and all(p.const and not p.name.endswith("Ref") for p in tensors)
 
     def prototype(self) -> str:
-        """The two declarations, normalised, for cffi's cdef."""
+        """The two declarations as the header declares them (normalised), for cffi's cdef."""
         params = ", ".join([str(p) for p in self.params] + ["uint64_t *workspaceSize", "aclOpExecutor **executor"])
-        return f"aclnnStatus {self.api}({params});\n" + PHASE2_PROTOTYPE.format(op=self.op)
+        launch = ", ".join(["void *workspace", "uint64_t workspaceSize", "aclOpExecutor *executor"]
+                           + [str(p) for p in self.launch] + ["aclrtStream stream"])
+        return f"aclnnStatus {self.api}({params});\naclnnStatus aclnn{self.op}({launch});"
+
+    def same_prototype(self, other: "Signature") -> bool:
+        """Both declare the same C functions: parameter names and C types of both phases (the
+        keyword names an operator takes come from them)."""
+        def key(sig: Signature) -> tuple:
+            return tuple((p.name, p.ctype) for p in sig.params), tuple((p.name, p.ctype) for p in sig.launch)
+        return key(self) == key(other)
+
+    @cached_property
+    def launch_sources(self) -> tuple[int, ...] | None:
+        """The phase-1 position of each extra launch parameter, matched by name (aclnnGaussianBlur's
+        launch takes phase 1's values again); None if one has no phase-1 namesake (then only the C
+        layer, given every launch argument, can run the operator)."""
+        names = {p.name: i for i, p in enumerate(self.params)}
+        out = tuple(names.get(p.name, -1) for p in self.launch)
+        return None if -1 in out else out
+
+    @cached_property
+    def launch_values(self) -> tuple[tuple[int, Param, type, int, int], ...]:
+        """``values`` of the extra launch parameters (positions count from the first extra)."""
+        return _values(self.launch)
 
     def __str__(self) -> str:
         return f"{self.api}({', '.join(str(p) for p in self.params)})"
@@ -115,12 +153,16 @@ class Signature:
     def values(self) -> tuple[tuple[int, Param, type, int, int], ...]:
         """(position, parameter, the Python type that needs no conversion, its range) of each
         plain C value (integers, floats, bools, char*): what ``c_values`` checks."""
-        out = []
-        for i, p in enumerate(self.params):
-            if p.kind in _VALUE_KINDS:
-                lo, hi = _range(p.ctype) if p.kind == "int" else (0, -1)
-                out.append((i, p, _FAST[p.kind], lo, hi))
-        return tuple(out)
+        return _values(self.params)
+
+
+def _values(params: tuple[Param, ...]) -> tuple[tuple[int, Param, type, int, int], ...]:
+    out = []
+    for i, p in enumerate(params):
+        if p.kind in _VALUE_KINDS:
+            lo, hi = _range(p.ctype) if p.kind == "int" else (0, -1)
+            out.append((i, p, _FAST[p.kind], lo, hi))
+    return tuple(out)
 
 
 # -- plain C values: checked and converted once, for pyaclnn.acl and the executors alike ---------
@@ -135,15 +177,17 @@ _HINTS = {"reduction": " (0 = none, 1 = mean, 2 = sum)",
           "reductionOptional": " ('none', 'mean' or 'sum'; None is nullptr, the library's 'mean')"}
 
 
-def c_values(sig: Signature, args: tuple) -> tuple:
-    """``args`` of ``sig``'s phase 1 with each plain value checked against its C type and converted:
-    integer types take an int (NumPy integers too, not bools; outside the C type's range is a
-    ValueError), double/float an int or float, bool a bool, char* a str or None. A wrong Python
-    type is a TypeError naming the C parameter, on both backends, before anything is allocated.
-    A wrong argument count is left to the call (the library's, or the spec's, error)."""
-    values = sig.values
-    if not values or len(args) != len(sig.params):
+def c_values(sig: Signature, args: tuple, launch: bool = False) -> tuple:
+    """``args`` of ``sig``'s phase 1 (``launch``: the extra launch arguments) with each plain value
+    checked against its C type and converted: integer types take an int (NumPy integers too, not
+    bools; outside the C type's range is a ValueError), double/float an int or float, bool a bool,
+    char* a str or None. A wrong Python type is a TypeError naming the C parameter, on both
+    backends, before anything is allocated. A wrong argument count is left to the call (the
+    library's, or the spec's, error)."""
+    values, params = (sig.launch_values, sig.launch) if launch else (sig.values, sig.params)
+    if not values or len(args) != len(params):
         return args
+    api = f"aclnn{sig.op}" if launch else sig.api
     out: list[Any] | None = None
     for i, param, fast, lo, hi in values:  # the common case, a value of the right type, converts nothing
         value = args[i]
@@ -151,7 +195,7 @@ def c_values(sig: Signature, args: tuple) -> tuple:
             continue
         if out is None:
             out = list(args)
-        out[i] = _convert(sig.api, param, value)
+        out[i] = _convert(api, param, value)
     return args if out is None else tuple(out)
 
 
@@ -250,12 +294,42 @@ _ATTRIBUTE = re.compile(r"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|__declsp
 _EXTERN_C = re.compile(r'extern\s+"C"\s*\{?')
 _MACROS = re.compile(r"\b(?:ACLNN_API|ACL_FUNC_VISIBILITY|OP_API_EXPORT|__EXPORT__|extern|static|inline)\b")
 _DECL = re.compile(r"\baclnn(\w+?)GetWorkspaceSize\s*\(([^()]*)\)\s*$", re.S)
+_LAUNCH = re.compile(r"\baclnn(\w+)\s*\(([^()]*)\)\s*$", re.S)
 _INDEX = re.compile(r"\baclnn(\w+?)GetWorkspaceSize\s*\(")
+_INDEX_LAUNCH = re.compile(r"\baclnn(\w+)\s*\(")
+# C++ of the library's own sources, never of a C API header: a namespace brought in, or op_api's
+# development headers (opdev/, aclnn_kernels/: not installed with CANN) included.
+_CXX_ONLY = re.compile(r"\busing\s+namespace\b|^[ \t]*#[ \t]*include[ \t]*[<\"](?:opdev|aclnn_kernels)/", re.M)
+
+
+def internal_header(name: str, text: str) -> str | None:
+    """Why the header ``name`` (a file name) with ``text`` is the library's internal C++ rather
+    than an operator API header, None if it is an API header. ``*_inner.h`` is op_api's name for
+    a header private to its own sources (ops-transformer attention/fused_infer_attention_score/
+    op_host/op_api/aclnn_fused_infer_attention_score_inner.h, next to the public
+    aclnn_fused_infer_attention_score.h); ``using namespace`` or an ``opdev/`` or ``aclnn_kernels/``
+    include makes it C++ that only the library's build can compile (ops-transformer
+    mc2/distribute_barrier/op_host/op_api/aclnn_distribute_barrier_common.h)."""
+    if name.endswith("_inner.h"):
+        return "an op_api internal header (*_inner.h)"
+    match = _CXX_ONLY.search(_COMMENTS.sub(" ", text))
+    if match:
+        return f"C++ of the library's own sources ({' '.join(match.group(0).split())!r})"
+    return None
 
 
 def index_header(text: str) -> list[str]:
-    """Operator names declared in a header, without parsing it (comments are dropped first)."""
-    return list(dict.fromkeys(_INDEX.findall(_COMMENTS.sub(" ", text))))
+    """Operator names declared in a header, without parsing it (comments are dropped first): the
+    names with both a phase 1 and a launch function, in the order of their phase 1."""
+    return scan_header(text)[0]
+
+
+def scan_header(text: str) -> tuple[list[str], list[str]]:
+    """(``index_header``'s names, the names whose phase 1 is declared without a launch function)."""
+    text = _COMMENTS.sub(" ", text)
+    launches = set(_INDEX_LAUNCH.findall(text))
+    names = list(dict.fromkeys(_INDEX.findall(text)))
+    return [n for n in names if n in launches], [n for n in names if n not in launches]
 
 
 def _clean(text: str) -> str:
@@ -267,31 +341,47 @@ def _clean(text: str) -> str:
 
 
 def parse_header(text: str) -> dict[str, Signature]:
-    """Every operator whose phase 1 the header declares, by name ("Add"), in header order."""
-    found: dict[str, Signature] = {}
+    """Every operator whose two functions the header declares, by name ("Add"), in header order."""
+    phase1: dict[str, str] = {}
+    launch: dict[str, str] = {}
     for statement in _clean(text).replace("{", ";").replace("}", ";").split(";"):
-        match = _DECL.search(statement.strip())
+        statement = statement.strip()
+        match = _DECL.search(statement)
         if match:
-            op, params = match.group(1), match.group(2)
-            found[op] = _signature(op, params)
-    return found
+            phase1.setdefault(match.group(1), match.group(2))
+            continue
+        match = _LAUNCH.search(statement)
+        if match:  # the first declaration: a later call (an inline wrapper's body) is no prototype
+            launch.setdefault(match.group(1), match.group(2))
+    return {op: _signature(op, params, launch[op]) for op, params in phase1.items() if op in launch}
 
 
-def _signature(op: str, text: str) -> Signature:
+def _params(text: str) -> list[Param]:
     raw = [p.strip() for p in text.split(",")]
     if raw == ["void"] or raw == [""]:
         raw = []
-    params = [_param(item, i) for i, item in enumerate(raw)]
-    problem = None
+    return [_param(item, i) for i, item in enumerate(raw)]
+
+
+def _signature(op: str, text: str, launch_text: str) -> Signature:
+    params = _params(text)
     tail = [(_base(p.ctype), p.ctype.count("*")) for p in params[-2:]]
     if tail != list(_TAIL):
         return Signature(op, tuple(params), f"aclnn{op}GetWorkspaceSize does not end with "
                                             "(uint64_t *workspaceSize, aclOpExecutor **executor)")
     params = params[:-2]
-    bad = [p for p in params if p.kind == "unsupported"]
+    launch = _params(launch_text)
+    head = [(_base(p.ctype), p.ctype.count("*")) for p in launch[:3]]
+    if head != list(_LAUNCH_HEAD) or not launch[3:] or launch[-1].kind != "stream":
+        return Signature(op, tuple(params), f"aclnn{op} is declared ({', '.join(str(p) for p in launch)}), not "
+                                            "(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, ..., "
+                                            "aclrtStream stream)")
+    extra = tuple(launch[3:-1])
+    problem = None
+    bad = [p for p in params + list(extra) if p.kind == "unsupported"]
     if bad:
         problem = "; ".join(f"parameter {p.name!r} has C type {p.ctype!r}, which pyaclnn cannot pass" for p in bad)
-    return Signature(op, tuple(params), problem)
+    return Signature(op, tuple(params), problem, extra)
 
 
 _TOKEN = re.compile(r"\*|[A-Za-z_]\w*")

@@ -112,6 +112,26 @@ def backend(request: pytest.FixtureRequest, use_backend: Callable[..., object]) 
     return request.param
 
 
+def shared_folder(*parts: str) -> Path | None:
+    """``shared/<parts>`` beside the checkout (the project's shared test inputs, never copied into
+    it): beside this worktree's root, else beside the main checkout of a ``git worktree``; None
+    if neither has it."""
+    import subprocess
+    root = TESTS.parent
+    candidates = [root.parent / "shared"]
+    try:
+        common = subprocess.run(["git", "-C", str(root), "rev-parse", "--path-format=absolute", "--git-common-dir"],
+                                capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        common = ""
+    if common:
+        candidates.append(Path(common).parent.parent / "shared")  # <main>/.git -> <main>/../shared
+    for shared in candidates:
+        if shared.joinpath(*parts).exists():
+            return shared.joinpath(*parts)
+    return None
+
+
 def headers_package(root: Path, headers: dict[str, str]) -> Path:
     """A custom operator package at ``root`` holding only ``op_api/include/<name>`` headers of
     the given texts (no library: a package installed half-way, or one made for a test)."""

@@ -25,6 +25,8 @@ from conftest import headers_package
 
 torch = pytest.importorskip("torch")
 TESTS = Path(__file__).resolve().parent
+# the launch function a header declares with each phase 1 (without it, there is no operator)
+LAUNCH = "aclnnStatus aclnn{}(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);\n"
 
 
 @pytest.fixture(scope="module")
@@ -307,7 +309,7 @@ def test_unsupported_parameter_is_listed_and_named_when_called(
         emulator, emulator_home, custom_vendor, use_backend, monkeypatch, tmp_path, capsys):
     weird = headers_package(tmp_path / "weird", {"aclnn_weird.h":
         "ACLNN_API aclnnStatus aclnnWeirdGetWorkspaceSize(const aclTensor *x, aclTensor **outs,\n"
-        "    uint64_t *workspaceSize, aclOpExecutor **executor);\n"})
+        "    uint64_t *workspaceSize, aclOpExecutor **executor);\n" + LAUNCH.format("Weird")})
     monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", f"{weird}:{custom_vendor}")
     use_backend("acl", home=emulator_home)
     from pyaclnn._cli import main
@@ -320,7 +322,7 @@ def test_unsupported_parameter_is_listed_and_named_when_called(
     with pytest.raises(pyaclnn.NotSupportedError, match="no library exports"):  # declared, no libcust_opapi.so
         (weird / "op_api" / "include" / "aclnn_weird.h").write_text(
             "aclnnStatus aclnnWeirdGetWorkspaceSize(const aclTensor *x, uint64_t *workspaceSize, "
-            "aclOpExecutor **executor);\n")
+            "aclOpExecutor **executor);\n" + LAUNCH.format("Weird"))
         use_backend("acl", home=emulator_home)
         acl.aclnnWeirdGetWorkspaceSize(None)
 
@@ -458,7 +460,7 @@ def test_an_unparseable_declaration_is_named_whatever_the_arguments(
     cannot call the operator, not that it "takes 0 arguments"."""
     bad = headers_package(tmp_path / "bad", {"aclnn_garbled.h":
         "aclnnStatus aclnnGarbledGetWorkspaceSize(const aclTensor *x, int (*cb)(int),\n"
-        "    uint64_t *workspaceSize, aclOpExecutor **executor);\n"})
+        "    uint64_t *workspaceSize, aclOpExecutor **executor);\n" + LAUNCH.format("Garbled")})
     monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", f"{bad}:{custom_vendor}")
     use_backend("acl", home=emulator_home)
     for args in ((), (np.ones(2, np.float32), None)):

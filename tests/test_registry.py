@@ -54,9 +54,17 @@ ACLNN_API aclnnStatus aclnnEverythingGetWorkspaceSize(const aclIntArray *dims, c
     const aclBoolArray *mask, const aclScalarList *scalars, int8_t a, int32_t b, uint64_t c, double d,
     float e, bool g, const char *mode, char *reduction, aclDataType dtype, aclTensor *out,
     uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnEverything(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                      aclrtStream stream);
 
 ACLNN_API aclnnStatus aclnnWeirdGetWorkspaceSize(const aclTensor *const *tensors, aclTensor **outs,
                                                  uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnWeird(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                 aclrtStream stream);
+
+// a phase 1 without its launch function is no operator (an Inner op of an _inner.h does this)
+ACLNN_API aclnnStatus aclnnOrphanGetWorkspaceSize(const aclTensor *self, uint64_t *workspaceSize,
+                                                  aclOpExecutor **executor);
 
 #ifdef __cplusplus
 }
@@ -112,6 +120,19 @@ aclnnStatus aclnnAddCustom(
 def test_index_lists_operators_without_parsing_and_skips_comments():
     assert index_header(HAND_WRITTEN) == ["Add", "InplaceAdd", "Cat", "Everything", "Weird"]
     assert index_header(GENERATED) == ["AddCustom"]
+
+
+def test_a_phase_1_without_launch_or_in_an_internal_header_is_no_operator_and_says_why(tmp_path):
+    (tmp_path / "aclnn_add.h").write_text(HAND_WRITTEN)
+    (tmp_path / "aclnn_thing_inner.h").write_text(GENERATED.replace("AddCustom", "InnerThing"))
+    (tmp_path / "aclnn_common.h").write_text("using namespace op;\n" + GENERATED.replace("AddCustom", "Common"))
+    registry = Registry([Source("builtin", "toolkit", (tmp_path,))])
+    assert set(registry.all()) == {"Add", "InplaceAdd", "Cat", "Everything", "Weird"}
+    assert "no launch function aclnnOrphan" in str(registry.unknown("Orphan"))
+    assert "aclnn_thing_inner.h declares aclnnInnerThingGetWorkspaceSize, but is an op_api internal header" in \
+        str(registry.unknown("InnerThing"))
+    assert "C++ of the library's own sources ('using namespace')" in str(registry.unknown("Common"))
+    assert "no header declares aclnnNopeGetWorkspaceSize" in str(registry.unknown("Nope"))
 
 
 def test_hand_written_header_kinds_and_const():
@@ -251,17 +272,18 @@ def test_toolkit_layouts(tmp_path, monkeypatch):
     (home9 / "include" / "aclnnop" / "aclnn_add.h").write_text(HAND_WRITTEN)
     for home, layout in ((home8, "8.x"), (home9, "9.x")):
         sources = cann_sources(home, layout)
-        assert [s.kind for s in sources] == ["pyaclnn", "builtin"]
-        assert len(sources[1].include_dirs) == 1  # the 8.x link is the same folder
+        assert [s.kind for s in sources] == ["builtin", "pyaclnn"]  # the installed CANN's own headers first
+        assert len(sources[0].include_dirs) == 1  # the 8.x link is the same folder
         registry = Registry(sources)
         assert registry.get("Add").source.kind == "builtin"
-        assert registry.get("MseLossBackward").source.kind == "pyaclnn"  # headers/ before the toolkit
+        mse = registry.get("MseLossBackward")  # this toolkit has no header for it: headers/' declaration
+        assert mse.source.kind == "pyaclnn" and mse.shipped and mse.has_reference
         assert {"Add", "InplaceAdd", "Cat", "MseLossBackward"} <= set(registry.all())
 
 
 def test_headers_are_parsed_only_when_used_and_once(tmp_path, monkeypatch):
     (tmp_path / "aclnn_add.h").write_text(HAND_WRITTEN)
-    (tmp_path / "aclnn_broken.h").write_text("aclnnBrokenGetWorkspaceSize(")
+    (tmp_path / "aclnn_broken.h").write_text("aclnnBrokenGetWorkspaceSize(\naclnnBroken(")
     calls = []
     import pyaclnn._registry as reg
     real = reg.parse_header
@@ -291,3 +313,26 @@ def test_op_definitions_are_read_one_file_at_a_time(tmp_path, monkeypatch):
     registry2 = Registry([Source("custom", "multi", (vendor / "op_api" / "include",), None, files[::-1])])
     read.clear()
     assert registry2.get("AddCustom").outputs == (3,) and read == ["ascend910b"]
+
+
+def test_the_installed_cann_header_comes_before_pyaclnn_headers(tmp_path, monkeypatch):
+    """The toolkit's own declaration describes the library it installed: it is used, and one that
+    differs from headers/ is a named conflict, without the NumPy reference (written for headers/'
+    prototype). The same prototype keeps the reference."""
+    from pyaclnn._headers_path import HEADER_DIR
+    monkeypatch.delenv("ASCEND_CUSTOM_OPP_PATH", raising=False)
+    monkeypatch.delenv("ASCEND_OPP_PATH", raising=False)
+    folder = tmp_path / "include" / "aclnnop"
+    folder.mkdir(parents=True)
+    shipped = (HEADER_DIR / "aclnn_mse_loss_backward.h").read_text()
+    (folder / "aclnn_mse_loss_backward.h").write_text(shipped)
+    (folder / "aclnn_prelu_backward.h").write_text(
+        (HEADER_DIR / "aclnn_prelu_backward.h").read_text().replace("* gradOutput", "* gradOut"))
+    registry = Registry(cann_sources(tmp_path, "9.x"))
+    mse = registry.get("MseLossBackward")
+    assert mse.source.kind == "builtin" and mse.shipped and mse.has_reference and mse.conflicts == ()
+    prelu = registry.get("PreluBackward")
+    assert prelu.source.kind == "builtin" and prelu.names[0] == "gradOut"
+    assert not prelu.shipped and not prelu.has_reference
+    assert [(d.source.kind, d.signature.params[0].name) for d in prelu.conflicts] == [("pyaclnn", "gradOutput")]
+    assert list(registry.conflicts()) == ["PreluBackward"]

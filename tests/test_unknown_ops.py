@@ -89,8 +89,8 @@ def test_attribute_lookup_reads_only_the_header_index_once(backend, monkeypatch)
     from pyaclnn import _backend
     _backend.current()
     indexed: list[int] = []
-    real_index = reg.index_header
-    monkeypatch.setattr(reg, "index_header", lambda text: indexed.append(1) or real_index(text))
+    real_index = reg.scan_header
+    monkeypatch.setattr(reg, "scan_header", lambda text: indexed.append(1) or real_index(text))
     monkeypatch.setattr(reg, "parse_header", lambda text: pytest.fail("a header was parsed"))
     for i in range(3):
         assert not hasattr(acl, f"aclnnNoSuchOp{i}GetWorkspaceSize")

@@ -66,9 +66,9 @@ class OpLibraries:
         name = f"aclnn{info.name}"
         phase1 = f"{name}GetWorkspaceSize"
         candidates = self.candidates(info)
-        if (info.source.kind == "pyaclnn" and phase1 in _SEED and candidates
+        if (info.shipped and phase1 in _SEED and candidates
                 and candidates[0] == self.lib.found.opapi):
-            try:  # the seed operators: declared with headers/, already bound on the loaded library
+            try:  # the seed operators: headers/' prototype, already bound on the loaded library
                 return getattr(self.lib.op, phase1), getattr(self.lib.op, name)
             except AttributeError:
                 pass

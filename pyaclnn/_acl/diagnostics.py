@@ -163,6 +163,9 @@ def operators(found: _loader.Discovery | None) -> dict[str, Any]:
     its package's library does not run the operator (``reason``: library missing, or which
     function it does not export); ``used`` is the source whose declaration is used instead,
     None if no source provides the operator;
+    ``conflicts``: [{op, source, header, others: [{source, header, declaration}]}] for each
+    operator declared with differing prototypes (which declaration is used: ``_registry``'s
+    precedence; only the headers of names declared twice are parsed);
     ``total``: distinct operators; ``references``: those with a NumPy reference."""
     home = found.home if found is not None and found.found else None
     registry = Registry(cann_sources(home, found.layout) if home is not None and found is not None
@@ -187,8 +190,13 @@ def operators(found: _loader.Discovery | None) -> dict[str, Any]:
         for s in where[2] if where is not None else ():
             skipped.append({"op": f"aclnn{name}", "source": s.source.label, "header": str(s.header),
                             "reason": s.reason, "used": None if used == s.source else used.label})
-    return {"sources": sources, "libraries": libraries, "skipped": skipped, "total": len(found_ops),
-            "references": [n for n in REFERENCES if n in found_ops and found_ops[n][0].kind == "pyaclnn"]}
+    conflicts = [{"op": name, "source": info.source.label, "header": str(info.header),
+                  "others": [{"source": d.source.label, "header": str(d.header), "declaration": str(d.signature)}
+                             for d in info.conflicts]}
+                 for name, info in registry.conflicts().items()]
+    return {"sources": sources, "libraries": libraries, "skipped": skipped, "conflicts": conflicts,
+            "total": len(found_ops),
+            "references": [n for n in REFERENCES if n in found_ops and registry.get(n).has_reference]}
 
 
 def report() -> dict[str, Any]:
@@ -254,6 +262,6 @@ def report() -> dict[str, Any]:
     try:
         out["operators"] = operators(found)
     except Exception as exc:  # noqa: BLE001
-        out["operators"] = {"sources": [], "libraries": [], "skipped": [], "total": 0, "references": [],
+        out["operators"] = {"sources": [], "libraries": [], "skipped": [], "conflicts": [], "total": 0, "references": [],
                             "error": _err(exc)}
     return out
