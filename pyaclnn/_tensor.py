@@ -507,10 +507,3 @@ def _dtype_pair(dtype: Any) -> tuple[np.dtype, DType]:
             except TypeError:
                 pass
         return pair
-
-
-def as_numpy_dtype(dtype: Any) -> np.dtype:
-    """np.dtype for a NumPy dtype-like or an aclDataType."""
-    if isinstance(dtype, DType):
-        return to_numpy(dtype)
-    return np.dtype(dtype)

@@ -196,7 +196,7 @@ def operators(found: _loader.Discovery | None) -> dict[str, Any]:
                  for name, info in registry.conflicts().items()]
     return {"sources": sources, "libraries": libraries, "skipped": skipped, "conflicts": conflicts,
             "total": len(found_ops),
-            "references": [n for n in REFERENCES if n in found_ops and registry.get(n).has_reference]}
+            "references": [n for n in REFERENCES if n in found_ops and (i := registry.get(n)) is not None and i.has_reference]}
 
 
 def report() -> dict[str, Any]:

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import errors
 from .._registry import OpInfo, Registry, cann_sources
+from .._runtime import Runtime
 from ..dtypes import DType, to_numpy
 from ._ffi import libc, libc_ffi
 from ._lib import Lib, check, ffi, get, loading_hint, recent_error
@@ -57,6 +58,24 @@ def _nullable(handle: Any) -> Any:
     return NULL if handle is None else handle
 
 
+def _pointers(params: Sequence[Any]) -> tuple[int, ...]:
+    """Positions of the char* and void* parameters (``_signature.Param``), converted by ``_c_args``."""
+    return tuple(i for i, p in enumerate(params) if p.kind in ("string", "address"))
+
+
+def _c_args(args: Sequence[Any], strings: tuple[int, ...]) -> list[Any]:
+    """An operator's arguments as cffi takes them: None is NULL; at ``strings``, a str becomes a
+    char[] (alive for the call) and an int address a void*."""
+    c_args = [NULL if a is None else a for a in args]
+    for i in strings:
+        a = c_args[i]
+        if isinstance(a, str):
+            c_args[i] = ffi.new("char[]", a.encode())
+        elif isinstance(a, int):
+            c_args[i] = ffi.cast(_VOID_P, a)
+    return c_args
+
+
 def _made(handle: Any, api: str) -> Any:
     """The handle an aclCreate* returned; they report failure only by returning NULL."""
     if handle == NULL:
@@ -76,9 +95,9 @@ class AclRuntime:
         # custom packages (those whose library runs the op), pyaclnn's headers/, the toolkit's (_registry)
         self.registry = Registry(cann_sources(found.home, found.layout) if found.home else [])
         self.libraries = OpLibraries(self.lib, self.registry.exports)
-        # per operator, resolved on first use: (phase 1, positions of its char*/void* parameters), phase 2
+        # per operator, resolved on first use: (phase 1 or 2, positions of its char*/void* parameters)
         self._phase1: dict[str, tuple[Any, tuple[int, ...]]] = {}
-        self._phase2: dict[str, Any] = {}
+        self._phase2: dict[str, tuple[Any, tuple[int, ...]]] = {}
         self._outs = threading.local()  # per-thread phase-1 out-parameters, reused call after call
         self._inits: list[bool] = []  # one entry per aclInit of pyaclnn: True if it initialised CANN
 
@@ -476,9 +495,8 @@ class AclRuntime:
         if info.signature.problem:
             raise errors.NotSupportedError(f"aclnn{op} cannot be called from pyaclnn: {info.signature.problem}")
         phase1, phase2 = self.libraries.functions(info)
-        strings = tuple(i for i, k in enumerate(info.kinds) if k in ("string", "address"))
-        self._phase2[op] = phase2
-        self._phase1[op] = (phase1, strings)
+        self._phase2[op] = (phase2, _pointers(info.signature.launch))
+        self._phase1[op] = (phase1, _pointers(info.signature.params))
         return self._phase1[op]
 
     def workspace_size(self, op: str, args: tuple) -> tuple[int, Any]:
@@ -487,8 +505,8 @@ class AclRuntime:
         if outs is None:
             outs = self._outs.pair = (ffi.new(_U64_P), ffi.new(_EXECUTOR_PP))
         size, executor = outs
-        c_args = [NULL if a is None else a for a in args]
-        for i in strings:  # char* and void* parameters: str -> char[], int -> void*
+        c_args = [NULL if a is None else a for a in args]  # _c_args inline: this is on every call
+        for i in strings:
             a = c_args[i]
             if isinstance(a, str):
                 c_args[i] = ffi.new("char[]", a.encode())
@@ -499,13 +517,18 @@ class AclRuntime:
             check(status, f"aclnn{op}GetWorkspaceSize")
         return int(size[0]), executor[0]
 
-    def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any) -> None:
+    def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any,
+               *extra: Any) -> None:
+        """aclnn<op>(workspace, workspaceSize, executor, <extra>, stream): the launch as the header
+        declares it (``extra``: aclnnGaussianBlur's src ... dst, converted as phase 1's)."""
         phase2 = self._phase2.get(op)
         if phase2 is None:
             self._resolve(op)
             phase2 = self._phase2[op]
-        status = phase2(ffi.cast(_VOID_P, workspace) if workspace else NULL, workspace_size,
-                        NULL if executor is None else executor, NULL if stream is None else stream)
+        fn, strings = phase2
+        status = fn(ffi.cast(_VOID_P, workspace) if workspace else NULL, workspace_size,
+                    NULL if executor is None else executor, *(_c_args(extra, strings) if extra else ()),
+                    NULL if stream is None else stream)
         if status:
             check(status, f"aclnn{op}")
 
@@ -524,3 +547,8 @@ class AclRuntime:
         status = self.nn.aclSetOutputTensorAddr(_nullable(executor), index, _nullable(tensor), ffi.cast(_VOID_P, addr))
         if status:
             check(status, "aclSetOutputTensorAddr")
+
+
+def _conforms(runtime: AclRuntime) -> Runtime:
+    """Never called: mypy checks here that AclRuntime implements the contract."""
+    return runtime

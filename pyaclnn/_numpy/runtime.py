@@ -26,6 +26,7 @@ import numpy as np
 from .. import errors
 from ..dtypes import DType, to_numpy
 from .._registry import OpInfo, Registry, reference_sources
+from .._runtime import HostRuntime
 from .._strides import contiguous_strides, extent
 from . import ops
 from .memory import AddressSpace
@@ -1045,7 +1046,10 @@ class NumpyRuntime:
                                                            handles=tuple(handles), names=tuple(info.names),
                                                            generated=info.index_rule == "position"))
 
-    def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any) -> None:
+    def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any,
+               *extra: Any) -> None:
+        # ``extra``: the launch arguments a header declares beyond the four; no operator with a
+        # reference has any (an operator without one never gets an executor here)
         api = f"aclnn{op}"
         if executor is None:  # opbase CommonOpExecutorRun: checked first, ACLNN_ERR_PARAM_NULLPTR
             if op not in ops.REFERENCES:  # ... of an operator this backend can run at all
@@ -1263,3 +1267,8 @@ def _split_io(info: OpInfo, args: tuple) -> tuple[list[Any], list[Any]]:
     inputs = [args[i] for i in info.inputs if keep_null or args[i] is not None]
     outputs = [args[i] for i in info.outputs if keep_null or args[i] is not None]
     return inputs, outputs
+
+
+def _conforms(runtime: NumpyRuntime) -> HostRuntime:
+    """Never called: mypy checks here that NumpyRuntime implements the contract."""
+    return runtime
