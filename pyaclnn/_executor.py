@@ -126,6 +126,9 @@ class _Slots:
         self.names = info.names
         self.info = info
         self.values = bool(info.signature.values)  # plain C values to check (c_values)
+        # the phase-1 slot of each extra launch parameter (Signature.launch; None: one has no
+        # phase-1 namesake, so the object cannot launch it)
+        self.launch = info.signature.launch_sources
 
 
 def _present(slots: _Slots, args: tuple, group: tuple[int, ...]) -> list[tuple[int, int]]:
@@ -181,6 +184,13 @@ class Executor(Resource):
             if type(self) in _BY_OP.values():
                 type(self)._cached = (runtime, slots)
         self._slots = slots
+        if slots.launch is None:
+            sig = slots.info.signature
+            missing = [p.name for p in sig.launch if p.name not in slots.names]
+            raise NotSupportedError(
+                f"aclnn{self.op}'s launch function takes {', '.join(missing)}, which its phase 1 does not: the "
+                f"object passes phase 1's values by name; call pyaclnn.acl.aclnn{self.op}GetWorkspaceSize and "
+                f"pyaclnn.acl.aclnn{self.op} with every argument instead")
         if slots.values:
             args = c_values(slots.info.signature, args)  # plain values: TypeError before any allocation
         present = [i for i in slots.tensors if args[i] is not None]
@@ -311,7 +321,9 @@ class Executor(Resource):
         except BaseException:
             once.destroy(runtime)
             raise
-        launch(runtime, self.op, once, workspace, size, once.handle, stream._raw, stream._order)
+        at = self._slots.launch  # the extra launch parameters: phase 1's values, by name
+        launch(runtime, self.op, once, workspace, size, once.handle, stream._raw, stream._order,
+               tuple([self._c_args[i] for i in at]) if at else ())
 
     @classmethod
     def from_args(cls, op: str, args: Sequence[Any], repeatable: bool = False) -> "Executor":
@@ -331,7 +343,9 @@ class Executor(Resource):
         launch routine (pyaclnn._launch).
 
         Queues the operator; the workspace comes from the stream's own buffer. What the launch
-        uses stays allocated until the stream has passed it.
+        uses stays allocated until the stream has passed it. A launch function declared with
+        more parameters (ops-cv's aclnnGaussianBlur(workspace, workspaceSize, executor, src,
+        ksize, sigmaX, sigmaY, borderType, dst, stream)) gets phase 1's values for them, by name.
 
         Args:
             stream: the Stream to queue on; None for this thread's stream on the executor's
@@ -357,7 +371,12 @@ class Executor(Resource):
         device.use()
         size = self.workspace_size
         workspace = stream.workspace(size) if size > 0 else 0
-        launch(self._runtime, self.op, planned, workspace, size, executor, stream._raw, stream._order)
+        at = self._slots.launch  # the extra launch parameters: phase 1's values, by name
+        if at:
+            launch(self._runtime, self.op, planned, workspace, size, executor, stream._raw, stream._order,
+                   tuple([self._c_args[i] for i in at]))
+        else:
+            launch(self._runtime, self.op, planned, workspace, size, executor, stream._raw, stream._order)
 
     def set_input(self, index: int | str, tensor: Tensor) -> None:
         """Point input ``index`` (non-null input tensors, in parameter order; or the C parameter

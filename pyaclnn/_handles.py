@@ -329,10 +329,14 @@ def phase1(rt: Any, op: str, handles: HandleSlots, args: tuple) -> tuple[int, An
     return size, executor
 
 
-def phase2(rt: Any, op: str, workspace: Any, workspace_size: int, executor: Any, stream: Any) -> None:
-    """aclnn<op>(workspace, workspaceSize, executor, stream) with its handles converted, through
-    the objects' own launch routine: an executor planned on Tensors (its Planned) keeps them
-    until phase 2 consumed it, and on a pyaclnn Stream their memory outlives the launch."""
+def phase2(rt: Any, op: str, workspace: Any, workspace_size: int, executor: Any, stream: Any,
+           extra: tuple = ()) -> None:
+    """aclnn<op>(workspace, workspaceSize, executor, <extra>, stream) with its handles converted,
+    through the objects' own launch routine: an executor planned on Tensors (its Planned) keeps
+    them until phase 2 consumed it, and on a pyaclnn Stream their memory outlives the launch.
+    ``extra``: the launch parameters a header declares beyond the four, plain values already
+    checked; a pyaclnn Tensor there stands for the descriptor its phase 1 got (as for
+    aclSetInputTensorAddr), else for its own aclTensor."""
     native = rt.handle_class
     if type(executor) is not native or not executor:
         executor = to_handle(executor, "aclOpExecutor *", f"aclnn{op}", "executor")
@@ -342,23 +346,40 @@ def phase2(rt: Any, op: str, workspace: Any, workspace_size: int, executor: Any,
             order = stream._order
         stream = to_handle(stream, "aclrtStream", f"aclnn{op}", "stream")
     plan = _plans.get(rt.as_int(executor)) if _plans and executor is not None else None
+    if extra:
+        extra = _launch_handles(rt, op, plan, extra)
     if plan is not None:
         plan.check_open()
         if not plan.repeatable:  # phase 2 consumes a single-use executor, even when it fails
             _plans.pop(rt.as_int(executor), None)
     try:
-        launch(rt, op, plan, workspace, workspace_size, executor, stream, order)
+        launch(rt, op, plan, workspace, workspace_size, executor, stream, order, extra)
     except BaseException:
         if plan is not None and not plan.repeatable and plan.handle is not None:
             _plans[rt.as_int(executor)] = plan  # refused before it ran: still live (_launch.not_run)
         raise
 
 
+def _launch_handles(rt: Any, op: str, plan: Planned | None, extra: tuple) -> tuple:
+    """The handle arguments among a launch's extra ones, converted (``phase2``)."""
+    api = f"aclnn{op}"
+    out = list(extra)
+    native = rt.handle_class
+    for k, p in enumerate(rt.op_info(op).signature.launch):
+        a = extra[k]
+        ctype = KIND_CTYPES.get(p.kind)
+        if ctype is None or (type(a) is native and a):
+            continue
+        desc = plan.descriptors.get(id(a)) if plan is not None and isinstance(a, Tensor) else None
+        out[k] = desc if desc is not None else to_handle(a, ctype, api, p.name, p.ctype)
+    return tuple(out)
+
+
 def launch(rt: Any, op: str, plan: Planned | None, workspace: Any, workspace_size: int, executor: Any, stream: Any,
-           order: Any = None) -> None:
+           order: Any = None, extra: tuple = ()) -> None:
     """``pyaclnn._launch.launch``; refused, an executor of another type is named."""
     try:
-        _launch(rt, op, plan, workspace, workspace_size, executor, stream, order)
+        _launch(rt, op, plan, workspace, workspace_size, executor, stream, order, extra)
     except Exception:
         refused(f"aclnn{op}", (("executor", "aclOpExecutor *", "aclOpExecutor *", executor),))
         raise

@@ -2,7 +2,7 @@
 
 Every layer launches an operator here: the objects (``Executor.run``, and each run of an
 executor that re-plans), and ``pyaclnn.acl``'s ``aclnn<Op>(workspace, workspaceSize, executor,
-stream)``. An executor phase 1 made is described by a ``Planned``:
+stream)`` (with the extra launch parameters a header may declare before the stream). An executor phase 1 made is described by a ``Planned``:
 
 - the pyaclnn Tensors it reads and writes: kept alive, checked open at launch, and their
   memory stream-ordered after the launch (``pyaclnn._streamorder``: freed only once the stream
@@ -106,33 +106,44 @@ def not_run(runtime: Any, op: str, exc: BaseException) -> bool:
     """A generated operator's phase 2 refused its workspace (161001: NULL with a size; 161002: a
     size below the operator's) before running the executor: NnopbaseRunWithWorkspace (hicann/opbase
     src/nnopbase/individual_op/api/individual_op_api.cpp) returns before
-    NnopbaseExecutorRunWithWorkspace, so the executor is not consumed."""
+    NnopbaseExecutorRunWithWorkspace, so the executor is not consumed. So does a launch that takes
+    its parameters again and refuses them (ops-cv aclnn_gaussian_blur.cpp aclnnGaussianBlur:
+    CheckParams returns before CommonOpExecutorRun)."""
     if getattr(exc, "status", None) not in (161001, 161002):
         return False
     try:
-        return bool(runtime.op_info(op).index_rule == "position")  # generated headers, generated executors
+        info = runtime.op_info(op)
+        return bool(info.index_rule == "position" or info.signature.launch)
     except Exception:  # noqa: BLE001 - an operator the runtime cannot describe: taken as consumed
         return False
 
 
 def launch(runtime: Any, op: str, planned: Planned | None, workspace: Any, size: int, executor: Any, stream: Any,
-           order: _streamorder.Order | None) -> None:
-    """aclnn<op>(workspace, size, executor, stream): phase 2, for every layer.
+           order: _streamorder.Order | None, extra: tuple = ()) -> None:
+    """aclnn<op>(workspace, size, executor, <extra>, stream): phase 2, for every layer.
 
     ``planned`` describes ``executor`` (None: an executor pyaclnn did not plan, launched as
-    given); ``order`` is the stream's bookkeeping when the stream is a pyaclnn Stream."""
+    given); ``order`` is the stream's bookkeeping when the stream is a pyaclnn Stream; ``extra``
+    the launch arguments the operator's header declares beyond the four (``Signature.launch``:
+    aclnnGaussianBlur's src ... dst), as the runtime takes them. (The usual four are passed
+    without unpacking ``extra``: that costs 0.1-0.2 us a call.)"""
+    call = runtime.launch
+    workspace = workspace or 0
     if planned is None:
-        runtime.launch(op, workspace or 0, size, executor, stream)
+        call(op, workspace, size, executor, stream, *extra) if extra else call(op, workspace, size, executor, stream)
         return
     for t in planned.tensors:
         if t._ref not in _live:
             planned.check_open()  # raises, naming the operator
     if planned.repeatable:
-        runtime.launch(op, workspace or 0, size, executor, stream)
+        call(op, workspace, size, executor, stream, *extra) if extra else call(op, workspace, size, executor, stream)
     else:
         planned.handle = None  # consumed by phase 2, even if it fails
         try:
-            runtime.launch(op, workspace or 0, size, executor, stream)
+            if extra:
+                call(op, workspace, size, executor, stream, *extra)
+            else:
+                call(op, workspace, size, executor, stream)
         except BaseException as exc:
             if not_run(runtime, op, exc):
                 planned.handle = executor  # still live: its Tensors and handles stay with it

@@ -22,13 +22,15 @@ of that C type: ``Tensor`` for ``aclTensor *``, ``Stream`` for ``aclrtStream``, 
     acl.aclrtSynchronizeStream(stream)
 
 Every function of ``headers/`` is here, and ``aclnn<Name>GetWorkspaceSize`` / ``aclnn<Name>``
-for any operator the backend finds (custom packages, pyaclnn's headers/, the installed CANN's
-aclnnop headers; ``python -m pyaclnn ops``): made on first access, its header parsed on first
-call. For a name no header declares, the attribute does not exist: accessing it raises
+for any operator the backend finds (custom packages, the installed CANN's aclnnop headers,
+pyaclnn's headers/; ``python -m pyaclnn ops``): made on first access, with the C parameters its
+header declares (a launch may declare more than the four: ops-cv's ``aclnnGaussianBlur(workspace,
+workspaceSize, executor, src, ksize, sigmaX, sigmaY, borderType, dst, stream)``). For a name no header declares, the attribute does not exist: accessing it raises
 ``pyaclnn.UnknownOperatorError`` (an AttributeError, so ``hasattr`` is False) naming where the
 backend looked. On the NumPy backend an operator without a reference raises NotSupportedError
 when called.
 """
+import keyword as _keyword
 import re
 import sys as _sys
 from typing import Any, Callable, Sequence
@@ -715,19 +717,44 @@ def _phase1(op: str) -> Callable[..., tuple[int, Handle]]:
     return phase1
 
 
-def _phase2(op: str) -> Callable[..., None]:
-    def phase2(workspace: int | None, workspaceSize: int, executor: AclOpExecutor, stream: AclrtStream) -> None:
-        rt = _rt()
-        native = rt.handle_class
-        if (type(executor) is native and executor and type(stream) is native and stream  # the ported call
-                and not _handles._plans):
-            _handles.launch(rt, op, None, workspace, workspaceSize, executor, stream)
-        else:  # objects, ints, None, or an executor planned on pyaclnn Tensors
-            _handles.phase2(rt, op, workspace, workspaceSize, executor, stream)
-    phase2.__name__ = phase2.__qualname__ = f"aclnn{op}"
-    phase2.__doc__ = (f"aclnn{op}(workspace, workspaceSize, executor, stream): phase 2 (queues the work; "
-                      "stream: a handle or a pyaclnn.Stream).")
-    return phase2
+def _phase2(op: str, sig: Any) -> Callable[..., None]:
+    """aclnn<op> with the C parameters its header declares: (workspace, workspaceSize, executor,
+    stream), or with the extra ones of a launch such as aclnnGaussianBlur's (workspace,
+    workspaceSize, executor, src, ksize, sigmaX, sigmaY, borderType, dst, stream)."""
+    if sig is None or not sig.launch:
+        def phase2(workspace: int | None, workspaceSize: int, executor: AclOpExecutor, stream: AclrtStream) -> None:
+            rt = _rt()
+            native = rt.handle_class
+            if (type(executor) is native and executor and type(stream) is native and stream  # the ported call
+                    and not _handles._plans):
+                _handles.launch(rt, op, None, workspace, workspaceSize, executor, stream)
+            else:  # objects, ints, None, or an executor planned on pyaclnn Tensors
+                _handles.phase2(rt, op, workspace, workspaceSize, executor, stream)
+        phase2.__name__ = phase2.__qualname__ = f"aclnn{op}"
+        phase2.__doc__ = (f"aclnn{op}(workspace, workspaceSize, executor, stream): phase 2 (queues the work; "
+                          "stream: a handle or a pyaclnn.Stream).")
+        return phase2
+    # the header's own parameter names (a Python keyword gets a trailing _), generated so that a
+    # call binds them as C does, by position or name
+    names = [p.name + "_" if _keyword.iskeyword(p.name) or p.name in ("workspace", "workspaceSize", "executor",
+                                                                         "stream") else p.name for p in sig.launch]
+    code = (f"def aclnn{op}(workspace, workspaceSize, executor, {', '.join(names)}, stream):\n"
+            f"    _launch_with(_op, workspace, workspaceSize, executor, ({', '.join(names)},), stream)\n")
+    namespace: dict[str, Any] = {"_launch_with": _launch_with, "_op": op}
+    exec(compile(code, f"{_handles.__file__}<aclnn{op}>", "exec"), namespace)  # noqa: S102 - the header's names only
+    fn = namespace[f"aclnn{op}"]
+    fn.__doc__ = (f"aclnn{op}(workspace, workspaceSize, executor, {', '.join(p.name for p in sig.launch)}, stream): "
+                  "phase 2 as its header declares it (queues the work; stream: a handle or a pyaclnn.Stream; the "
+                  "other handles as phase 1 takes them).")
+    return fn
+
+
+def _launch_with(op: str, workspace: int | None, workspaceSize: int, executor: Any, extra: tuple, stream: Any) -> None:
+    """A launch with extra parameters: each converted as the same parameter of phase 1 is
+    (``_signature.c_values``; handles by ``pyaclnn._handles``), then the one launch routine."""
+    rt = _rt()
+    sig = rt.op_info(op).signature
+    _handles.phase2(rt, op, workspace, workspaceSize, executor, stream, _c_values(sig, extra, launch=True))
 
 
 # The operators of pyaclnn's headers/: every backend searches headers/, so they are known
@@ -765,7 +792,11 @@ def __getattr__(name: str) -> Any:
             error = _errors.UnknownOperatorError(f"module 'pyaclnn.acl' has no attribute {name!r}: {exc}")
             error.name, error.obj = name, _sys.modules[__name__]
             raise error from None
-    fn: Any = _phase1(op) if m else _phase2(op)
+    if m:
+        fn: Any = _phase1(op)
+    else:  # the launch's prototype: parsed now (its parameters are the function's)
+        info = _SHIPPED.get(op) if shipped else _rt().registry.get(op)
+        fn = _phase2(op, None if info is None else info.signature)
     globals()[name] = fn
     if not shipped:
         _MADE.add(name)

@@ -53,7 +53,7 @@ CANN_VERSION_DIR = "8.1.RC1"
 # visibility (only the API is exported) and -z defs (no undefined symbol slips through).
 _CFLAGS = ["-fPIC", "-O2", "-Wall", "-std=gnu11", "-fvisibility=hidden"]
 _SOURCES = ("emu_runtime", "emu_opcache", "emu_boot", "emu_plugin", "emu_nnopbase", "emu_ops", "emu_kernels", "emu_compat", "emu_math",
-            "emu_ops_math", "emu_ops_nn", "emu_ops_custom", "emu_ops_custom_add")
+            "emu_ops_math", "emu_ops_nn", "emu_ops_custom", "emu_ops_custom_add", "emu_ops_custom_blur")
 _OBJ_CACHE: dict[tuple, Path] = {}
 
 
@@ -342,6 +342,11 @@ _CUSTOM_OPS = {
     "Add": ("emu_ops_custom_add", "aclnn_add.h",
             _op_info([("x1", "required", "float16,float"), ("x2", "required", "float16,float")],
                      [("y", "required", "float16,float")], [], "add")),
+    # a hand-written op whose launch takes its parameters again (ops-cv's aclnnGaussianBlur style)
+    "BoxBlurCustom": ("emu_ops_custom_blur", "aclnn_box_blur_custom.h",
+                      _op_info([("src", "required", "float")], [("dst", "required", "float")],
+                               [("ksize", "required", "listInt"), ("scale", "required", "float"),
+                                ("border_type", "optional", "int", "0")], "box_blur_custom")),
 }
 
 
@@ -359,7 +364,8 @@ def build_custom_opp(root: Path, vendor: str = "customize", ops: tuple[str, ...]
 
     * ``op_api/include/aclnn_add_custom.h``: the generated header of the AddCustom sample op
       (``ops`` may add ``"Add"``: a custom op reusing the built-in name, header ``aclnn_add.h``,
-      ``aclnnAdd(x1, x2, y)``);
+      ``aclnnAdd(x1, x2, y)``; and ``"BoxBlurCustom"``: a hand-written op whose launch takes its
+      parameters again, as ops-cv's aclnnGaussianBlur, header ``aclnn_box_blur_custom.h``);
     * ``op_api/lib/libcust_opapi.so``: their aclnn entry points, DT_NEEDED on libnnopbase.so and
       the runtime of the CANN it was built with (``layout``: 8.x libascendcl.so, 9.x
       libacl_rt.so), as the custom-op CMake links it (asc-devkit cmake/asc/fwk_modules/func.cmake:
