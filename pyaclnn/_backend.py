@@ -15,19 +15,22 @@ from __future__ import annotations
 import atexit
 import os
 import threading
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from . import _env, errors
 from ._spec import soc_family
 
+if TYPE_CHECKING:
+    from ._runtime import Runtime
+
 
 
 class Backend:
     """The chosen runtime plus what ``backend_info()`` reports and the live-object registry."""
 
-    def __init__(self, runtime: Any, name: str, reason: str, soc: str, soc_name: str,
+    def __init__(self, runtime: Runtime, name: str, reason: str, soc: str, soc_name: str,
                  cann_version: str | None, paths: dict[str, Any]) -> None:
         self.runtime, self.name, self.reason = runtime, name, reason
         self.soc, self.soc_name, self.cann_version, self.paths = soc, soc_name, cann_version, paths

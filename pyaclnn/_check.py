@@ -97,9 +97,9 @@ def snapshot(backend: Any) -> Snapshot:
 
 def _internal(backend: Any) -> set[int]:
     """ids of the objects pyaclnn keeps for itself: the default device, the default streams."""
-    from . import _executor
+    from . import _device
     keep = {id(backend.default_device)} if backend.default_device is not None else set()
-    keep |= {id(s) for s in list(_executor.default_streams)}
+    keep |= {id(s) for s in list(_device.default_streams)}
     return keep
 
 

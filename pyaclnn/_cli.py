@@ -436,6 +436,8 @@ def ops_table(pattern: str | None = None) -> list[dict[str, Any]]:
         if not _matches(pattern, name):
             continue
         info = registry.get(name)
+        if info is None:  # listed by the index: always declared
+            continue
         rows.append({
             "name": f"aclnn{name}", "source": info.source.label, "header": str(info.header),
             "library": None if info.source.library is None else str(info.source.library),

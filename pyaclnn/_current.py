@@ -11,7 +11,10 @@ reference cost.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._runtime import Runtime
 
 _local = threading.local()
 
@@ -22,7 +25,7 @@ class DeviceState:
 
     __slots__ = ("id", "runtime", "sets", "lock", "closed", "context")
 
-    def __init__(self, device_id: int, runtime: Any) -> None:
+    def __init__(self, device_id: int, runtime: Runtime) -> None:
         self.id, self.runtime = device_id, runtime
         self.sets = 0
         self.lock = threading.Lock()
@@ -68,7 +71,7 @@ def forget() -> None:
     _local.current = None
 
 
-def outer_context(runtime: Any) -> Any:
+def outer_context(runtime: Runtime) -> Any:
     """The calling thread's current context (aclrtGetCurrentContext), for a thread where
     pyaclnn made no device current: the one to give back after a release; None if none."""
     try:
@@ -77,7 +80,7 @@ def outer_context(runtime: Any) -> Any:
         return None
 
 
-def restore(previous: DeviceState | None, runtime: Any = None, outer: Any = None) -> None:
+def restore(previous: DeviceState | None, runtime: Runtime | None = None, outer: Any = None) -> None:
     """Make ``previous`` current again in this thread if a release switched devices (GC-run
     releases must not leave another device current in the thread they happen to run in); when
     pyaclnn had made none current there, give back ``outer`` (from ``outer_context``) with
@@ -86,6 +89,6 @@ def restore(previous: DeviceState | None, runtime: Any = None, outer: Any = None
     if previous is not None:
         if not previous.closed and now is not previous:
             previous.make_current()
-    elif outer is not None and now is not None:
+    elif outer is not None and now is not None and runtime is not None:
         runtime.set_current_context(outer)
         _local.current = None

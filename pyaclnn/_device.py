@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any
 
 import numpy as np
@@ -395,3 +396,21 @@ def default_device() -> Device:
                 device = backend.default_device = Device(_env.device_id())
     device.use()
     return device
+
+
+_streams = threading.local()
+# every thread's default streams: pyaclnn's own, not the user's to close (pyaclnn check)
+default_streams: "weakref.WeakSet[Stream]" = weakref.WeakSet()
+
+
+def default_stream(device: Device) -> Stream:
+    """This thread's stream on ``device`` (created on first use, closed with the device): where
+    a launch or copy given no stream goes."""
+    cache = getattr(_streams, "by_device", None)
+    if cache is None:
+        cache = _streams.by_device = {}
+    stream = cache.get(id(device))
+    if stream is None or stream.closed or stream.device is not device:
+        stream = cache[id(device)] = device.create_stream()
+        default_streams.add(stream)
+    return stream

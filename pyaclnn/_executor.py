@@ -21,23 +21,24 @@ phase 2 on the current tensors, with the same results and the same set_input/set
 from __future__ import annotations
 
 import operator
-import threading
-import weakref
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from . import _backend
-from ._device import Device, Stream
+from ._device import Device, Stream, default_device, default_stream
 from ._launch import Planned, launch
-from ._resource import Resource, _live
+from ._resource import Resource
 from ._signature import KINDS, c_element, c_scalar, c_values
-from ._tensor import Tensor, default_device, own_descriptor
+from ._tensor import Tensor, own_descriptor
 from .dtypes import DType, from_numpy
 from .errors import AclError, AclnnInnerError, AclnnParamInvalidError, ClosedError, ExecutorConsumedError, NotSupportedError
 
+if TYPE_CHECKING:
+    from ._runtime import Runtime
+
 __all__ = ["Executor", "Op", "bind", "scalar_dtype", "MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward",
-           "mse_reduction", "ce_reduction", "gn_output_mask", "default_stream"]
+           "mse_reduction", "ce_reduction", "gn_output_mask"]
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -90,23 +91,6 @@ def gn_output_mask(mask: Any, api: str = "aclnnGroupNormBackwardGetWorkspaceSize
     return tuple(bool(v) for v in values)
 
 
-_streams = threading.local()
-# every thread's default streams: pyaclnn's own, not the user's to close (pyaclnn check)
-default_streams: "weakref.WeakSet[Stream]" = weakref.WeakSet()
-
-
-def default_stream(device: Device) -> Stream:
-    """This thread's stream on ``device`` (created on first use, closed with the device)."""
-    cache = getattr(_streams, "by_device", None)
-    if cache is None:
-        cache = _streams.by_device = {}
-    stream = cache.get(id(device))
-    if stream is None or stream.closed or stream.device is not device:
-        stream = cache[id(device)] = device.create_stream()
-        default_streams.add(stream)
-    return stream
-
-
 # Parameter kinds that the generic object turns into an aclnn meta object it owns.
 _MADE = ("scalar", "int_array", "float_array", "bool_array", "tensor_list", "scalar_list")
 
@@ -141,7 +125,7 @@ def _present(slots: _Slots, args: tuple, group: tuple[int, ...]) -> list[tuple[i
     return out
 
 
-def _slots(runtime: Any, op: str) -> _Slots:
+def _slots(runtime: Runtime, op: str) -> _Slots:
     info = runtime.op_info(op)
     slots = info.cache.get("slots")
     if slots is None:
@@ -209,7 +193,7 @@ class Executor(Resource):
                 raise TypeError(f"aclnn{self.op}: tensor arguments must be pyaclnn.Tensor or None, got "
                                 f"{type(t).__name__} (Tensor.from_numpy uploads an array; the "
                                 "pyaclnn.<op>() functions take NumPy arrays)")
-            if t._ref not in _live:
+            if not t._open:
                 raise ClosedError(f"aclnn{self.op}: a tensor argument is closed")
             if device is None:
                 device = t.device
@@ -356,7 +340,7 @@ class Executor(Resource):
             ClosedError: the executor, or one of its tensors, is closed.
             AclError: the status phase 2 returned.
         """
-        if self._ref not in _live:  # self.closed, without a property call on the hot path
+        if not self._open:  # self.closed, without the property call (hot path)
             raise ClosedError(f"{self.op} executor is closed")
         planned = self._planned
         executor = planned.handle
@@ -405,12 +389,12 @@ class Executor(Resource):
         self._set(index, tensor, output=True)
 
     def _set(self, index: int | str, tensor: Tensor, output: bool) -> None:
-        if self._ref not in _live:  # self._check_open(), without a property call on the hot path
+        if not self._open:  # self._check_open(), without the call (hot path)
             raise ClosedError(f"{self._what} is closed")
         if not isinstance(tensor, Tensor):
             raise TypeError(f"aclnn{self.op}: set_input/set_output take a pyaclnn.Tensor, got "
                             f"{type(tensor).__name__} (Tensor.from_numpy uploads an array)")
-        if tensor._ref not in _live:
+        if not tensor._open:
             raise ClosedError(f"aclnn{self.op}: set_input/set_output got a closed Tensor")
         if tensor.device is not self.device and tensor.device.id != self.device.id:
             raise _other_device(self.op, tensor, self.device)
@@ -559,7 +543,7 @@ def scalar_dtype(value: Any) -> int:
     raise TypeError(f"an aclScalar takes a Python or NumPy number, got {type(value).__name__}")
 
 
-def _make(runtime: Any, kind: str, value: Any, device: Device, uploads: list[Tensor], members: list[Tensor],
+def _make(runtime: Runtime, kind: str, value: Any, device: Device, uploads: list[Tensor], members: list[Tensor],
           owned: list[tuple[str, Any]], op: str, name: str) -> Any:
     """The aclnn meta object a Python value becomes for a parameter of ``kind``; it is owned."""
     api = f"aclnn{op}GetWorkspaceSize"
@@ -581,7 +565,7 @@ def _make(runtime: Any, kind: str, value: Any, device: Device, uploads: list[Ten
                 elif not isinstance(t, Tensor):
                     raise TypeError(f"{api}: {name} takes a sequence of Tensors or ndarrays, got "
                                     f"{type(t).__name__} in it")
-                elif t._ref not in _live:
+                elif not t._open:
                     raise ClosedError(f"aclnn{op}: a tensor of {name} is closed")
                 elif t.device is not device and t.device.id != device.id:
                     raise _other_device(op, t, device)
@@ -627,7 +611,7 @@ def _open(stream: Stream, op: str) -> Stream:
     if not isinstance(stream, Stream):
         raise TypeError(f"aclnn{op}: run takes a pyaclnn.Stream or None, got {type(stream).__name__} "
                         f"{stream!r} (a stream another framework owns: pyaclnn.Stream.from_handle(handle))")
-    if stream._ref not in _live:
+    if not stream._open:
         raise ClosedError(f"aclnn{op}: the stream is closed (Device.close() closes its streams); "
                           "run on an open stream")
     return stream

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import weakref
-from typing import Any, Callable, Literal, Sequence, overload
+from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, overload
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from ._spec import mse_loss_backward as _mse
 from ._spec import prelu_backward as _prelu
 from ._tensor import Tensor
 from .errors import AclError, OutputTooLargeError
+
+if TYPE_CHECKING:
+    from ._backend import Backend
 
 __all__ = ["mse_loss_backward", "group_norm_backward", "cross_entropy_loss_grad", "prelu_backward"]
 
@@ -106,7 +109,7 @@ _MEMORY = _memory_bytes()
 _PLAIN_ZEROS_MAX = 1 << 20  # bytes (new_output only faults pages in from 8 MiB: _parallel._FAULT_IN_MIN)
 
 
-def _allocator(api: str, backend: Any, specs: Sequence[tuple[tuple[int, ...], np.dtype] | None]
+def _allocator(api: str, backend: Backend, specs: Sequence[tuple[tuple[int, ...], np.dtype] | None]
                ) -> Callable[..., np.ndarray]:
     """What allocates the zeroed host outputs of ``specs`` (None: an output not asked for),
     refused with OutputTooLargeError before anything is allocated when together they exceed
@@ -132,7 +135,7 @@ def _allocator(api: str, backend: Any, specs: Sequence[tuple[tuple[int, ...], np
     return np.zeros if total <= _PLAIN_ZEROS_MAX else backend.new_output
 
 
-def _first_call(backend: Any, op: str, api: str, args: tuple, n_arrays: int, values: tuple,
+def _first_call(backend: Backend, op: str, api: str, args: tuple, n_arrays: int, values: tuple,
                 specs: Sequence[tuple[tuple[int, ...], np.dtype] | None]) -> list[Any]:
     """Run ``op`` on the caller's ``args`` (its first ``n_arrays`` are the input tensors, host
     arrays by now), ``values`` (the other C arguments) and new outputs of ``specs``; returns

@@ -39,7 +39,7 @@ from __future__ import annotations
 import functools
 import inspect
 import typing
-from typing import Annotated, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Sequence
 
 from . import _backend
 from ._device import Stream
@@ -47,6 +47,9 @@ from ._launch import Planned, launch as _launch
 from ._resource import Resource
 from ._tensor import Tensor, own_descriptor
 from .errors import ClosedError
+
+if TYPE_CHECKING:
+    from ._runtime import Runtime
 
 # Handle parameters, as annotations of pyaclnn.acl's functions: the metadata is the C type.
 AclTensor = Annotated[Any, "aclTensor *"]
@@ -90,7 +93,7 @@ _OWNER_ONLY = {
 }
 
 
-def _runtime() -> Any:
+def _runtime() -> Runtime:
     return (_backend._current or _backend.current()).runtime
 
 
@@ -181,7 +184,7 @@ def to_handles(values: Sequence[Any], ctype: str, api: str, name: str) -> list[A
     return out
 
 
-def _destroy_all(rt: Any, descriptors: Sequence[Any]) -> None:
+def _destroy_all(rt: Runtime, descriptors: Sequence[Any]) -> None:
     for d in descriptors:
         rt.destroy_tensor(d)
 
@@ -189,7 +192,7 @@ def _destroy_all(rt: Any, descriptors: Sequence[Any]) -> None:
 _list_tensors: dict[int, list[Tensor]] = {}  # tensor list address -> the Tensors its descriptors view
 
 
-def create_tensor_list(rt: Any, value: Sequence[Any], size: int) -> Any:
+def create_tensor_list(rt: Runtime, value: Sequence[Any], size: int) -> Any:
     """aclCreateTensorList(value, size) on ``to_handles``' elements: the descriptors made for
     Tensors are the list's (destroyed with it, or here if it is not made); the Tensors are kept
     alive until aclDestroyTensorList (``list_destroyed``), so their memory outlives the list."""
@@ -207,7 +210,7 @@ def create_tensor_list(rt: Any, value: Sequence[Any], size: int) -> Any:
     return handle
 
 
-def list_destroyed(rt: Any, array: Any) -> None:
+def list_destroyed(rt: Runtime, array: Any) -> None:
     """aclDestroyTensorList returned: the Tensors its descriptors viewed are no longer kept."""
     if _list_tensors and array is not None:
         _list_tensors.pop(rt.as_int(array), None)
@@ -294,7 +297,7 @@ class HandleSlots:
         refused(self.api, [(name, ctype, shown, args[i]) for i, name, ctype, shown in self.slots if "*" in ctype])
 
 
-def phase1(rt: Any, op: str, handles: HandleSlots, args: tuple) -> tuple[int, Any]:
+def phase1(rt: Runtime, op: str, handles: HandleSlots, args: tuple) -> tuple[int, Any]:
     """aclnn<op>GetWorkspaceSize(*args) with each handle argument converted (module docstring)."""
     native = rt.handle_class
     api = handles.api
@@ -329,7 +332,7 @@ def phase1(rt: Any, op: str, handles: HandleSlots, args: tuple) -> tuple[int, An
     return size, executor
 
 
-def phase2(rt: Any, op: str, workspace: Any, workspace_size: int, executor: Any, stream: Any,
+def phase2(rt: Runtime, op: str, workspace: Any, workspace_size: int, executor: Any, stream: Any,
            extra: tuple = ()) -> None:
     """aclnn<op>(workspace, workspaceSize, executor, <extra>, stream) with its handles converted,
     through the objects' own launch routine: an executor planned on Tensors (its Planned) keeps
@@ -360,7 +363,7 @@ def phase2(rt: Any, op: str, workspace: Any, workspace_size: int, executor: Any,
         raise
 
 
-def _launch_handles(rt: Any, op: str, plan: Planned | None, extra: tuple) -> tuple:
+def _launch_handles(rt: Runtime, op: str, plan: Planned | None, extra: tuple) -> tuple:
     """The handle arguments among a launch's extra ones, converted (``phase2``)."""
     api = f"aclnn{op}"
     out = list(extra)
@@ -375,7 +378,7 @@ def _launch_handles(rt: Any, op: str, plan: Planned | None, extra: tuple) -> tup
     return tuple(out)
 
 
-def launch(rt: Any, op: str, plan: Planned | None, workspace: Any, workspace_size: int, executor: Any, stream: Any,
+def launch(rt: Runtime, op: str, plan: Planned | None, workspace: Any, workspace_size: int, executor: Any, stream: Any,
            order: Any = None, extra: tuple = ()) -> None:
     """``pyaclnn._launch.launch``; refused, an executor of another type is named."""
     try:
@@ -385,21 +388,21 @@ def launch(rt: Any, op: str, plan: Planned | None, workspace: Any, workspace_siz
         raise
 
 
-def made_repeatable(rt: Any, executor: Any) -> None:
+def made_repeatable(rt: Runtime, executor: Any) -> None:
     """aclSetAclOpExecutorRepeatable succeeded: the executor's Planned lives until it is destroyed."""
     plan = _plans.get(rt.as_int(executor)) if _plans and executor is not None else None
     if plan is not None:
         plan.repeatable = True
 
 
-def destroyed(rt: Any, executor: Any) -> None:
+def destroyed(rt: Runtime, executor: Any) -> None:
     """aclDestroyAclOpExecutor returned: its Planned, if any, goes (the executor is gone already)."""
     plan = _plans.pop(rt.as_int(executor), None) if executor is not None else None
     if plan is not None:
         plan.release(rt)
 
 
-def executor_tensor(rt: Any, executor: Any, tensor: Any, api: str) -> Any:
+def executor_tensor(rt: Runtime, executor: Any, tensor: Any, api: str) -> Any:
     """The ``tensor`` of aclSet{Input,Output,}TensorAddr: a pyaclnn Tensor stands for the
     descriptor its executor's phase 1 got (CANN moves that one to ``addr``, never the Tensor)."""
     if not isinstance(tensor, Tensor):

@@ -18,14 +18,19 @@ every call there. Small calls are dominated by this bookkeeping (issue 12).
 from __future__ import annotations
 
 from itertools import repeat
-from typing import Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
 
 import numpy as np
 
 from . import _streamorder
-from ._executor import Executor, default_stream
+from ._device import default_device, default_stream
+from ._executor import Executor
 from ._signature import c_values
-from ._tensor import Tensor, default_device
+from ._tensor import Tensor
+
+if TYPE_CHECKING:
+    from ._backend import Backend
+    from ._runtime import HostRuntime
 
 __all__ = ["HostPlan", "run_host", "plan_for", "run_plan", "remember_plan"]
 
@@ -73,7 +78,7 @@ def _key(op: str, args: tuple, _nd: Any = np.ndarray, _values: frozenset = _VALU
     return tuple(key)
 
 
-def plan_for(backend: Any, op: str, args: tuple) -> HostPlan | None:
+def plan_for(backend: Backend, op: str, args: tuple) -> HostPlan | None:
     """The plan a call of ``op`` with arguments of this metadata left, if any."""
     key = _key(op, args)
     if key is None:
@@ -93,7 +98,7 @@ def run_plan(plan: HostPlan, args: tuple) -> list[Any]:
     return outs
 
 
-def remember_plan(backend: Any, op: str, args: tuple, plan: HostPlan) -> None:
+def remember_plan(backend: Backend, op: str, args: tuple, plan: HostPlan) -> None:
     """Keep ``plan`` for later calls with ``args``' metadata (nothing if it has no key)."""
     key = _key(op, args)
     if key is None:
@@ -107,7 +112,7 @@ def remember_plan(backend: Any, op: str, args: tuple, plan: HostPlan) -> None:
         pass
 
 
-def run_host(backend: Any, op: str, args: tuple, values_checked: bool = False) -> Callable[[tuple], None]:
+def run_host(backend: Backend, op: str, args: tuple, values_checked: bool = False) -> Callable[[tuple], None]:
     """Run ``op`` on C-shaped ``args`` (ndarrays or Tensors in tensor slots; outputs written in
     place). A plain value of a wrong Python type is a TypeError naming its C parameter, on both
     backends (``values_checked``: the caller has put ``args`` through ``c_values`` already).
@@ -127,14 +132,15 @@ def run_host(backend: Any, op: str, args: tuple, values_checked: bool = False) -
         for a in args:  # computed now, on the host: the streams' queued launches on them finish first
             if isinstance(a, Tensor):
                 _streamorder.wait_for(a.storage.uses)
-        args = tuple(runtime.tensor_view(a.storage.addr, a.shape, a.dtype, a.strides, a.offset, api, i in outputs)
+        host = cast("HostRuntime", runtime)  # it has prepare_arrays: device memory is host memory
+        args = tuple(host.tensor_view(a.storage.addr, a.shape, a.dtype, a.strides, a.offset, api, i in outputs)
                      if isinstance(a, Tensor) else a for i, a in enumerate(args))
     run: Callable[[tuple], None] = prepare(op, args)
     run(args)
     return run
 
 
-def run_on_device(backend: Any, op: str, args: tuple) -> None:
+def run_on_device(backend: Backend, op: str, args: tuple) -> None:
     info = backend.runtime.op_info(op)
     outputs = set(info.outputs or ())
     device = default_device()

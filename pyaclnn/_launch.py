@@ -16,11 +16,13 @@ stream)`` (with the extra launch parameters a header may declare before the stre
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _streamorder
-from ._resource import _live
 from .errors import ClosedError
+
+if TYPE_CHECKING:
+    from ._runtime import Runtime
 
 __all__ = ["Planned", "launch"]
 
@@ -57,7 +59,7 @@ class Planned:
         """The executor's ``k``-th Tensor is now ``tensor`` (set_input / set_output)."""
         self.tensors[k], self.uses[k] = tensor, tensor.storage.uses
 
-    def descriptor(self, runtime: Any, tensor: Any) -> Any:
+    def descriptor(self, runtime: Runtime, tensor: Any) -> Any:
         """The aclTensor given to CANN for ``tensor``: one of the executor's own per Tensor (a
         Tensor in two slots is one aclTensor there, as in C), so CANN's aclSet*TensorAddr,
         which moves the aclTensor it is given, never moves the Tensor's own."""
@@ -71,11 +73,11 @@ class Planned:
 
     def check_open(self) -> None:
         for t in self.tensors:
-            if t._ref not in _live:
+            if not t._open:
                 raise ClosedError(f"aclnn{self.op}: a pyaclnn.Tensor this executor was planned with is closed "
                                   "(keep its tensors open until it has run)")
 
-    def release(self, runtime: Any, quiet: bool = False) -> None:
+    def release(self, runtime: Runtime, quiet: bool = False) -> None:
         """Destroy the handles made for the executor (phase 2 returned, or the executor is gone)
         and let go of its Tensors. A refused destroy does not stop the others; the first error
         is raised unless ``quiet`` (an operator's own error is being raised)."""
@@ -91,7 +93,7 @@ class Planned:
         if error is not None and not quiet:
             raise error
 
-    def destroy(self, runtime: Any) -> None:
+    def destroy(self, runtime: Runtime) -> None:
         """aclDestroyAclOpExecutor on an executor not consumed yet (it frees one that never ran,
         whatever its repeatable flag: nnopbase source; abi.md §6.1), then ``release``."""
         handle, self.handle = self.handle, None
@@ -102,7 +104,7 @@ class Planned:
             self.release(runtime)
 
 
-def not_run(runtime: Any, op: str, exc: BaseException) -> bool:
+def not_run(runtime: Runtime, op: str, exc: BaseException) -> bool:
     """A generated operator's phase 2 refused its workspace (161001: NULL with a size; 161002: a
     size below the operator's) before running the executor: NnopbaseRunWithWorkspace (hicann/opbase
     src/nnopbase/individual_op/api/individual_op_api.cpp) returns before
@@ -118,7 +120,7 @@ def not_run(runtime: Any, op: str, exc: BaseException) -> bool:
         return False
 
 
-def launch(runtime: Any, op: str, planned: Planned | None, workspace: Any, size: int, executor: Any, stream: Any,
+def launch(runtime: Runtime, op: str, planned: Planned | None, workspace: Any, size: int, executor: Any, stream: Any,
            order: _streamorder.Order | None, extra: tuple = ()) -> None:
     """aclnn<op>(workspace, size, executor, <extra>, stream): phase 2, for every layer.
 
@@ -133,7 +135,7 @@ def launch(runtime: Any, op: str, planned: Planned | None, workspace: Any, size:
         call(op, workspace, size, executor, stream, *extra) if extra else call(op, workspace, size, executor, stream)
         return
     for t in planned.tensors:
-        if t._ref not in _live:
+        if not t._open:
             planned.check_open()  # raises, naming the operator
     if planned.repeatable:
         call(op, workspace, size, executor, stream, *extra) if extra else call(op, workspace, size, executor, stream)

@@ -14,14 +14,27 @@ children keep parents alive; "closed" simply means "no longer in the registry".
   finalized, or in a forked child, a release does nothing.
 - While ``track_sites`` is on (``pyaclnn check``, the pytest plugin), each object remembers
   the user's line that made it (``_site``), for the leak report.
+
+``obj._open`` says the same as ``not obj.closed`` as a plain attribute, for the hot paths
+(a launch checks every tensor it uses: a property call there cost ~0.1 us each); this module
+keeps it in step with the registry (which only pyaclnn._check's leak snapshots read besides).
 """
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from . import _current, _sites
 from .errors import ClosedError
+
+if TYPE_CHECKING:
+    from ._runtime import Runtime
+
+
+class Backend(Protocol):
+    """What this module uses of ``pyaclnn._backend.Backend`` (which imports this module)."""
+    releases: bool  # False once finalized, and in a forked child: a release does nothing
+    runtime: Runtime
 
 # Dependency order for closing many handles at once: users before what they use.
 KIND_ORDER = {"executor": 0, "tensor": 1, "storage": 2, "event": 3, "stream": 4, "device": 5}
@@ -35,6 +48,7 @@ class Resource:
     """Base of objects owning a native handle."""
 
     _ref: weakref.ref | None = None
+    _open = False  # registered and not closed (module docstring)
     _what = "object"
     # pyaclnn.acl (pyaclnn._handles): the C type whose parameters take this object ("" for none),
     # its native handle there, and what the TypeError adds where it is refused
@@ -43,20 +57,20 @@ class Resource:
     _acl_hint = ""
     _site: _sites.Site | None = None  # the user's line that made it (only while track_sites is on)
 
-    def _own(self, backend: Any, device: Any, kind: str, release: Callable[..., None], *args: Any) -> None:
+    def _own(self, backend: Backend, device: Any, kind: str, release: Callable[..., None], *args: Any) -> None:
         """Register ``release(*args)`` as the one way this handle is freed. ``device`` is the
         Device it belongs to (None for a device itself)."""
         ref = weakref.ref(self, _collected)
         _live[ref] = (backend, device, kind, release, args)
         self._ref = ref
+        self._open = True
         if track_sites:
             self._site = _sites.user_site()
 
     @property
     def closed(self) -> bool:
         """True once ``close()`` released the handle (or its device, or exit, did)."""
-        ref = self._ref
-        return ref is None or ref not in _live
+        return not self._open
 
     def close(self) -> None:
         """Release the native handle now. Calling it again does nothing.
@@ -69,6 +83,7 @@ class Resource:
             entry = _live.pop(ref, None)
             if entry is not None:
                 self._ref = None  # drop the weak reference: no callback when the owner dies
+                self._open = False
                 _release(entry)
 
     def _check_open(self) -> None:
@@ -118,6 +133,9 @@ def close_all(belongs: Callable[[Entry], bool]) -> BaseException | None:
         entry = _live.pop(ref, None)  # gone already if closing a tensor freed its storage
         if entry is None:
             continue
+        owner = ref()
+        if owner is not None:
+            owner._open = False
         try:
             _release(entry)
         except Exception as exc:  # noqa: BLE001 - the first one is returned

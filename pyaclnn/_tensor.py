@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 import numpy as np
 
 from . import _backend, _streamorder
-from ._device import Device, _free_now, default_device, device_arg  # default_device: re-exported (it moved to _device)
+from ._device import Device, _free_now, device_arg
 from ._interop import KDL_CPU, host_array, to_dlpack
 from ._resource import Resource
 from ._strides import contiguous_strides, extent, index_view
 from .dtypes import DType, from_numpy, to_numpy
+
+if TYPE_CHECKING:
+    from ._runtime import HostRuntime, Runtime
 
 ACL_FORMAT_ND = 2
 KDL_EXT_DEV = 12  # DLDeviceType kDLExtDev: DLPack has no Ascend device type
@@ -308,7 +311,8 @@ class Tensor(Resource):
             raise BufferError("a pyaclnn Tensor on an Ascend device is device memory, which DLPack consumers "
                               "cannot read: use t.numpy() (or np.asarray(t)) for a host copy")
         _streamorder.wait_for(self.storage.uses)  # queued launches using it finish first: shared memory
-        view = self.device._runtime.host_view(self.storage.addr, self.shape, self.dtype, self.strides, self.offset)
+        runtime = cast("HostRuntime", self.device._runtime)  # the numpy backend's: device memory is host memory
+        view = runtime.host_view(self.storage.addr, self.shape, self.dtype, self.strides, self.offset)
         if view is None:  # no C call failed: nothing to export (DLPack's error, as on a device)
             raise BufferError(f"Tensor.__dlpack__: the tensor's memory at {self.storage.addr:#x} (offset "
                               f"{self.offset}, shape {self.shape}, strides {self.strides}) is not inside a live "
@@ -474,7 +478,7 @@ def _first_view(cls: type, storage: Storage, *args: Any) -> Any:
         raise
 
 
-def own_descriptor(runtime: Any, t: Tensor) -> Any:
+def own_descriptor(runtime: Runtime, t: Tensor) -> Any:
     """A new aclTensor (aclCreateTensor) describing the view ``t`` is, for a caller that owns it
     (a repeatable executor, a tensor list, pyaclnn.acl's phase 1): what CANN does to it, such as
     aclSetInputTensorAddr moving it, never changes ``t``."""
@@ -483,7 +487,7 @@ def own_descriptor(runtime: Any, t: Tensor) -> Any:
                                  (t.storage.nbytes // item,), t.storage.addr)
 
 
-def _destroy_tensor(runtime: Any, raw: Any, storage: Storage) -> None:
+def _destroy_tensor(runtime: Runtime, raw: Any, storage: Storage) -> None:
     try:
         runtime.destroy_tensor(raw)
     finally:

@@ -33,7 +33,7 @@ when called.
 import keyword as _keyword
 import re
 import sys as _sys
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as _np
 
@@ -50,11 +50,14 @@ from ._signature import c_element as _c_element, c_values as _c_values
 # Enum constants and status codes, exactly as headers/ declares them (generated: tools/gen_constants.py).
 from ._constants import *  # noqa: F401,F403
 
+if TYPE_CHECKING:
+    from ._runtime import Runtime
+
 Handle = Any
 Buffer = Any  # a host buffer (NumPy array, bytearray, torch CPU tensor...) or an int address
 
 
-def _rt() -> Any:
+def _rt() -> "Runtime":
     # The backend's fast path; after a fork the backend is forgotten, so current() raises.
     return (_backend._current or _backend.current()).runtime
 
