@@ -43,8 +43,8 @@ class Backend:
         self._local = threading.local()
         self.lock = threading.Lock()
         self._zeros: Any = np.zeros  # new_output's allocator (the numpy backend sets its own)
-        # The NumPy-in/NumPy-out calls' plans, by their arguments' metadata (pyaclnn._hostcall).
-        self.host_plans: dict[tuple, Any] = {}
+        # The NumPy-in/NumPy-out calls' memos, by their arguments' metadata (pyaclnn._hostcall).
+        self.call_memos: dict[tuple, Any] = {}
 
     def new_output(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         """A zeroed host ndarray for an operator's output (the NumPy-in/NumPy-out functions).

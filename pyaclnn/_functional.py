@@ -19,7 +19,7 @@ import numpy as np
 from . import _backend
 from ._executor import ce_reduction, gn_output_mask, mse_reduction
 from ._interop import CONVERTERS_MAX, Converter, converter, host_array
-from ._hostcall import HostPlan, plan_for, remember_plan, run_host, run_plan
+from ._hostcall import CallMemo, memo_for, remember_memo, run_host, run_memo
 from ._signature import c_values
 from ._spec import group_norm_backward as _gn
 from ._spec import mse_loss_backward as _mse
@@ -139,7 +139,7 @@ def _first_call(backend: Backend, op: str, api: str, args: tuple, n_arrays: int,
                 specs: Sequence[tuple[tuple[int, ...], np.dtype] | None]) -> list[Any]:
     """Run ``op`` on the caller's ``args`` (its first ``n_arrays`` are the input tensors, host
     arrays by now), ``values`` (the other C arguments) and new outputs of ``specs``; returns
-    the outputs and leaves the plan for calls with ``args``' metadata (pyaclnn._hostcall)."""
+    the outputs and leaves the memo for calls with ``args``' metadata (pyaclnn._hostcall)."""
     zeros = _allocator(api, backend, specs)
     outs = [None if spec is None else zeros(*spec) for spec in specs]
     c_args = c_values(backend.runtime.op_info(op).signature, (*args[:n_arrays], *values, *outs))
@@ -150,7 +150,7 @@ def _first_call(backend: Backend, op: str, api: str, args: tuple, n_arrays: int,
         if hint:
             exc.add_hint(hint)
         raise
-    remember_plan(backend, op, args, HostPlan(n_arrays, c_args[n_arrays:n_arrays + len(values)], tuple(specs),
+    remember_memo(backend, op, args, CallMemo(n_arrays, c_args[n_arrays:n_arrays + len(values)], tuple(specs),
                                               zeros, run))
     return outs
 
@@ -195,17 +195,17 @@ def mse_loss_backward(grad_output: Array, input: Array, target: Array, reduction
     op, api = "MseLossBackward", "aclnnMseLossBackwardGetWorkspaceSize"
     backend = _backend.current()
     args = (grad_output, input, target, reduction)
-    plan = plan_for(backend, op, args)  # a repeat of a call that worked: all below is known
-    if plan is None:
+    memo = memo_for(backend, op, args)  # a repeat of a call that worked: all below is known
+    if memo is None:
         r = mse_reduction(reduction)
         g, x, y = _arg(grad_output, "grad_output", api), _arg(input, "input", api), _arg(target, "target", api)
         args = (g, x, y, reduction)
-        plan = plan_for(backend, op, args)  # the same, for arrays that came as torch tensors
-        if plan is None:
+        memo = memo_for(backend, op, args)  # the same, for arrays that came as torch tensors
+        if memo is None:
             (out,) = _first_call(backend, op, api, args, 3, (r,),
                                  [(_mse.out_shape(_shape(g), _shape(x), _shape(y)), _dtype(x))])
             return out
-    (out,) = run_plan(plan, args)
+    (out,) = run_memo(memo, args)
     return out
 
 
@@ -269,14 +269,14 @@ def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array,
     op, api = "GroupNormBackward", "aclnnGroupNormBackwardGetWorkspaceSize"
     backend = _backend.current()
     args = (grad_out, input, mean, rstd, gamma, N, C, HxW, group, output_mask)
-    plan = plan_for(backend, op, args)  # a repeat of a call that worked: all below is known
-    if plan is None:
+    memo = memo_for(backend, op, args)  # a repeat of a call that worked: all below is known
+    if memo is None:
         dy, x, m, r = _arg(grad_out, "grad_out", api), _arg(input, "input", api), _arg(mean, "mean", api), \
             _arg(rstd, "rstd", api)
         g = _arg(gamma, "gamma", api)
         args = (dy, x, m, r, g, N, C, HxW, group, output_mask)
-        plan = plan_for(backend, op, args)  # the same, for arrays that came as torch tensors
-        if plan is None:
+        memo = memo_for(backend, op, args)  # the same, for arrays that came as torch tensors
+        if memo is None:
             mask = gn_output_mask(output_mask, api)
             # N, C, HxW, group checked as the int64_t they are (C sizes the outputs): TypeError for "2" or 2.5
             n, c, hxw, grp = c_values(backend.runtime.op_info(op).signature,
@@ -288,7 +288,7 @@ def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array,
                      for i, (s, d) in enumerate(zip(shapes, dtypes))]
             grad_input, grad_gamma, grad_beta = _first_call(backend, op, api, args, 5, (n, c, hxw, grp, mask), specs)
             return grad_input, grad_gamma, grad_beta
-    grad_input, grad_gamma, grad_beta = run_plan(plan, args)
+    grad_input, grad_gamma, grad_beta = run_memo(memo, args)
     return grad_input, grad_gamma, grad_beta
 
 
@@ -342,20 +342,20 @@ def cross_entropy_loss_grad(grad_loss: Array, log_prob: Array, target: Array, we
     backend = _backend.current()
     args = (grad_loss, log_prob, target, weight, grad_zloss, lse_for_zloss, reduction, ignore_index,
             label_smoothing, lse_square_scale_for_zloss)
-    plan = plan_for(backend, op, args)  # a repeat of a call that worked: all below is known
-    if plan is None:
+    memo = memo_for(backend, op, args)  # a repeat of a call that worked: all below is known
+    if memo is None:
         red = ce_reduction(reduction)
         gl, lp, t = _arg(grad_loss, "grad_loss", api), _arg(log_prob, "log_prob", api), _arg(target, "target", api)
         w, gz, lse = _arg(weight, "weight", api), _arg(grad_zloss, "grad_zloss", api), \
             _arg(lse_for_zloss, "lse_for_zloss", api)
         args = (gl, lp, t, w, gz, lse, *args[6:])
-        plan = plan_for(backend, op, args)  # the same, for arrays that came as torch tensors
-        if plan is None:
+        memo = memo_for(backend, op, args)  # the same, for arrays that came as torch tensors
+        if memo is None:
             (out,) = _first_call(backend, op, api, args, 6,
                                  (red, ignore_index, label_smoothing, lse_square_scale_for_zloss),
                                  [(_shape(lp), _dtype(gl, _dtype(lp)))])
             return out
-    (out,) = run_plan(plan, args)
+    (out,) = run_memo(memo, args)
     return out
 
 
@@ -389,15 +389,15 @@ def prelu_backward(grad_output: Array, input: Array, weight: Array) -> tuple[np.
     op, api = "PreluBackward", "aclnnPreluBackwardGetWorkspaceSize"
     backend = _backend.current()
     args = (grad_output, input, weight)
-    plan = plan_for(backend, op, args)  # a repeat of a call that worked: all below is known
-    if plan is None:
+    memo = memo_for(backend, op, args)  # a repeat of a call that worked: all below is known
+    if memo is None:
         dy, x, w = _arg(grad_output, "grad_output", api), _arg(input, "input", api), _arg(weight, "weight", api)
         args = (dy, x, w)
-        plan = plan_for(backend, op, args)  # the same, for arrays that came as torch tensors
-        if plan is None:
+        memo = memo_for(backend, op, args)  # the same, for arrays that came as torch tensors
+        if memo is None:
             gi_shape, gw_shape = _prelu.output_shapes(_shape(x), _shape(w))
             grad_input, grad_weight = _first_call(backend, op, api, args, 3, (),
                                                   [(gi_shape, _dtype(x)), (gw_shape, _dtype(x))])
             return grad_input, grad_weight
-    grad_input, grad_weight = run_plan(plan, args)
+    grad_input, grad_weight = run_memo(memo, args)
     return grad_input, grad_weight

@@ -7,12 +7,12 @@ This is the object layer's job, above the backends (which import nothing of it):
   they span is copied, not made contiguous first); outputs are uploaded too, so whatever the
   operator leaves untouched keeps the caller's values.
 
-Repeated calls: a call that succeeded leaves a ``HostPlan`` on the backend, under its
+Repeated calls: a call that succeeded leaves a ``CallMemo`` on the backend, under its
 arguments' metadata (each array's shape, dtype and strides; each other argument's type and
 value). A later call with the same metadata reuses it: the C values, the output shapes and
 dtypes and, on the NumPy backend, phase 1 (the checks, a pure function of that metadata and
 the SoC) are not worked out again. It is the host-side counterpart of aclnn's op cache. On a
-device the plan's ``run`` is the whole upload/two-phase/download call: the library checks
+device the memo's ``run`` is the whole upload/two-phase/download call: the library checks
 every call there. Small calls are dominated by this bookkeeping (issue 12).
 """
 from __future__ import annotations
@@ -32,12 +32,12 @@ if TYPE_CHECKING:
     from ._backend import Backend
     from ._runtime import HostRuntime
 
-__all__ = ["HostPlan", "run_host", "plan_for", "run_plan", "remember_plan"]
+__all__ = ["CallMemo", "run_host", "memo_for", "run_memo", "remember_memo"]
 
-PLANS_MAX = 1024  # plans kept per backend; the memo starts afresh when full
+MEMOS_MAX = 1024  # memos kept per backend; the table starts afresh when full
 
 
-class HostPlan(NamedTuple):
+class CallMemo(NamedTuple):
     """What a NumPy-in/NumPy-out call worked out, valid for arguments of the same metadata.
 
     The C arguments of the call are the caller's first ``n_arrays`` arguments (arrays, or None
@@ -56,8 +56,8 @@ _VALUE_TYPES = frozenset((int, float, str, bool, type(None)))
 
 def _key(op: str, args: tuple, _nd: Any = np.ndarray, _values: frozenset = _VALUE_TYPES) -> tuple | None:
     """``op`` and each argument's metadata, or None when an argument is anything else (a Tensor,
-    a torch tensor, an ndarray subclass, a list: no plan). A tuple (GroupNorm's output mask) is
-    keyed with its elements' types, so (1, 1, 1) never reuses the plan of (True, True, True).
+    a torch tensor, an ndarray subclass, a list: no memo). A tuple (GroupNorm's output mask) is
+    keyed with its elements' types, so (1, 1, 1) never reuses the memo of (True, True, True).
     The names read are default arguments (locals): cheaper than globals on every call."""
     key: list[Any] = [op]
     append = key.append
@@ -78,36 +78,36 @@ def _key(op: str, args: tuple, _nd: Any = np.ndarray, _values: frozenset = _VALU
     return tuple(key)
 
 
-def plan_for(backend: Backend, op: str, args: tuple) -> HostPlan | None:
-    """The plan a call of ``op`` with arguments of this metadata left, if any."""
+def memo_for(backend: Backend, op: str, args: tuple) -> CallMemo | None:
+    """The memo a call of ``op`` with arguments of this metadata left, if any."""
     key = _key(op, args)
     if key is None:
         return None
     try:
-        return backend.host_plans.get(key)
+        return backend.call_memos.get(key)
     except TypeError:  # a tuple holding something unhashable
         return None
 
 
-def run_plan(plan: HostPlan, args: tuple) -> list[Any]:
-    """Run a call planned before on ``args`` (the caller's, arrays first); returns the outputs
+def run_memo(memo: CallMemo, args: tuple) -> list[Any]:
+    """Run a call memoised before on ``args`` (the caller's, arrays first); returns the outputs
     (ndarrays, None for one not asked for)."""
-    zeros = plan.zeros
-    outs = [None if spec is None else zeros(*spec) for spec in plan.outputs]
-    plan.run((*args[:plan.n_arrays], *plan.values, *outs))
+    zeros = memo.zeros
+    outs = [None if spec is None else zeros(*spec) for spec in memo.outputs]
+    memo.run((*args[:memo.n_arrays], *memo.values, *outs))
     return outs
 
 
-def remember_plan(backend: Backend, op: str, args: tuple, plan: HostPlan) -> None:
-    """Keep ``plan`` for later calls with ``args``' metadata (nothing if it has no key)."""
+def remember_memo(backend: Backend, op: str, args: tuple, memo: CallMemo) -> None:
+    """Keep ``memo`` for later calls with ``args``' metadata (nothing if it has no key)."""
     key = _key(op, args)
     if key is None:
         return
-    plans = backend.host_plans
-    if len(plans) >= PLANS_MAX:
-        plans.clear()
+    memos = backend.call_memos
+    if len(memos) >= MEMOS_MAX:
+        memos.clear()
     try:
-        plans[key] = plan
+        memos[key] = memo
     except TypeError:  # a tuple holding something unhashable
         pass
 

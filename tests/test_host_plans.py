@@ -1,5 +1,5 @@
 """Repeated NumPy-in/NumPy-out calls reuse what the first call with the same metadata worked
-out (pyaclnn._hostcall.HostPlan, issue 12): never a result, never a failure, never across
+out (pyaclnn._hostcall.CallMemo, issue 12): never a result, never a failure, never across
 backends or SoCs, and only for argument types whose metadata is all the checks see."""
 from __future__ import annotations
 
@@ -56,21 +56,21 @@ def test_any_change_of_metadata_checks_again(mse_checks, change):
 
 
 def test_only_the_values_change_the_result(mse_checks):
-    """A plan holds no result: new values of the same metadata give their own answer, the one
-    a first call (no plan) gives."""
+    """A memo holds no result: new values of the same metadata give their own answer, the one
+    a first call (no memo) gives."""
     rng = np.random.default_rng(0)
     a, b = (rng.standard_normal((3, 5), dtype=F32) for _ in range(2))
     pyaclnn.mse_loss_backward(a, a, b, "mean")
-    planned = pyaclnn.mse_loss_backward(b, a, a, "mean")
+    memoised = pyaclnn.mse_loss_backward(b, a, a, "mean")
     assert len(mse_checks) == 1
-    _backend.current().host_plans.clear()
-    np.testing.assert_array_equal(planned, pyaclnn.mse_loss_backward(b, a, a, "mean"))
+    _backend.current().call_memos.clear()
+    np.testing.assert_array_equal(memoised, pyaclnn.mse_loss_backward(b, a, a, "mean"))
     assert len(mse_checks) == 2
 
 
 def test_equal_but_differently_typed_values_are_not_the_same_call(use_backend):
     """(1, 1, 1) == (True, True, True) and 1 == True in Python; the key tells them apart, so a
-    plan never lets through what the first call's argument checks refuse."""
+    memo never lets through what the first call's argument checks refuse."""
     use_backend("numpy")
     x = np.linspace(-1, 1, 24, dtype=F32).reshape(2, 3, 4)
     stats = (np.zeros(2, F32), np.ones(2, F32))
@@ -86,7 +86,7 @@ def test_equal_but_differently_typed_values_are_not_the_same_call(use_backend):
 
 
 def test_plans_belong_to_their_backend_and_soc(use_backend):
-    """bfloat16 passes on Ascend910B and is refused on Ascend910: a plan made on the first must
+    """bfloat16 passes on Ascend910B and is refused on Ascend910: a memo made on the first must
     not answer for the second."""
     ml_dtypes = pytest.importorskip("ml_dtypes")
     x = np.ones((2, 3), ml_dtypes.bfloat16)
@@ -98,18 +98,18 @@ def test_plans_belong_to_their_backend_and_soc(use_backend):
 
 
 def test_tensor_and_list_arguments_are_checked_every_call(mse_checks):
-    """A pyaclnn Tensor's memory (and a list's items) can change between calls unseen: no plan."""
+    """A pyaclnn Tensor's memory (and a list's items) can change between calls unseen: no memo."""
     x = np.arange(6, dtype=F32).reshape(2, 3)
     t = pyaclnn.Tensor.from_numpy(x)
     for _ in range(2):
         np.testing.assert_array_equal(pyaclnn.mse_loss_backward(t, x, x, "sum"), np.zeros_like(x))
     assert len(mse_checks) == 2
-    assert not _backend.current().host_plans
+    assert not _backend.current().call_memos
     stats = (np.zeros(2, F32), np.ones(2, F32))
     for _ in range(2):
         pyaclnn.group_norm_backward(x.reshape(2, 3, 1), x.reshape(2, 3, 1), *stats, None, 2, 3, 1, 1,
                                     output_mask=[True, True, True])
-    assert not _backend.current().host_plans
+    assert not _backend.current().call_memos
 
 
 def test_torch_tensors_reuse_the_plan_of_their_arrays(mse_checks):
@@ -121,7 +121,7 @@ def test_torch_tensors_reuse_the_plan_of_their_arrays(mse_checks):
 
 
 def test_the_kernel_path_is_chosen_at_each_call(use_backend, monkeypatch):
-    """tiled_only() (the doctor's and the tests' second path) still applies to a planned call."""
+    """tiled_only() (the doctor's and the tests' second path) still applies to a memoised call."""
     use_backend("numpy")
     small = []
     real = gn_kernel._small
@@ -139,15 +139,15 @@ def test_the_kernel_path_is_chosen_at_each_call(use_backend, monkeypatch):
 
 def test_the_memo_is_bounded(use_backend, monkeypatch):
     use_backend("numpy")
-    monkeypatch.setattr(_hostcall, "PLANS_MAX", 8)
+    monkeypatch.setattr(_hostcall, "MEMOS_MAX", 8)
     for n in range(1, 20):
         x = np.ones(n, F32)
         pyaclnn.mse_loss_backward(x, x, x)
-        assert len(_backend.current().host_plans) <= 8
+        assert len(_backend.current().call_memos) <= 8
 
 
 def test_on_a_device_every_call_runs_the_library_phase_1(emulator):
-    """The library checks every call: a plan there keeps only pyaclnn's own argument work."""
+    """The library checks every call: a memo there keeps only pyaclnn's own argument work."""
     x = np.linspace(-1, 1, 6, dtype=F32).reshape(2, 3)
     emulator.reset_counters()
     for _ in range(3):

@@ -115,7 +115,7 @@ def _tile_buffer(cb: int, L: int) -> np.ndarray:
     return S
 
 
-class _Plan:
+class _Shared:
     """Everything the tiles share: fp32 statistics, sources, sink and the (N, C) sums."""
 
     def __init__(self, grad_out, input, mean, rstd, gamma, N, C, HW, G, grad_input):
@@ -216,7 +216,7 @@ def _tiled(grad_out, input, mean, rstd, gamma, N: int, C: int, HxW: int, group: 
            grad_input, grad_gamma, grad_beta) -> None:
     """The tiled paths (fused, or two sweeps for big groups), over the thread pool."""
     want_dgamma, want_dbeta = grad_gamma is not None, grad_beta is not None
-    p = _Plan(grad_out, input, mean, rstd, gamma, N, C, HxW, group, grad_input)
+    p = _Shared(grad_out, input, mean, rstd, gamma, N, C, HxW, group, grad_input)
     D, HW, G = p.D, HxW, group
 
     if p.M <= FUSE_MAX:
