@@ -2,7 +2,8 @@
 
 Every layer launches an operator here: the objects (``Executor.run``, and each run of an
 executor that re-plans), and ``pyaclnn.acl``'s ``aclnn<Op>(workspace, workspaceSize, executor,
-stream)`` (with the extra launch parameters a header may declare before the stream). An executor phase 1 made is described by a ``Planned``:
+stream)`` (with the extra launch parameters a header may declare before the stream). An
+executor phase 1 made is described by a ``Planned``:
 
 - the pyaclnn Tensors it reads and writes: kept alive, checked open at launch, and their
   memory stream-ordered after the launch (``pyaclnn._streamorder``: freed only once the stream
