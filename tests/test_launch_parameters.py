@@ -60,6 +60,12 @@ def test_the_c_layer_takes_the_launch_prototype_one_to_one(stream):
             acl.aclnnBoxBlurCustom(None, 0, executor, src, ksize, 0.2, "reflect", dst, stream)
         with pytest.raises(TypeError):  # the four-argument call is not this operator's
             acl.aclnnBoxBlurCustom(None, 0, executor, stream)
+        # refused before it ran (CheckParams returns before CommonOpExecutorRun): the executor and
+        # the descriptors phase 1 got for the Tensors are still live, and it runs
+        acl.aclrtMemset(dst.storage.addr, x.nbytes, 0, x.nbytes)
+        acl.aclnnBoxBlurCustom(None, 0, executor, src, ksize, 0.2, 0, dst, stream)
+        stream.synchronize()
+        np.testing.assert_allclose(dst.numpy(), box_blur(x, 5, 0.2), rtol=1e-6, atol=1e-6)
     finally:
         acl.aclDestroyIntArray(ksize)
 
