@@ -26,8 +26,12 @@ ops`` lists the operators found.
 """
 from ._backend import backend_info
 from ._device import Device, Event, Stream
-from ._executor import CrossEntropyLossGrad, Executor, GroupNormBackward, MseLossBackward, Op, PreluBackward
-from ._functional import cross_entropy_loss_grad, group_norm_backward, mse_loss_backward, prelu_backward
+from ._executor import Executor, Op
+# The operators pyaclnn ships with a reference (pyaclnn/ops): their classes and NumPy-in/out functions.
+from .ops.cross_entropy_loss_grad.api import CrossEntropyLossGrad, cross_entropy_loss_grad
+from .ops.group_norm_backward.api import GroupNormBackward, group_norm_backward
+from .ops.mse_loss_backward.api import MseLossBackward, mse_loss_backward
+from .ops.prelu_backward.api import PreluBackward, prelu_backward
 from ._tensor import Tensor
 from .dtypes import DType
 # The hierarchy, and the status classes users meet; every status has its class in pyaclnn.errors.

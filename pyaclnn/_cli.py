@@ -189,7 +189,7 @@ def doctor_report() -> dict[str, Any]:
             problems.append({
                 "problem": f"{len(missing)} required function(s) missing: {', '.join(missing)}",
                 "fix": "install a complete CANN toolkit (8.x or later) with its operator package; "
-                       "the op library must export the four aclnn operators"})
+                       "the op library must export the aclnn operators of pyaclnn's headers/"})
         for name, lib in cann.get("opened_by_name", {}).items():
             if not lib.get("loaded"):
                 problems.append({
@@ -255,24 +255,20 @@ def doctor_report() -> dict[str, Any]:
     return {key: data.get(key) for key in DOCTOR_KEYS}
 
 
-# The samples the doctor computes and checks: documented on every SoC (CrossEntropyLossGrad is not).
-DOCTOR_SAMPLES = ("MseLossBackward", "GroupNormBackward", "PreluBackward")
-
-
 def _compute_check() -> dict[str, Any]:
-    """Run DOCTOR_SAMPLES on the chosen backend and compare with their expected values:
+    """Run the samples documented on every SoC (_samples.doctor_samples) on the chosen backend and compare with their expected values:
     {"ok": bool, "samples": {name: "OK" | "MISMATCH ..." | "<error>"}}. On the numpy backend
     each sample runs twice: the samples are small, so the second run forces the kernels' tiled
     path (the one large inputs take) and both must pass."""
     from ._backend import current
-    from ._samples import run
+    from ._samples import doctor_samples, run
 
     passes: list[Any] = [contextlib.nullcontext]
     if current().name == "numpy":
         from ._numpy.kernels._parallel import tiled_only
         passes.append(tiled_only)
     results: dict[str, str] = {}
-    for name in DOCTOR_SAMPLES:
+    for name in doctor_samples():
         results[name] = "OK"
         for kernel_path in passes:
             lines: list[str] = []
@@ -543,7 +539,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pyaclnn {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    samples = sub.add_parser("samples", help="run the four documented samples on the active backend",
+    samples = sub.add_parser("samples", help="run the documented samples on the active backend",
                              description="Run the documented samples (the data of the CANN C++ samples) on "
                                          "the active backend, print their results as the samples do, each "
                                          "with its expected value, and OK or MISMATCH per sample. Exit 1 on "

@@ -1,9 +1,9 @@
 """Two-phase operator calls as objects.
 
-Constructing ``MseLossBackward(...)`` (or any op class here) is phase 1,
-``aclnn<Op>GetWorkspaceSize``: the library checks the arguments and returns an executor and
-its ``workspace_size``. ``run(stream)`` is phase 2, ``aclnn<Op>(workspace, size, executor,
-stream)``, with the workspace taken from the stream's pool. Phase 2 only queues the kernel:
+Constructing an operator's object (``Op(name, ...)``, or the class of an operator pyaclnn
+ships, pyaclnn/ops/<op>/api.py) is phase 1, ``aclnn<Op>GetWorkspaceSize``: the library checks
+the arguments and returns an executor and its ``workspace_size``. ``run(stream)`` is phase 2,
+``aclnn<Op>(workspace, size, executor, stream)``, with the workspace taken from the stream's pool. Phase 2 only queues the kernel:
 what it uses stays allocated until the stream has passed it (``pyaclnn._streamorder``).
 
 An executor is single-use: phase 2 frees it inside CANN even when it fails, so pyaclnn marks
@@ -37,59 +37,11 @@ from .errors import AclError, AclnnInnerError, AclnnParamInvalidError, ClosedErr
 if TYPE_CHECKING:
     from ._runtime import Runtime
 
-__all__ = ["Executor", "Op", "bind", "scalar_dtype", "MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward",
-           "mse_reduction", "ce_reduction", "gn_output_mask"]
+__all__ = ["Executor", "Op", "bind", "scalar_dtype", "default_stream"]
 
-_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
-
-
-def mse_reduction(reduction: Any, api: str = "aclnnMseLossBackwardGetWorkspaceSize") -> int:
-    """'none'/'mean'/'sum' or 0/1/2 -> the int64 the C API takes (other ints go to the library)."""
-    if isinstance(reduction, str):
-        if reduction not in _REDUCTIONS:
-            raise AclnnParamInvalidError(api, f"reduction {reduction!r} is not one of 'none', 'mean', 'sum'")
-        return _REDUCTIONS[reduction]
-    if isinstance(reduction, bool) or not isinstance(reduction, int):
-        raise TypeError(f"{api}: reduction must be 'none', 'mean', 'sum' or the int64_t 0, 1, 2; got "
-                        f"{type(reduction).__name__} {reduction!r}")
-    return int(reduction)
-
-
-def ce_reduction(reduction: Any, api: str = "aclnnCrossEntropyLossGradGetWorkspaceSize") -> str:
-    """'none'/'mean'/'sum' or 0/1/2 -> the char* the C API takes.
-
-    Unknown strings are refused here: on A2/A3 the library would silently treat them as
-    'none' (ops.md §3.2), a wrong answer pyaclnn does not give. ``pyaclnn.acl`` passes strings
-    through unchanged for exact ports.
-    """
-    if isinstance(reduction, str) and reduction in _REDUCTIONS:
-        return reduction
-    if isinstance(reduction, int) and not isinstance(reduction, bool) and 0 <= reduction <= 2:
-        return ("none", "mean", "sum")[reduction]
-    raise AclnnParamInvalidError(api, f"reduction {reduction!r} is not one of 'none', 'mean', 'sum' (or 0, 1, 2)")
-
-
-_THREE_BOOLS = (bool, bool, bool)
-
-
-def gn_output_mask(mask: Any, api: str = "aclnnGroupNormBackwardGetWorkspaceSize") -> tuple[bool, ...] | None:
-    """GroupNorm's output_mask as the bools of its aclBoolArray (None is nullptr). Its length is
-    the library's check (161002); anything but a sequence of bools is a TypeError here, where
-    ``bool(v) for v in True`` used to fail from deep inside and a str passed as all-True."""
-    if mask is None:
-        return None
-    if type(mask) is tuple and tuple(map(type, mask)) == _THREE_BOOLS:  # the usual call, cheaply
-        return mask
-    fix = "pass a sequence of three bools (gradInput, gradGamma, gradBeta), e.g. (True, True, False)"
-    if isinstance(mask, (str, bytes)) or not hasattr(mask, "__iter__"):
-        raise TypeError(f"{api}: output_mask must be a sequence of bools, got {type(mask).__name__} {mask!r}; {fix}")
-    values = tuple(mask)
-    for v in values:
-        if not isinstance(v, (bool, np.bool_)):
-            raise TypeError(f"{api}: output_mask entries must be bools, got {type(v).__name__} {v!r} in "
-                            f"{mask!r}; {fix}")
-    return tuple(bool(v) for v in values)
-
+# The one-operator classes (pyaclnn/ops/<op>/api.py), by operator name: each
+# registers itself when it is defined (Executor.__init_subclass__).
+_BY_OP: dict[str, type["Executor"]] = {}
 
 # Parameter kinds that the generic object turns into an aclnn meta object it owns.
 _MADE = ("scalar", "int_array", "float_array", "bool_array", "tensor_list", "scalar_list")
@@ -157,6 +109,11 @@ class Executor(Resource):
     workspace_size: int  # bytes phase 2 needs (aclnn<Op>GetWorkspaceSize's *workspaceSize)
     inputs: list[Tensor]
     outputs: list[Tensor]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("op"):  # a one-operator class: from_args plans its operator with it
+            _BY_OP[cls.op] = cls
 
     def _plan(self, args: tuple, repeatable: bool) -> None:
         runtime = (_backend._current or _backend.current()).runtime
@@ -626,73 +583,3 @@ def _destroy_executor(device: Device, planned: Planned, uploads: list[Tensor]) -
     finally:
         while uploads:
             uploads.pop().close()
-
-
-class MseLossBackward(Executor):
-    """aclnnMseLossBackward: out = (input - target) * grad_output * (2/input.numel() if mean else 2).
-
-    Args:
-        grad_output: C ``gradOutput``.
-        input: C ``self``.
-        target: C ``target``.
-        reduction: 'none', 'mean', 'sum' or 0, 1, 2.
-        out: the output Tensor, of the broadcast shape.
-        repeatable: make the executor runnable many times.
-    """
-    op = "MseLossBackward"
-
-    def __init__(self, grad_output: Tensor | None, input: Tensor | None, target: Tensor | None,
-                 reduction: str | int = "mean", out: Tensor | None = None, *, repeatable: bool = False) -> None:
-        self._plan((grad_output, input, target, mse_reduction(reduction), out), repeatable)
-
-
-class GroupNormBackward(Executor):
-    """aclnnGroupNormBackward: gradients of GroupNorm w.r.t. input, gamma and beta.
-
-    The parameters are those of ``pyaclnn.group_norm_backward``, with the three outputs as
-    Tensors (None where ``output_mask`` is False) and ``repeatable``.
-    """
-    op = "GroupNormBackward"
-
-    def __init__(self, grad_out: Tensor | None, input: Tensor | None, mean: Tensor | None, rstd: Tensor | None,
-                 gamma: Tensor | None, N: int, C: int, HxW: int, group: int,
-                 output_mask: Sequence[bool] | None = (True, True, True), grad_input: Tensor | None = None,
-                 grad_gamma: Tensor | None = None, grad_beta: Tensor | None = None, *,
-                 repeatable: bool = False) -> None:
-        self._plan((grad_out, input, mean, rstd, gamma, N, C, HxW, group, gn_output_mask(output_mask),
-                    grad_input, grad_gamma, grad_beta), repeatable)
-
-
-class CrossEntropyLossGrad(Executor):
-    """aclnnCrossEntropyLossGrad: gradient of cross-entropy w.r.t. the log-probabilities.
-
-    The parameters are those of ``pyaclnn.cross_entropy_loss_grad``, with the output ``out`` as a
-    Tensor (shaped like ``log_prob``) and ``repeatable``.
-    """
-    op = "CrossEntropyLossGrad"
-
-    def __init__(self, grad_loss: Tensor | None, log_prob: Tensor | None, target: Tensor | None,
-                 weight: Tensor | None = None, grad_zloss: Tensor | None = None,
-                 lse_for_zloss: Tensor | None = None, reduction: str | int = "mean", ignore_index: int = -100,
-                 label_smoothing: float = 0.0, lse_square_scale_for_zloss: float = 0.0,
-                 out: Tensor | None = None, *, repeatable: bool = False) -> None:
-        self._plan((grad_loss, log_prob, target, weight, grad_zloss, lse_for_zloss, ce_reduction(reduction),
-                    ignore_index, label_smoothing, lse_square_scale_for_zloss, out), repeatable)
-
-
-class PreluBackward(Executor):
-    """aclnnPreluBackward: gradients of PReLU w.r.t. input and weight (channel dim 1).
-
-    The parameters are those of ``pyaclnn.prelu_backward``, with the outputs ``grad_input`` and
-    ``grad_weight`` as Tensors and ``repeatable``.
-    """
-    op = "PreluBackward"
-
-    def __init__(self, grad_output: Tensor | None, input: Tensor | None, weight: Tensor | None,
-                 grad_input: Tensor | None = None, grad_weight: Tensor | None = None, *,
-                 repeatable: bool = False) -> None:
-        self._plan((grad_output, input, weight, grad_input, grad_weight), repeatable)
-
-
-_BY_OP: dict[str, type[Executor]] = {c.op: c for c in (MseLossBackward, GroupNormBackward,
-                                                      CrossEntropyLossGrad, PreluBackward)}

@@ -64,24 +64,26 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from . import _elf, _env, errors
+from . import _elf, _env, errors, ops
 from ._headers_path import HEADER_DIR
 from ._signature import Signature, internal_header, parse_header, scan_header
 
 __all__ = ["Source", "Skipped", "Declaration", "OpInfo", "Registry", "pyaclnn_source", "cann_sources", "custom_sources",
-           "reference_sources", "SHIPPED_ROLES", "REFERENCES"]
-
-# The operators pyaclnn ships with a spec (pyaclnn._spec) and a NumPy reference (pyaclnn._numpy).
-REFERENCES = ("MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward")
+           "reference_sources", "shipped_roles", "references"]
 
 TENSOR_KINDS = ("tensor", "tensor_list")
 
-# Roles of the shipped operators whose header cannot say them (generated, all const), from the
-# op definitions traced in shared/reference/ops.md. Only these: everything else comes from headers.
-SHIPPED_ROLES: dict[str, tuple[tuple[str, ...], str]] = {
-    # outputs, index rule
-    "CrossEntropyLossGrad": (("out",), "position"),
-}
+
+def references() -> tuple[str, ...]:
+    """The operators pyaclnn ships with a spec and a NumPy reference (a folder of pyaclnn.ops each)."""
+    return ops.names()
+
+
+def shipped_roles(name: str) -> tuple[tuple[str, ...], str] | None:
+    """(outputs, index rule) of a shipped operator whose header cannot say them (generated, all
+    const): its spec's ``ROLES``, from the op definitions traced in shared/reference/ops.md. Only
+    these: everything else comes from headers."""
+    return getattr(ops.spec(name), "ROLES", None) if name in ops.names() else None
 
 
 @dataclass(frozen=True)
@@ -187,7 +189,7 @@ class OpInfo:
     def has_reference(self) -> bool:
         """A NumPy reference exists, and this is the operator it was written for: the prototype
         of pyaclnn's headers/ (whichever source's header declares it)."""
-        return self.shipped and self.name in REFERENCES
+        return self.shipped and self.name in ops.names()
 
 
 def _normal(name: str) -> str:
@@ -410,8 +412,9 @@ class Registry:
             return info
         info.index_rule = "position"  # generated headers come with generated (nnopbase) executors
         outputs: set[str] | None = None
-        if shipped and name in SHIPPED_ROLES:
-            names, info.index_rule = SHIPPED_ROLES[name]
+        roles = shipped_roles(name) if shipped else None
+        if roles is not None:
+            names, info.index_rule = roles
             outputs = {_normal(n) for n in names}
         else:
             opdef = self._opdef(source, name)

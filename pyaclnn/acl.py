@@ -4,7 +4,7 @@ Names are the C names; enum constants are those of CANN's headers (``ACL_FLOAT``
 ``ACL_FORMAT_ND``, ``ACL_MEM_MALLOC_HUGE_FIRST``, ``ACL_MEMCPY_HOST_TO_DEVICE``, status codes...).
 Out-parameters become return values::
 
-    ws_size, executor = acl.aclnnMseLossBackwardGetWorkspaceSize(g, x, y, 1, out)
+    ws_size, executor = acl.aclnnAddGetWorkspaceSize(x, y, alpha, out)
 
 A failing status raises ``pyaclnn.AclError`` (the right subclass), so there are no return
 codes to check. Host buffers are NumPy arrays, other buffer objects or DLPack host tensors (a
@@ -17,8 +17,8 @@ of that C type: ``Tensor`` for ``aclTensor *``, ``Stream`` for ``aclrtStream``, 
 ``aclrtEvent``, which stays the owner (``pyaclnn._handles`` says exactly what that means)::
 
     x = pyaclnn.Tensor.from_numpy(a)
-    ws_size, executor = acl.aclnnMseLossBackwardGetWorkspaceSize(x, x, x, 1, out)
-    acl.aclnnMseLossBackward(None, ws_size, executor, stream)   # stream: a pyaclnn.Stream
+    ws_size, executor = acl.aclnnAddGetWorkspaceSize(x, x, alpha, out)
+    acl.aclnnAdd(None, ws_size, executor, stream)   # stream: a pyaclnn.Stream
     acl.aclrtSynchronizeStream(stream)
 
 Every function of ``headers/`` is here, and ``aclnn<Name>GetWorkspaceSize`` / ``aclnn<Name>``

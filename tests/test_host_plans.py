@@ -9,8 +9,8 @@ import pytest
 import pyaclnn
 from pyaclnn import _backend, _hostcall
 from pyaclnn._numpy.kernels import _parallel
-from pyaclnn._numpy.kernels import group_norm as gn_kernel
-from pyaclnn._spec import mse_loss_backward as mse
+from pyaclnn.ops.group_norm_backward import kernel as gn_kernel
+from pyaclnn.ops.mse_loss_backward import spec as mse
 from pyaclnn.errors import AclnnParamInvalidError
 
 F32 = np.float32

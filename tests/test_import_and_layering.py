@@ -88,6 +88,20 @@ def test_layering_rules():
             problems.append(f"{rel}: the acl backend imports the numpy backend")
         if rel.startswith("_spec/") and any(i.startswith(("pyaclnn._acl", "pyaclnn._numpy")) for i in imports):
             problems.append(f"{rel}: specs must be backend-neutral")
+        # an operator's folder (pyaclnn/ops/<op>/): its spec is shared by both backends, its kernel
+        # belongs to the NumPy backend, its api sits above both (docs/adding-an-operator.md)
+        layer = rel.rsplit("/", 1)[-1] if rel.startswith("ops/") and rel.count("/") == 2 else None
+        if layer == "spec.py" and any(i.startswith(("pyaclnn._acl", "pyaclnn._numpy")) or
+                                      i.startswith(OBJECT_LAYER) or i.endswith((".kernel", ".api")) for i in imports):
+            problems.append(f"{rel}: specs must be backend-neutral (and below the object layer)")
+        if layer == "kernel.py" and any(i.startswith("pyaclnn._acl") or i.startswith(OBJECT_LAYER) or
+                                        i.endswith(".api") for i in imports):
+            problems.append(f"{rel}: a kernel is the NumPy backend's: no acl backend, no object layer")
+        if layer not in (None, "spec.py", "kernel.py", "api.py", "__init__.py"):
+            problems.append(f"{rel}: an operator folder holds spec.py, kernel.py and api.py")
+        if rel.startswith("ops/") and layer != "api.py" and any(
+                i.startswith("pyaclnn.ops.") and i.endswith(".api") for i in imports):
+            problems.append(f"{rel}: only the public layer imports an operator's api")
         if rel in ("errors.py",) and any(i.startswith("pyaclnn.") for i in imports):
             problems.append(f"{rel}: errors.py must be a leaf")
     assert not problems, "\n".join(problems)
@@ -172,3 +186,18 @@ def test_backends_import_nothing_of_the_object_layer():
                  if m.startswith(("pyaclnn._acl", "pyaclnn._numpy", "pyaclnn._registry", "pyaclnn._signature"))
                  for d in deps if d.startswith(OBJECT_LAYER)]
     assert not offenders, offenders
+
+
+def test_an_operator_is_named_only_in_its_folder_and_the_export_list():
+    """Everything specific to an operator with a reference is in pyaclnn/ops/<op>/ (issue 18): its
+    name (CamelCase or snake_case, any case) appears in at most 4 package files, its folder's
+    modules and the public export list; everything else finds it through pyaclnn.ops."""
+    from pyaclnn import ops
+    texts = {p.relative_to(PKG).as_posix(): p.read_text().lower() for p in PKG.rglob("*.py")}
+    assert len(ops.names()) >= 4
+    for op in ops.names():
+        folder = ops.folder(op)
+        words = (op.lower(), folder)
+        files = sorted(rel for rel, text in texts.items() if any(w in text for w in words))
+        outside = [f for f in files if not f.startswith(f"ops/{folder}/") and f != "__init__.py"]
+        assert not outside and len(files) <= 4, (op, files)

@@ -14,7 +14,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from pyaclnn._numpy import kernels  # noqa: E402
+from pyaclnn import ops  # noqa: E402
 from pyaclnn._numpy.kernels._layout import reshape_view  # noqa: E402
 from pyaclnn.errors import AclnnParamInvalidError  # noqa: E402
 
@@ -33,7 +33,7 @@ def run_mse(g, x, y, reduction, out_dtype=None, soc=DEFAULT_SOC, out=None):
     shape = np.broadcast_shapes(np.shape(g), np.shape(x), np.shape(y))
     if out is None:
         out = np.empty(shape, out_dtype or x.dtype)
-    kernels.mse_loss_backward(g, x, y, reduction, out, soc)
+    ops.kernel("MseLossBackward").mse_loss_backward(g, x, y, reduction, out, soc)
     return out
 
 
@@ -45,7 +45,7 @@ def run_group_norm(dy, x, mean, rstd, gamma, N, C, HxW, G, mask=(True, True, Tru
         outs = (np.empty(x.shape, x.dtype) if mask[0] else None,
                 np.empty(wshape, wdt) if mask[1] else None,
                 np.empty(wshape, wdt) if mask[2] else None)
-    kernels.group_norm_backward(dy, x, mean, rstd, gamma, N, C, HxW, G, tuple(mask), *outs, soc)
+    ops.kernel("GroupNormBackward").group_norm_backward(dy, x, mean, rstd, gamma, N, C, HxW, G, tuple(mask), *outs, soc)
     return outs
 
 
@@ -53,7 +53,7 @@ def run_ce(grad_loss, log_prob, target, weight=None, reduction="mean", ignore_in
            label_smoothing=0.0, soc=DEFAULT_SOC, out=None):
     if out is None:
         out = np.empty(log_prob.shape, log_prob.dtype)
-    kernels.cross_entropy_loss_grad(grad_loss, log_prob, target, weight, reduction, ignore_index,
+    ops.kernel("CrossEntropyLossGrad").cross_entropy_loss_grad(grad_loss, log_prob, target, weight, reduction, ignore_index,
                                     label_smoothing, out, soc)
     return out
 
@@ -65,7 +65,7 @@ def run_prelu(g, x, w, soc=DEFAULT_SOC, outs=None):
         else:
             gw_shape = (x.shape[1] if x.ndim >= 2 else 1,)
         outs = (np.empty(x.shape, x.dtype), np.empty(gw_shape, w.dtype))
-    kernels.prelu_backward(g, x, w, *outs, soc)
+    ops.kernel("PreluBackward").prelu_backward(g, x, w, *outs, soc)
     return outs
 
 

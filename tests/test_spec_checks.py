@@ -11,10 +11,10 @@ from pyaclnn.dtypes import DType
 from pyaclnn.errors import (AclnnInnerNullptrError, AclnnInnerTilingError,
                             AclnnParamInvalidError, AclnnParamNullptrError)
 from pyaclnn._spec import TensorMeta
-from pyaclnn._spec import cross_entropy_loss_grad as ce
-from pyaclnn._spec import group_norm_backward as gn
-from pyaclnn._spec import mse_loss_backward as mse
-from pyaclnn._spec import prelu_backward as prelu
+from pyaclnn.ops.cross_entropy_loss_grad import spec as ce
+from pyaclnn.ops.group_norm_backward import spec as gn
+from pyaclnn.ops.mse_loss_backward import spec as mse
+from pyaclnn.ops.prelu_backward import spec as prelu
 
 F32, F16, BF16, I32, I64 = DType.FLOAT, DType.FLOAT16, DType.BF16, DType.INT32, DType.INT64
 ALL_SOCS = ["Ascend910B", "Ascend910_93", "Ascend950", "Ascend910", "Ascend310P"]

@@ -11,12 +11,13 @@ import cffi
 from .._headers_path import HEADER_DIR
 
 
-# Order matters: later headers use types of earlier ones.
+# Order matters: later headers use types of earlier ones. "opapi" is every operator header of
+# headers/ (aclnn_<op>.h, one per operator pyaclnn ships: pyaclnn/ops), found by name.
+OP_HEADERS = tuple(sorted(p.name for p in HEADER_DIR.glob("aclnn_*.h") if p.name != "aclnn_base.h"))
 HEADERS = {
     "runtime": ("acl_base.h", "acl_rt.h"),
     "nnopbase": ("acl_meta.h", "aclnn_base.h"),
-    "opapi": ("aclnn_mse_loss_backward.h", "aclnn_group_norm_backward.h",
-              "aclnn_cross_entropy_loss_grad.h", "aclnn_prelu_backward.h"),
+    "opapi": OP_HEADERS,
 }
 _FUNC = re.compile(r"^[A-Za-z_][\w \*]*?\b(acl\w+)\s*\(", re.M)
 

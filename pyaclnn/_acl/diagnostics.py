@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import _env
-from .._registry import REFERENCES, Registry, cann_sources, pyaclnn_source
+from .._registry import Registry, references, cann_sources, pyaclnn_source
 from . import _lib, _loader
 from ._ffi import FUNCTIONS, ffi
 from ._ops import builtin_libraries
@@ -196,7 +196,7 @@ def operators(found: _loader.Discovery | None) -> dict[str, Any]:
                  for name, info in registry.conflicts().items()]
     return {"sources": sources, "libraries": libraries, "skipped": skipped, "conflicts": conflicts,
             "total": len(found_ops),
-            "references": [n for n in REFERENCES if n in found_ops and (i := registry.get(n)) is not None and i.has_reference]}
+            "references": [n for n in references() if n in found_ops and (i := registry.get(n)) is not None and i.has_reference]}
 
 
 def report() -> dict[str, Any]:

@@ -1,28 +1,20 @@
 """``python -m pyaclnn bench``: the NumPy reference backend against PyTorch CPU and the memory bound.
 
-For each of the four operators (float32) it measures two things, in the same run and on the
-same input arrays as PyTorch CPU's aten backward kernels (all of torch's threads):
+For each operator with benchmark cases (float32; each operator's api.py in pyaclnn/ops builds
+its own: shapes, the pyaclnn call and its aten peer) it measures two things, in the same run and
+on the same input arrays as PyTorch CPU's aten kernels (all of torch's threads):
 
-1. allocating (the first table): the public NumPy-in/NumPy-out call (``pyaclnn.mse_loss_backward``
-   etc.), output allocation included, against the aten call that allocates its outputs too;
+1. allocating (the first table): the operator's public NumPy-in/NumPy-out function, output
+   allocation included, against the aten call that allocates its outputs too;
 2. steady state (``--mode reuse``, the second table): outputs preallocated and written in place.
    pyaclnn goes through its public two-phase API on the NumPy backend: the tensors are made once
    (``Tensor.from_numpy`` for the inputs, ``Tensor.empty`` for the outputs) and each timed
    iteration plans an executor (phase 1: every check) and runs it (phase 2: the kernel). Torch
-   writes into preallocated tensors through the aten ``out=`` overload where there is one;
-   ``_prelu_kernel_backward`` has none, so there the peer still allocates (the table says so).
+   writes into preallocated tensors through the aten ``out=`` overload where there is one
+   (``Case.run_torch_out``); where aten has none the peer still allocates (the table says so).
 
-=============  ==============================================  ==================================================
-case           shapes                                          peer (torch.ops.aten); steady state: out= overload
-=============  ==============================================  ==================================================
-mse            reduction none, 2^24 elements, 3 inputs alike   mse_loss_backward; .grad_input
-group_norm     N=32, C=256, HxW=3136 (56x56), group=32, gamma  native_group_norm_backward, mask (True,)*3; .out
-cross_entropy  N=4096, C=32000, mean, int64 targets, no weight nll_loss_backward then _log_softmax_backward_data;
-                                                               .grad_input then .out
-prelu          32x256x56x56, 256 weights                       _prelu_kernel_backward, then the weight gradient
-                                                               summed to (C,) as autograd's sum_to_size does; no
-                                                               out= overload (allocates in both tables)
-=============  ==============================================  ==================================================
+The cases (``--case NAME``, an operator's short name; the docstrings of each api.py's ``case``
+and ``bench_case`` give its shapes and peer) are listed by ``pyaclnn bench --help``.
 
 Inputs are made (and converted with ``torch.from_numpy``, no copy) before any timing. Each
 case and mode runs one warm-up call of each side, then ``--repeat`` samples (default 7)
@@ -44,7 +36,7 @@ call returns nothing and its outputs already exist, so the figure is the whole t
 one plan-and-run iteration.
 
 A third table, small calls (``--case small``, part of the default run, allocating mode only),
-times the four NumPy-in/NumPy-out calls on inputs of 128 and 4096 elements (8x16 / 64x64 and
+times the NumPy-in/NumPy-out calls on inputs of 128 and 4096 elements (8x16 / 64x64 and
 the like), where the per-call overhead is everything, against the same aten calls on the same
 arrays: each sample is the median of 200 individually timed calls (a mean would count the
 machine's preemptions), 15 samples alternating the sides. Its target is at most 3x aten; aten

@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
         description="Benchmark the NumPy reference backend (float32) against PyTorch CPU's aten backward "
-                    "kernels and the machine's memory-traffic bound, on the four operators.",
+                    "kernels and the machine's memory-traffic bound, on the operators with benchmark cases.",
         epilog="Progress goes to stderr, the table to stdout, every sample to the JSON file. "
                "Exit codes: 0 done, 1 a case failed, 2 usage error.")
     p.add_argument("--quick", action="store_true",
@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "with --acl: no file unless given)")
     p.add_argument("--case", action="append", choices=(*CASE_NAMES, SMALL_CASE), metavar="NAME",
                    help=f"run only this case (repeatable): {', '.join(CASE_NAMES)}, or {SMALL_CASE} (the "
-                        "four ops on inputs of <= 4096 elements, per call against aten, target 3x)")
+                        "operators on inputs of <= 4096 elements, per call against aten, target 3x)")
     p.add_argument("--mode", choices=MODES, default=None,
                    help="both tables (default), only the allocating one (alloc: new outputs every call), or "
                         "only the steady-state one (reuse: preallocated outputs written in place)")
@@ -149,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         gc.collect()
     if run_small:
         samples, batch = (3, 10) if args.quick else (SMALL_SAMPLES, SMALL_BATCH)
-        _progress(f"[small] the four ops on inputs of <= 4096 elements: {samples} samples of {batch} calls "
+        _progress(f"[small] the operators on inputs of <= 4096 elements: {samples} samples of {batch} calls "
                   "each, alternating pyaclnn and torch")
         for k, small in enumerate(small_cases()):
             try:

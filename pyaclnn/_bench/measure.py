@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from .cases import Case, _nbytes, _outputs
+from .cases import Case, _outputs
+from .cases import nbytes as _nbytes
 
 F32 = np.float32
 

@@ -29,7 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from .cases import Case, cross_entropy_case, group_norm_case, mse_case, prelu_case
+from .cases import Case
+from .cases import small_cases as _cases_of
 
 __all__ = ["TARGET", "TORCH_INPUT_TARGET", "SMALL_CASE", "small_cases", "measure_small", "format_small_table"]
 
@@ -56,14 +57,9 @@ class SmallCase:
 
 
 def small_cases() -> list[SmallCase]:
-    """The four ops on the issue's 8x16 (128 elements) and on 4096 elements."""
-    cases: list[SmallCase] = []
-    for n in SIZES:
-        rows, cols = (8, 16) if n == 128 else (64, 64)
-        N, C, HxW = (2, 8, 8) if n == 128 else (4, 16, 64)
-        cases += [SmallCase(c, n) for c in (mse_case((rows, cols)), group_norm_case(N, C, HxW, 1, 4),
-                                            cross_entropy_case(rows, cols), prelu_case((rows, cols)))]
-    return cases
+    """Every operator's small case (its api.py's ``small_case``) on the issue's 8x16 (128
+    elements) and on 4096 elements."""
+    return [SmallCase(c, n) for n in SIZES for c in _cases_of(n)]
 
 
 def _per_call_us(fn: Callable[[], Any], batch: int) -> float:

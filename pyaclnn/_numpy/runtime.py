@@ -3,7 +3,7 @@
 It keeps CANN's rules so that code written against pyaclnn behaves the same on both
 backends: aclInit first, a device set in every thread that uses the runtime, handles that
 must be live, single-use executors consumed by phase 2 even when it fails, and the op checks
-of the real library in phase 1 (``pyaclnn._spec``). Work goes only to streams of the thread's
+of the real library in phase 1 (each operator's spec, ``pyaclnn.ops``). Work goes only to streams of the thread's
 current device, as on CANN (one current device per thread).
 
 It runs as a device does (``pyaclnn._numpy.queues``): phase 2, async copies and memsets and
@@ -985,7 +985,7 @@ class NumpyRuntime:
     def op_info(self, op: str) -> OpInfo:
         """The registry entry of ``op``; NotSupportedError unless it has a NumPy reference
         (UnknownOperatorError if no header declares it)."""
-        info = self.registry.get(op) if op in ops.REFERENCES else None
+        info = self.registry.get(op) if op in ops.references() else None
         if info is None or not info.has_reference:
             exc = self._cannot_run(op)
             self._thread.error = str(exc)
@@ -1001,7 +1001,7 @@ class NumpyRuntime:
         kinds = {s.kind for s in self.registry.sources}
         missing = [what for kind, what in _SEARCHED if kind not in kinds]
         return self.registry.unknown(op, (f"; found no {' and no '.join(missing)}" if missing else "")
-                                     + f". Operators with a NumPy reference: {', '.join(ops.REFERENCES)}")
+                                     + f". Operators with a NumPy reference: {', '.join(ops.references())}")
 
     def _cannot_run(self, op: str) -> errors.NotSupportedError:
         """Why this backend cannot run ``op``: not declared anywhere, or no NumPy reference."""
@@ -1052,7 +1052,7 @@ class NumpyRuntime:
         # reference has any (an operator without one never gets an executor here)
         api = f"aclnn{op}"
         if executor is None:  # opbase CommonOpExecutorRun: checked first, ACLNN_ERR_PARAM_NULLPTR
-            if op not in ops.REFERENCES:  # ... of an operator this backend can run at all
+            if op not in ops.references():  # ... of an operator this backend can run at all
                 raise self._cannot_run(op)
             raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "executor is nullptr")
         with self._lock:
@@ -1069,7 +1069,7 @@ class NumpyRuntime:
                                                                    "(the executor was not run: it is still live)")
             if ex is not None and not ex.repeatable:
                 del self._executors[executor]  # phase 2 consumes it, whatever the result
-        if ex is None and op not in ops.REFERENCES:
+        if ex is None and op not in ops.references():
             raise self._cannot_run(op)
         if ex is None or ex.op != op:
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, api,
@@ -1143,7 +1143,7 @@ class NumpyRuntime:
         """Phase 1 straight on host arrays (no emulated memory): the library's checks, raising as
         aclnn<Op>GetWorkspaceSize would. Returns phase 2, for these arguments or any others of
         the same shapes, dtypes, strides and plain values (the checks see nothing else)."""
-        if op not in ops.REFERENCES:
+        if op not in ops.references():
             raise self._cannot_run(op)
         empty = ops.check(op, self.soc, args)
         if empty and not ops.fills_when_empty(op, self.soc, args):

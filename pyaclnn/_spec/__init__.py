@@ -1,8 +1,9 @@
-"""Backend-neutral operator specs: the real library's checks, in its order, with its codes.
+"""What the backend-neutral operator specs are made of: the real library's checks, in its order,
+with its codes.
 
-Each op module (mse_loss_backward, group_norm_backward, cross_entropy_loss_grad,
-prelu_backward) exposes::
+Each operator's spec is pyaclnn/ops/<op>/spec.py (see pyaclnn.ops) and exposes::
 
+    OP: str                       # the operator's CANN name (aclnn<OP>)
     API: str                      # the phase-1 C function, used in error messages
     def check(soc, ...) -> bool   # raises the library's error; True means "empty: no work"
 

@@ -1,13 +1,15 @@
 """aclnnMseLossBackward: out = ((self - target) * cof) * gradOutput, broadcast (ops.md §1)."""
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
-from ._layout import F32, at_least_1d, coalesce, memory_order, store, tiles
-from . import _parallel
-from ._parallel import run_blocks, scratch
+from ..._numpy.kernels._layout import F32, at_least_1d, coalesce, memory_order, store, tiles
+from ..._numpy.kernels import _parallel
+from ..._numpy.kernels._parallel import run_blocks, scratch
 
-__all__ = ["mse_loss_backward", "mse_cof"]
+__all__ = ["prepare", "mse_loss_backward", "mse_cof"]
 
 # Elements per tile: x, y, grad and out tiles plus one fp32 scratch stay in the 2 MiB L2.
 BLOCK = 1 << 17
@@ -24,6 +26,13 @@ def mse_cof(reduction: int, numel: int, soc: str) -> np.float32:
     if soc == "Ascend950":
         return np.float32(2.0 / numel)
     return np.float32(np.float32(1.0) / np.float32(numel)) * np.float32(2.0)
+
+
+def prepare(soc: str, a: tuple, empty: bool = False) -> Callable[[tuple], None]:
+    """Phase 2 for C arguments ``a`` (pyaclnn._numpy.ops.prepare): the kernel with the reduction
+    converted once."""
+    reduction = int(a[3])
+    return lambda v: mse_loss_backward(v[0], v[1], v[2], reduction, v[4], soc)
 
 
 def mse_loss_backward(grad_output, self, target, reduction: int, out, soc: str) -> None:

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from . import (FP32_FP16, FP32_FP16_BF16, INNER_NULLPTR, TensorMeta, arch, dtype_list_v2, fail,
+from ..._spec import (FP32_FP16, FP32_FP16_BF16, INNER_NULLPTR, TensorMeta, arch, dtype_list_v2, fail,
                fail_invalid, int64, is_regbase, require_dtype_in, require_max_dim,
                require_not_null, require_same_dtype, require_shape)
-from ..dtypes import DType
+from ...dtypes import DType
 
-API = "aclnnGroupNormBackwardGetWorkspaceSize"
+OP = "GroupNormBackward"
+API = f"aclnn{OP}GetWorkspaceSize"
 
-__all__ = ["API", "check", "supported_dtypes", "empty_zero_fills", "output_shapes"]
+__all__ = ["OP", "API", "check", "supported_dtypes", "empty_zero_fills", "empty_fills", "output_shapes"]
 
 MAX_C_PER_GROUP = 8000   # A2/A3 only
 MAX_C = 240000           # A2/A3 only
@@ -124,6 +125,13 @@ def empty_zero_fills(soc: str, grad_out: TensorMeta, input: TensorMeta, mean: Te
     if not (grad_out.is_empty or input.is_empty or mean.is_empty or rstd.is_empty):
         return False
     return not gamma.is_empty if gamma is not None else (C is None or C > 0)
+
+
+def empty_fills(soc: str, grad_out: TensorMeta, input: TensorMeta, mean: TensorMeta, rstd: TensorMeta,
+                gamma: TensorMeta | None, *rest: object) -> bool:
+    """The C arguments of a call ``check`` found empty -> whether phase 2 still writes
+    (``empty_zero_fills``: Ascend950's zeroed dgamma and dbeta)."""
+    return empty_zero_fills(soc, grad_out, input, mean, rstd, gamma)
 
 
 def check(soc: str, grad_out: TensorMeta | None, input: TensorMeta | None,

@@ -31,11 +31,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._layout import F32, as_f32, gather_flat, scatter_flat, store, tiles, view_as
-from . import _parallel
-from ._parallel import run_blocks, scratch
+from ..._numpy.kernels._layout import F32, as_f32, gather_flat, scatter_flat, store, tiles, view_as
+from ..._numpy.kernels import _parallel
+from ..._numpy.kernels._parallel import run_blocks, scratch
 
-__all__ = ["group_norm_backward", "bind"]
+__all__ = ["prepare", "group_norm_backward", "bind"]
 
 _tls = threading.local()
 
@@ -180,6 +180,23 @@ class _Shared:
         out = self.sink.target(n, c0, c1, h0, h1)
         np.matmul(self.W[n, c0:c1, None, :], S.transpose(1, 0, 2), out=out.reshape(cb, 1, L))
         self.sink.commit(n, c0, c1, h0, h1, out)
+
+
+def prepare(soc: str, a: tuple, empty: bool = False) -> Callable[[tuple], None]:
+    """Phase 2 for C arguments ``a`` (pyaclnn._numpy.ops.prepare): the kernel bound to N, C,
+    HxW, group and the mask; on an empty call (Ascend950, spec.empty_fills) zeroed dgamma and dbeta,
+    whatever the mask."""
+    if empty:
+        return _zero_dgamma_dbeta
+    n, c, hxw, group = map(int, a[5:9])
+    gn = bind(n, c, hxw, group, a[9])
+    return lambda v: gn(v[0], v[1], v[2], v[3], v[4], v[10], v[11], v[12])
+
+
+def _zero_dgamma_dbeta(v: tuple) -> None:
+    for out in (v[11], v[12]):
+        if out is not None:
+            out[...] = 0
 
 
 def group_norm_backward(grad_out, input, mean, rstd, gamma, N: int, C: int, HxW: int, group: int,

@@ -14,13 +14,17 @@ from typing import NoReturn
 
 import numpy as np
 
-from . import (FP32_FP16_BF16, TILING_ERROR, TensorMeta, fail, fail_invalid, fail_null, fmt_shape,
+from ..._spec import (FP32_FP16_BF16, TILING_ERROR, TensorMeta, fail, fail_invalid, fail_null, fmt_shape,
                is_regbase, require_dtype_in, require_not_null, require_same_dtype)
-from ..dtypes import DType
+from ...dtypes import DType
 
-API = "aclnnCrossEntropyLossGradGetWorkspaceSize"
+OP = "CrossEntropyLossGrad"
+API = f"aclnn{OP}GetWorkspaceSize"
+# Its header is generated (every tensor const): the op definition traced in shared/reference/ops.md
+# names the output, and nnopbase's executors index tensors by their position there.
+ROLES = (("out",), "position")  # outputs, index rule (pyaclnn._registry)
 
-__all__ = ["API", "SUPPORTED_SOCS", "REDUCTIONS", "check", "effective_reduction",
+__all__ = ["OP", "API", "ROLES", "SUPPORTED_SOCS", "REDUCTIONS", "check", "effective_reduction",
            "target_dtypes"]
 
 SUPPORTED_SOCS = ("Ascend910B", "Ascend910_93", "Ascend950")

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from . import (FP32_FP16, FP32_FP16_BF16, TensorMeta, broadcast_shapes, fail_invalid, fmt_shape,
+from ..._spec import (FP32_FP16, FP32_FP16_BF16, TensorMeta, broadcast_shapes, fail_invalid, fmt_shape,
                numel, require_dtype_in, require_max_dim, require_not_null, require_same_dtype,
                require_shape, shape_of)
 
-API = "aclnnPreluBackwardGetWorkspaceSize"
+OP = "PreluBackward"
+API = f"aclnn{OP}GetWorkspaceSize"
 
-__all__ = ["API", "check", "supported_dtypes", "channels", "output_shapes"]
+__all__ = ["OP", "API", "check", "supported_dtypes", "channels", "output_shapes"]
 
 # SocVersion in [ASCEND910B .. ASCEND910E] of the SocVersion enum: A2, A3 and 950 (not 910, 310P).
 _BF16_SOCS = ("Ascend910B", "Ascend910_93", "Ascend950")

@@ -5,15 +5,18 @@ result is rounded once to ``out``'s dtype. There is no softmax renormalisation.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from ..._spec import is_regbase
+from .spec import effective_reduction
 from ...errors import AclnnParamInvalidError
-from ._layout import F32, as_f32, store, tiles
-from . import _parallel
-from ._parallel import run_blocks, scratch
+from ..._numpy.kernels._layout import F32, as_f32, store, tiles
+from ..._numpy.kernels import _parallel
+from ..._numpy.kernels._parallel import run_blocks, scratch
 
-__all__ = ["cross_entropy_loss_grad", "row_scales"]
+__all__ = ["prepare", "cross_entropy_loss_grad", "row_scales"]
 
 API = "aclnnCrossEntropyLossGrad"
 # Elements per tile: dozens of rows, so each exp/multiply call is long next to a GIL hand-over.
@@ -81,6 +84,14 @@ def row_scales(grad_loss, target, weight, reduction: str, ignore_index: int,
         smooth = ((s * ls) / np.float32(C) * maskf).astype(F32)
         sum_w = np.float32(C) if w is None else np.add.reduce(w, dtype=F32)
     return t, nll, smooth, w, sum_w, in_range
+
+
+def prepare(soc: str, a: tuple, empty: bool = False) -> Callable[[tuple], None]:
+    """Phase 2 for C arguments ``a`` (pyaclnn._numpy.ops.prepare): the kernel with the plain
+    values converted once."""
+    reduction = effective_reduction(soc, a[6])
+    ignore_index, smoothing = int(a[7]), float(a[8])
+    return lambda v: cross_entropy_loss_grad(v[0], v[1], v[2], v[3], reduction, ignore_index, smoothing, v[10], soc)
 
 
 def cross_entropy_loss_grad(grad_loss, log_prob, target, weight, reduction: str,

@@ -15,13 +15,15 @@ gradWeight. It is reproduced with the fp32 dx (the TBE elementwise step runs in 
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
-from ._layout import F32, as_f32, coalesce, store, tiles
-from . import _parallel
-from ._parallel import run_blocks, scratch
+from ..._numpy.kernels._layout import F32, as_f32, coalesce, store, tiles
+from ..._numpy.kernels import _parallel
+from ..._numpy.kernels._parallel import run_blocks, scratch
 
-__all__ = ["prelu_backward"]
+__all__ = ["prepare", "prelu_backward"]
 
 # Elements per tile. Big enough that each NumPy call outlasts a GIL hand-over between the two
 # threads, small enough that the tile and its scratch mostly stay in cache.
@@ -80,6 +82,11 @@ def _exact_update_sums(x32, dy32, dx32, m32, axes, low_dtype, quirk: bool) -> np
         np.multiply(dx32, _ZERO, out=z)
         np.add(u, z, out=u)
     return np.add.reduce(u, axis=axes)
+
+
+def prepare(soc: str, a: tuple, empty: bool = False) -> Callable[[tuple], None]:
+    """Phase 2 for C arguments ``a`` (pyaclnn._numpy.ops.prepare)."""
+    return lambda v: prelu_backward(v[0], v[1], v[2], v[3], v[4], soc)
 
 
 def prelu_backward(grad_output, self, weight, grad_input, grad_weight, soc: str) -> None:

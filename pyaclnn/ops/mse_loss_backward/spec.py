@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from . import (FP32_FP16, FP32_FP16_BF16, TensorMeta, broadcast_shapes, dtype_list_v2,
+from ..._spec import (FP32_FP16, FP32_FP16_BF16, TensorMeta, broadcast_shapes, dtype_list_v2,
                fail_invalid, fmt_shape, require_dtype_in, require_max_dim, require_not_null,
                require_same_dtype, require_shape)
 
-API = "aclnnMseLossBackwardGetWorkspaceSize"
+OP = "MseLossBackward"
+API = f"aclnn{OP}GetWorkspaceSize"
 
-__all__ = ["API", "check", "supported_dtypes", "out_shape"]
+__all__ = ["OP", "API", "check", "supported_dtypes", "out_shape"]
 
 
 def supported_dtypes(soc: str) -> tuple:

@@ -1,0 +1,100 @@
+"""The operators pyaclnn ships with a reference, one folder each; the rest of the package finds them here.
+
+``pyaclnn/ops/<folder>/``, the folder named after the operator in snake case (aclnnAddRmsNorm:
+``add_rms_norm``), holds everything specific to that operator, one module per layer
+(docs/adding-an-operator.md):
+
+- ``spec.py``: ``OP`` (the CANN name) and the library's phase-1 ``check`` in its order with its
+  status codes, dtype tables per SoC, output shapes; optionally ``ROLES`` (the outputs of a
+  header that declares every tensor const) and ``empty_fills`` (an empty call that still writes).
+  Backend-neutral: it imports neither backend.
+- ``kernel.py``: the NumPy backend's phase 2, ``prepare(soc, args, empty) -> run(views)``. It
+  belongs to the NumPy backend: it imports the NumPy kernel helpers, never the acl backend nor the
+  object layer.
+- ``api.py``: the public face, above the backends: its two-phase class and NumPy-in/NumPy-out
+  function (where it has them), its documented ``sample`` with ``EXPECTED`` values, its benchmark
+  cases.
+
+Its header (``headers/aclnn_<folder>.h``, as CANN names it) declares the C functions.
+
+This module imports nothing at import time; the registry, the NumPy backend, the executors, the CLI,
+the samples and the benchmarks ask it which operators exist and load their modules on first use.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import threading
+from types import ModuleType
+
+__all__ = ["names", "spec", "kernel", "api", "apis", "folder", "snake"]
+
+_lock = threading.Lock()
+_specs: dict[str, ModuleType] | None = None
+_modules: dict[tuple[str, str], ModuleType] = {}
+
+
+def snake(op: str) -> str:
+    """AddRmsNorm -> add_rms_norm (the folder name of an operator)."""
+    out = []
+    for i, ch in enumerate(op):
+        if ch.isupper() and i and (not op[i - 1].isupper() or (i + 1 < len(op) and op[i + 1].islower())):
+            out.append("_")
+        out.append(ch.lower())
+    return "".join(out)
+
+
+def _load() -> dict[str, ModuleType]:
+    global _specs
+    with _lock:
+        if _specs is None:
+            found: dict[str, ModuleType] = {}
+            for entry in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+                if not entry.ispkg:
+                    continue
+                module = importlib.import_module(f"{__name__}.{entry.name}.spec")
+                op = module.OP
+                if snake(op) != entry.name:  # the folder is found from the name, and back
+                    raise ImportError(f"pyaclnn/ops/{entry.name}/spec.py declares OP = {op!r}; its folder "
+                                      f"must be named {snake(op)!r}")
+                found[op] = module
+            _specs = found
+    return _specs
+
+
+def names() -> tuple[str, ...]:
+    """The operators with a reference (CANN names, without aclnn), in folder order."""
+    return tuple(_specs if _specs is not None else _load())
+
+
+def spec(op: str) -> ModuleType:
+    """The spec module of ``op`` (KeyError if it has no reference)."""
+    return (_specs if _specs is not None else _load())[op]
+
+
+def folder(op: str) -> str:
+    """The folder (and the NumPy-in/out function's usual name) of ``op``."""
+    spec(op)
+    return snake(op)
+
+
+def _layer(op: str, layer: str) -> ModuleType:
+    module = _modules.get((op, layer))
+    if module is None:
+        module = _modules[(op, layer)] = importlib.import_module(f"{__name__}.{folder(op)}.{layer}")
+    return module
+
+
+def kernel(op: str) -> ModuleType:
+    """The NumPy backend's phase 2 of ``op`` (its kernel.py)."""
+    return _layer(op, "kernel")
+
+
+def api(op: str) -> ModuleType:
+    """The public face of ``op`` (its api.py: class, function, sample, benchmark cases)."""
+    return _layer(op, "api")
+
+
+def apis() -> dict[str, ModuleType]:
+    """Every operator's api module, by operator name, in folder order."""
+    return {op: api(op) for op in names()}
