@@ -8,7 +8,7 @@ A CANN operator is a pair of C functions::
 ``parse_header(text)`` finds every such pair in a header as CANN ships it: include guards and
 other preprocessor lines, ``extern "C" {``, ``ACLNN_API`` / ``__attribute__((visibility("default")))``
 in front of the declarations, comments, one parameter per line, several operators per header
-(aclnn_add.h declares Add, Adds, InplaceAdd and InplaceAdds). ``index_header(text)`` only lists
+(aclnn_add.h declares four: Add, Adds and their in-place forms). ``index_header(text)`` only lists
 the operator names (cheap: two regular expressions), for discovery before anything is parsed.
 
 An operator is a *pair*: a phase 1 the header declares without its launch function is not one

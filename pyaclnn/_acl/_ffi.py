@@ -11,13 +11,26 @@ import cffi
 from .._headers_path import HEADER_DIR
 
 
-# Order matters: later headers use types of earlier ones. "opapi" is every operator header of
-# headers/ (aclnn_<op>.h, one per operator pyaclnn ships: pyaclnn/ops), found by name.
-OP_HEADERS = tuple(sorted(p.name for p in HEADER_DIR.glob("aclnn_*.h") if p.name != "aclnn_base.h"))
+def _op_library_headers() -> tuple[str, ...]:
+    """The headers of headers/ whose operators the op library pyaclnn loads must export: those
+    of hicann/ops-nn (libopapi.so on 8.x, libopapi_nn.so on 9.x; their specs' REPO). Other
+    operators of headers/ (ops-math: libopapi_math.so on 9.x) are found like any other, from
+    their own prototype (``op_ffi``)."""
+    from .. import ops
+    from .._signature import index_header
+    found = []
+    for path in sorted(HEADER_DIR.glob("aclnn_*.h")):
+        names = index_header(path.read_text(encoding="ascii")) if path.name != "aclnn_base.h" else []
+        if names and all(n in ops.names() and getattr(ops.spec(n), "REPO", "") == "ops-nn" for n in names):
+            found.append(path.name)
+    return tuple(found)
+
+
+# Order matters: later headers use types of earlier ones.
 HEADERS = {
     "runtime": ("acl_base.h", "acl_rt.h"),
     "nnopbase": ("acl_meta.h", "aclnn_base.h"),
-    "opapi": OP_HEADERS,
+    "opapi": _op_library_headers(),
 }
 _FUNC = re.compile(r"^[A-Za-z_][\w \*]*?\b(acl\w+)\s*\(", re.M)
 

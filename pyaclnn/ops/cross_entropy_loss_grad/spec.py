@@ -20,11 +20,12 @@ from ...dtypes import DType
 
 OP = "CrossEntropyLossGrad"
 API = f"aclnn{OP}GetWorkspaceSize"
+REPO = "ops-nn"  # its sources: hicann/ops-nn (9.x: libopapi_nn.so, the op library pyaclnn loads)
 # Its header is generated (every tensor const): the op definition traced in shared/reference/ops.md
 # names the output, and nnopbase's executors index tensors by their position there.
 ROLES = (("out",), "position")  # outputs, index rule (pyaclnn._registry)
 
-__all__ = ["OP", "API", "ROLES", "SUPPORTED_SOCS", "REDUCTIONS", "check", "effective_reduction",
+__all__ = ["OP", "API", "REPO", "ROLES", "SUPPORTED_SOCS", "REDUCTIONS", "check", "effective_reduction",
            "target_dtypes"]
 
 SUPPORTED_SOCS = ("Ascend910B", "Ascend910_93", "Ascend950")

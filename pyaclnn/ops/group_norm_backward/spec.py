@@ -15,8 +15,9 @@ from ...dtypes import DType
 
 OP = "GroupNormBackward"
 API = f"aclnn{OP}GetWorkspaceSize"
+REPO = "ops-nn"  # its sources: hicann/ops-nn (9.x: libopapi_nn.so, the op library pyaclnn loads)
 
-__all__ = ["OP", "API", "check", "supported_dtypes", "empty_zero_fills", "empty_fills", "output_shapes"]
+__all__ = ["OP", "API", "REPO", "check", "supported_dtypes", "empty_zero_fills", "empty_fills", "output_shapes"]
 
 MAX_C_PER_GROUP = 8000   # A2/A3 only
 MAX_C = 240000           # A2/A3 only

@@ -13,8 +13,9 @@ from ..._spec import (FP32_FP16, FP32_FP16_BF16, TensorMeta, broadcast_shapes, d
 
 OP = "MseLossBackward"
 API = f"aclnn{OP}GetWorkspaceSize"
+REPO = "ops-nn"  # its sources: hicann/ops-nn (9.x: libopapi_nn.so, the op library pyaclnn loads)
 
-__all__ = ["OP", "API", "check", "supported_dtypes", "out_shape"]
+__all__ = ["OP", "API", "REPO", "check", "supported_dtypes", "out_shape"]
 
 
 def supported_dtypes(soc: str) -> tuple:

@@ -13,8 +13,9 @@ from ..._spec import (FP32_FP16, FP32_FP16_BF16, TensorMeta, broadcast_shapes, f
 
 OP = "PreluBackward"
 API = f"aclnn{OP}GetWorkspaceSize"
+REPO = "ops-nn"  # its sources: hicann/ops-nn (9.x: libopapi_nn.so, the op library pyaclnn loads)
 
-__all__ = ["OP", "API", "check", "supported_dtypes", "channels", "output_shapes"]
+__all__ = ["OP", "API", "REPO", "check", "supported_dtypes", "channels", "output_shapes"]
 
 # SocVersion in [ASCEND910B .. ASCEND910E] of the SocVersion enum: A2, A3 and 950 (not 910, 310P).
 _BF16_SOCS = ("Ascend910B", "Ascend910_93", "Ascend950")
