@@ -165,3 +165,31 @@ def test_acl_constants_are_generated_from_headers():
     from pyaclnn import acl
     from pyaclnn._headers_path import constants
     assert {name: getattr(acl, name) for name in constants()} == constants()
+
+
+# 717 real op_api headers (MANIFEST.json: their sources), beside the checkout (or a worktree's main)
+REAL_HEADERS = next((p for p in (ROOT.parent / "shared" / "headers", ROOT.parents[1] / "shared" / "headers")
+                     if p.is_dir()), ROOT.parent / "shared" / "headers")
+
+
+def test_operator_headers_beyond_the_spec_match_the_real_ones():
+    """headers/ declares, for the operators beyond abi.json's four (pyaclnn/ops: Add, InplaceAdd),
+    each phase-1 function exactly as CANN's own header does: the same parameters, names, C types
+    and constness (read with pyaclnn's header parser from ../shared/headers, never a copy)."""
+    from pyaclnn._signature import parse_header
+    if not REAL_HEADERS.is_dir():
+        pytest.skip("../shared/headers is not there")
+    spec = set(HEADER_ORDER)
+    extra = sorted(p for p in HEADERS.glob("aclnn_*.h") if p.name not in spec)
+    assert {p.name for p in extra} >= {"aclnn_add.h"}
+    for path in extra:
+        ours = parse_header(path.read_text())
+        real = parse_header((REAL_HEADERS / path.name).read_text())
+        assert ours and set(ours) <= set(real), path.name
+        for name, sig in ours.items():
+            assert sig.params == real[name].params, (path.name, name)
+        # and the launch function: the 4-argument prototype, as the real header declares it
+        text = re.sub(r"\s+", " ", (REAL_HEADERS / path.name).read_text())
+        for name in ours:
+            assert re.search(rf"aclnnStatus\s+aclnn{name}\s*\(\s*void\s*\*\s*workspace, uint64_t workspaceSize, "
+                             r"aclOpExecutor\s*\*\s*executor, (const )?aclrtStream stream\)", text), name

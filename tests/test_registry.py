@@ -184,8 +184,12 @@ def test_shipped_headers_parse_to_the_documented_parameters():
     assert ce.signature.all_const and ce.outputs == (10,) and ce.inputs == (0, 1, 2, 3, 4, 5)
     assert ce.index_rule == "position"
     assert ops.get("PreluBackward").outputs == (3, 4)
-    assert set(ops.all()) == {"MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward"}
-    assert ops.get("Add") is None
+    assert set(ops.all()) == {"MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward",
+                              "Add", "InplaceAdd"}
+    add, inplace = ops.get("Add"), ops.get("InplaceAdd")
+    assert add.names == ("self", "other", "alpha", "out") and add.inputs == (0, 1) and add.outputs == (3,)
+    assert inplace.inputs == (0, 1) and inplace.outputs == (0,)  # selfRef: in and out
+    assert ops.get("Cat") is None
 
 
 def _package(root: Path, name: str, header: str, opdef: dict | None) -> Path:
@@ -255,7 +259,8 @@ def test_custom_packages_come_first_in_env_order_then_config_ini(tmp_path, monke
     assert sources[0].library == first / "op_api" / "lib" / "libcust_opapi.so"
     registry = Registry(sources + [pyaclnn_source()])
     assert registry.get("AddCustom").signature.params[2].ctype == "double"  # the first package wins
-    assert registry.get("Add").source.label.startswith("custom package third")
+    add = registry.get("Add")  # third's library is missing: passed over for pyaclnn's headers/
+    assert add.source.kind == "pyaclnn" and add.skipped[0].source.label.startswith("custom package third")
 
 
 def test_toolkit_layouts(tmp_path, monkeypatch):
@@ -278,6 +283,7 @@ def test_toolkit_layouts(tmp_path, monkeypatch):
         assert registry.get("Add").source.kind == "builtin"
         mse = registry.get("MseLossBackward")  # this toolkit has no header for it: headers/' declaration
         assert mse.source.kind == "pyaclnn" and mse.shipped and mse.has_reference
+        assert registry.get("Cat").source.kind == "builtin"
         assert {"Add", "InplaceAdd", "Cat", "MseLossBackward"} <= set(registry.all())
 
 

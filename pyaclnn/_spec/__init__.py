@@ -182,3 +182,74 @@ def soc_family(name: str) -> str:
     if n.startswith("Ascend910"):
         return "Ascend910"
     return n
+
+
+# --- dtype promotion and casting (opbase include/nnopbase/opdev/data_type_utils.h) ------------
+
+_INTS = {DType.INT8: 1, DType.INT16: 2, DType.INT32: 4, DType.INT64: 8}  # signed, by size
+_FLOATS = (DType.FLOAT16, DType.BF16, DType.FLOAT, DType.DOUBLE, DType.HIFLOAT8, DType.FLOAT8_E5M2,
+           DType.FLOAT8_E4M3FN, DType.FLOAT8_E8M0, DType.FLOAT6_E3M2, DType.FLOAT6_E2M3, DType.FLOAT4_E2M1,
+           DType.FLOAT4_E1M2)
+COMPLEX = (DType.COMPLEX32, DType.COMPLEX64, DType.COMPLEX128)
+INTEGRAL = (DType.INT8, DType.INT16, DType.INT32, DType.INT64, DType.UINT8, DType.UINT16, DType.UINT32,
+            DType.UINT64)
+
+
+def is_floating(dt: DType) -> bool:
+    """IsFloatingType: double, float, bf16, float16 and the 8/6/4-bit floats."""
+    return dt in _FLOATS
+
+
+def is_integral(dt: DType, include_bool: bool = False) -> bool:
+    """IsIntegralType (signed and unsigned integers; bool with ``include_bool``)."""
+    return dt in INTEGRAL or (include_bool and dt == DType.BOOL)
+
+
+def can_cast(src: DType, dst: DType) -> bool:
+    """CanCast: no complex -> non-complex, no floating -> integral, nothing but bool -> bool."""
+    if src in COMPLEX and dst not in COMPLEX:
+        return False
+    if is_floating(src) and is_integral(dst):
+        return False
+    return not (src != DType.BOOL and dst == DType.BOOL)
+
+
+def promote_type(a: DType, b: DType) -> DType:
+    """PromoteType: kPromoteTypesLookup (PyTorch's promoteTypes on CANN's dtypes) for the dtypes of
+    the 16-bit-and-wider table rows; DT_UNDEFINED where it has no entry (uint16/32/64 with anything
+    but a complex, the 8/6/4-bit floats, ...)."""
+    a, b = DType(a), DType(b)
+    if a == b:
+        return a
+    known = (DType.BOOL, DType.UINT8, *_INTS, DType.FLOAT16, DType.BF16, DType.FLOAT, DType.DOUBLE, *COMPLEX)
+    unsigned = (DType.UINT16, DType.UINT32, DType.UINT64)
+    if a in unsigned or b in unsigned:  # their rows are undefined but for the complex columns
+        u, other = (a, b) if a in unsigned else (b, a)
+        if other == DType.COMPLEX64:
+            return DType.COMPLEX128 if u == DType.UINT64 else DType.COMPLEX64
+        return DType.COMPLEX128 if other == DType.COMPLEX128 else DType.DT_UNDEFINED
+    if a not in known or b not in known:
+        return DType.DT_UNDEFINED
+    if a in COMPLEX or b in COMPLEX:
+        if DType.COMPLEX128 in (a, b) or DType.DOUBLE in (a, b):
+            return DType.COMPLEX128
+        if DType.COMPLEX64 in (a, b) or DType.FLOAT in (a, b) or DType.BF16 in (a, b):
+            return DType.COMPLEX64
+        return DType.COMPLEX32  # complex32 with float16, an integer or bool
+    if is_floating(a) or is_floating(b):
+        if not is_floating(b):
+            return a
+        if not is_floating(a):
+            return b
+        rank = {DType.FLOAT16: 1, DType.BF16: 1, DType.FLOAT: 2, DType.DOUBLE: 3}
+        if rank[a] == rank[b]:  # float16 with bfloat16
+            return DType.FLOAT
+        return a if rank[a] > rank[b] else b
+    if a == DType.BOOL:
+        return b
+    if b == DType.BOOL:
+        return a
+    if DType.UINT8 in (a, b):  # uint8 with a signed integer: int16 at least
+        other = b if a == DType.UINT8 else a
+        return DType.INT16 if other == DType.INT8 else other
+    return a if _INTS[a] >= _INTS[b] else b

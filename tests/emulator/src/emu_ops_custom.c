@@ -78,7 +78,7 @@ static int eltwise_phase1(const char *api, const char *phase2, const char *const
 
 #ifdef EMU_CUSTOM_ADD
 /* ---- the package's "Add" op (build_custom_opp(..., ops=("AddCustom", "Add"))) ------------ */
-#include "aclnn_add.h"
+#include "custom/aclnn_add.h"  /* not headers/aclnn_add.h (pyaclnn's, the built-in op): -I order */
 
 aclnnStatus aclnnAddGetWorkspaceSize(const aclTensor *x1, const aclTensor *x2, const aclTensor *y, uint64_t *workspaceSize,
                                      aclOpExecutor **executor)

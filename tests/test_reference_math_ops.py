@@ -1,0 +1,267 @@
+"""The references of the ops-math operators (pyaclnn/ops/add, inplace_add) against PyTorch CPU, the
+CANN documentation's samples, and the CANN emulator (randomised: same statuses, same bits).
+
+Oracles: torch for the values where its arithmetic is the device's (alpha 1, integers, Mul then Add
+where each op rounds); the Axpy golden of hicann/ops-math math/axpy/tests/assets/golden.py where
+the device rounds once; torch.promote_types / torch.can_cast for opbase's PromoteType / CanCast
+(the same table); the statuses of hicann/ops-math math/add/op_api/aclnn_add.cpp, case by case.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import pyaclnn
+from pyaclnn import _samples
+from pyaclnn.dtypes import DType
+
+torch = pytest.importorskip("torch")
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+OK = None
+
+
+def add(a, b, alpha, out_dtype=None, out_shape=None):
+    """aclnnAdd through pyaclnn.Op on the active backend: the out array, or the AclError raised."""
+    out = np.zeros(np.broadcast_shapes(np.shape(a), np.shape(b)) if out_shape is None else out_shape,
+                   out_dtype or np.result_type(a, b))
+    try:
+        with pyaclnn.Op("Add", a, b, alpha, out) as op:
+            op.run()
+            return op["out"].numpy()
+    except pyaclnn.AclError as exc:
+        return exc
+
+
+def inplace_add(a, b, alpha):
+    try:
+        with pyaclnn.Op("InplaceAdd", a, b, alpha) as op:
+            op.run()
+            return op["selfRef"].numpy()
+    except pyaclnn.AclError as exc:
+        return exc
+
+
+# -- promotion and casting: opbase's table is PyTorch's ------------------------------------------------
+TORCH = {DType.FLOAT: torch.float32, DType.FLOAT16: torch.float16, DType.BF16: torch.bfloat16,
+         DType.DOUBLE: torch.float64, DType.INT8: torch.int8, DType.UINT8: torch.uint8, DType.INT16: torch.int16,
+         DType.INT32: torch.int32, DType.INT64: torch.int64, DType.BOOL: torch.bool,
+         DType.COMPLEX64: torch.complex64, DType.COMPLEX128: torch.complex128, DType.COMPLEX32: torch.complex32}
+
+
+def test_promote_type_and_can_cast_are_torchs() -> None:
+    from pyaclnn._spec import can_cast, promote_type
+    back = {v: k for k, v in TORCH.items()}
+    for a in TORCH:
+        for b in TORCH:
+            assert promote_type(a, b) == back[torch.promote_types(TORCH[a], TORCH[b])], (a, b)
+            assert can_cast(a, b) == torch.can_cast(TORCH[a], TORCH[b]), (a, b)
+    assert promote_type(DType.UINT16, DType.INT32) == DType.DT_UNDEFINED  # no row in the table
+    assert promote_type(DType.UINT64, DType.COMPLEX64) == DType.COMPLEX128
+
+
+# -- values against torch -----------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype,alpha", [(np.float32, 1.0), (np.float32, 2.5), (np.float16, 1.0), (np.float16, -0.3),
+                                         (np.int32, 3), (np.int64, -2), (np.int8, 5), (np.float64, 0.7),
+                                         (np.uint8, 7), (np.int16, -3), (np.bool_, True)])
+def test_add_against_torch(use_backend, dtype, alpha) -> None:
+    use_backend("numpy")
+    rng = np.random.default_rng(1)
+    a = (rng.standard_normal((2, 3, 4)) * 50).astype(dtype)
+    b = (rng.standard_normal((3, 1)) * 50).astype(dtype)
+    scalar = {np.float16: np.float32(alpha)}.get(dtype, alpha)
+    got = add(a, b, scalar)
+    want = torch.add(torch.from_numpy(a), torch.from_numpy(b), alpha=alpha).numpy()
+    if dtype in (np.float32, np.float16) and alpha != 1:
+        # Axpy, rounded once (golden.py: float16 in float32, float32 in float64); torch rounds
+        # alpha * other first, so it is only close
+        wide = np.float32 if dtype == np.float16 else np.float64
+        golden = (a.astype(wide) + b.astype(wide) * wide(np.float32(alpha))).astype(dtype)
+        np.testing.assert_array_equal(got, golden)
+        np.testing.assert_allclose(got, want, rtol=2e-3 if dtype == np.float16 else 1e-6)
+    elif dtype == np.float64 and alpha != 1:  # not an Axpy dtype: Mul, then Add, as torch
+        np.testing.assert_allclose(got, want, rtol=1e-15)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def test_add_int32_axpy_runs_in_float32(use_backend) -> None:
+    """int32 with alpha != 1 is Axpy, computed in float32 and truncated (golden.py): torch differs
+    above 2**24; alpha 1 is the exact integer Add."""
+    use_backend("numpy")
+    a, b = np.array([2**24 + 1, 7, -7, 100], np.int32), np.array([1, 2, 2, -3], np.int32)
+    got = add(a, b, np.int32(2))
+    assert got.tolist() == [2**24 + 2, 11, -3, 94]
+    assert torch.add(torch.from_numpy(a), torch.from_numpy(b), alpha=2)[0] == 2**24 + 3
+    assert add(a, b, np.int32(1))[0] == 2**24 + 2
+
+
+def test_add_bfloat16_on_a2_multiplies_then_adds_and_on_950_is_axpy(use_backend) -> None:
+    """bf16 is no Axpy dtype on 910B: other * alpha (alpha cast to bf16) rounds, then the sum (torch
+    does the same, op by op); on 950 (regbase) Axpy takes bf16 and rounds once, in float32."""
+    rng = np.random.default_rng(2)
+    a = torch.from_numpy(rng.standard_normal(64).astype(np.float32)).to(torch.bfloat16)
+    b = torch.from_numpy(rng.standard_normal(64).astype(np.float32)).to(torch.bfloat16)
+    na, nb = a.float().numpy().astype(BF16), b.float().numpy().astype(BF16)
+    use_backend("numpy", soc="Ascend910B")
+    want = (a + b * torch.tensor(0.3, dtype=torch.bfloat16)).float().numpy()
+    np.testing.assert_array_equal(add(na, nb, np.float32(0.3)).astype(np.float32), want)
+    use_backend("numpy", soc="Ascend950")
+    golden = (a.float().numpy() + b.float().numpy() * np.float32(0.3)).astype(BF16).astype(np.float32)
+    np.testing.assert_array_equal(add(na, nb, np.float32(0.3)).astype(np.float32), golden)
+
+
+def test_add_mixed_float16_float32_and_promotion_against_torch(use_backend) -> None:
+    use_backend("numpy")
+    a = np.array([1.5, -2.25, 1e-4], np.float16)
+    b = np.array([[1e8], [3.0]], np.float32)
+    got = add(a, b, 1.0, np.float32)
+    np.testing.assert_array_equal(got, (torch.from_numpy(a) + torch.from_numpy(b)).numpy())
+    i = np.array([1, 2, 3], np.uint8)
+    j = np.array([-1, -2, 120], np.int8)
+    got = add(i, j, 1, np.int16)  # uint8 + int8 -> int16
+    np.testing.assert_array_equal(got, (torch.from_numpy(i) + torch.from_numpy(j)).numpy())
+
+
+def test_add_nan_alpha_counts_as_one(use_backend) -> None:
+    """IsEqualToOne is !(alpha > 1 || alpha < 1): a NaN alpha takes the plain Add."""
+    use_backend("numpy")
+    assert add(np.array([1, 2], np.float32), np.array([10, 20], np.float32), np.float32(np.nan)).tolist() == [11, 22]
+
+
+def test_inplace_add_writes_self_ref_and_reads_it_whole(use_backend) -> None:
+    use_backend("numpy")
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    y = np.array([10, 20, 30], np.float32)
+    got = inplace_add(x, y, np.float32(2))
+    np.testing.assert_array_equal(got, torch.from_numpy(x).add(torch.from_numpy(y), alpha=2).numpy())
+    with pyaclnn.Device(0) as device, device.create_stream() as stream:  # self and other one tensor
+        t = pyaclnn.Tensor.from_numpy(np.array([1, 2, 3], np.int64))
+        with pyaclnn.Op("InplaceAdd", t, t, 3) as op:
+            op.run(stream)
+        stream.synchronize()
+        assert t.numpy().tolist() == [4, 8, 12]
+
+
+# -- statuses, in the source's order ------------------------------------------------------------------
+F32 = np.float32
+
+
+@pytest.mark.parametrize("call, status, text", [
+    (lambda: add(None, np.ones(2, F32), 1.0), 161001, "self is nullptr"),
+    (lambda: add(np.ones(2, F32), np.ones(2, F32), None), 161001, "alpha is nullptr"),
+    (lambda: add(np.ones(2, np.uint16), np.ones(2, F32), 1.0, F32), 161002, "self dtype uint16 not supported"),
+    (lambda: add(np.ones(2, F32), np.ones(2, F32), 1 + 2j, F32), 161002, "Alpha dtype complex128 can't be cast"),
+    (lambda: add(np.ones(2, np.int32), np.ones(2, np.int32), 1.5, np.int32), 161002,
+     "Alpha dtype float64 can't be cast to the promote dtype int32"),
+    (lambda: add(np.ones(2, bool), np.ones(2, bool), 1.5, bool), 161002,
+     "Alpha dtype float64 can't be cast to the promote dtype bool"),
+    (lambda: add(np.ones(2, F32), np.ones(2, F32), 1.0, np.int32), 161002, "Promote dtype float32 can't be cast"),
+    (lambda: add(np.ones((2, 3), F32), np.ones(2, F32), 1.0, F32, (2, 3)), 161002, "can not broadcast"),
+    (lambda: add(np.ones((2, 3), F32), np.ones(3, F32), 1.0, F32, (3, 2)), 161002, "Shape of out should be (2, 3)"),
+    (lambda: add(np.ones((1,) * 9, F32), np.ones(1, F32), 1.0, F32), 161002, "self rank 9 > 8"),
+    (lambda: inplace_add(np.ones(3, F32), np.ones((2, 3), F32), 1.0), 161002, "Expected shape of selfRef"),
+    (lambda: inplace_add(np.ones(3, np.int32), np.ones(3, F32), 1.0), 161002,
+     "Promote dtype float32 can't be cast to the desired output type int32"),
+])
+def test_add_statuses(use_backend, call, status, text) -> None:
+    use_backend("numpy")
+    err = call()
+    assert isinstance(err, pyaclnn.AclError) and err.status == status and text in str(err), err
+
+
+def test_add_bf16_is_refused_on_910_and_310p(use_backend) -> None:
+    """GetDtypeSupportListBySocVersion: bf16 only on DAV_2201 (910B, 910_93) and DAV_3510 (950)."""
+    x = np.ones(2, BF16)
+    for soc, ok in (("Ascend910", False), ("Ascend310P", False), ("Ascend910B", True), ("Ascend950", True)):
+        use_backend("numpy", soc=soc)
+        got = add(x, x, 1.0, BF16)
+        assert (not isinstance(got, Exception)) if ok else got.status == 161002, soc
+
+
+def test_add_regbase_checks_the_promoted_dtype_against_the_list(use_backend) -> None:
+    """On 950 the promoted dtype must be in the support list too: int8 + uint8 -> int16 is listed,
+    float16 + bf16 -> float32 is; on 950 a complex alpha never counts as 1 (no effect on results here)."""
+    use_backend("numpy", soc="Ascend950")
+    assert add(np.ones(2, np.int8), np.ones(2, np.uint8), 1, np.int16).tolist() == [2, 2]
+    assert add(np.ones(2, np.float16), np.ones(2, BF16), 1.0, F32).tolist() == [2.0, 2.0]
+
+
+def test_empty_add_succeeds_and_writes_nothing(use_backend) -> None:
+    use_backend("numpy")
+    out = add(np.ones((0, 3), F32), np.ones(3, F32), 2.0)
+    assert out.shape == (0, 3)
+
+
+# -- the documented samples ---------------------------------------------------------------------------
+def test_add_samples_print_the_documented_values(use_backend) -> None:
+    use_backend("numpy")
+    self_ = torch.tensor([0, 1, 2, 3, 4, 5, 6, 7], dtype=torch.float64)
+    other = torch.tensor([1, 1, 1, 2, 2, 2, 3, 3], dtype=torch.float64)
+    want = torch.add(self_, other, alpha=1.2).numpy()
+    for name in ("Add", "InplaceAdd"):
+        np.testing.assert_allclose(_samples.EXPECTED[name]["result"], want, rtol=1e-12)
+        lines: list[str] = []
+        assert _samples.run(name, lines.append), lines
+
+
+# -- the reference against the emulator (Ascend910B, the SoC it models) --------------------------------
+EMULATED = [np.dtype(d) for d in (np.float32, np.float16, np.float64, np.int8, np.uint8, np.int16, np.int32,
+                                   np.int64, np.bool_)] + [BF16]
+ALPHAS = (np.float32, np.float64, np.int64, np.int32, np.bool_)
+
+
+def _random_case(rng: np.random.Generator) -> tuple:
+    def dtype():
+        return EMULATED[rng.integers(len(EMULATED))]
+
+    def array(shape, dt):
+        if dt == np.bool_:
+            return np.asarray(rng.integers(0, 2, shape), bool)
+        if dt.kind in "iu":
+            return np.asarray(rng.integers(-20 if dt.kind == "i" else 0, 20, shape)).astype(dt)
+        return np.asarray(rng.standard_normal(shape) * 8, np.float32).astype(dt)
+
+    rank = int(rng.integers(0, 4))
+    shape = tuple(int(d) for d in rng.integers(1, 4, rank))
+    other_shape = tuple(d if rng.random() < 0.7 else 1 for d in shape)[int(rng.integers(0, rank + 1)):]
+    if rng.random() < 0.1:
+        other_shape = other_shape + (5,)  # usually does not broadcast
+    if rng.random() < 0.05:
+        shape = (0,) + shape
+    a, b = array(shape, dtype()), array(other_shape, dtype())
+    adt = ALPHAS[rng.integers(len(ALPHAS))]
+    alpha = np.dtype(adt).type(rng.choice([1, 1, 2, -3, 0])) if adt != np.bool_ else np.bool_(rng.random() < 0.5)
+    if np.dtype(adt).kind == "f" and rng.random() < 0.5:
+        alpha = np.dtype(adt).type(rng.standard_normal())
+    out_dtype = dtype()
+    try:
+        out_shape = np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        out_shape = a.shape
+    if rng.random() < 0.1:
+        out_shape = out_shape + (1,)
+    return a, b, alpha, out_dtype, out_shape
+
+
+def _outcome(result):
+    if isinstance(result, Exception):
+        return ("error", type(result).__name__, result.status)
+    return ("ok", result.dtype.str, result.shape, np.ascontiguousarray(result).tobytes())
+
+
+def test_reference_and_emulator_agree_on_random_add_and_inplace_add(use_backend, emulator_home, monkeypatch) -> None:
+    rng = np.random.default_rng(18)
+    cases = [_random_case(rng) for _ in range(300)]
+    results = {}
+    for name in ("numpy", "acl"):
+        use_backend(name, soc="Ascend910B" if name == "numpy" else None,
+                    home=emulator_home if name == "acl" else None)
+        monkeypatch.setenv("ASCEND_OPP_PATH", str(emulator_home / "opp"))
+        results[name] = [(_outcome(add(a, b, alpha, dt, shape)), _outcome(inplace_add(a.copy(), b, alpha)))
+                         for a, b, alpha, dt, shape in cases]
+    statuses = {r[0][0] for r in results["numpy"]}
+    assert statuses == {"ok", "error"}  # the cases reach both
+    for case, ref, emu in zip(cases, results["numpy"], results["acl"]):
+        assert ref == emu, (case, ref[:1], emu[:1])
