@@ -58,7 +58,7 @@ def test_samples_names_backend_and_soc_and_prints_the_examples_numbers() -> None
         else:
             current.append(line)
     assert list(sections) == ["Add", "CrossEntropyLossGrad", "GroupNormBackward", "InplaceAdd", "MseLossBackward",
-                              "PreluBackward"]
+                              "PreluBackward", "ReduceSum"]
     # The same values as the idiomatic examples (checked against oracles in test_examples.py),
     # each followed by its expected value, and a verdict per sample.
     for op, script in (("MseLossBackward", "mse_loss_backward"), ("GroupNormBackward", "group_norm_backward"),

@@ -516,6 +516,13 @@ def test_reduce_sum_bool_dtype_is_any_and_statuses(dev):
     assert dev.phase1("ReduceSum", tx, int_array(dev, [1, -1]), False, f32, to)[0] == INVALID  # repeated
     assert "appears multiple times" in dev.acl.errmsg()
     assert dev.phase1("ReduceSum", tx, int_array(dev, [1]), True, f32, to)[0] == INVALID       # out shape (2, 1)
+    # CheckShapeAndScalarSame (ops-math aclnn_check.h): a one-element result may land in any
+    # one-element out; other shapes must match exactly
+    for shape in ((1,), (1, 1)):
+        t1, p1 = dev.empty(shape)
+        assert run2(dev, "ReduceSum", tx, int_array(dev, []), False, f32, t1) == OK
+        assert dev.get(p1, shape).ravel().tolist() == [3.0]
+    assert dev.phase1("ReduceSum", tx, int_array(dev, []), False, f32, dev.empty((2,))[0])[0] == INVALID
     # an empty self fills out with 0, whatever out's shape
     te = dev.empty((0, 3))[0]
     to3, po3 = dev.put(np.full(3, 7, np.float32))

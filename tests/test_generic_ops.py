@@ -242,9 +242,9 @@ def test_operators_without_a_reference_on_the_numpy_backend(emulator_home, custo
     monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", str(custom_vendor))
     use_backend("numpy", home=emulator_home)
     with pytest.raises(pyaclnn.NotSupportedError) as info:
-        acl.aclnnReduceSumGetWorkspaceSize(1, 2, 3, 4, 5)
+        acl.aclnnCatGetWorkspaceSize(1, 2, 3)
     message = str(info.value)
-    assert "aclnnReduceSum" in message and "no NumPy reference" in message and "PYACLNN_BACKEND=acl" in message
+    assert "aclnnCat" in message and "no NumPy reference" in message and "PYACLNN_BACKEND=acl" in message
     assert all(op in message for op in ("MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad",
                                         "PreluBackward", "Add"))
     with pytest.raises(pyaclnn.NotSupportedError, match="aclnnAddCustom has no NumPy reference"):
@@ -265,8 +265,8 @@ def test_ops_command_and_doctor_list_what_was_found(device_acl, emulator_home, c
     assert "aclnnAdd  [pyaclnn headers/: aclnn_add.h; NumPy reference]" in text  # before the toolkit's
     assert "aclnnAddCustom  [custom package customize (ASCEND_CUSTOM_OPP_PATH)" in text
     assert "selfRef" in text and "in/out" in text
-    assert main(["ops", "reducesum"]) == 0
-    assert "aclnnReduceSum  [CANN 8.x aclnnop: aclnn_reduce_sum.h; no NumPy reference]" in capsys.readouterr().out
+    assert main(["ops", "cat"]) == 0
+    assert "aclnnCat  [CANN 8.x aclnnop: aclnn_cat.h; no NumPy reference]" in capsys.readouterr().out
     assert main(["ops", "--json", "aclnn*LossGrad"]) == 0
     rows = json.loads(capsys.readouterr().out)["operators"]
     assert [r["name"] for r in rows] == ["aclnnCrossEntropyLossGrad"] and rows[0]["reference"]
@@ -279,12 +279,12 @@ def test_ops_command_and_doctor_list_what_was_found(device_acl, emulator_home, c
                                    h.read_text(), flags=re.M)}
     assert {"Add", "Cat", "AmpUpdateScale", "MseLossBackward"} <= builtin
     counts = {s["kind"]: s["count"] for s in ops["sources"]}
-    assert counts == {"custom": 1, "pyaclnn": 6, "builtin": len(builtin)}  # headers/: Add, InplaceAdd too
+    assert counts == {"custom": 1, "pyaclnn": 7, "builtin": len(builtin)}  # headers/: Add, InplaceAdd, ReduceSum too
     assert ops["total"] == len(builtin | {"AddCustom"})
     exported = {Path(lib["path"]).name: lib["count"] for lib in ops["libraries"]}
     assert exported == {"libopapi.so": len(builtin), "libcust_opapi.so": 1}
     assert ops["references"] == ["Add", "CrossEntropyLossGrad", "GroupNormBackward", "InplaceAdd", "MseLossBackward",
-                                 "PreluBackward"]
+                                 "PreluBackward", "ReduceSum"]
 
 
 def test_9x_layout_finds_add_in_libopapi_math(tmp_path, custom_vendor):

@@ -265,3 +265,137 @@ def test_reference_and_emulator_agree_on_random_add_and_inplace_add(use_backend,
     assert statuses == {"ok", "error"}  # the cases reach both
     for case, ref, emu in zip(cases, results["numpy"], results["acl"]):
         assert ref == emu, (case, ref[:1], emu[:1])
+
+
+# -- aclnnReduceSum -------------------------------------------------------------------------------------
+def reduce_sum(x, dims, keep, dtype, out_shape=None, out_dtype=None):
+    """aclnnReduceSum through pyaclnn.Op: out, or the AclError raised."""
+    if out_shape is None:
+        axes = [d % max(x.ndim, 1) for d in dims] if dims else list(range(x.ndim))
+        out_shape = tuple(1 if d in axes else s for d, s in enumerate(x.shape) if keep or d not in axes)
+    np_dtype = {DType.BF16: BF16}.get(DType(dtype)) or (np.dtype(np.bool_) if dtype == DType.BOOL else
+                                                        pyaclnn.dtypes.to_numpy(dtype))
+    out = np.zeros(out_shape, out_dtype or np_dtype)
+    try:
+        with pyaclnn.Op("ReduceSum", x, list(dims), keep, int(dtype), out) as op:
+            op.run()
+            return op["out"].numpy()
+    except pyaclnn.AclError as exc:
+        return exc
+
+
+@pytest.mark.parametrize("src,dims,keep,dtype", [
+    (np.float32, [1], False, DType.FLOAT), (np.float32, [0, 2], True, DType.FLOAT), (np.int32, [-1], False, DType.INT32),
+    (np.int8, [0], False, DType.INT64), (np.float16, [], False, DType.FLOAT16), (np.float64, [2, 0], False, DType.DOUBLE),
+    (np.uint8, [1], True, DType.UINT8)])
+def test_reduce_sum_against_torch(use_backend, src, dims, keep, dtype) -> None:
+    use_backend("numpy")
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((2, 3, 4)) * 10).astype(src)
+    got = reduce_sum(x, dims, keep, dtype)
+    want = torch.sum(torch.from_numpy(x), dim=dims or None, keepdim=keep,
+                     dtype={DType.FLOAT: torch.float32, DType.INT32: torch.int32, DType.INT64: torch.int64,
+                            DType.FLOAT16: torch.float16, DType.DOUBLE: torch.float64, DType.UINT8: torch.uint8}[dtype])
+    if np.dtype(src).kind == "f":
+        # one rounding of the float64 sum (torch sums in float32 steps, so it is only close)
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-3 if src == np.float16 else 1e-6)
+        exact = x.astype(np.float64).sum(axis=tuple(dims) if dims else None, keepdims=keep)
+        if got.dtype == np.float64:
+            np.testing.assert_allclose(got, exact, rtol=1e-15)
+        else:  # float32, float16: exact in float64 (24 terms), rounded once
+            np.testing.assert_array_equal(got, exact.astype(np.float32).astype(got.dtype))
+    else:
+        np.testing.assert_array_equal(got, want.numpy())
+
+
+def test_reduce_sum_bool_is_any_into_bool_and_a_count_into_int64(use_backend) -> None:
+    use_backend("numpy")
+    x = np.array([[0, 0, 3], [0, 0, 0]], np.int32)
+    assert reduce_sum(x, [1], False, DType.BOOL).tolist() == [True, False]
+    b = np.array([[True, False, True], [True, True, True]])
+    assert reduce_sum(b, [1], False, DType.INT64).tolist() == torch.from_numpy(b).sum(dim=1).tolist()
+
+
+def test_reduce_sum_scalar_self_and_one_element_outs(use_backend) -> None:
+    """A 0-d self is Cast + ViewCopy (out must hold one element, else 561103); a full reduction may
+    land in any one-element out (CheckShapeAndScalarSame)."""
+    use_backend("numpy")
+    assert reduce_sum(np.array(2.5, np.float32), [0], False, DType.FLOAT, (1,)).tolist() == [2.5]
+    assert reduce_sum(np.array(2.5, np.float32), [], False, DType.FLOAT, (2,)).status == 561103
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    assert reduce_sum(x, [], False, DType.FLOAT, (1, 1)).tolist() == [[15.0]]
+    assert reduce_sum(x, [], False, DType.FLOAT, (2,)).status == 161002
+
+
+@pytest.mark.parametrize("call, status, text", [
+    (lambda: reduce_sum(None, [0], False, DType.FLOAT, (1,)), 161001, "self is nullptr"),
+    (lambda: reduce_sum(np.ones(2, np.uint16), [0], False, DType.FLOAT, (), np.float32), 161002, "self dtype uint16"),
+    (lambda: reduce_sum(np.ones(2, F32), [0], False, DType.UINT16, (), np.float32), 161002, "type uint16 should be"),
+    (lambda: reduce_sum(np.ones(2, F32), [0], False, DType.INT64, (), np.float32), 161002,
+     "out dtype float32 should be the same as dtype int64"),
+    (lambda: reduce_sum(np.ones((1,) * 9, F32), [0], False, DType.FLOAT, (1,) * 8), 161002, "self rank 9 > 8"),
+    (lambda: reduce_sum(np.ones((2, 3), F32), [2], False, DType.FLOAT, (2,)), 161002, "must be in the range of [-2, 1]"),
+    (lambda: reduce_sum(np.ones((2, 3), F32), [1, -1], False, DType.FLOAT, (2,)), 161002, "appears multiple times"),
+    (lambda: reduce_sum(np.ones((2, 3), F32), [1], True, DType.FLOAT, (2,)), 161002, "is not equal with shape"),
+    (lambda: reduce_sum(np.ones((0, 3), np.complex64), [0], False, DType.COMPLEX64, (3,)), 161002,
+     "not supported for an empty self"),
+])
+def test_reduce_sum_statuses(use_backend, call, status, text) -> None:
+    use_backend("numpy")
+    err = call()
+    assert isinstance(err, pyaclnn.AclError) and err.status == status and text in str(err), err
+
+
+def test_reduce_sum_empty_self_fills_out_with_zero_and_bf16_per_soc(use_backend) -> None:
+    use_backend("numpy")
+    assert reduce_sum(np.ones((0, 3), F32), [0], False, DType.FLOAT, (4,)).tolist() == [0.0] * 4
+    for soc, ok in (("Ascend910", False), ("Ascend310P", False), ("Ascend910_93", True), ("Ascend950", True)):
+        use_backend("numpy", soc=soc)
+        got = reduce_sum(np.ones(3, BF16), [0], False, DType.BF16)
+        assert (not isinstance(got, Exception) and float(got) == 3.0) if ok else got.status == 161002, soc
+
+
+def test_reduce_sum_sample_prints_the_documented_values(use_backend) -> None:
+    use_backend("numpy")
+    want = torch.arange(8, dtype=torch.float64).reshape(4, 2).sum(dim=0).numpy()
+    np.testing.assert_array_equal(_samples.EXPECTED["ReduceSum"]["result"], want)
+    lines: list[str] = []
+    assert _samples.run("ReduceSum", lines.append), lines
+
+
+def _random_reduce_case(rng):
+    def dtype():
+        return EMULATED[rng.integers(len(EMULATED))]
+    x_dt = dtype()
+    shape = tuple(int(d) for d in rng.integers(1, 4, int(rng.integers(0, 4))))
+    if rng.random() < 0.05:
+        shape = shape + (0,)
+    if x_dt == np.bool_:
+        x = np.asarray(rng.integers(0, 2, shape), bool)
+    elif x_dt.kind in "iu":
+        x = np.asarray(rng.integers(-20 if x_dt.kind == "i" else 0, 20, shape)).astype(x_dt)
+    else:
+        x = np.asarray(rng.standard_normal(shape) * 8, np.float32).astype(x_dt)
+    n = max(len(shape), 1)
+    dims = [int(d) for d in rng.integers(-n - (rng.random() < 0.05), n, int(rng.integers(0, n + 1)))]
+    keep = bool(rng.random() < 0.5)
+    out_dt = dtype() if rng.random() < 0.9 else x_dt
+    dt = int(pyaclnn.dtypes.from_numpy(out_dt)) if rng.random() < 0.95 else int(DType.FLOAT)
+    axes = sorted({d % n for d in dims}) if dims else list(range(len(shape)))
+    out_shape = tuple(1 if d in axes else s for d, s in enumerate(shape) if keep or d not in axes)
+    if rng.random() < 0.1:
+        out_shape = out_shape + (2,)
+    return x, dims, keep, dt, out_shape, out_dt
+
+
+def test_reference_and_emulator_agree_on_random_reduce_sum(use_backend, emulator_home, monkeypatch) -> None:
+    rng = np.random.default_rng(24)
+    cases = [_random_reduce_case(rng) for _ in range(300)]
+    monkeypatch.setenv("ASCEND_OPP_PATH", str(emulator_home / "opp"))
+    results = {}
+    for name in ("numpy", "acl"):
+        use_backend(name, soc="Ascend910B" if name == "numpy" else None, home=emulator_home if name == "acl" else None)
+        results[name] = [_outcome(reduce_sum(x, dims, keep, dt, shape, odt)) for x, dims, keep, dt, shape, odt in cases]
+    assert {r[0] for r in results["numpy"]} == {"ok", "error"}
+    for case, ref, emu in zip(cases, results["numpy"], results["acl"]):
+        assert ref == emu, ([getattr(c, "shape", c) for c in case], ref[:3], emu[:3])

@@ -38,6 +38,7 @@ def test_expected_values_match_pytorch() -> None:
     self_, other = torch.arange(8, dtype=F64).reshape(4, 2), torch.tensor([1, 1, 1, 2, 2, 2, 3, 3], dtype=F64).reshape(4, 2)
     want["Add"] = {"result": torch.add(self_, other, alpha=1.2)}
     want["InplaceAdd"] = {"result": self_.clone().add_(other, alpha=1.2)}
+    want["ReduceSum"] = {"result": torch.arange(8, dtype=F64).reshape(4, 2).sum(dim=0)}
 
     assert list(_samples.EXPECTED) == sorted(want) == list(_samples.SAMPLES)  # pyaclnn/ops folder order
     for name, labels in want.items():
@@ -140,7 +141,7 @@ def test_every_bench_case_name_is_a_sample() -> None:
 def test_unknown_sample_lists_the_short_names(capsys) -> None:
     assert main(["samples", "softmax"]) == 2
     assert "choose from Add, CrossEntropyLossGrad, GroupNormBackward, InplaceAdd, MseLossBackward, PreluBackward, " \
-           "or add, cross_entropy, group_norm, inplace_add, mse, prelu" in capsys.readouterr().err
+           "ReduceSum, or add, cross_entropy, group_norm, inplace_add, mse, prelu, reduce_sum" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("has_copy", [True, False])

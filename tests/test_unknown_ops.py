@@ -54,7 +54,7 @@ def test_an_unknown_operator_is_no_attribute_on_both_backends(backend, name):
 def test_known_operators_stay_attributes_and_dir_lists_them(backend, emulator_home):
     shipped = _declared(HEADERS)
     assert shipped == {"MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward", "Add",
-                       "InplaceAdd"}
+                       "InplaceAdd", "ReduceSum"}
     for op in shipped:
         assert callable(getattr(acl, f"aclnn{op}GetWorkspaceSize")) and callable(getattr(acl, f"aclnn{op}"))
     names = dir(acl)
@@ -127,7 +127,7 @@ def test_numpy_backend_unknown_name_is_not_reported_as_missing_a_reference(use_b
                                   "custom operator package (ASCEND_CUSTOM_OPP_PATH")
         assert "and no CANN aclnnop headers (ASCEND_HOME_PATH" in message
         assert message.endswith("Operators with a NumPy reference: Add, CrossEntropyLossGrad, GroupNormBackward, "
-                                "InplaceAdd, MseLossBackward, PreluBackward")
+                                "InplaceAdd, MseLossBackward, PreluBackward, ReduceSum")
 
 
 def test_numpy_backend_known_operator_keeps_its_no_reference_error(emulator_home, use_backend, monkeypatch):

@@ -639,7 +639,12 @@ static int rs_phase1(const aclTensor *self, const aclIntArray *dims, bool keepDi
         }
         if (self->dtype == ACL_BOOL && dtype == ACL_INT64)
             promote = count < 16777216 ? ACL_FLOAT : ACL_INT64;
-        if (!kit_same_shape(out, oshape, on))
+        /* CheckShapeAndScalarSame (ops-math common/inc/op_api/aclnn_check.h): the same shape, or
+         * both of one element (a full reduction may land in a (1,) or (1, 1) out) */
+        int64_t rn = 1;
+        for (uint32_t d = 0; d < on; d++)
+            rn *= oshape[d];
+        if (!kit_same_shape(out, oshape, on) && !(rn == 1 && kit_numel(out) == 1))
             return emu_error(ACLNN_ERR_PARAM_INVALID, api, "out shape %s should be %s", KIT_SHAPE(out, b1),
                              kit_shape_str(oshape, on, b2, sizeof b2));
     }
