@@ -623,6 +623,15 @@ def test_amp_update_scale_statuses(dev):
     assert dev.phase1("AmpUpdateScale", s, g, h, 2.0, 0.5, 2, s, g)[0] == INVALID        # not a def row
     assert dev.phase1("AmpUpdateScale", s, s, f, 2.0, 0.5, 2, s, g)[0] == INVALID
     assert dev.phase1("AmpUpdateScale", dev.empty((0,))[0], g, f, 2.0, 0.5, 2, s, g)[0] == TILING
+    # the tiling (amp_update_scale_tiling.cpp AmpUpdateScaleTiling::Init): growthInterval in
+    # [1, INT32_MAX], each input the scalar [1] (rank 0 counts as [1])
+    for interval in (0, -3, 2**31):
+        assert dev.phase1("AmpUpdateScale", s, g, f, 2.0, 0.5, interval, s, g)[0] == TILING
+    assert "growthInterval" in dev.acl.errmsg()
+    for shape in ((2,), (1, 1)):
+        assert dev.phase1("AmpUpdateScale", s, g, dev.empty(shape)[0], 2.0, 0.5, 2, s, g)[0] == TILING
+    status, _, ex = dev.phase1("AmpUpdateScale", s, g, dev.empty(())[0], 2.0, 0.5, 2**31 - 1, s, g)
+    assert status == OK and dev.nn.aclDestroyAclOpExecutor(ex) == OK
     # a generated executor has no tensor-list parameter: the dynamic address calls answer 161002
     status, _, ex = dev.phase1("AmpUpdateScale", s, g, f, 2.0, 0.5, 2, s, g)
     lst = dev.tensor_list([dev.empty((1,))[0]])

@@ -137,9 +137,14 @@ def test_cat_takes_a_tensor_list(device_acl):
 def test_generated_op_roles_from_the_op_definition_and_position_index(device_acl):
     """AmpUpdateScale's header declares its outputs const: the ops-info json says which they are."""
     stream = device_acl
-    info = pyaclnn._backend.current().runtime.op_info("AmpUpdateScale")
-    assert info.source.kind == "builtin" and info.index_rule == "position"
-    assert [info.names[i] for i in info.outputs] == ["updatedScale", "updatedGrowthTracker"]
+    from pyaclnn._registry import Registry
+    runtime = pyaclnn._backend.current().runtime
+    toolkit = Registry([s for s in runtime.registry.sources if s.kind == "builtin"]).get("AmpUpdateScale")
+    assert toolkit.source.kind == "builtin" and toolkit.index_rule == "position"  # roles: the ops-info json
+    assert [toolkit.names[i] for i in toolkit.outputs] == ["updatedScale", "updatedGrowthTracker"]
+    info = runtime.op_info("AmpUpdateScale")  # pyaclnn's headers/ come first: roles from its spec, the same
+    assert info.source.kind == "pyaclnn" and (info.inputs, info.outputs, info.index_rule) == (
+        toolkit.inputs, toolkit.outputs, toolkit.index_rule)
     scale, tracker = pyaclnn.Tensor.from_numpy(np.array([4.0], np.float32)), pyaclnn.Tensor.from_numpy(np.array([1], np.int32))
     found_inf = pyaclnn.Tensor.from_numpy(np.array([0.0], np.float32))
     new_scale, new_tracker = pyaclnn.Tensor.zeros((1,)), pyaclnn.Tensor.zeros((1,), np.int32)
@@ -279,11 +284,11 @@ def test_ops_command_and_doctor_list_what_was_found(device_acl, emulator_home, c
                                    h.read_text(), flags=re.M)}
     assert {"Add", "Cat", "AmpUpdateScale", "MseLossBackward"} <= builtin
     counts = {s["kind"]: s["count"] for s in ops["sources"]}
-    assert counts == {"custom": 1, "pyaclnn": 7, "builtin": len(builtin)}  # headers/: Add, InplaceAdd, ReduceSum too
+    assert counts == {"custom": 1, "pyaclnn": 8, "builtin": len(builtin)}  # headers/: Add, InplaceAdd, ReduceSum, AmpUpdateScale too
     assert ops["total"] == len(builtin | {"AddCustom"})
     exported = {Path(lib["path"]).name: lib["count"] for lib in ops["libraries"]}
     assert exported == {"libopapi.so": len(builtin), "libcust_opapi.so": 1}
-    assert ops["references"] == ["Add", "CrossEntropyLossGrad", "GroupNormBackward", "InplaceAdd", "MseLossBackward",
+    assert ops["references"] == ["Add", "AmpUpdateScale", "CrossEntropyLossGrad", "GroupNormBackward", "InplaceAdd", "MseLossBackward",
                                  "PreluBackward", "ReduceSum"]
 
 

@@ -399,3 +399,114 @@ def test_reference_and_emulator_agree_on_random_reduce_sum(use_backend, emulator
     assert {r[0] for r in results["numpy"]} == {"ok", "error"}
     for case, ref, emu in zip(cases, results["numpy"], results["acl"]):
         assert ref == emu, ([getattr(c, "shape", c) for c in case], ref[:3], emu[:3])
+
+
+# -- aclnnAmpUpdateScale ----------------------------------------------------------------------------------
+def amp(scale, tracker, found, growth=2.0, backoff=0.5, interval=3, dtype=np.float32, outs=None):
+    """aclnnAmpUpdateScale through pyaclnn.Op: (updated scale, updated tracker) or the AclError."""
+    s = np.asarray(scale, dtype)
+    g = np.asarray(tracker, np.int32)
+    f = np.asarray(found, dtype)
+    us, ug = outs or (np.zeros((1,), dtype), np.zeros((1,), np.int32))
+    try:
+        with pyaclnn.Op("AmpUpdateScale", s, g, f, growth, backoff, interval, us, ug) as op:
+            op.run()
+            return op["updatedScale"].numpy(), op["updatedGrowthTracker"].numpy()
+    except pyaclnn.AclError as exc:
+        return exc
+
+
+@pytest.mark.parametrize("scale,tracker,found,interval", [
+    (1024.0, 0, 0.0, 3), (1024.0, 2, 0.0, 3), (1024.0, 2, 1.0, 3), (3e38, 4, 0.0, 5), (8.0, 1, float("nan"), 2),
+    (8.0, 2**31 - 1, 0.0, 7)])
+def test_amp_update_scale_against_torch(use_backend, scale, tracker, found, interval) -> None:
+    use_backend("numpy")
+    got_scale, got_tracker = amp([scale], [tracker], [found], interval=interval)
+    ws, wg = torch.tensor([scale]), torch.tensor([tracker], dtype=torch.int32)
+    torch._amp_update_scale_(ws, wg, torch.tensor([found]), 2.0, 0.5, interval)
+    assert got_scale.tolist() == ws.tolist() and got_tracker.tolist() == wg.tolist()
+
+
+def test_amp_update_scale_half_scales_and_aliased_outputs(use_backend) -> None:
+    use_backend("numpy")
+    for dt, tdt in ((np.float16, torch.float16), (BF16, torch.bfloat16)):
+        got_scale, got_tracker = amp([3.0], [1], [0.0], growth=1.7, interval=2, dtype=dt)
+        ws = torch.tensor([3.0])  # torch's CPU kernel takes float32 only: the float32 result, rounded once
+        wg = torch.tensor([1], dtype=torch.int32)
+        torch._amp_update_scale_(ws, wg, torch.tensor([0.0]), 1.7, 0.5, 2)
+        assert got_scale.astype(np.float32).tolist() == ws.to(tdt).float().tolist() and got_tracker.tolist() == wg.tolist()
+    with pyaclnn.Device(0) as device, device.create_stream() as stream:  # torch_npu passes its tensors as outputs
+        s = pyaclnn.Tensor.from_numpy(np.array([8.0], np.float32))
+        g = pyaclnn.Tensor.from_numpy(np.array([1], np.int32))
+        f = pyaclnn.Tensor.from_numpy(np.array([0.0], np.float32))
+        with pyaclnn.Op("AmpUpdateScale", s, g, f, 2.0, 0.5, 2, s, g) as op:
+            op.run(stream)
+        stream.synchronize()
+        assert s.numpy().tolist() == [16.0] and g.numpy().tolist() == [0]
+
+
+@pytest.mark.parametrize("call, status, text", [
+    (lambda: amp([1.0], [0], [0.0], outs=(np.zeros(1, F32), None)), 161001, "updatedGrowthTracker is nullptr"),
+    (lambda: amp([1.0], [0], [0.0], outs=(np.zeros(1, np.float16), np.zeros(1, np.int32))), 161002,
+     "is not in the op definition"),
+    (lambda: amp([1.0], [0], [0.0], dtype=np.float64, outs=(np.zeros(1), np.zeros(1, np.int32))), 161002,
+     "is not in the op definition"),
+    (lambda: amp([1.0], [0], [0.0], interval=0), 561002, "growthInterval 0 must be in range"),
+    (lambda: amp([1.0], [0], [0.0], interval=2**31), 561002, "must be in range [1, INT32_MAX]"),
+    (lambda: amp([1.0, 2.0], [0], [0.0]), 561002, "currentScale must be scalar [1]"),
+    (lambda: amp([[1.0]], [0], [0.0]), 561002, "currentScale must be scalar [1]"),
+    (lambda: amp([1.0], [0], [0.0], outs=(np.zeros(0, F32), np.zeros(1, np.int32))), 561002, "updatedScale is empty"),
+])
+def test_amp_update_scale_statuses(use_backend, call, status, text) -> None:
+    use_backend("numpy")
+    err = call()
+    assert isinstance(err, pyaclnn.AclError) and err.status == status and text in str(err), err
+
+
+def test_amp_update_scale_runs_only_where_the_definition_has_a_kernel(use_backend) -> None:
+    """amp_update_scale_def.cpp configures ascend910b, ascend910_93 and ascend950; the page: not 910
+    or 310P. A 0-d input counts as [1] (EnsureNotScalar)."""
+    for soc, ok in (("Ascend910B", True), ("Ascend910_93", True), ("Ascend950", True), ("Ascend910", False),
+                    ("Ascend310P", False)):
+        use_backend("numpy", soc=soc)
+        got = amp(1.0, 0, 0.0)
+        assert (not isinstance(got, Exception)) if ok else got.status == 561003, soc
+
+
+def test_amp_update_scale_sample_prints_the_documented_values(use_backend) -> None:
+    use_backend("numpy")
+    ws, wg = torch.tensor([65536.0]), torch.tensor([900], dtype=torch.int32)
+    torch._amp_update_scale_(ws, wg, torch.tensor([0.0]), 2.0, 0.5, 1000)
+    assert _samples.EXPECTED["AmpUpdateScale"] == {"updatedScale": tuple(ws.tolist()),
+                                                   "updatedGrowthTracker": tuple(float(v) for v in wg.tolist())}
+    lines: list[str] = []
+    assert _samples.run("AmpUpdateScale", lines.append), lines
+
+
+def test_reference_and_emulator_agree_on_random_amp_update_scale(use_backend, emulator_home, monkeypatch) -> None:
+    rng = np.random.default_rng(25)
+    cases = []
+    quiet = np.errstate(over="ignore")  # 3e38 * 2 is inf in float32, 3e38 in float16: cases too
+    quiet.__enter__()
+    for _ in range(200):
+        dt = [np.dtype(np.float32), np.dtype(np.float16), BF16, np.dtype(np.float64)][int(rng.integers(0, 4)) if
+                                                                                       rng.random() < 0.5 else 0]
+        shape = [(1,), (), (2,), (1, 1)][int(rng.integers(0, 4)) if rng.random() < 0.3 else 0]
+        scale = np.full(shape, rng.choice([1.0, 3.0, 65504.0, 3e38]) * rng.uniform(0.5, 2), np.float32)
+        found = np.full((1,), rng.choice([0.0, 0.0, 1.0, np.nan, np.inf]), np.float32)
+        interval = int(rng.choice([1, 2, 3, 0, 2**31 - 1]))
+        tracker = int(rng.choice([0, 1, 2, interval - 1]))
+        cases.append((scale.astype(dt), tracker, found.astype(dt), float(rng.choice([2.0, 1.5])), 0.5, interval, dt))
+    quiet.__exit__(None, None, None)
+    monkeypatch.setenv("ASCEND_OPP_PATH", str(emulator_home / "opp"))
+    results = {}
+    for name in ("numpy", "acl"):
+        use_backend(name, soc="Ascend910B" if name == "numpy" else None, home=emulator_home if name == "acl" else None)
+        out = []
+        for s, g, f, growth, backoff, interval, dt in cases:
+            r = amp(s, [g], f, growth, backoff, interval, dtype=dt)
+            out.append(_outcome(r) if isinstance(r, Exception) else tuple(_outcome(x) for x in r))
+        results[name] = out
+    assert {type(r[0]) for r in results["numpy"]} == {str, tuple}
+    for case, ref, emu in zip(cases, results["numpy"], results["acl"]):
+        assert ref == emu, ([getattr(c, "shape", c) for c in case], ref, emu)

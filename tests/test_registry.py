@@ -185,7 +185,7 @@ def test_shipped_headers_parse_to_the_documented_parameters():
     assert ce.index_rule == "position"
     assert ops.get("PreluBackward").outputs == (3, 4)
     assert set(ops.all()) == {"MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward",
-                              "Add", "InplaceAdd", "ReduceSum"}
+                              "Add", "InplaceAdd", "ReduceSum", "AmpUpdateScale"}
     add, inplace = ops.get("Add"), ops.get("InplaceAdd")
     assert add.names == ("self", "other", "alpha", "out") and add.inputs == (0, 1) and add.outputs == (3,)
     assert inplace.inputs == (0, 1) and inplace.outputs == (0,)  # selfRef: in and out

@@ -39,6 +39,9 @@ def test_expected_values_match_pytorch() -> None:
     want["Add"] = {"result": torch.add(self_, other, alpha=1.2)}
     want["InplaceAdd"] = {"result": self_.clone().add_(other, alpha=1.2)}
     want["ReduceSum"] = {"result": torch.arange(8, dtype=F64).reshape(4, 2).sum(dim=0)}
+    scale, tracker = torch.tensor([65536.0]), torch.tensor([900], dtype=torch.int32)
+    torch._amp_update_scale_(scale, tracker, torch.tensor([0.0]), 2.0, 0.5, 1000)
+    want["AmpUpdateScale"] = {"updatedScale": scale, "updatedGrowthTracker": tracker}
 
     assert list(_samples.EXPECTED) == sorted(want) == list(_samples.SAMPLES)  # pyaclnn/ops folder order
     for name, labels in want.items():
@@ -140,8 +143,9 @@ def test_every_bench_case_name_is_a_sample() -> None:
 
 def test_unknown_sample_lists_the_short_names(capsys) -> None:
     assert main(["samples", "softmax"]) == 2
-    assert "choose from Add, CrossEntropyLossGrad, GroupNormBackward, InplaceAdd, MseLossBackward, PreluBackward, " \
-           "ReduceSum, or add, cross_entropy, group_norm, inplace_add, mse, prelu, reduce_sum" in capsys.readouterr().err
+    assert "choose from Add, AmpUpdateScale, CrossEntropyLossGrad, GroupNormBackward, InplaceAdd, MseLossBackward, " \
+           "PreluBackward, ReduceSum, or add, amp_update_scale, cross_entropy, group_norm, inplace_add, mse, prelu, " \
+           "reduce_sum" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("has_copy", [True, False])

@@ -54,7 +54,7 @@ def test_an_unknown_operator_is_no_attribute_on_both_backends(backend, name):
 def test_known_operators_stay_attributes_and_dir_lists_them(backend, emulator_home):
     shipped = _declared(HEADERS)
     assert shipped == {"MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward", "Add",
-                       "InplaceAdd", "ReduceSum"}
+                       "InplaceAdd", "ReduceSum", "AmpUpdateScale"}
     for op in shipped:
         assert callable(getattr(acl, f"aclnn{op}GetWorkspaceSize")) and callable(getattr(acl, f"aclnn{op}"))
     names = dir(acl)
@@ -126,7 +126,7 @@ def test_numpy_backend_unknown_name_is_not_reported_as_missing_a_reference(use_b
                                   f"aclnnNoSuchOpGetWorkspaceSize (searched pyaclnn headers/: {HEADERS}); found no "
                                   "custom operator package (ASCEND_CUSTOM_OPP_PATH")
         assert "and no CANN aclnnop headers (ASCEND_HOME_PATH" in message
-        assert message.endswith("Operators with a NumPy reference: Add, CrossEntropyLossGrad, GroupNormBackward, "
+        assert message.endswith("Operators with a NumPy reference: Add, AmpUpdateScale, CrossEntropyLossGrad, GroupNormBackward, "
                                 "InplaceAdd, MseLossBackward, PreluBackward, ReduceSum")
 
 

@@ -481,6 +481,15 @@ static int amp_phase1(const aclTensor *currentScale, const aclTensor *growthTrac
                          "float32/float16/bfloat16",
                          emu_dtype_name(currentScale->dtype), emu_dtype_name(growthTracker->dtype), emu_dtype_name(foundInf->dtype),
                          emu_dtype_name(updatedScale->dtype), emu_dtype_name(updatedGrowthTracker->dtype));
+    /* 3. the tiling (ops-math math/amp_update_scale/op_host/amp_update_scale_tiling.cpp,
+     *    AmpUpdateScaleTiling::Init): growthInterval in [1, INT32_MAX]; each input's shape is the
+     *    scalar [1] (rank 0 counts as [1]) -> tiling failed */
+    if (growthInterval < 1 || growthInterval > INT32_MAX)
+        return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "growthInterval %lld must be in range [1, INT32_MAX]",
+                         (long long)growthInterval);
+    for (int i = 0; i < 3; i++)
+        if (ts[i]->ndim > 1 || kit_numel(ts[i]) != 1)
+            return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "The shape of input %s must be scalar [1]", names[i]);
     /* emulator guard: the kernel reads and writes element 0 of each: an empty one is undefined */
     for (int i = 0; i < 5; i++)
         if (kit_numel(ts[i]) < 1)
