@@ -43,8 +43,9 @@ def check(soc: str, current_scale: TensorMeta | None, growth_tracker: TensorMeta
     assert cs is not None and gt is not None and fi is not None and us is not None and ug is not None
     x = cs.dtype
     if not (x in _X and gt.dtype == DType.INT32 and fi.dtype == x and us.dtype == x and ug.dtype == DType.INT32):
-        fail_invalid(API, "dtype combination (" + ", ".join(str(DType(t.dtype)) for t in tensors) + ") is not in "
-                          "the op definition: expected (x, int32, x, x, int32), x in float32/float16/bfloat16")
+        combination = ", ".join(str(DType(t.dtype)) for t in (cs, gt, fi, us, ug))
+        fail_invalid(API, f"dtype combination ({combination}) is not in the op definition: expected "
+                          "(x, int32, x, x, int32), x in float32/float16/bfloat16")
     if soc not in SOCS:
         fail(FIND_KERNEL_ERROR, API, f"AmpUpdateScale has no kernel on {soc} (its definition configures "
                                      f"{', '.join(SOCS)} only)")

@@ -61,7 +61,7 @@ def _reduce_sum(x: np.ndarray, dims: Any, keep_dims: bool, dtype: int, out: np.n
         r = np.cumsum(flat.astype(np.complex128), axis=1)[:, -1].astype(P) if k else np.zeros(n_out, P)
     else:
         r = flat.astype(np.int64).sum(axis=1).astype(P)  # wraps, as the int64 sum does
-    out[...] = _cast(r, out.dtype).reshape(out.shape)
+    out[...] = _cast(np.asarray(r), out.dtype).reshape(out.shape)
 
 
 def _fill_zero(v: tuple) -> None:
