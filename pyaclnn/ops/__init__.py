@@ -31,7 +31,9 @@ __all__ = ["names", "spec", "kernel", "api", "apis", "folder", "snake"]
 
 _lock = threading.Lock()
 _specs: dict[str, ModuleType] | None = None
-_modules: dict[tuple[str, str], ModuleType] = {}
+_names: tuple[str, ...] = ()
+_kernels: dict[str, ModuleType] = {}  # looked up on every launch of the NumPy backend: plain dicts
+_apis: dict[str, ModuleType] = {}
 
 
 def snake(op: str) -> str:
@@ -45,7 +47,7 @@ def snake(op: str) -> str:
 
 
 def _load() -> dict[str, ModuleType]:
-    global _specs
+    global _specs, _names
     with _lock:
         if _specs is None:
             found: dict[str, ModuleType] = {}
@@ -58,13 +60,16 @@ def _load() -> dict[str, ModuleType]:
                     raise ImportError(f"pyaclnn/ops/{entry.name}/spec.py declares OP = {op!r}; its folder "
                                       f"must be named {snake(op)!r}")
                 found[op] = module
+            _names = tuple(found)
             _specs = found
     return _specs
 
 
 def names() -> tuple[str, ...]:
     """The operators with a reference (CANN names, without aclnn), in folder order."""
-    return tuple(_specs if _specs is not None else _load())
+    if _specs is None:
+        _load()
+    return _names
 
 
 def spec(op: str) -> ModuleType:
@@ -78,21 +83,21 @@ def folder(op: str) -> str:
     return snake(op)
 
 
-def _layer(op: str, layer: str) -> ModuleType:
-    module = _modules.get((op, layer))
-    if module is None:
-        module = _modules[(op, layer)] = importlib.import_module(f"{__name__}.{folder(op)}.{layer}")
+def _layer(op: str, layer: str, cache: dict[str, ModuleType]) -> ModuleType:
+    module = cache[op] = importlib.import_module(f"{__name__}.{folder(op)}.{layer}")
     return module
 
 
 def kernel(op: str) -> ModuleType:
     """The NumPy backend's phase 2 of ``op`` (its kernel.py)."""
-    return _layer(op, "kernel")
+    module = _kernels.get(op)
+    return module if module is not None else _layer(op, "kernel", _kernels)
 
 
 def api(op: str) -> ModuleType:
     """The public face of ``op`` (its api.py: class, function, sample, benchmark cases)."""
-    return _layer(op, "api")
+    module = _apis.get(op)
+    return module if module is not None else _layer(op, "api", _apis)
 
 
 def apis() -> dict[str, ModuleType]:
