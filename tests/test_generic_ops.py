@@ -142,9 +142,11 @@ def test_generated_op_roles_from_the_op_definition_and_position_index(device_acl
     toolkit = Registry([s for s in runtime.registry.sources if s.kind == "builtin"]).get("AmpUpdateScale")
     assert toolkit.source.kind == "builtin" and toolkit.index_rule == "position"  # roles: the ops-info json
     assert [toolkit.names[i] for i in toolkit.outputs] == ["updatedScale", "updatedGrowthTracker"]
-    info = runtime.op_info("AmpUpdateScale")  # pyaclnn's headers/ come first: roles from its spec, the same
-    assert info.source.kind == "pyaclnn" and (info.inputs, info.outputs, info.index_rule) == (
-        toolkit.inputs, toolkit.outputs, toolkit.index_rule)
+    info = runtime.op_info("AmpUpdateScale")  # the toolkit's header comes first: the same prototype as
+    assert info.source.kind == "builtin" and info.shipped  # headers/', whose reference runs on the NumPy backend
+    assert (info.inputs, info.outputs, info.index_rule) == (toolkit.inputs, toolkit.outputs, toolkit.index_rule)
+    ours = Registry([s for s in runtime.registry.sources if s.kind == "pyaclnn"]).get("AmpUpdateScale")
+    assert (ours.inputs, ours.outputs, ours.index_rule) == (info.inputs, info.outputs, info.index_rule)  # spec ROLES
     scale, tracker = pyaclnn.Tensor.from_numpy(np.array([4.0], np.float32)), pyaclnn.Tensor.from_numpy(np.array([1], np.int32))
     found_inf = pyaclnn.Tensor.from_numpy(np.array([0.0], np.float32))
     new_scale, new_tracker = pyaclnn.Tensor.zeros((1,)), pyaclnn.Tensor.zeros((1,), np.int32)
@@ -267,7 +269,7 @@ def test_ops_command_and_doctor_list_what_was_found(device_acl, emulator_home, c
     from pyaclnn._cli import doctor_report, main
     assert main(["ops", "add"]) == 0
     text = capsys.readouterr().out
-    assert "aclnnAdd  [pyaclnn headers/: aclnn_add.h; NumPy reference]" in text  # before the toolkit's
+    assert "aclnnAdd  [CANN 8.x aclnnop: aclnn_add.h; NumPy reference]" in text  # the prototype of headers/
     assert "aclnnAddCustom  [custom package customize (ASCEND_CUSTOM_OPP_PATH)" in text
     assert "selfRef" in text and "in/out" in text
     assert main(["ops", "cat"]) == 0

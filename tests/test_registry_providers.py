@@ -69,8 +69,7 @@ def test_a_package_without_its_library_does_not_hide_the_next_package(
 def test_a_package_not_exporting_the_op_does_not_hide_the_toolkit(emulator, emulator_home, use_backend,
                                                                   monkeypatch, tmp_path):
     """A vendors/config.ini package whose header declares aclnnAdd(x1, x2, y) but whose library
-    exports only AddCustom: Add is the next source's aclnnAdd(self, other, alpha, out) (pyaclnn's
-    headers/, run by the toolkit's library), and runs."""
+    exports only AddCustom: Add is the toolkit's aclnnAdd(self, other, alpha, out), and runs."""
     from emulator.build import INCLUDE, build_custom_opp
     opp = tmp_path / "opp"
     shutil.copytree(Path(emulator_home) / "opp", opp, symlinks=True)
@@ -80,7 +79,7 @@ def test_a_package_not_exporting_the_op_does_not_hide_the_toolkit(emulator, emul
     monkeypatch.setenv("ASCEND_OPP_PATH", str(opp))
     use_backend("acl", home=emulator_home)
     info = pyaclnn._backend.current().runtime.op_info("Add")
-    assert info.source.kind == "pyaclnn" and info.names == ("self", "other", "alpha", "out")
+    assert info.source.kind == "builtin" and info.names == ("self", "other", "alpha", "out")
     assert len(info.skipped) == 1 and info.skipped[0].source.label == "custom package partial (vendors/config.ini)"
     assert info.skipped[0].reason == (f"its library {vendor / LIB} does not export "
                                       "aclnnAddGetWorkspaceSize or aclnnAdd")
@@ -92,10 +91,9 @@ def test_a_package_not_exporting_the_op_does_not_hide_the_toolkit(emulator, emul
             np.testing.assert_array_equal(op["out"].numpy(), x + 4 * y)
     assert pyaclnn._backend.current().runtime.op_info("AddCustom").source == info.skipped[0].source
     _run_add_custom()  # the package still runs what it does export
-    # the NumPy backend (same machine, no device) knows Add by the same declaration: headers/ is
-    # its first source (its reference), so nothing is passed over there
+    # the NumPy backend (same machine, no device) searches its headers/ first: Add has a reference there
     resolved = use_backend("numpy", home=emulator_home).runtime.registry.resolve("Add")
-    assert resolved[0].kind == "pyaclnn" and resolved[2] == ()
+    assert resolved[0].kind == "pyaclnn" and resolved[2] == ()  # its headers/ first (Add's reference)
 
 
 def test_doctor_and_ops_name_the_skipped_package_and_why(emulator, emulator_home, custom_vendor, use_backend,
@@ -120,14 +118,14 @@ def test_doctor_and_ops_name_the_skipped_package_and_why(emulator, emulator_home
             "op": "aclnnAdd", "source": label.format("partial"),
             "header": str(partial / "op_api" / "include" / "aclnn_add.h"),
             "reason": f"its library {partial / LIB} does not export aclnnAddGetWorkspaceSize or aclnnAdd",
-            "used": "pyaclnn headers/"}}
+            "used": "CANN 8.x aclnnop"}}
     text = doctor_text(data)
     assert (f"    aclnnAddCustom: {label.format('empty')} (aclnn_add_custom.h): its library {empty / LIB} "
             f"is missing; uses {label.format('partial')}") in text
     assert f"    aclnnAdd: {label.format('partial')} (aclnn_add.h): its library {partial / LIB} does not " in text
     assert main(["ops", "Add"]) == 0
     out = capsys.readouterr().out
-    assert "aclnnAdd  [pyaclnn headers/: aclnn_add.h; NumPy reference]" in out
+    assert "aclnnAdd  [CANN 8.x aclnnop: aclnn_add.h; NumPy reference]" in out
     assert (f"note: skipped {label.format('partial')} (aclnn_add.h): its library {partial / LIB} does not export "
             "aclnnAddGetWorkspaceSize or aclnnAdd") in out
     assert f"aclnnAddCustom  [{label.format('partial')}: aclnn_add_custom.h" in out
