@@ -185,7 +185,7 @@ class OpInfo:
             return "in/out"
         return "in" if position in self.inputs else ("out" if position in self.outputs else "")
 
-    @property
+    @cached_property  # asked on every call of the operator: its answer never changes
     def has_reference(self) -> bool:
         """A NumPy reference exists, and this is the operator it was written for: the prototype
         of pyaclnn's headers/ (whichever source's header declares it)."""

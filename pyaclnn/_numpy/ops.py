@@ -22,9 +22,8 @@ __all__ = ["TensorMeta", "references", "no_reference", "check", "prepare", "comp
            "meta_of"]
 
 
-def references() -> tuple[str, ...]:
-    """The operators with a NumPy reference (a folder of pyaclnn.ops each)."""
-    return _ops.names()
+# The operators with a NumPy reference (a folder of pyaclnn.ops each): () -> tuple of names.
+references = _ops.names
 
 
 def no_reference(op: str) -> NotSupportedError:
@@ -42,22 +41,41 @@ def meta_of(x: Any) -> Any:
     if isinstance(x, np.ndarray):
         item = x.itemsize
         return TensorMeta(x.shape, from_numpy(x.dtype), tuple(s // item for s in x.strides))
+    meta = getattr(x, "meta", None)
+    if meta is not None:
+        return meta()
     if isinstance(x, tuple):  # an aclTensorList's tensors (an aclBoolArray's bools pass through)
         return tuple(meta_of(t) for t in x)
-    meta = getattr(x, "meta", None)
-    return meta() if meta is not None else x
+    return x
 
 
 def check(op: str, soc: str, args: tuple) -> bool:
     """Run the library's phase-1 checks (the operator's spec.check); True means empty (success,
     nothing to compute)."""
-    return _ops.spec(op).check(soc, *[meta_of(x) for x in args])
+    spec = _SPECS.get(op) or _spec_of(op)
+    return spec.check(soc, *[meta_of(x) for x in args])
+
+
+_SPECS: dict[str, Any] = {}  # op -> its spec module: a plain dict on the per-call path
+
+
+_KERNELS: dict[str, Any] = {}  # op -> its kernel module
+
+
+def _kernel_of(op: str) -> Any:
+    kernel = _KERNELS[op] = _ops.kernel(op)
+    return kernel
+
+
+def _spec_of(op: str) -> Any:
+    spec = _SPECS[op] = _ops.spec(op)
+    return spec
 
 
 def fills_when_empty(op: str, soc: str, args: tuple) -> bool:
     """Whether phase 2 still writes on a call ``check`` found empty (a spec's ``empty_fills``:
     Ascend950's GroupNorm zero-fills dgamma/dbeta, ops.md §2.2.6)."""
-    rule = getattr(_ops.spec(op), "empty_fills", None)
+    rule = getattr(_SPECS.get(op) or _spec_of(op), "empty_fills", None)
     return rule is not None and bool(rule(soc, *[meta_of(x) for x in args]))
 
 
@@ -66,7 +84,8 @@ def prepare(op: str, soc: str, a: tuple, empty: bool = False) -> Callable[[tuple
     the same metadata and plain values: the operator's kernel.prepare, which converts those values
     once (a plan is rerun on repeated NumPy-in/NumPy-out calls, where this conversion would cost
     as much as a small kernel)."""
-    return _ops.kernel(op).prepare(soc, a, empty)
+    kernel = _KERNELS.get(op) or _kernel_of(op)
+    return kernel.prepare(soc, a, empty)
 
 
 def compute(op: str, soc: str, a: tuple, empty: bool = False) -> None:
