@@ -645,6 +645,7 @@ class NumpyRuntime:
             return
         self._max_check(api, "destMax", dst_max, count)
         self._need_context(api)
+        self._sync_kind_sides(api, dst, src, count, kind)
         out = self._bytes(dst, count, api, writable=True)
         data = self._bytes(src, count, api, writable=False)
         # it waits for no stream (ApiImpl::MemCopySync): queued work on that memory is a race
@@ -667,6 +668,19 @@ class NumpyRuntime:
         if self.memory.unwritten(start, start + count):
             with self.queues.lock:
                 self.queues._check_init(self._queue(None), api, _user_site(), ((start, start + count),))
+
+    def _sync_kind_sides(self, api: str, dst: Any, src: Any, count: int, kind: int) -> None:
+        """The sides the kind calls device memory (H2D, D2D, H2B2D: dst; D2H, D2D: src) must be
+        aclrtMalloc or aclrtMallocHost memory: the driver copies by address (NpuDriver::MemCopySync
+        -> drvMemcpy takes no kind; hicann/driver svm_master_memcpy.c devmm_memcpy_para_check
+        cannot resolve a pageable host address given as device memory: -EINVAL ->
+        ACL_ERROR_RT_DRV_INTERNAL_ERROR, errcode_manage.cc). A host array where the kind says host
+        is not looked at. As the emulator (emu_runtime.c memcpy_device_checks), dst first."""
+        for name, where, device_kinds in (("dst", dst, (1, 3, 5)), ("src", src, (2, 3))):
+            if kind in device_kinds and not isinstance(where, int):
+                raise self._fail(ACL_ERROR_RT_DRV_INTERNAL_ERROR, api,
+                                 f"{name} (+{count} bytes) is host memory, not inside a live device allocation, "
+                                 f"but kind {kind} copies {'to' if name == 'dst' else 'from'} the device")
 
     def memcpy_async(self, dst: Any, dst_max: int, src: Any, count: int, kind: int, stream: int) -> None:
         """Steps 1-4, then (api_error.cc MemcpyAsync) H2H, which an online runtime refuses with
