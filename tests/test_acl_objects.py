@@ -100,11 +100,12 @@ def test_a_repeatable_executor_planned_on_objects(backend):
         out = pyaclnn.Tensor.zeros(6)
         ws_size, executor = acl.aclnnMseLossBackwardGetWorkspaceSize(tg, tx, ty, 0, out)
         acl.aclSetAclOpExecutorRepeatable(executor)
-        acl.aclnnMseLossBackward(None, ws_size, executor, stream)
+        ws = acl.aclrtMalloc(ws_size, acl.ACL_MEM_MALLOC_HUGE_FIRST) if ws_size > 0 else None
+        acl.aclnnMseLossBackward(ws, ws_size, executor, stream)
         acl.aclrtSynchronizeStream(stream)
         np.testing.assert_allclose(out.numpy(), mse_oracle(g, x, y, 0), rtol=1e-6)
         acl.aclSetInputTensorAddr(executor, 0, tg, tg2.data_ptr)   # gradOutput now reads g2
-        acl.aclnnMseLossBackward(None, ws_size, executor, stream)
+        acl.aclnnMseLossBackward(ws, ws_size, executor, stream)
         acl.aclrtSynchronizeStream(stream)
         np.testing.assert_allclose(out.numpy(), mse_oracle(g2, x, y, 0), rtol=1e-6)
         assert acl.aclGetRawTensorAddr(tg) == tg.data_ptr            # the Tensor did not move
@@ -117,6 +118,8 @@ def test_a_repeatable_executor_planned_on_objects(backend):
                                             "this executor was not planned with"):
             acl.aclSetInputTensorAddr(executor, 0, tg2, tg2.data_ptr)
         acl.aclDestroyAclOpExecutor(executor)   # its descriptors go with it
+        if ws:
+            acl.aclrtFree(ws)
     gc.collect()
     assert live_handles() == before
 
@@ -325,7 +328,7 @@ def test_a_launch_on_a_stream_object_keeps_what_it_uses(emu):
         ins = [pyaclnn.Tensor.from_numpy(a) for a in (g, x, y)]
         out = pyaclnn.Tensor.zeros(8)
         ws_size, executor = acl.aclnnMseLossBackwardGetWorkspaceSize(*ins, 0, out)
-        acl.aclnnMseLossBackward(None, ws_size, executor, stream)
+        acl.aclnnMseLossBackward(stream.workspace(ws_size), ws_size, executor, stream)
         for t in ins:
             t.close()
         del ins

@@ -43,7 +43,7 @@ def test_phase2_on_the_default_stream(s: Session, null: object) -> None:
     g, x, y, tg, tx, ty = _mse_inputs(s)
     out_addr = s.malloc(16)
     ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(tg, tx, ty, NONE, s.tensor(out_addr))
-    acl.aclnnMseLossBackward(None, ws, ex, null)
+    acl.aclnnMseLossBackward(s.workspace(ws), ws, ex, null)
     acl.aclrtSynchronizeStream(null)
     np.testing.assert_array_equal(s.download(out_addr, (2, 2)), 2 * (x - y) * g)
 
@@ -54,7 +54,7 @@ def test_phase2_on_the_default_stream(s: Session, null: object) -> None:
 def test_a_fault_on_the_default_stream_is_reported_by_its_synchronisation(s: Session, sync: str) -> None:
     g, x, y, tg, tx, ty = _mse_inputs(s)
     ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(tg, tx, ty, NONE, s.tensor(_outside(s, "freed")))
-    acl.aclnnMseLossBackward(None, ws, ex, None)
+    acl.aclnnMseLossBackward(s.workspace(ws), ws, ex, None)
     call = {"aclrtSynchronizeStream": lambda: acl.aclrtSynchronizeStream(None),
             "aclrtSynchronizeStreamWithTimeout": lambda: acl.aclrtSynchronizeStreamWithTimeout(None, -1),
             "aclrtSynchronizeDevice": acl.aclrtSynchronizeDevice}[sync]
@@ -113,7 +113,7 @@ def _fault_on_the_default_stream() -> Session:
     s = Session()
     _, _, _, tg, tx, ty = _mse_inputs(s)
     ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(tg, tx, ty, NONE, s.tensor(_outside(s, "freed")))
-    acl.aclnnMseLossBackward(None, ws, ex, None)
+    acl.aclnnMseLossBackward(s.workspace(ws), ws, ex, None)
     return s
 
 

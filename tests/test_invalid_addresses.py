@@ -54,6 +54,10 @@ class Session:
         self.allocs.remove(addr)
         acl.aclrtFree(addr)
 
+    def workspace(self, size: int) -> int | None:
+        """What a port passes as phase 2's workspace: aclrtMalloc(size) when size > 0, else NULL."""
+        return self.malloc(size) if size > 0 else None
+
     def upload(self, array: np.ndarray) -> int:
         addr = self.malloc(array.nbytes)
         acl.aclrtMemcpy(addr, array.nbytes, array, array.nbytes, acl.ACL_MEMCPY_HOST_TO_DEVICE)
@@ -144,7 +148,7 @@ def test_phase2_on_an_invalid_address_fails_at_synchronize(s: Session, where: st
     bad = s.tensor(_outside(s, where))
     args = (tg, bad, ty, NONE, out) if role == "input" else (tg, tx, ty, NONE, bad)
     ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(*args)
-    acl.aclnnMseLossBackward(None, ws, ex, s.stream)  # queued: no error yet
+    acl.aclnnMseLossBackward(s.workspace(ws), ws, ex, s.stream)  # queued: no error yet
     with pytest.raises(errors.RtAicoreExceptionError) as info:
         acl.aclrtSynchronizeStream(s.stream)
     assert info.value.status == 507015 and info.value.api == "aclrtSynchronizeStream"
@@ -152,7 +156,7 @@ def test_phase2_on_an_invalid_address_fails_at_synchronize(s: Session, where: st
         acl.aclrtSynchronizeStream(s.stream)  # not once: the device is in failure mode
     ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(tg, tx, ty, NONE, out)
     with pytest.raises(errors.AclnnRuntimeError) as launch:
-        acl.aclnnMseLossBackward(None, ws, ex, s.stream)  # the kernel launch is refused
+        acl.aclnnMseLossBackward(s.workspace(ws), ws, ex, s.stream)  # the kernel launch is refused
     assert launch.value.status == 361001
     with pytest.raises(errors.RtAicoreExceptionError):
         acl.aclrtMemsetAsync(out_addr, 16, 0, 16, s.stream)
@@ -163,7 +167,7 @@ def test_phase2_on_an_invalid_address_fails_at_synchronize(s: Session, where: st
 def test_the_fault_is_reported_by_synchronize_device(s: Session) -> None:
     g, x, y, tg, tx, ty = _mse_inputs(s)
     ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(tg, tx, ty, NONE, s.tensor(_outside(s, "freed")))
-    acl.aclnnMseLossBackward(None, ws, ex, s.stream)
+    acl.aclnnMseLossBackward(s.workspace(ws), ws, ex, s.stream)
     with pytest.raises(errors.RtAicoreExceptionError) as info:
         acl.aclrtSynchronizeDevice()
     assert info.value.status == 507015 and info.value.api == "aclrtSynchronizeDevice"
@@ -250,7 +254,7 @@ def test_an_unaligned_device_address_is_accepted(s: Session) -> None:
         out2 = s.malloc(20)
         acl.aclSetInputTensorAddr(ex, 1, tx, base + 4)
         acl.aclSetOutputTensorAddr(ex, 0, out, out2 + 4)
-        acl.aclnnMseLossBackward(None, ws, ex, s.stream)
+        acl.aclnnMseLossBackward(s.workspace(ws), ws, ex, s.stream)
         acl.aclrtSynchronizeStream(s.stream)
         np.testing.assert_array_equal(s.download(out2 + 4, (2, 2)), want)
     finally:
@@ -258,7 +262,7 @@ def test_an_unaligned_device_address_is_accepted(s: Session) -> None:
     # aclCreateTensor
     out_base = s.malloc(20)
     ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(tg, s.tensor(base + 4), ty, NONE, s.tensor(out_base + 4))
-    acl.aclnnMseLossBackward(None, ws, ex, s.stream)
+    acl.aclnnMseLossBackward(s.workspace(ws), ws, ex, s.stream)
     acl.aclrtSynchronizeStream(s.stream)
     np.testing.assert_array_equal(s.download(out_base + 4, (2, 2)), want)
 
@@ -291,7 +295,7 @@ def test_set_tensor_addr_with_a_destroyed_tensor_is_561103(s: Session, api: str,
             assert info.value.status == 561103 and info.value.api == api
             assert "destroyed" in str(info.value)
         if which == "other":  # nothing changed: the executor still computes on its own tensors
-            acl.aclnnMseLossBackward(None, ws, ex, s.stream)
+            acl.aclnnMseLossBackward(s.workspace(ws), ws, ex, s.stream)
             acl.aclrtSynchronizeStream(s.stream)
             np.testing.assert_array_equal(s.download(out_addr, (2, 2)), 2 * (x - y) * g)
     finally:
@@ -307,7 +311,7 @@ def test_phase2_after_a_captured_tensor_was_destroyed_is_561103(s: Session) -> N
     s.tensors.remove(tx)
     acl.aclDestroyTensor(tx)
     with pytest.raises(errors.AclnnInnerNullptrError) as info:
-        acl.aclnnMseLossBackward(None, ws, ex, s.stream)  # consumes the executor all the same
+        acl.aclnnMseLossBackward(s.workspace(ws), ws, ex, s.stream)  # consumes the executor all the same
     assert info.value.status == 561103 and info.value.api == "aclnnMseLossBackward"
     assert "destroyed before phase 2" in str(info.value)
 

@@ -85,7 +85,7 @@ def test_100k_operator_calls_leak_nothing(backend, capsys):
             handles = (tg._raw, tx._raw, ty._raw, 1, out._raw)  # noqa: SLF001 - raw aclTensor handles
             for _ in range(n):
                 ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(*handles)
-                acl.aclnnMseLossBackward(None, ws, ex, stream._raw)  # noqa: SLF001
+                acl.aclnnMseLossBackward(stream.workspace(ws), ws, ex, stream._raw)  # noqa: SLF001
 
         def refused(n: int) -> None:
             for _ in range(n):

@@ -14,12 +14,12 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import ops as _ops
-from .._spec import TensorMeta
+from .._spec import TensorMeta, Workspace
 from ..dtypes import from_numpy
 from ..errors import NotSupportedError
 
 __all__ = ["TensorMeta", "references", "no_reference", "check", "prepare", "compute", "fills_when_empty",
-           "meta_of"]
+           "meta_of", "workspace_size"]
 
 
 # The operators with a NumPy reference (a folder of pyaclnn.ops each): () -> tuple of names.
@@ -70,6 +70,13 @@ def _kernel_of(op: str) -> Any:
 def _spec_of(op: str) -> Any:
     spec = _SPECS[op] = _ops.spec(op)
     return spec
+
+
+def workspace_size(op: str, soc: str, args: tuple) -> Workspace:
+    """The workspace phase 1 reports (after ``check`` accepted): the operator's spec.workspace_size,
+    the rule traced from its sources. A spec without one reports none (0), as before the rules."""
+    rule = getattr(_SPECS.get(op) or _spec_of(op), "workspace_size", None)
+    return Workspace(0, False) if rule is None else rule(soc, *[meta_of(x) for x in args])
 
 
 def fills_when_empty(op: str, soc: str, args: tuple) -> bool:

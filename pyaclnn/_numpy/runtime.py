@@ -98,6 +98,7 @@ class Executor:
     outputs: list[TensorDesc | None]  # None: a NULL optional slot (index rule "position")
     repeatable: bool = False
     workspace_size: int = 0
+    workspace_used: bool = False  # the kernels read or write it (a 0-byte tiling request is never touched)
     handles: tuple[int, ...] = ()  # the aclTensors phase 1 captured (list elements included)
     names: tuple[str, ...] = ()    # the C parameter names, for messages
     spans: tuple | None = None     # (the non-empty inputs, outputs), for pyaclnn._numpy.queues
@@ -1055,10 +1056,11 @@ class NumpyRuntime:
         inputs, outputs = _split_io(info, resolved)
         handles = [h for kind, a in zip(info.kinds, args) if a is not None
                    for h in ((a,) if kind == "tensor" else self._tensor_lists[a] if kind == "tensor_list" else ())]
-        # the reference kernels need no device workspace
-        return 0, self._register(self._executors, Executor(op, resolved, empty, inputs, outputs,
-                                                           handles=tuple(handles), names=tuple(info.names),
-                                                           generated=info.index_rule == "position"))
+        ws = ops.workspace_size(op, self.soc, resolved)  # what the real operator asks for
+        return ws.size, self._register(self._executors, Executor(op, resolved, empty, inputs, outputs,
+                                                                 workspace_size=ws.size, workspace_used=ws.used,
+                                                                 handles=tuple(handles), names=tuple(info.names),
+                                                                 generated=info.index_rule == "position"))
 
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any,
                *extra: Any) -> None:
@@ -1078,18 +1080,23 @@ class NumpyRuntime:
                     raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "workspace is nullptr but workspaceSize > 0 "
                                                                    "(the executor was not run: it is still live)")
                 if workspace_size < ex.workspace_size:
-                    raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"workspace size {workspace_size} is below the "
-                                                                   f"{ex.workspace_size} bytes the operator needs "
-                                                                   "(the executor was not run: it is still live)")
+                    raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"The passed workspace size {workspace_size} does "
+                                                                   f"not meet the minimum workspace size "
+                                                                   f"{ex.workspace_size} actually required by the "
+                                                                   "operator (the executor was not run: it is still live)")
             if ex is not None and not ex.repeatable:
                 del self._executors[executor]  # phase 2 consumes it, whatever the result
         if ex is None and op not in ops.references():
             raise self._cannot_run(op)
-        if ex is None or ex.op != op:
+        if ex is None:
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, api,
                              f"executor {executor!r} is not live (already launched or destroyed?)")
-        if workspace_size > 0 and not workspace:
-            raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "workspace is nullptr but workspaceSize > 0")
+        made_by = ""
+        if ex.op != op:
+            self._other_op(api, op, ex.op)
+            made_by = f" (an executor of aclnn{ex.op}, which it runs)"
+            op = ex.op  # it runs as the operator that made it
+        self._launch_workspace(api, made_by, op, ex.workspace_size, workspace, workspace_size)
         self._need_context(api)
         self._need_stream(stream, api, launch=True)
         if ex.empty and not ops.fills_when_empty(op, self.soc, ex.args):
@@ -1097,8 +1104,13 @@ class NumpyRuntime:
         dead = next((h for h in ex.handles if h not in self._tensors), None)
         if dead is not None:  # phase 2 would read a freed aclTensor: refused, as the emulator does
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"tensor {dead!r} was destroyed before phase 2 "
-                                                           "(keep the tensors alive until phase 2 has returned)")
+                                                           f"(keep the tensors alive until phase 2 has returned){made_by}")
         self._launch_fault(stream, api)
+        if ex.workspace_used and not workspace:  # a composite op's kernels fault on it
+            self._add_fault(stream, f"{api}{made_by} queued on stream {stream!r}: the kernels' workspace "
+                                    f"({ex.workspace_size} bytes, as phase 1 reported) is at NULL: the kernel's "
+                                    f"AI Core exception (allocate workspaceSize bytes and pass them)")
+            return
         views = tuple(self._view(a) if isinstance(a, TensorDesc) else a for a in ex.args)
         bad = next((a for a, v in zip(ex.args, views) if isinstance(a, TensorDesc) and v is None), None)
         if bad is not None:
@@ -1114,7 +1126,7 @@ class NumpyRuntime:
                    f"{bad.strides}, {to_numpy(bad.dtype)}) reaches outside its device allocation: the kernel would "
                    "read or write out of bounds (an AI Core exception at the next synchronize on a device, or "
                    "garbage inside the allocator's padding)", site)
-            self._add_fault(stream, f"{api} queued on stream {stream!r}: tensor at {bad.addr:#x} (offset "
+            self._add_fault(stream, f"{api}{made_by} queued on stream {stream!r}: tensor at {bad.addr:#x} (offset "
                                     f"{bad.offset}, shape {bad.shape}, strides {bad.strides}) reaches outside "
                                     f"its device allocation: the kernel's AI Core exception")
             return
@@ -1152,6 +1164,48 @@ class NumpyRuntime:
             for d in spans[0] + spans[1]:
                 d.known_written = None
             raise
+
+    def _launch_workspace(self, api: str, made_by: str, op: str, need: int, workspace: Any,
+                          workspace_size: int) -> None:
+        """Phase 2's workspace checks. Both runners look at the workspaceSize argument, not at
+        what phase 1 reported (hicann/opbase op_executor.cpp CommonOpExecutorRun,
+        individual_op_api.cpp NnopbaseRunWithWorkspace): NULL with a size > 0 is 161001. Only a
+        generated op compares the size with its executor's (161002); a composite op's kernels use
+        the address they get (a NULL one faults, ``launch``). A workspace that is not ``need``
+        bytes of device memory is refused as the emulator does (emu_nnopbase.c, 361001)."""
+        if workspace_size > 0 and not workspace:
+            raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, f"workspace is nullptr but workspaceSize is "
+                                                           f"{workspace_size} (phase 1 asked for {need}){made_by}")
+        if self._generated(op) and workspace_size < need:  # (of another generated op: the same check)
+            raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"The passed workspace size {workspace_size} does not "
+                                                           f"meet the minimum workspace size {need} actually "
+                                                           f"required by the operator{made_by}")
+        if need > 0 and workspace and (self.memory.bytes_at(int(workspace), need) is None
+                                       or self._location(int(workspace)) != "device"):
+            raise self._fail(ACLNN_ERR_RUNTIME_ERROR, api, f"workspace {int(workspace):#x} (+{need} bytes) is not "
+                                                           f"inside a live aclrtMalloc allocation{made_by}")
+
+    def _generated(self, op: str) -> bool:
+        """A generated op (nnopbase executor): its header is generated (the registry's "position" rule)."""
+        info = self.registry.get(op)
+        return info is not None and info.index_rule == "position"
+
+    def _other_op(self, api: str, op: str, made_by: str) -> None:
+        """Phase 2 of ``op`` given an executor of ``made_by``. Phase 2 does not know which operator
+        made an executor: a composite op's (hicann/opbase op_executor.cpp CommonOpExecutorRun)
+        runs the kernels the aclOpExecutor holds, a generated op's (individual_op_api.cpp
+        NnopbaseRunWithWorkspace) the NnopbaseExecutor's own opType; so an executor of the same kind
+        runs as the operator that made it. Across the kinds each would read the other's object as
+        its own (PtrCastTo), undefined behaviour on a device: refused, 561103, as the emulator does
+        (emu_nnopbase.c launch). The executor is consumed either way (the caller took it)."""
+        generated = self._generated(op)
+        if generated != self._generated(made_by):
+            kind = "composite (aclOpExecutor)" if generated else "generated (nnopbase)"
+            runner = "NnopbaseRunWithWorkspace" if generated else "CommonOpExecutorRun"
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, api,
+                             f"{api} was given an executor made by aclnn{made_by}GetWorkspaceSize: a {kind} executor, "
+                             f"which {runner} would read as its own kind (undefined behaviour on a device); "
+                             f"launch it with aclnn{made_by}")
 
     def prepare_arrays(self, op: str, args: tuple) -> Callable[[tuple], None]:
         """Phase 1 straight on host arrays (no emulated memory): the library's checks, raising as

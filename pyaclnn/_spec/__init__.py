@@ -22,7 +22,8 @@ __all__ = ["TensorMeta", "ARCH", "arch", "is_regbase", "numel", "broadcast_shape
            "fail_null", "fail_invalid", "fail", "require_not_null", "fmt_shape", "MAX_DIM",
            "FP32_FP16", "FP32_FP16_BF16", "dtype_list_v2", "fmt_dtypes", "int64",
            "require_dtype_in", "require_same_dtype", "require_max_dim", "require_shape",
-           "shape_of", "INNER_NULLPTR", "TILING_ERROR"]
+           "shape_of", "INNER_NULLPTR", "TILING_ERROR", "VECTOR_CORES", "UB_BLOCK", "lib_api_workspace",
+           "Workspace", "Kernel", "composite_workspace"]
 
 MAX_DIM = 8
 
@@ -253,3 +254,86 @@ def promote_type(a: DType, b: DType) -> DType:
         other = b if a == DType.UINT8 else a
         return DType.INT16 if other == DType.INT8 else other
     return a if _INTS[a] >= _INTS[b] else b
+
+
+# --- workspace sizes (each op module's ``workspace_size``) -------------------------------------
+# What phase 1 reports is the sum over the kernels it queues, added up by opbase:
+# - a composite op (hand-written op_api) returns executor->GetWorkspaceSize() (hicann/opbase
+#   src/nnopbase/composite_op/aclnn_engine/op_executor.cpp aclOpExecutor::GetWorkspaceSize): the
+#   MaxAllocator packing (composite_op/mem_mgr/memory_allocator.cpp) of every kernel's workspace
+#   tensors and every intermediate tensor the executor allocated (AllocTensor: "from workspace");
+#   l0 ops that launch nothing (Contiguous of a contiguous tensor, Cast to the same dtype,
+#   Reshape) add nothing, and a ViewCopy of an intermediate into a contiguous user output moves
+#   the intermediate onto the output (ops-math contiguous.cpp ViewCopy: SetFromWorkspace(false)),
+#   so it is not counted either;
+# - a generated op returns the plain sum of its tiling's workspace sizes, 0 when all outputs are
+#   empty (hicann/opbase individual_op/executor/indv_executor.cpp NnopbaseExecutorGetWorkspaceSizes).
+# No system workspace is added by opbase: the tilings include it themselves (GetLibApiWorkSpaceSize).
+#
+# Undecidable from the sources, and the choice made: a lower bound in each case, so what fails
+# here for want of a workspace fails on a device too (the reverse holds where the rule is exact:
+# A2/A3 with contiguous tensors, and CrossEntropyLossGrad everywhere):
+# - an Ascend C kernel built for dynamic shapes always declares one workspace (cannmirror/asc-devkit
+#   tools/build/asc_op_compile_base/asc_op_compiler/get_op_tiling.py: add_workspace("total_workspace",
+#   size=-1)), so opbase allocates the size its tiling sets, even 0; where that tiling is not in the
+#   fetched sources (the arch35 broadcast/elementwise templates), 0 is used;
+# - TBE kernels (no op_host tiling in ops-nn/ops-math for the SoC) are taken to declare none;
+# - strided (non-contiguous) inputs or outputs add Contiguous/ViewCopy kernels and their copies:
+#   not modelled (the contiguous layout's size is reported);
+# - the core count is the emulated device's (VECTOR_CORES, as aclGetDeviceCapability reports).
+
+VECTOR_CORES = 40        # AIV cores of the emulated part (a 910B3: 20 AI cores, 40 vector cores)
+UB_BLOCK = 32            # bytes of a UB block (Ops::Base::GetUbBlockSize) on every arch here
+
+
+def lib_api_workspace(soc: str) -> int:
+    """PlatformAscendC::GetLibApiWorkSpaceSize (cannmirror/asc-devkit
+    impl/utils/tiling/platform/platform_ascendc.cpp, values from its tests/api/utils/tiling/
+    test_tiling.cpp): 16 MiB on DAV_2201 (A2/A3) and DAV_3510 (950), 2 MiB elsewhere."""
+    return 16 << 20 if ARCH[soc] in ("DAV_2201", "DAV_3510") else 2 << 20
+
+
+def _aligned(size: int) -> int:
+    """opbase mem_mgr/memory_allocator.cpp Align: + EXTRA_SIZE_IN_BYTE (32), up to 512 bytes."""
+    return (size + 32 + 511) // 512 * 512
+
+
+class Workspace(NamedTuple):
+    """What phase 1 reports (``size``), and whether the kernels touch it (``used``: some tensor
+    in it has bytes; a kernel whose tiling asked 0 bytes gets an address it never reads)."""
+    size: int
+    used: bool
+
+
+class Kernel(NamedTuple):
+    """One kernel launch of a composite op: its workspace sizes (from its tiling) and the bytes
+    of each intermediate output it writes, with the index of the last kernel that reads it."""
+    workspaces: tuple[int, ...] = ()
+    outputs: tuple[tuple[int, int], ...] = ()   # (bytes, last reader's index)
+
+
+def composite_workspace(kernels: Sequence[Kernel]) -> Workspace:
+    """aclOpExecutor::GetWorkspaceSize over kernels in launch order: opbase's MaxAllocator.
+
+    Tensors in order (per kernel its workspaces, then its intermediate outputs), each with a
+    lifetime [writer, last reader]; each goes to the last bucket whose latest tensor's lifetime
+    it does not overlap (same start: same kernel, an overlap; a tensor its kernel reads always
+    overlaps, so TensorBucket::IsReusable's IsInputOf adds nothing here), else to a new bucket;
+    a bucket is as big as its biggest aligned tensor, and the size is the sum of the buckets.
+    Tensors come in kernel order, so a bucket's latest tensor started at this kernel or before:
+    disjoint means it started before and ended before."""
+    buckets: list[list[int]] = []   # [bytes, start, end of the latest tensor]
+    used = False
+    for i, k in enumerate(kernels):
+        for size, end in [(size, i) for size in k.workspaces] + list(k.outputs):
+            used = used or size > 0
+            fit = None
+            for b in buckets:
+                if b[1] != i and b[2] < i:
+                    fit = b
+            aligned = _aligned(size)
+            if fit is None:
+                buckets.append([aligned, i, end])
+            else:
+                fit[:] = [max(fit[0], aligned), i, end]
+    return Workspace(sum(b[0] for b in buckets), used)

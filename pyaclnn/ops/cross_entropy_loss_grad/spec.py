@@ -14,8 +14,9 @@ from typing import NoReturn
 
 import numpy as np
 
-from ..._spec import (FP32_FP16_BF16, TILING_ERROR, TensorMeta, fail, fail_invalid, fail_null, fmt_shape,
-               is_regbase, require_dtype_in, require_not_null, require_same_dtype)
+from ..._spec import (FP32_FP16_BF16, TILING_ERROR, TensorMeta, UB_BLOCK, VECTOR_CORES, Workspace, fail,
+                      fail_invalid, fail_null, fmt_shape, is_regbase, lib_api_workspace, require_dtype_in,
+                      require_not_null, require_same_dtype)
 from ...dtypes import DType
 
 OP = "CrossEntropyLossGrad"
@@ -26,7 +27,7 @@ REPO = "ops-nn"  # its sources: hicann/ops-nn (9.x: libopapi_nn.so, the op libra
 ROLES = (("out",), "position")  # outputs, index rule (pyaclnn._registry)
 
 __all__ = ["OP", "API", "REPO", "ROLES", "SUPPORTED_SOCS", "REDUCTIONS", "check", "effective_reduction",
-           "target_dtypes"]
+           "target_dtypes", "workspace_size"]
 
 SUPPORTED_SOCS = ("Ascend910B", "Ascend910_93", "Ascend950")
 REDUCTIONS = ("none", "mean", "sum")
@@ -193,3 +194,21 @@ def check(soc: str, grad_loss: TensorMeta | None, log_prob: TensorMeta | None,
         _check_tiling_a2a3(log_prob, target, weight)
     _refuse_undefined(soc, grad_loss, log_prob, target, weight, reduction, label_smoothing, out)
     return log_prob.is_empty   # N == 0 or C == 0: nothing to compute
+
+
+def workspace_size(soc: str, grad_loss: TensorMeta, log_prob: TensorMeta, target: TensorMeta,
+                   weight: TensorMeta | None, grad_zloss: TensorMeta | None,
+                   lse_for_zloss: TensorMeta | None, reduction: str | None, ignore_index: int,
+                   label_smoothing: float, lse_square_scale_for_zloss: float, out: TensorMeta) -> Workspace:
+    """What phase 1 reports for arguments ``check`` accepted (see pyaclnn._spec, "workspace sizes").
+
+    A generated op: the sum of its tiling's sizes, 0 when its output is empty (N or C 0). The
+    tiling (ops-nn loss/cross_entropy_loss_grad/op_host): A2/A3 cross_entropy_loss_grad_tiling.cpp
+    Tiling4CrossEntropyLossGrad, CeilAlign(coreNum * 4, 32) + GetLibApiWorkSpaceSize(); 950
+    cross_entropy_loss_grad_tiling_arch35.cpp SetTilingData, totalCoreNum * 4 * blockSize +
+    SYS_WORKSPACE_SIZE (16 MiB); coreNum and totalCoreNum are GetCoreNumAiv()."""
+    if log_prob.is_empty:
+        return Workspace(0, False)
+    if is_regbase(soc):
+        return Workspace(VECTOR_CORES * 4 * UB_BLOCK + (16 << 20), True)
+    return Workspace(-(-VECTOR_CORES * 4 // 32) * 32 + lib_api_workspace(soc), True)

@@ -8,16 +8,18 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..._spec import (FP32_FP16, FP32_FP16_BF16, INNER_NULLPTR, TensorMeta, arch, dtype_list_v2, fail,
-               fail_invalid, int64, is_regbase, require_dtype_in, require_max_dim,
-               require_not_null, require_same_dtype, require_shape)
-from ...dtypes import DType
+from ..._spec import (FP32_FP16, FP32_FP16_BF16, INNER_NULLPTR, Kernel, TensorMeta, Workspace, arch,
+                      composite_workspace, dtype_list_v2, fail, fail_invalid, int64, is_regbase,
+                      lib_api_workspace, require_dtype_in, require_max_dim, require_not_null,
+                      require_same_dtype, require_shape)
+from ...dtypes import DType, itemsize
 
 OP = "GroupNormBackward"
 API = f"aclnn{OP}GetWorkspaceSize"
 REPO = "ops-nn"  # its sources: hicann/ops-nn (9.x: libopapi_nn.so, the op library pyaclnn loads)
 
-__all__ = ["OP", "API", "REPO", "check", "supported_dtypes", "empty_zero_fills", "empty_fills", "output_shapes"]
+__all__ = ["OP", "API", "REPO", "check", "supported_dtypes", "empty_zero_fills", "empty_fills",
+           "output_shapes", "workspace_size"]
 
 MAX_C_PER_GROUP = 8000   # A2/A3 only
 MAX_C = 240000           # A2/A3 only
@@ -180,3 +182,59 @@ def output_shapes(input_shape: Sequence[int], gamma_shape: Sequence[int] | None,
     """Shapes to allocate (gradInput, gradGammaOut, gradBetaOut): input's, gamma's or (C,)."""
     g = tuple(gamma_shape) if gamma_shape is not None else (max(int(C), 0),)
     return tuple(input_shape), g, g
+
+
+def _group_norm_grad_workspace(soc: str, N: int, C: int, dtype: DType) -> int:
+    """The GroupNormGrad kernel's tiling workspace (ops-nn norm/group_norm_grad/op_host).
+
+    A2/A3, group_norm_grad_tiling.cpp CalStage2TilingInfo (uint32 n, c; N > 2 is its
+    "deterministic" key): N > 2 -> 2 * (ceil(N/2) * C) * 4 bytes of fp32 partials; N <= 2 ->
+    none for fp32, 2 * C * 4 for the cast of fp16/bf16; plus GetLibApiWorkSpaceSize().
+    950, group_norm_grad_tiling_arch35.cpp GetWorkspaceSize: 2 * ceil(N/2) * C * 4 (N * C in
+    its MODE_3, chosen by UB sizes this model does not have: the smaller is reported) + 16 MiB."""
+    if is_regbase(soc):
+        return 2 * (-(-N // 2) * C) * 4 + lib_api_workspace(soc)
+    n, c = N & 0xFFFFFFFF, C & 0xFFFFFFFF
+    if n > 2:
+        usr = 2 * ((-(-n // 2) * c) & 0xFFFFFFFF) * 4
+    else:
+        usr = 0 if dtype == DType.FLOAT else 2 * c * 4
+    return usr + lib_api_workspace(soc)
+
+
+def workspace_size(soc: str, grad_out: TensorMeta, input: TensorMeta, mean: TensorMeta,
+                   rstd: TensorMeta, gamma: TensorMeta | None, N: int, C: int, HxW: int, group: int,
+                   output_mask: Sequence[bool], grad_input: TensorMeta | None,
+                   grad_gamma: TensorMeta | None, grad_beta: TensorMeta | None) -> Workspace:
+    """What phase 1 reports for arguments ``check`` accepted (see pyaclnn._spec, "workspace sizes").
+
+    aclnn_group_norm_backward.cpp on A2/A3 and 950: a null gamma is made by a Fill kernel (C
+    elements of gradOut's dtype, read by the next kernel); then one GroupNormGrad kernel
+    (group_norm_grad.cpp) writes dx (N*C*HxW, gradOut's dtype), dgamma and dbeta (C, gamma's
+    dtype): those the mask asks for go to the user's tensors by ViewCopy, the others stay in the
+    workspace. 950's empty-tensor path (ComputeGroupNormBackwardEmptyInput) runs it with the empty
+    tiling's 16 MiB (group_norm_grad_empty_tiling_arch35.cpp) and keeps dx (empty) in the workspace.
+    Fill is TBE except on 950 (arch35 Ascend C, tiling not in the sources: 0 bytes).
+    Ascend910 and Ascend310P decompose the op into a dozen l0 kernels (Mul, Div, BNTraining*Grad,
+    ReduceSum...), TBE kernels this model does not follow: 0 is reported there, as before."""
+    mask = tuple(bool(m) for m in output_mask)
+    empty = grad_out.is_empty or input.is_empty
+    if arch(soc) not in ("DAV_2201", "DAV_3510") or (empty and not is_regbase(soc)):
+        return Workspace(0, False)
+    dtype = grad_out.dtype
+    param_dtype = gamma.dtype if gamma is not None else dtype
+    empty_950 = empty or mean.is_empty or rstd.is_empty
+    if (gamma is not None and gamma.is_empty) or (gamma is None and C == 0):
+        return Workspace(0, False)   # 950: "gammaContiguous->IsEmpty()" -> 0 (A2/A3: C == 0 is an empty input)
+    kernels = []
+    if gamma is None:
+        kernels.append(Kernel((0,) if is_regbase(soc) else (), ((C * itemsize(dtype), 1),)))
+    me = len(kernels)
+    if empty_950:   # only reached on 950
+        # dx_output (empty) is never read; dgamma and dbeta are ViewCopied out
+        kernels.append(Kernel((16 << 20,), ((0, me),)))
+        return composite_workspace(kernels)
+    sizes = (N * C * HxW * itemsize(dtype), C * itemsize(param_dtype), C * itemsize(param_dtype))
+    outputs = tuple((size, me) for size, wanted in zip(sizes, mask) if not wanted)
+    kernels.append(Kernel((_group_norm_grad_workspace(soc, N, C, dtype),), outputs))
+    return composite_workspace(kernels)

@@ -7,15 +7,17 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..._spec import (FP32_FP16, FP32_FP16_BF16, TensorMeta, broadcast_shapes, fail_invalid, fmt_shape,
-               numel, require_dtype_in, require_max_dim, require_not_null, require_same_dtype,
-               require_shape, shape_of)
+from ..._spec import (FP32_FP16, FP32_FP16_BF16, Kernel, TensorMeta, Workspace, broadcast_shapes,
+                      composite_workspace, fail_invalid, fmt_shape, is_regbase, numel, require_dtype_in,
+                      require_max_dim, require_not_null, require_same_dtype, require_shape, shape_of)
+from ...dtypes import itemsize
 
 OP = "PreluBackward"
 API = f"aclnn{OP}GetWorkspaceSize"
 REPO = "ops-nn"  # its sources: hicann/ops-nn (9.x: libopapi_nn.so, the op library pyaclnn loads)
 
-__all__ = ["OP", "API", "REPO", "check", "supported_dtypes", "channels", "output_shapes"]
+__all__ = ["OP", "API", "REPO", "check", "supported_dtypes", "channels", "output_shapes",
+           "workspace_size"]
 
 # SocVersion in [ASCEND910B .. ASCEND910E] of the SocVersion enum: A2, A3 and 950 (not 910, 310P).
 _BF16_SOCS = ("Ascend910B", "Ascend910_93", "Ascend950")
@@ -78,3 +80,19 @@ def output_shapes(self_shape: Sequence[int],
     if numel(weight_shape) == 1:
         return tuple(self_shape), tuple(weight_shape)
     return tuple(self_shape), (channels(self_shape, weight_shape),)
+
+
+def workspace_size(soc: str, grad_output: TensorMeta, self: TensorMeta, weight: TensorMeta,
+                   grad_input: TensorMeta, grad_weight: TensorMeta) -> Workspace:
+    """What phase 1 reports for arguments ``check`` accepted (see pyaclnn._spec, "workspace sizes").
+
+    aclnn_prelu_backward.cpp: empty -> 0; else PReluGradUpdate (prelu_grad_update.cpp) writes
+    gradInput and ``update`` (self's shape and dtype), which PReluGradReduce (prelu_grad_reduce.cpp)
+    reads to write gradWeight. Both outputs go to the user's tensors by ViewCopy; ``update`` stays
+    in the workspace. The two kernels are TBE kernels except on 950 (arch35 Ascend C, tilings
+    that set no workspace visible in the sources: 0 bytes)."""
+    if grad_output.is_empty or self.is_empty or weight.is_empty:
+        return Workspace(0, False)
+    ws = (0,) if is_regbase(soc) else ()
+    update = numel(self.shape) * itemsize(self.dtype)
+    return composite_workspace([Kernel(ws, ((update, 1),)), Kernel(ws)])

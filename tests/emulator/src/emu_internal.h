@@ -164,6 +164,7 @@ struct aclOpExecutor {
     int fault_role;                   /* phase 2: the tensor whose address faults the kernel */
     int repeatable;
     uint64_t workspace;               /* bytes phase 1 asked for */
+    int workspace_used;               /* the kernel reads or writes it (a 0-byte tiling request: never) */
     int nroles;
     emu_tview t[EMU_MAX_ROLES];       /* the op's tensor parameters, in parameter order */
     int role_is_output[EMU_MAX_ROLES];
@@ -218,6 +219,9 @@ EMU_EXPORT void emu_op_cache_add(uint64_t key);
 /* The whole of phase 2 for every op (see emu_nnopbase.c for the order of its checks). */
 EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uint64_t workspaceSize,
                                            aclOpExecutor *executor, aclrtStream stream);
+/* The same for a generated op's phase 2 (NnopbaseRunWithWorkspace rather than CommonOpExecutorRun). */
+EMU_EXPORT aclnnStatus emu_executor_launch_generated(const char *api, void *workspace, uint64_t workspaceSize,
+                                                     aclOpExecutor *executor, aclrtStream stream);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Numeric helpers shared by the libraries (static inline, no exported state).                */

@@ -893,6 +893,11 @@ static int view_span(const emu_tview *v, char *base, char **lo, uint64_t *len)
  * It touches no memory. */
 static int kernel_fault(aclOpExecutor *e)
 {
+    if (e->fault_role < 0)                    /* the workspace: NULL, though phase 1 asked for some */
+        return emu_error(ACL_ERROR_RT_AICORE_EXCEPTION, e->api,
+                         "aicore exception: the kernels' workspace (%llu bytes, as phase 1 reported) is at NULL: "
+                         "allocate workspaceSize bytes with aclrtMalloc and pass them to phase 2",
+                         (unsigned long long)e->workspace);
     const emu_tview *v = &e->t[e->fault_role];
     return emu_error(ACL_ERROR_RT_AICORE_EXCEPTION, e->api,
                      "aicore exception: %s tensor %d at %p is not inside a live aclrtMalloc allocation "
@@ -903,17 +908,20 @@ static int kernel_fault(aclOpExecutor *e)
 /*
  * The second phase of every operator. Order:
  *   injected fault / unknown executor (561103, misuse; nothing to free) / a generated executor's
- *   workspace checks (161001, 161002: not consumed) / executor of another op
+ *   workspace checks (161001, 161002: not consumed)
  *   -> from here on a non-repeatable executor is consumed (freed) whatever the result ->
- *   no context (107002) -> bad stream (361001) -> workspace NULL with size > 0 (161001) ->
- *   workspaceSize smaller than phase 1 asked (161002) -> workspace not device memory (361001) ->
+ *   an executor of the other kind of op (561103, misuse; one of the same kind runs as the op that
+ *   made it) -> no context (107002) -> bad stream (361001) -> workspace NULL with workspaceSize
+ *   > 0 (161001) -> a generated op's workspaceSize smaller than phase 1 asked (161002) ->
+ *   workspace not device memory (361001) ->
  *   a captured tensor destroyed since phase 1 (561103) -> the op's launch-time faults
  *   (CrossEntropyLossGrad: 361001) -> the kernel is queued on the stream and runs later
  *   (emu_runtime.c, "Stream queues"). A tensor not in device memory (misuse) queues kernel_fault
- *   instead, whose 507015 the next synchronisation returns.
+ *   instead, whose 507015 the next synchronisation returns; so does a composite
+ *   op's NULL workspace where phase 1 asked for some.
  */
-EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uint64_t workspaceSize,
-                                           aclOpExecutor *executor, aclrtStream stream)
+static aclnnStatus launch(const char *api, int generated_api, void *workspace, uint64_t workspaceSize,
+                          aclOpExecutor *executor, aclrtStream stream)
 {
     int fault = emu_enter(api);
     if (!executor)
@@ -958,9 +966,19 @@ EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uin
         st = fault;
         goto out;
     }
-    if (strcmp(e->api, api) != 0) {
-        emu_note_misuse(api, "executor created for %s", e->api);
-        st = emu_error(ACLNN_ERR_INNER_NULLPTR, api, "executor was created for %s", e->api);
+    /* An executor of another operator. Phase 2 does not know which operator made the executor:
+     * a composite op's phase 2 (hicann/opbase op_executor.cpp CommonOpExecutorRun) runs whatever
+     * kernels the aclOpExecutor holds, and a generated op's (individual_op_api.cpp
+     * NnopbaseRunWithWorkspace) runs the NnopbaseExecutor's own opType; so an executor of the same
+     * kind runs as the operator that made it. Across the kinds each reads the other's object as
+     * its own (PtrCastTo): undefined behaviour on a device, refused here (misuse + 561103). */
+    if (strcmp(e->api, api) != 0 && e->generated != generated_api) {
+        emu_note_misuse(api, "executor made by %sGetWorkspaceSize", e->api);
+        st = emu_error(ACLNN_ERR_INNER_NULLPTR, api,
+                       "%s was given an executor made by %sGetWorkspaceSize: a %s executor, which %s would read as "
+                       "its own kind (undefined behaviour on a device); launch it with %s", api, e->api,
+                       e->generated ? "generated (nnopbase)" : "composite (aclOpExecutor)",
+                       generated_api ? "NnopbaseRunWithWorkspace" : "CommonOpExecutorRun", e->api);
         goto out;
     }
     if ((st = emu_need_context())) {
@@ -976,16 +994,28 @@ EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uin
                        st == ACL_ERROR_RT_PARAM_INVALID ? "unknown or already destroyed" : "belongs to another context");
         goto out;
     }
-    if (e->workspace > 0 && !workspace) {
-        st = emu_error(ACLNN_ERR_PARAM_NULLPTR, api, "workspace is nullptr but %llu bytes are needed", (unsigned long long)e->workspace);
+    /* The workspace. Both phase-2 runners look at the workspaceSize argument, not at what phase 1
+     * reported (hicann/opbase op_executor.cpp CommonOpExecutorRun, individual_op_api.cpp
+     * NnopbaseRunWithWorkspace): NULL with a size > 0 is 161001. Only the generated one compares
+     * the size with the executor's (161002, "does not meet the minimum workspace size"); a
+     * composite executor's kernels just use the address they get, so a NULL one (with size 0)
+     * is their fault at the next synchronisation (the kernel_fault below). */
+    char via[128] = "";                       /* an executor of another op of the same kind: name it */
+    if (strcmp(e->api, api) != 0)
+        snprintf(via, sizeof via, " (an executor of %s, which it runs)", e->api);
+    if (workspaceSize > 0 && !workspace) {
+        st = emu_error(ACLNN_ERR_PARAM_NULLPTR, api, "workspace is nullptr but workspaceSize is %llu (phase 1 asked for %llu)%s",
+                       (unsigned long long)workspaceSize, (unsigned long long)e->workspace, via);
         goto out;
     }
-    if (workspaceSize < e->workspace) {
-        st = emu_error(ACLNN_ERR_PARAM_INVALID, api, "workspaceSize %llu is smaller than the %llu bytes phase 1 asked for",
-                       (unsigned long long)workspaceSize, (unsigned long long)e->workspace);
+    if (e->generated && workspaceSize < e->workspace) {
+        st = emu_error(ACLNN_ERR_PARAM_INVALID, api, "The passed workspace size %llu does not meet the minimum workspace "
+                       "size %llu actually required by the operator%s", (unsigned long long)workspaceSize,
+                       (unsigned long long)e->workspace, via);
         goto out;
     }
-    if (e->workspace > 0 && !emu_device_range_ok(workspace, e->workspace)) {
+    int null_workspace = e->workspace_used && !workspace;
+    if (e->workspace > 0 && workspace && !emu_device_range_ok(workspace, e->workspace)) {
         emu_note_misuse(api, "workspace %p is not %llu bytes of device memory", workspace, (unsigned long long)e->workspace);
         st = emu_error(ACLNN_ERR_RUNTIME_ERROR, api, "workspace %p (+%llu bytes) is not inside a live aclrtMalloc allocation",
                        workspace, (unsigned long long)e->workspace);
@@ -998,7 +1028,7 @@ EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uin
     const void *lo_of[EMU_MAX_ROLES + 1];
     uint64_t len_of[EMU_MAX_ROLES + 1];
     int writes_of[EMU_MAX_ROLES + 1], n = 0, fault_role = -1;
-    if (e->workspace > 0) {                   /* the kernel's scratch memory */
+    if (e->workspace > 0 && workspace) {      /* the kernel's scratch memory */
         lo_of[n] = workspace, len_of[n] = e->workspace, writes_of[n++] = 1;
     }
     for (int r = 0; r < e->nroles; r++) {
@@ -1043,7 +1073,9 @@ EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uin
         if (v->handle && view_span(v, v->data, &lo, &len) && emu_device_block_ok(lo, len))
             v->data = (char *)v->data + ((char *)emu_host_alias(lo) - lo);
     }
-    if (fault_role >= 0) {                    /* the launch succeeds; the kernel faults */
+    if (null_workspace)
+        fault_role = -1;                      /* kernel_fault reports the workspace */
+    if (fault_role >= 0 || null_workspace) {  /* the launch succeeds; the kernel faults */
         e->fault_role = fault_role;
         e->kernel = kernel_fault;
     } else if (e->check && (st = e->check(e))) {
@@ -1064,4 +1096,16 @@ out:
         emu_op_cache_add(e->cache_key);        /* the empty-tensor fast path ran too */
     free(e);
     return st;
+}
+
+EMU_EXPORT aclnnStatus emu_executor_launch(const char *api, void *workspace, uint64_t workspaceSize,
+                                           aclOpExecutor *executor, aclrtStream stream)
+{
+    return launch(api, 0, workspace, workspaceSize, executor, stream);
+}
+
+EMU_EXPORT aclnnStatus emu_executor_launch_generated(const char *api, void *workspace, uint64_t workspaceSize,
+                                                     aclOpExecutor *executor, aclrtStream stream)
+{
+    return launch(api, 1, workspace, workspaceSize, executor, stream);
 }

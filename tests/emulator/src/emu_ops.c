@@ -11,8 +11,8 @@
  *     out-of-bounds read or write) are reported instead of emulated, as 561002;
  *   - an unset/missing ASCEND_OPP_PATH -> 561107 (ACLNN_ERR_INNER_OPP_PATH_NOT_FOUND), as CANN
  *     does; disable with EMU_REQUIRE_OPP_PATH=0.
- * Phase 1 writes *workspaceSize and *executor only on success. Workspace: 0 for MSE and PReLU,
- * 1024 bytes for non-empty GroupNorm and CrossEntropy, 0 for every empty-tensor case.
+ * Phase 1 writes *workspaceSize and *executor only on success. Workspace: what the real A2/A3
+ * operator reports for contiguous tensors (see "Workspace sizes" below), 0 for every empty case.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -22,8 +22,72 @@
 #include "emu_ops.h"
 #include "emu_opkit.h"   /* the shape and status helpers every op library shares */
 
-#define EMU_WORKSPACE_BYTES 1024u
 #define MAX_DIM 8                         /* OP_CHECK_MAX_DIM */
+
+/* ---- Workspace sizes (A2/A3, contiguous tensors) ------------------------------------------------
+ * pyaclnn/_spec (its "workspace sizes" notes and each op's workspace_size) holds the same rules,
+ * derived there as a general MaxAllocator packing; here they are its closed forms on A2/A3.
+ * - A composite op reports aclOpExecutor::GetWorkspaceSize (hicann/opbase
+ *   src/nnopbase/composite_op/aclnn_engine/op_executor.cpp): the MaxAllocator packing
+ *   (composite_op/mem_mgr/memory_allocator.cpp) of the kernels' workspace tensors and the
+ *   intermediate tensors the executor allocated, each rounded by Align, n + 32 up to 512 bytes; a
+ *   bucket holds tensors of disjoint lifetimes, the size is the sum of the buckets. An intermediate
+ *   ViewCopied into a contiguous user output leaves the workspace (hicann/ops-math
+ *   conversion/contiguous/op_host/op_api/contiguous.cpp ViewCopy: SetFromWorkspace(false)).
+ * - A generated op reports the plain sum of its tiling's sizes (hicann/opbase
+ *   individual_op/executor/indv_executor.cpp NnopbaseExecutorGetWorkspaceSizes).
+ * - The tilings add the system workspace themselves: GetLibApiWorkSpaceSize() is 16 MiB on DAV_2201
+ *   (cannmirror/asc-devkit impl/utils/tiling/platform/platform_ascendc.cpp).
+ * - An Ascend C dynamic-shape kernel always declares one workspace (asc-devkit
+ *   asc_op_compile_base/asc_op_compiler/get_op_tiling.py add_workspace(size=-1)), allocated even when
+ *   its tiling asks 0 bytes (Align(0) = 512); TBE kernels (no ops-nn/ops-math tiling on A2/A3:
+ *   MseLossGrad, Cast, Fill, PReluGradUpdate/Reduce) are taken to declare none. */
+#define SYS_WORKSPACE (16ull << 20)
+#define AIV_CORES 40ull                   /* ACL_DEVICE_INFO_VECTOR_CORE_NUM, as this emulator reports it */
+
+static uint64_t ws_align(uint64_t n) { return (n + 32 + 511) / 512 * 512; }
+
+/* MseLossBackward (ops-nn loss/mse_loss_grad_v2/op_host/op_api/aclnn_mse_loss_backward.cpp,
+ * mse_loss_grad.cpp): equal shapes -> MseLossGradV2, Ascend C, tiling workspace 0
+ * (mse_loss_grad_v2_tiling.cpp): 512; else MseLossGrad (TBE): 0. When out's dtype differs, the
+ * gradient (broadcast shape, self's dtype) stays in the workspace for the Cast kernel: a second
+ * bucket (its lifetime starts with the V2 workspace's). */
+static uint64_t mse_workspace(const aclTensor *gradOutput, const aclTensor *self, const aclTensor *target,
+                              const aclTensor *out)
+{
+    int v2 = kit_same_shape(self, gradOutput->dims, gradOutput->ndim) && kit_same_shape(self, target->dims, target->ndim);
+    uint64_t grad = (uint64_t)kit_numel(out) * emu_dtype_size(self->dtype);
+    return (v2 ? 512 : 0) + (out->dtype != self->dtype ? ws_align(grad) : 0);
+}
+
+/* GroupNormBackward (ops-nn norm/group_norm_grad/op_host/op_api/aclnn_group_norm_backward.cpp,
+ * DAV_2201 path): a NULL gamma is made by a Fill kernel (C elements, read by the next kernel:
+ * its own bucket); one GroupNormGrad kernel whose tiling (group_norm_grad_tiling.cpp
+ * CalStage2TilingInfo, uint32 n and c) asks SYS_WORKSPACE + 2*(ceil(N/2)*C)*4 for N > 2, + 0 (fp32)
+ * or 2*C*4 (fp16/bf16) for N <= 2; its outputs the mask leaves out stay in the workspace, each
+ * in a bucket of its own (same kernel, same lifetime start). */
+static uint64_t gn_workspace(const aclTensor *gradOut, const aclTensor *gamma, int64_t N, int64_t C, int64_t HxW,
+                             const bool m[3])
+{
+    uint32_t n = (uint32_t)N, c = (uint32_t)C;
+    uint64_t usr = n > 2 ? 2ull * (uint32_t)(((n - 1) / 2 + 1) * c) * 4 : gradOut->dtype == ACL_FLOAT ? 0 : 2ull * c * 4;
+    size_t es = emu_dtype_size(gradOut->dtype), ps = emu_dtype_size(gamma ? gamma->dtype : gradOut->dtype);
+    uint64_t ws = ws_align(SYS_WORKSPACE + usr) + (gamma ? 0 : ws_align((uint64_t)C * es));
+    const uint64_t out_bytes[3] = {(uint64_t)(N * C * HxW) * es, (uint64_t)C * ps, (uint64_t)C * ps};
+    for (int i = 0; i < 3; i++)
+        if (!m[i])
+            ws += ws_align(out_bytes[i]);
+    return ws;
+}
+
+/* CrossEntropyLossGrad, generated: its A2/A3 tiling (ops-nn loss/cross_entropy_loss_grad/op_host/
+ * cross_entropy_loss_grad_tiling.cpp Tiling4CrossEntropyLossGrad) asks CeilAlign(coreNum * 4, 32)
+ * + GetLibApiWorkSpaceSize(), coreNum = GetCoreNumAiv(). */
+static uint64_t ce_workspace(void) { return (AIV_CORES * 4 + 31) / 32 * 32 + SYS_WORKSPACE; }
+
+/* PreluBackward (ops-nn activation/p_relu_grad_update/op_api/aclnn_prelu_backward.cpp): the
+ * `update` tensor PReluGradUpdate writes (self's shape and dtype) for PReluGradReduce. */
+static uint64_t prelu_workspace(const aclTensor *self) { return ws_align((uint64_t)kit_numel(self) * emu_dtype_size(self->dtype)); }
 
 /* ========================================================================================== */
 /* Helpers                                                                                     */
@@ -83,6 +147,7 @@ static aclOpExecutor *new_executor(const char *phase2, emu_kernel_fn kernel, uin
     if (e) {
         e->kernel = kernel;
         e->workspace = workspace;
+        e->workspace_used = workspace > 0;    /* but see aclnnMseLossBackward's */
     }
     return e;
 }
@@ -134,13 +199,17 @@ static int mse_phase1(const aclTensor *gradOutput, const aclTensor *self, const 
     int empty = kit_is_empty(self) || kit_is_empty(gradOutput) || kit_is_empty(target);
     if (!empty && (st = kit_need_opp_path(api)))
         return st;
-    aclOpExecutor *e = new_executor("aclnnMseLossBackward", empty ? NULL : emu_kernel_mse, 0);
+    aclOpExecutor *e = new_executor("aclnnMseLossBackward", empty ? NULL : emu_kernel_mse,
+                                    empty ? 0 : mse_workspace(gradOutput, self, target, out));
     if (e) {
         emu_executor_add(e, gradOutput, 0);
         emu_executor_add(e, self, 0);
         emu_executor_add(e, target, 0);
         emu_executor_add(e, out, 1);
         e->iattr[MSE_A_REDUCTION] = reduction;
+        /* MseLossGradV2's 512 bytes are a 0-byte request its kernel never reads (mse_loss_grad_v2.cpp
+         * takes `workspace` and does not use it): only the Cast's input is real workspace memory. */
+        e->workspace_used = !empty && out->dtype != self->dtype;
     }
     return kit_finish(api, e, workspaceSize, executor);
 }
@@ -259,8 +328,9 @@ static int gn_phase1(const aclTensor *gradOut, const aclTensor *input, const acl
         if ((st = kit_need_opp_path(api)))
             return st;
     }
+    const bool mask[3] = {m0, m1, m2};
     aclOpExecutor *e = new_executor("aclnnGroupNormBackward", empty ? NULL : emu_kernel_group_norm,
-                                    empty ? 0 : EMU_WORKSPACE_BYTES);
+                                    empty ? 0 : gn_workspace(gradOut, gamma, N, C, HxW, mask));
     if (e) {
         for (int i = 0; i < 8; i++)
             emu_executor_add(e, ts[i], i >= GN_DX);
@@ -375,7 +445,7 @@ static int ce_phase1(const aclTensor *gradLoss, const aclTensor *logProb, const 
             return st;
     }
     aclOpExecutor *e = new_executor("aclnnCrossEntropyLossGrad", empty ? NULL : emu_kernel_cross_entropy,
-                                    empty ? 0 : EMU_WORKSPACE_BYTES);
+                                    empty ? 0 : ce_workspace());
     if (e) {
         /* Generated op (hicann/ops-nn loss/cross_entropy_loss_grad has an op_host definition and no
          * op_api: its aclnn code comes from opbuild, run by nnopbase's individual_op executor). */
@@ -413,7 +483,7 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(const aclTensor *gradLoss,
 
 aclnnStatus aclnnCrossEntropyLossGrad(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
 {
-    return emu_executor_launch(__func__, workspace, workspaceSize, executor, stream);
+    return emu_executor_launch_generated(__func__, workspace, workspaceSize, executor, stream);
 }
 
 /* ========================================================================================== */
@@ -473,7 +543,8 @@ static int prelu_phase1(const aclTensor *gradOutput, const aclTensor *self, cons
     int empty = kit_is_empty(gradOutput) || kit_is_empty(self) || kit_is_empty(weight);
     if (!empty && (st = kit_need_opp_path(api)))
         return st;
-    aclOpExecutor *e = new_executor("aclnnPreluBackward", empty ? NULL : emu_kernel_prelu, 0);
+    aclOpExecutor *e = new_executor("aclnnPreluBackward", empty ? NULL : emu_kernel_prelu,
+                                    empty ? 0 : prelu_workspace(self));
     if (e)
         for (int i = 0; i < 5; i++)
             emu_executor_add(e, ts[i], i >= PR_DX);

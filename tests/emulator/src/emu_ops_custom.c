@@ -95,7 +95,7 @@ aclnnStatus aclnnAddGetWorkspaceSize(const aclTensor *x1, const aclTensor *x2, c
 
 aclnnStatus aclnnAdd(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, const aclrtStream stream)
 {
-    return emu_executor_launch(__func__, workspace, workspaceSize, executor, stream);
+    return emu_executor_launch_generated(__func__, workspace, workspaceSize, executor, stream);
 }
 #else
 /* ---- AddCustom ---------------------------------------------------------------------------- */
@@ -114,6 +114,6 @@ aclnnStatus aclnnAddCustomGetWorkspaceSize(const aclTensor *x, const aclTensor *
 
 aclnnStatus aclnnAddCustom(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, const aclrtStream stream)
 {
-    return emu_executor_launch(__func__, workspace, workspaceSize, executor, stream);
+    return emu_executor_launch_generated(__func__, workspace, workspaceSize, executor, stream);
 }
 #endif

@@ -527,7 +527,7 @@ aclnnStatus aclnnAmpUpdateScaleGetWorkspaceSize(const aclTensor *currentScale, c
 
 aclnnStatus aclnnAmpUpdateScale(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, const aclrtStream stream)
 {
-    return emu_executor_launch(__func__, workspace, workspaceSize, executor, stream);
+    return emu_executor_launch_generated(__func__, workspace, workspaceSize, executor, stream);
 }
 
 /* The formula of docs/aclnnAmpUpdateScale.md (= torch._amp_update_scale_), in float32:

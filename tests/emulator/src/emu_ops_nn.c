@@ -145,5 +145,5 @@ aclnnStatus aclnnForeachMulScalarListGetWorkspaceSize(const aclTensorList *x, co
 aclnnStatus aclnnForeachMulScalarList(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                                       const aclrtStream stream)
 {
-    return emu_executor_launch(__func__, workspace, workspaceSize, executor, stream);
+    return emu_executor_launch_generated(__func__, workspace, workspaceSize, executor, stream);
 }
