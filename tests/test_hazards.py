@@ -57,6 +57,10 @@ class Port:
         self.allocs.append(addr)
         return addr
 
+    def workspace(self, size: int) -> int | None:
+        """Phase 2's workspace, as the samples make it: aclrtMalloc(size) when size > 0, else NULL."""
+        return self.malloc(size) if size > 0 else None
+
     def upload(self, array: np.ndarray) -> int:
         addr = self.malloc(array.nbytes)
         acl.aclrtMemcpy(addr, array.nbytes, array, array.nbytes, H2D)
@@ -82,15 +86,15 @@ def download(addr: int) -> np.ndarray:
     return out
 
 
-def mse(g: object, x: object, y: object, out: object, stream: object) -> None:
+def mse(p: Port, g: object, x: object, y: object, out: object, stream: object) -> None:
     ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(g, x, y, NONE, out)
-    acl.aclnnMseLossBackward(None, ws, ex, stream)  # <launch>
+    acl.aclnnMseLossBackward(p.workspace(ws), ws, ex, stream)  # <launch>
 
 
 # -- the scenarios: each returns what the port reads back ------------------------------------------
 def read_without_sync(p: Port, fixed: bool) -> np.ndarray:
     out = p.malloc()
-    mse(p.tensor(p.upload(G)), p.tensor(p.upload(X)), p.tensor(p.upload(Y)), p.tensor(out), p.streams[0])
+    mse(p, p.tensor(p.upload(G)), p.tensor(p.upload(X)), p.tensor(p.upload(Y)), p.tensor(out), p.streams[0])
     if fixed:
         acl.aclrtSynchronizeStream(p.streams[0])
     return download(out)
@@ -99,7 +103,7 @@ def read_without_sync(p: Port, fixed: bool) -> np.ndarray:
 def host_write_under_queued_read(p: Port, fixed: bool) -> np.ndarray:
     x = p.upload(X)
     out = p.malloc()
-    mse(p.tensor(p.upload(G)), p.tensor(x), p.tensor(p.upload(Y)), p.tensor(out), p.streams[0])
+    mse(p, p.tensor(p.upload(G)), p.tensor(x), p.tensor(p.upload(Y)), p.tensor(out), p.streams[0])
     if fixed:
         acl.aclrtSynchronizeStream(p.streams[0])
     zeros = np.zeros((2, 2), F32)
@@ -111,14 +115,14 @@ def host_write_under_queued_read(p: Port, fixed: bool) -> np.ndarray:
 def race_across_streams(p: Port, fixed: bool) -> np.ndarray:
     """Stream 0 computes d = 2(x-y)g; stream 1 computes 2(d-y)*1 from it (without an event: a race)."""
     d, out = p.malloc(), p.malloc()
-    mse(p.tensor(p.upload(G)), p.tensor(p.upload(X)), p.tensor(p.upload(Y)), p.tensor(d), p.streams[0])
+    mse(p, p.tensor(p.upload(G)), p.tensor(p.upload(X)), p.tensor(p.upload(Y)), p.tensor(d), p.streams[0])
     if fixed:
         event = acl.aclrtCreateEvent()
         acl.aclrtRecordEvent(event, p.streams[0])
         acl.aclrtStreamWaitEvent(p.streams[1], event)
     ones = p.tensor(p.upload(np.ones((2, 2), F32)))
     ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(ones, p.tensor(d), p.tensor(p.upload(Y)), NONE, p.tensor(out))
-    acl.aclnnMseLossBackward(None, ws, ex, p.streams[1])  # <second stream>
+    acl.aclnnMseLossBackward(p.workspace(ws), ws, ex, p.streams[1])  # <second stream>
     acl.aclrtSynchronizeStream(p.streams[1])
     acl.aclrtSynchronizeStream(p.streams[0])
     if fixed:
@@ -131,7 +135,7 @@ def uninitialised_input(p: Port, fixed: bool) -> np.ndarray:
     if fixed:
         acl.aclrtMemcpy(x, 16, X, 16, H2D)
     out = p.malloc()
-    mse(p.tensor(p.upload(G)), p.tensor(x), p.tensor(p.upload(Y)), p.tensor(out), p.streams[0])
+    mse(p, p.tensor(p.upload(G)), p.tensor(x), p.tensor(p.upload(Y)), p.tensor(out), p.streams[0])
     acl.aclrtSynchronizeStream(p.streams[0])
     return download(out)
 
@@ -231,7 +235,7 @@ def test_an_unknown_mode_is_a_clear_error(port_numpy: Port, monkeypatch: pytest.
 def test_a_free_under_queued_work_is_a_use_after_free(port_numpy: Port) -> None:
     p = port_numpy
     out = p.malloc()
-    mse(p.tensor(p.upload(G)), p.tensor(p.upload(X)), p.tensor(p.upload(Y)), p.tensor(out), p.streams[0])
+    mse(p, p.tensor(p.upload(G)), p.tensor(p.upload(X)), p.tensor(p.upload(Y)), p.tensor(out), p.streams[0])
     p.allocs.remove(out)
     with pytest.raises(pyaclnn.HazardError, match=rf"aclrtFree at {line_of('free')} frees .* that "
                                                   rf"aclnnMseLossBackward, queued on stream 0x[0-9a-f]+ at "
@@ -246,7 +250,7 @@ def test_as_a_device_a_freed_output_faults_at_the_next_synchronize(port_numpy: P
     monkeypatch.setenv("PYACLNN_HAZARDS", "off")
     p = port_numpy
     out = p.malloc()
-    mse(p.tensor(p.upload(G)), p.tensor(p.upload(X)), p.tensor(p.upload(Y)), p.tensor(out), p.streams[0])
+    mse(p, p.tensor(p.upload(G)), p.tensor(p.upload(X)), p.tensor(p.upload(Y)), p.tensor(out), p.streams[0])
     p.allocs.remove(out)
     acl.aclrtFree(out)
     with pytest.raises(errors.RtAicoreExceptionError, match="freed before it ran"):
@@ -256,7 +260,7 @@ def test_as_a_device_a_freed_output_faults_at_the_next_synchronize(port_numpy: P
 def test_on_the_emulator_a_free_under_queued_work_is_misuse(deferred_emulator) -> None:
     with on_device_0(Port) as p:
         out = p.malloc()
-        mse(p.tensor(p.upload(G)), p.tensor(p.upload(X)), p.tensor(p.upload(Y)), p.tensor(out), p.streams[0])
+        mse(p, p.tensor(p.upload(G)), p.tensor(p.upload(X)), p.tensor(p.upload(Y)), p.tensor(out), p.streams[0])
         p.allocs.remove(out)
         acl.aclrtFree(out)
         acl.aclrtSynchronizeStream(p.streams[0])
@@ -271,7 +275,7 @@ def test_a_tensor_outside_its_allocation_is_named_at_the_launch(port_numpy: Port
                                                       NONE, p.tensor(p.malloc()))
     with pytest.raises(pyaclnn.HazardError, match=rf"aclnnMseLossBackward at {line_of('oob')}: self at 0x[0-9a-f]+ "
                                                   r"\(offset 0, shape \(2, 2\).*reaches outside its device allocation"):
-        acl.aclnnMseLossBackward(None, ws, ex, p.streams[0])  # <oob>
+        acl.aclnnMseLossBackward(p.workspace(ws), ws, ex, p.streams[0])  # <oob>
 
 
 def test_the_null_stream_is_asynchronous(port_numpy: Port) -> None:
@@ -295,8 +299,8 @@ def test_disjoint_views_of_one_allocation_never_conflict(port_numpy: Port) -> No
     p = port_numpy
     g, x, y = (p.tensor(p.upload(a)) for a in (G, X, Y))
     both = p.malloc(32)
-    mse(g, x, y, p.tensor(both), p.streams[0])
-    mse(g, x, y, p.tensor(both, offset=4), p.streams[1])
+    mse(p, g, x, y, p.tensor(both), p.streams[0])
+    mse(p, g, x, y, p.tensor(both, offset=4), p.streams[1])
     acl.aclrtSynchronizeStream(p.streams[0])
     first = np.empty(4, F32)
     acl.aclrtMemcpy(first, 16, both, 16, D2H)
@@ -310,7 +314,7 @@ def test_memory_reused_after_a_synchronize_is_fine(port_numpy: Port) -> None:
     for _ in range(3):
         out = acl.aclrtMalloc(16, acl.ACL_MEM_MALLOC_HUGE_FIRST)
         t = acl.aclCreateTensor([2, 2], 2, acl.ACL_FLOAT, [2, 1], 0, acl.ACL_FORMAT_ND, [2, 2], 2, out)
-        mse(g, x, y, t, p.streams[0])
+        mse(p, g, x, y, t, p.streams[0])
         acl.aclrtSynchronizeStream(p.streams[0])
         np.testing.assert_array_equal(download(out), WANT)
         acl.aclDestroyTensor(t)
@@ -320,7 +324,7 @@ def test_memory_reused_after_a_synchronize_is_fine(port_numpy: Port) -> None:
 def test_streams_ordered_by_an_event_and_an_event_synchronize(port_numpy: Port) -> None:
     p = port_numpy
     out = p.malloc()
-    mse(p.tensor(p.upload(G)), p.tensor(p.upload(X)), p.tensor(p.upload(Y)), p.tensor(out), p.streams[0])
+    mse(p, p.tensor(p.upload(G)), p.tensor(p.upload(X)), p.tensor(p.upload(Y)), p.tensor(out), p.streams[0])
     event = acl.aclrtCreateEvent()
     acl.aclrtRecordEvent(event, p.streams[0])
     acl.aclrtSynchronizeEvent(event)  # the work before the event is done: the host may read
