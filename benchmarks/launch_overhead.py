@@ -100,7 +100,7 @@ def main(argv: list[str]) -> int:
 
         def acl_call() -> None:
             ws, e = acl.aclnnMseLossBackwardGetWorkspaceSize(*handles[:3], 0, handles[3])
-            acl.aclnnMseLossBackward(None, ws, e, raw)
+            acl.aclnnMseLossBackward(stream.workspace(ws), ws, e, raw)  # the workspace phase 1 asks for
             acl.aclrtSynchronizeStream(raw)
 
         results["acl"] = timed(acl_call, args.batches, args.calls // 4)

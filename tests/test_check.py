@@ -514,7 +514,8 @@ def test_a_real_hazard_names_the_port_lines_not_pyaclnns(tmp_path: Path) -> None
             acl.aclrtMemcpy(p, 16, np.ones(4, np.float32), 16, acl.ACL_MEMCPY_HOST_TO_DEVICE)
         g, x, y, out = (acl.aclCreateTensor([4], 1, acl.ACL_FLOAT, [1], 0, acl.ACL_FORMAT_ND, [4], 1, p) for p in ptrs)
         ws, executor = acl.aclnnMseLossBackwardGetWorkspaceSize(g, x, y, 0, out)
-        acl.aclnnMseLossBackward(None, ws, executor, stream)
+        wsp = acl.aclrtMalloc(ws, acl.ACL_MEM_MALLOC_HUGE_FIRST) if ws > 0 else None
+        acl.aclnnMseLossBackward(wsp, ws, executor, stream)
         result = np.empty(4, np.float32)
         acl.aclrtMemcpy(result, 16, ptrs[3], 16, acl.ACL_MEMCPY_DEVICE_TO_HOST)  # no synchronize
 
@@ -524,7 +525,7 @@ def test_a_real_hazard_names_the_port_lines_not_pyaclnns(tmp_path: Path) -> None
     proc = check(path)
     assert proc.returncode == 1
     err = proc.stderr.splitlines()
-    read, launch = line_of(path, "DEVICE_TO_HOST"), line_of(path, "aclnnMseLossBackward(None")
+    read, launch = line_of(path, "DEVICE_TO_HOST"), line_of(path, "aclnnMseLossBackward(wsp")
     call = len(path.read_text().splitlines())  # the last line: main()
     assert err[0].startswith(f"pyaclnn check: hazard: aclrtMemcpy at port.py:{read} reads ["), err
     assert f"port.py:{launch}" in err[0]

@@ -397,9 +397,9 @@ def test_a_host_write_racing_a_queued_async_copy_out(port_numpy: Port) -> None:
 def test_the_workspace_counts_as_memory_the_launch_uses(port_numpy: Port) -> None:
     """Freeing a workspace a queued launch was given is a use after free too."""
     p = port_numpy
-    workspace = acl.aclrtMalloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     g, x, y, out = (p.tensor(p.upload(a)) for a in (G, X, Y, Y))
     ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(g, x, y, NONE, out)
+    workspace = acl.aclrtMalloc(max(ws, 64), acl.ACL_MEM_MALLOC_HUGE_FIRST)
     acl.aclnnMseLossBackward(workspace, max(ws, 64), ex, p.streams[0])
     with pytest.raises(pyaclnn.HazardError, match="aclrtFree at .* frees .* that aclnnMseLossBackward"):
         acl.aclrtFree(workspace)
@@ -413,9 +413,9 @@ def test_the_reference_results_of_correct_programs_do_not_change(port_numpy: Por
     p = port_numpy
     g, x, y = (p.tensor(p.upload(a)) for a in (G, X, Y))
     d, out = p.malloc(), p.malloc()
-    mse(g, x, y, p.tensor(d), p.streams[0])
+    mse(p, g, x, y, p.tensor(d), p.streams[0])
     ones = p.tensor(p.upload(np.ones((2, 2), F32)))
     ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(ones, p.tensor(d), y, NONE, p.tensor(out))
-    acl.aclnnMseLossBackward(None, ws, ex, p.streams[0])
+    acl.aclnnMseLossBackward(p.workspace(ws), ws, ex, p.streams[0])
     acl.aclrtSynchronizeStream(p.streams[0])
     np.testing.assert_array_equal(download(out), 2 * (WANT - Y))
