@@ -37,6 +37,9 @@ F32 = np.float32
 NONE = 0  # reduction "none"
 
 
+WORKSPACE = 4096  # bytes: at least what phase 1 asks for MseLossBackward on (2, 2) float32 (512)
+
+
 class Session:
     """A C-shaped session through pyaclnn.acl: what it makes is released at the end."""
 
@@ -44,6 +47,9 @@ class Session:
         self.stream = acl.aclrtCreateStream()
         self.allocs: list[int] = []
         self.tensors: list[object] = []
+        # phase 2's workspace, made before any test frees memory (so a later workspace cannot
+        # land on a freed address a test means to be invalid)
+        self._workspace = self.malloc(WORKSPACE)
 
     def malloc(self, nbytes: int) -> int:
         addr = acl.aclrtMalloc(nbytes, acl.ACL_MEM_MALLOC_HUGE_FIRST)
@@ -55,8 +61,9 @@ class Session:
         acl.aclrtFree(addr)
 
     def workspace(self, size: int) -> int | None:
-        """What a port passes as phase 2's workspace: aclrtMalloc(size) when size > 0, else NULL."""
-        return self.malloc(size) if size > 0 else None
+        """What a port passes as phase 2's workspace: size bytes of device memory when size > 0, else NULL."""
+        assert size <= WORKSPACE, size
+        return self._workspace if size > 0 else None
 
     def upload(self, array: np.ndarray) -> int:
         addr = self.malloc(array.nbytes)
@@ -180,6 +187,7 @@ def test_the_object_layer_raises_the_fault_at_synchronize(backend: str) -> None:
     synchronizes) reports it too, and still destroys the stream."""
     with pyaclnn.Device(0) as device:
         stream = device.create_stream()
+        stream.workspace(WORKSPACE)  # run()'s workspace, made before the address below is freed
         t = pyaclnn.Tensor.from_numpy(np.ones((2, 2), F32))
         out = pyaclnn.Tensor.zeros((2, 2))
         addr = acl.aclrtMalloc(16, acl.ACL_MEM_MALLOC_HUGE_FIRST)
