@@ -25,7 +25,7 @@
 #define MAX_DIM 8                         /* OP_CHECK_MAX_DIM */
 
 /* ---- Workspace sizes (A2/A3, contiguous tensors) ------------------------------------------------
- * pyaclnn/_spec (its "workspace sizes" notes and each op's workspace_size) holds the same rules,
+ * pyaclnn/_spec ("workspace sizes") and each pyaclnn/ops/<op>/spec.py workspace_size hold the same rules,
  * derived there as a general MaxAllocator packing; here they are its closed forms on A2/A3.
  * - A composite op reports aclOpExecutor::GetWorkspaceSize (hicann/opbase
  *   src/nnopbase/composite_op/aclnn_engine/op_executor.cpp): the MaxAllocator packing
