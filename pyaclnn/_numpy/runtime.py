@@ -1138,19 +1138,8 @@ class NumpyRuntime:
         # or un-write of memory since, needs neither again: only the others are checked and marked.
         memory = self.memory
         key = (memory.frees, memory.unwrites)
-        reads, check, writes, mark = [], [], [], []
-        for d in spans[0]:
-            span = _span_of(d)
-            reads.append(span)
-            if d.known_written != key:
-                check.append(span)
-                d.known_written = key
-        for d in spans[1]:
-            span = _span_of(d)
-            writes.append(span)
-            if d.known_written != key:
-                mark.append(span)
-                d.known_written = key
+        reads, check = _spans_and_unknown(spans[0], key)
+        writes, mark = _spans_and_unknown(spans[1], key)
         if workspace_size > 0 and workspace:
             writes.append((int(workspace), int(workspace) + workspace_size))
         soc, empty = self.soc, ex.empty
@@ -1321,6 +1310,19 @@ def _describe(kind: str, value: Any) -> str:
     if kind in ("tensor_list", "scalar_list"):
         return f"{len(value)} element(s)"
     return repr(list(value)) if len(value) <= 8 else f"{len(value)} values"
+
+
+def _spans_and_unknown(descs: tuple[TensorDesc, ...], key: tuple[int, int]) -> tuple[list, list]:
+    """The spans of ``descs``, and those of them not known written under ``key`` (the memory's
+    (frees, unwrites)), which are from now on."""
+    spans, unknown = [], []
+    for d in descs:
+        span = _span_of(d)
+        spans.append(span)
+        if d.known_written != key:
+            unknown.append(span)
+            d.known_written = key
+    return spans, unknown
 
 
 def _nothing(args: tuple) -> None:
