@@ -1,6 +1,6 @@
 /* pyaclnn: C declarations for cffi (ABI mode), header-shaped after CANN's acl/acl_base.h (+ acl_base_rt.h, error_codes/rt_error_codes.h).
  * Names and values exactly as the official headers (checked against abi.json by
- * tests/test_headers.py). Declarations only: no includes, no logic.
+ * tests/registry/test_headers.py). Declarations only: no includes, no logic.
  * Functions declared with () in CANN are declared (void) here. */
 
 typedef int aclError;

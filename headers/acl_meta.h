@@ -1,6 +1,6 @@
 /* pyaclnn: C declarations for cffi (ABI mode), header-shaped after CANN's aclnn/acl_meta.h (+ aclnn/opdev/op_errno.h).
  * Names and values exactly as the official headers (checked against abi.json by
- * tests/test_headers.py). Declarations only: no includes, no logic.
+ * tests/registry/test_headers.py). Declarations only: no includes, no logic.
  * Functions declared with () in CANN are declared (void) here. */
 
 typedef int32_t aclnnStatus;

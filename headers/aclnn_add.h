@@ -2,7 +2,7 @@
  * (hicann/ops-math math/add/op_api/aclnn_add.h): the two operators pyaclnn has a reference for,
  * aclnnAdd and aclnnInplaceAdd (aclnnAdds and aclnnInplaceAdds, declared there too, come from the
  * installed CANN's header). Prototypes exactly as the real header's (checked against
- * ../shared/headers by tests/test_headers.py). Declarations only: no includes, no logic. */
+ * ../shared/headers by tests/registry/test_headers.py). Declarations only: no includes, no logic. */
 
 aclnnStatus aclnnAddGetWorkspaceSize(const aclTensor* self, const aclTensor* other, const aclScalar* alpha, aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor);
 aclnnStatus aclnnAdd(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream);

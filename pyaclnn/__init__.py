@@ -53,7 +53,7 @@ from . import errors as _errors
 __version__ = "0.1.0"
 
 # A literal list, so type checkers see every name as exported (mypy --strict reads __all__ and
-# nothing computed); tests/test_types.py checks user code against it.
+# nothing computed); tests/project/test_types.py checks user code against it.
 __all__ = [
     "mse_loss_backward", "group_norm_backward", "cross_entropy_loss_grad", "prelu_backward",
     "Device", "Stream", "Event", "Tensor", "Executor", "Op",

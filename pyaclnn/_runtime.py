@@ -8,7 +8,7 @@ supporting the buffer protocol (NumPy arrays, bytearray, ...). The Pythonic obje
 against this contract, and hold their runtime as a ``Runtime``.
 
 Both ``pyaclnn._acl.runtime.AclRuntime`` and ``pyaclnn._numpy.runtime.NumpyRuntime`` implement
-every member, with the same parameter names and defaults (tests/test_runtime_contract.py; mypy
+every member, with the same parameter names and defaults (tests/project/test_runtime_contract.py; mypy
 checks the types where each module binds its class to ``Runtime``). What only one of them has is
 outside the contract: ``HostRuntime`` for the NumPy backend's host views of device memory, and
 the acl backend's ``loading_hint`` (used where the acl runtime is made).

@@ -9,7 +9,7 @@ computes it. This module finds them (``pyaclnn.ops``).
 
 The CANN pages print no outputs, so ``EXPECTED`` holds each sample's documented formula
 (/work/shared/reference/ops.md) evaluated by hand in float64 on the sample's data; the
-closed forms are in the comments, and tests/test_samples.py checks every value against
+closed forms are in the comments, and tests/cli/test_samples.py checks every value against
 PyTorch CPU. ``run`` prints each value beside its expected one and says OK or MISMATCH.
 """
 from __future__ import annotations

@@ -11,7 +11,7 @@ regenerated inputs within one unit in the last place of their dtype of the store
 
 Why stored: .ci/run's oldest-dependencies venv (Python 3.10, numpy 1.24, ml_dtypes 0.4) has no
 torch (PyPI has no CPU build of it for Linux x86_64), yet its numerics must be checked against an
-independent oracle. tests/test_oracle_stored.py compares pyaclnn there with these answers. The
+independent oracle. tests/reference/test_oracle_stored.py compares pyaclnn there with these answers. The
 inputs are stored too (as float64 values exactly representable in their dtype), so nothing
 depends on a random generator's stream across NumPy versions.
 """

@@ -19,7 +19,7 @@ import pytest
 import pyaclnn
 from pyaclnn import acl
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 
 
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess:

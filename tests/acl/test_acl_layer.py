@@ -14,7 +14,7 @@ import pytest
 import pyaclnn
 from pyaclnn import acl
 
-HEADERS = Path(__file__).resolve().parents[1] / "headers"
+HEADERS = Path(__file__).resolve().parents[2] / "headers"
 
 
 def declared_functions() -> list[str]:

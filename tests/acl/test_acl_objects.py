@@ -22,7 +22,7 @@ from pyaclnn import acl
 from conftest import live_handles
 
 F32 = np.float32
-HEADERS = Path(__file__).resolve().parents[1] / "headers"
+HEADERS = Path(__file__).resolve().parents[2] / "headers"
 
 
 def mse_oracle(g, x, y, reduction):

@@ -23,7 +23,7 @@ import pyaclnn
 from conftest import live_handles
 from pyaclnn import _backend, acl
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 F32 = np.float32
 
 
@@ -301,7 +301,7 @@ def test_each_error_carries_only_its_own_cann_text(emulator):
 
 def test_each_error_keeps_its_own_text_after_kilobytes_of_errors(backend):
     """A thread's error text outgrows the emulator's 8 KiB buffer: each error still carries its
-    own text only, whatever earlier tests left in a thread (tests/test_acl_sharing.py's test above
+    own text only, whatever earlier tests left in a thread (tests/acl/test_acl_sharing.py's test above
     failed after test_emulator*.py: the emulator cut the tail of the old text, a text no CANN
     returns, and pyaclnn then took the whole 8 KiB for new). Both backends: the same class and
     status; the NumPy backend has no CANN text."""

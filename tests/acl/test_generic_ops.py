@@ -24,7 +24,7 @@ from pyaclnn import acl
 from conftest import headers_package
 
 torch = pytest.importorskip("torch")
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 # the launch function a header declares with each phase 1 (without it, there is no operator)
 LAUNCH = "aclnnStatus aclnn{}(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);\n"
 
@@ -571,7 +571,7 @@ def test_a_tensor_list_of_ndarrays_is_readable_after_the_run(device_acl):
 
 
 def test_a_python_object_where_a_handle_goes_names_the_parameter_on_both_backends(backend):
-    """pyaclnn.acl phase 1 takes handles (or a pyaclnn.Tensor: tests/test_acl_objects.py): an
+    """pyaclnn.acl phase 1 takes handles (or a pyaclnn.Tensor: tests/acl/test_acl_objects.py): an
     ndarray there is one TypeError naming the C parameter on both backends (was cffi's
     "initializer for ctype 'aclTensor *'" on acl, "unhashable type: 'numpy.ndarray'" or 161002 on
     the NumPy backend); phase 2 takes None as nullptr (was a cffi TypeError on acl) and answers

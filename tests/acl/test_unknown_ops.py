@@ -16,7 +16,7 @@ import pytest
 import pyaclnn
 from pyaclnn import acl
 
-HEADERS = Path(__file__).resolve().parents[1] / "headers"
+HEADERS = Path(__file__).resolve().parents[2] / "headers"
 
 
 def _declared(folder: Path) -> set[str]:

@@ -16,7 +16,7 @@ import pytest
 import pyaclnn
 from pyaclnn import _bench
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ACL_OVERHEAD = ROOT / "benchmarks" / "acl_overhead.py"
 LABELS = ("MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward")
 TOP_KEYS = {"schema", "pyaclnn", "argv", "quick", "repeat", "warmup", "modes", "backend", "machine", "peer",

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import subprocess_env
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 
 

@@ -20,9 +20,9 @@ from pyaclnn._cli import DOCTOR_KEYS, main
 
 from conftest import CANN_VARS, subprocess_env
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-EMULATOR_BUILD = Path(__file__).resolve().parent / "emulator" / "build.py"
+EMULATOR_BUILD = Path(__file__).resolve().parents[1] / "emulator" / "build.py"
 def pyaclnn_cli(*args: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pyaclnn", *args], env=subprocess_env(**env), capture_output=True,
                           text=True, check=False, timeout=60, cwd=ROOT)

@@ -20,7 +20,7 @@ from conftest import subprocess_env
 
 torch = pytest.importorskip("torch")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 OPS = ("mse_loss_backward", "group_norm_backward", "prelu_backward", "cross_entropy_loss_grad")
 LINE = re.compile(r"^(\w+)\[(\d+)\] is: (-?\d+\.\d{6})$")

@@ -28,7 +28,7 @@ cffi = pytest.importorskip("cffi")
 
 from emulator.build import Emulator, build_toolkit, library_paths, toolkit_env  # noqa: E402
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 HEADERS = TESTS.parent / "headers"
 ABI_JSON = TESTS.parent.parent / "shared" / "reference" / "abi.json"
 HEADER_ORDER = ["acl_base.h", "acl_rt.h", "acl_meta.h", "aclnn_base.h", "aclnn_mse_loss_backward.h",

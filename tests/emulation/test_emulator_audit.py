@@ -26,6 +26,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 import textwrap
 import threading
 
@@ -300,7 +301,7 @@ def test_device_memory_is_not_host_memory(toolkits, access):
     script = textwrap.dedent(f"""
         import sys
         import cffi, numpy as np
-        sys.path.insert(0, {str(TESTS)!r})
+        sys.path[:0] = [{str(TESTS)!r}, {str(Path(__file__).resolve().parent)!r}]  # emulator.build; test_emulator
         from emulator.build import library_paths, plugin_paths
         from test_emulator import make_ffi
         from pathlib import Path

@@ -34,7 +34,7 @@ from conftest import subprocess_env
 from emulator.build import toolkit_env
 from test_emulator import toolkits  # noqa: F401 - fixture
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _shared() -> Path:

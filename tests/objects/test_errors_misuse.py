@@ -21,7 +21,7 @@ from pyaclnn.errors import ClosedError, OutputTooLargeError
 
 from conftest import live_handles
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 F32 = np.float32
 GN_API = "aclnnGroupNormBackwardGetWorkspaceSize"
 

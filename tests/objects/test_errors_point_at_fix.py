@@ -26,7 +26,7 @@ from pyaclnn import _functional
 
 from conftest import headers_package, live_handles, subprocess_env
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 F32 = np.float32
 MSE_API = "aclnnMseLossBackwardGetWorkspaceSize"
 CE_API = "aclnnCrossEntropyLossGradGetWorkspaceSize"

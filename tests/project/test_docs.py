@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 EXAMPLES = ROOT / "examples"
 PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
@@ -29,7 +29,7 @@ def python_blocks(text: str) -> list[str]:
     """The page's python blocks, each padded with blank lines so that a traceback gives the
     line numbers of the page itself."""
     # A block that only includes a file (``--8<-- "examples/x.py"``, the examples page) is that
-    # file: tests/test_examples.py runs those.
+    # file: tests/cli/test_examples.py runs those.
     return ["\n" * text.count("\n", 0, m.start(1)) + m.group(1) for m in BLOCK.finditer(text)
             if not m.group(1).lstrip().startswith("--8<--")]
 

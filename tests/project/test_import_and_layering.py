@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-PKG = Path(__file__).resolve().parents[1] / "pyaclnn"
+PKG = Path(__file__).resolve().parents[2] / "pyaclnn"
 
 
 def run(code: str, **env: str) -> subprocess.CompletedProcess:

@@ -4,7 +4,7 @@ Every member of the Protocol exists on both runtime classes with the same parame
 kinds, defaults); every method the two runtimes share is in the Protocol (nothing of the
 contract lives outside it); what only one runtime has is the declared extension
 (``HostRuntime`` for the NumPy backend) or named here. mypy checks the types
-(tests/test_types.py, at each runtime's ``_conforms``).
+(tests/project/test_types.py, at each runtime's ``_conforms``).
 """
 from __future__ import annotations
 

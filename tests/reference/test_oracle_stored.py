@@ -19,9 +19,9 @@ import pyaclnn
 from pyaclnn._numpy.kernels._parallel import tiled_only
 from pyaclnn.dtypes import bfloat16
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CASES = json.loads((ROOT / "tests" / "data" / "oracle.json").read_text())["cases"]
-# (rtol, atol) per dtype, as tests/test_ops_public.py: the kernels round once from fp32.
+# (rtol, atol) per dtype, as tests/objects/test_ops_public.py: the kernels round once from fp32.
 TOL = {"float32": (2e-5, 1e-6), "float16": (4e-3, 1e-3), "bfloat16": (3e-2, 1e-2)}
 
 

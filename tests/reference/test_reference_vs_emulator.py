@@ -1,5 +1,5 @@
 """The NumPy references and the CANN emulator on the same randomised calls of the four seed operators
-(Add and InplaceAdd: tests/test_reference_math_ops.py, bit for bit): the same accepted calls and
+(Add and InplaceAdd: tests/reference/test_reference_math_ops.py, bit for bit): the same accepted calls and
 statuses, and the same results within the float tolerance of two summation orders.
 
 Both sides are written from the real sources independently (pyaclnn/ops/<op>/spec.py and kernel.py;

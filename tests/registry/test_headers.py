@@ -15,9 +15,9 @@ from pycparser import c_ast, c_generator
 
 from conftest import shared_folder
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HEADERS = ROOT / "headers"
-VENDORED = Path(__file__).parent / "data" / "abi.json"
+VENDORED = Path(__file__).resolve().parents[1] / "data" / "abi.json"
 SHARED = shared_folder("reference", "abi.json")  # beside this checkout, or beside its main worktree
 PRELUDE = ("typedef signed char int8_t; typedef short int16_t; typedef int int32_t; typedef long int64_t;"
            "typedef unsigned char uint8_t; typedef unsigned short uint16_t; typedef unsigned int uint32_t;"

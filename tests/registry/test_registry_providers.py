@@ -25,7 +25,7 @@ from pyaclnn import acl
 from pyaclnn._registry import Registry, Source, pyaclnn_source
 from conftest import headers_package
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 LIB = Path("op_api") / "lib" / "libcust_opapi.so"
 
 

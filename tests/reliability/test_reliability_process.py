@@ -29,7 +29,7 @@ import pyaclnn
 from conftest import live_handles
 from pyaclnn import _backend
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 ROOT = TESTS.parent
 F32 = np.float32
 

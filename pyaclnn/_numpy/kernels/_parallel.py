@@ -100,7 +100,7 @@ def quietly(fn: Callable[..., Any], *args: Any) -> Any:
 
     The small paths run this on every call, where entering an np.errstate (~1 us) is a tenth
     of an MSE call; on NumPy 2 this sets np.errstate's own context variable to the value it
-    would set (prepared once, ~0.3 us). tests/test_reference_kernels.py checks that it
+    would set (prepared once, ~0.3 us). tests/reference/test_reference_kernels.py checks that it
     silences and restores as np.errstate does, on the NumPy installed."""
     if _ERRSTATE is None:
         with np.errstate(all="ignore"):
