@@ -52,7 +52,8 @@ CANN_VERSION_DIR = "8.1.RC1"
 # Flags of every library: the brief's "-shared -fPIC -O2 -Wall -Wl,-soname,<file>", plus hidden
 # visibility (only the API is exported) and -z defs (no undefined symbol slips through).
 _CFLAGS = ["-fPIC", "-O2", "-Wall", "-std=gnu11", "-fvisibility=hidden"]
-_SOURCES = ("emu_runtime", "emu_opcache", "emu_boot", "emu_plugin", "emu_nnopbase", "emu_ops", "emu_kernels", "emu_compat", "emu_math",
+_SOURCES = ("emu_runtime", "emu_rt_control", "emu_rt_devices", "emu_rt_errors", "emu_rt_events", "emu_rt_memory",
+            "emu_rt_streams", "emu_opcache", "emu_boot", "emu_plugin", "emu_nnopbase", "emu_ops", "emu_kernels", "emu_compat", "emu_math",
             "emu_ops_math", "emu_ops_nn", "emu_ops_custom", "emu_ops_custom_add", "emu_ops_custom_blur")
 _OBJ_CACHE: dict[tuple, Path] = {}
 
@@ -138,7 +139,8 @@ def _link(cc: list[str], out: Path, objs: list[Path], needed: list[str], zdefs: 
 
 
 # The objects of the runtime library (every copy of it, the custom-op link copies too).
-RUNTIME_OBJECTS = ["emu_runtime", "emu_opcache", "emu_boot"]
+RUNTIME_OBJECTS = ["emu_runtime", "emu_rt_control", "emu_rt_devices", "emu_rt_errors", "emu_rt_events",
+                   "emu_rt_memory", "emu_rt_streams", "emu_opcache", "emu_boot"]
 
 # Libraries the runtime opens by bare name at run time (src/emu_boot.c), in lib64 of every layout.
 PLUGINS = ("libruntime_v100.so", "libruntime_v200.so", "libtsdclient.so")

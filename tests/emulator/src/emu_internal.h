@@ -3,9 +3,10 @@
  *
  * The emulator is three (in the 9.x layout: five) shared libraries:
  *   libascendcl.so / libacl_rt.so  emu_runtime.c   acl*, aclrt*, aclsys* + the control API (emu_*)
- *                                                  + ALL global state: handle registry, call
+ *                                  emu_rt_*.c      + ALL global state: handle registry, call
  *                                                  counters, fault table, error messages, devices,
- *                                                  contexts, streams, events, allocations.
+ *                                                  contexts, streams, events, allocations (one
+ *                                                  file per component: see emu_runtime.c).
  *   libnnopbase.so                 emu_nnopbase.c  aclCreate..., aclDestroy..., aclGet..., executors
  *   libopapi.so / libopapi_nn.so   emu_ops.c       phase-1 checks of the four operators
  *                                  emu_kernels.c   phase-2 compute of the four operators
@@ -77,7 +78,7 @@ EMU_EXPORT int emu_reg_kind(const void *p);            /* EMU_K_NONE when not a 
 EMU_EXPORT int emu_reg_release(int kind, const void *p);
 
 /* ------------------------------------------------------------------------------------------ */
-/* Calls, faults, errors, misuse (emu_runtime.c).                                             */
+/* Calls, faults, errors, misuse (emu_rt_control.c, emu_rt_errors.c).                         */
 /* ------------------------------------------------------------------------------------------ */
 /* Every exported API function starts with emu_enter(__func__): counts the call and returns the
  * injected status (0 when no fault is armed); on a fault it also sets the recent error message. */
@@ -91,7 +92,7 @@ EMU_EXPORT int emu_error(int status, const char *func, const char *fmt, ...) EMU
 EMU_EXPORT void emu_note_misuse(const char *func, const char *fmt, ...) EMU_PRINTF(2, 3);
 
 /* ------------------------------------------------------------------------------------------ */
-/* Runtime services for the other libraries (emu_runtime.c).                                  */
+/* Runtime services for the other libraries (emu_runtime.c, emu_rt_*.c).                      */
 /* ------------------------------------------------------------------------------------------ */
 /* 0 when the calling thread has a current context, else ACL_ERROR_UNINITIALIZE (no aclInit) or
  * ACL_ERROR_RT_CONTEXT_NULL (no aclrtSetDevice/aclrtSetCurrentContext in this thread). */
@@ -204,7 +205,7 @@ EMU_EXPORT aclOpExecutor *emu_executor_new(const char *phase2_api);      /* regi
 EMU_EXPORT void emu_executor_add(aclOpExecutor *e, const aclTensor *t, int is_output);
 EMU_EXPORT void emu_executor_discard(aclOpExecutor *e);                  /* phase 1 failed late */
 /* Queues the kernel of `e` (a private copy that the queue then owns and frees) on `stream` (NULL:
- * runs it at once); lo/len/writes: the n byte ranges it touches (emu_runtime.c, "Stream queues"). */
+ * runs it at once); lo/len/writes: the n byte ranges it touches (emu_rt_streams.c, "Stream queues"). */
 EMU_EXPORT int emu_enqueue_kernel(void *stream, const char *api, aclOpExecutor *e, const void *const *lo,
                                   const uint64_t *len, const int *writes, int n);
 /* aclInit boots the runtime: opens libruntime_v100.so / _v200.so and libtsdclient.so by bare
@@ -288,5 +289,175 @@ static inline uint16_t emu_f32_to_bf16(float f)
     x += 0x7fffu + ((x >> 16) & 1u);                   /* RNE */
     return (uint16_t)(x >> 16);
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Runtime library internals: shared by its sources only (emu_runtime.c, emu_rt_*.c). They are */
+/* hidden (-fvisibility=hidden), so the other libraries never see them.                        */
+/* ------------------------------------------------------------------------------------------ */
+#include <pthread.h>
+
+#define EMU_MAX_DEVICES 64
+#define EMU_ERR_MAX 8192                /* recent error text kept per thread (older text dropped) */
+#define EMU_DEVICE_MEM_TOTAL (64ull << 30)
+#define EMU_POISON 0xa5                 /* fills freed memory that queued work still used */
+
+typedef struct emu_ctx {
+    uint32_t magic;
+    uint64_t id;                              /* unique, never reused */
+    int32_t device;
+    int is_default;                           /* created by aclrtSetDevice, not by the user */
+    struct emu_stream *dflt;                  /* its default stream: what a NULL stream means */
+} emu_ctx;
+
+/* One unit of queued stream work (see "Stream queues" below). */
+enum { T_KERNEL, T_COPY, T_MEMSET, T_RECORD, T_WAIT };
+#define EMU_TASK_RANGES (EMU_MAX_ROLES + 2)
+
+typedef struct emu_range {
+    const char *p;
+    uint64_t n;
+    int writes;                               /* the task writes the range (else only reads it) */
+} emu_range;
+
+typedef struct emu_task {
+    struct emu_task *next;
+    int kind;
+    const char *api;                          /* the call that queued it (a string literal) */
+    aclOpExecutor *exec;                      /* T_KERNEL: private copy, owned by the task */
+    void *dst;                                /* T_COPY / T_MEMSET */
+    const void *src;
+    size_t count;
+    int value;
+    void *event;                              /* T_RECORD / T_WAIT */
+    void *wait_stream;                        /* T_WAIT: the stream whose record is awaited */
+    uint64_t seq;                             /* T_RECORD: this record's number; T_WAIT: awaited */
+    int nranges;
+    emu_range ranges[EMU_TASK_RANGES];        /* device / pinned memory the task touches */
+} emu_task;
+
+typedef struct emu_stream {
+    uint32_t magic;
+    emu_ctx *ctx;
+    uint64_t ctx_id;
+    int32_t device;                           /* the device of its context */
+    emu_task *head, *tail;                    /* queued work, oldest first */
+    int64_t queued;                           /* tasks in the queue */
+    int status;                               /* first failure of a queued task, for the next sync */
+    struct emu_stream *next_live;             /* g_streams list */
+} emu_stream;
+
+typedef struct emu_event {
+    uint32_t magic;
+    uint32_t flags;                           /* 0 = aclrtCreateEvent (timing allowed) */
+    int with_flag;
+    int recorded;                             /* a record has executed */
+    uint64_t ns;                              /* when the latest executed record ran */
+    uint64_t rec_seq;                         /* records queued so far */
+    uint64_t done_seq;                        /* the latest record that has executed */
+    void *rec_stream;                         /* stream of the latest queued record */
+} emu_event;
+
+typedef struct alloc_rec {
+    char *p;
+    size_t size;                              /* bytes asked for */
+    size_t block;                             /* bytes the device really has there (see padded_size) */
+    char *alias;                              /* device memory: the host's private mapping of it */
+    size_t map;                               /* device memory: length of both mappings */
+} alloc_rec;
+
+typedef struct alloc_table {
+    alloc_rec *v;
+    size_t n, cap;
+    uint64_t bytes;
+} alloc_table;
+
+typedef struct grave {                        /* memory freed while queued work used it */
+    void *p;
+    char *alias;                              /* device memory: its alias (else NULL: malloc'd) */
+    size_t map;
+    struct grave *next;
+} grave;
+
+/* emu_runtime.c: the lock, the registry's counts, init and devices */
+extern pthread_mutex_t g_mu;
+extern int64_t g_live[EMU_K_COUNT];
+extern int g_initialized;
+extern emu_ctx *g_default_ctx[EMU_MAX_DEVICES];
+extern int64_t g_dev_refs[EMU_MAX_DEVICES];
+extern int g_dev_override;                    /* emu_set_device_count */
+extern alloc_table g_dev_mem, g_host_mem;
+extern emu_stream *g_streams;                 /* live streams (created, not destroyed; default ones too) */
+/* A device page fault poisons the device until it is reset (emu_rt_streams.c, "Sticky page faults"). */
+extern int g_dev_fault[EMU_MAX_DEVICES];
+extern char *g_dev_msg[EMU_MAX_DEVICES];      /* device error message not yet fetched (malloc'd) */
+extern char g_dev_event[EMU_MAX_DEVICES][160];  /* the device's active fault event ("" = none) */
+int device_count(void);
+emu_ctx *cur_ctx(void);                       /* lock held */
+void set_cur_ctx(emu_ctx *c);
+emu_ctx *ctx_new(int32_t device, int is_default);
+int ctx_error(int st, const char *func);
+
+/* The preamble of the runtime's API functions, in this order: the call is counted and an armed
+ * fault answers first (emu_enter), then what the function needs before its own checks: nothing
+ * (API_NEED_NONE), aclInit (API_NEED_INIT: ACL_ERROR_UNINITIALIZE) or a current context of the
+ * calling thread (API_NEED_CTX: ACL_ERROR_UNINITIALIZE or ACL_ERROR_RT_CONTEXT_NULL). */
+enum { API_NEED_NONE, API_NEED_INIT, API_NEED_CTX };
+int api_need(const char *func, int need);     /* 0, or the status it reported */
+int api_enter(const char *func, int need);    /* emu_enter, then api_need */
+/* Opens an API function: declares `int st` (0 after it) and returns any failure of api_enter. */
+#define API_ENTER(need)                                                                   \
+    int st = api_enter(__func__, API_NEED_##need);                                        \
+    if (st)                                                                               \
+        return st
+#define NEED_INIT(func)                                                                   \
+    do {                                                                                  \
+        int st_ = api_need(func, API_NEED_INIT);                                          \
+        if (st_)                                                                          \
+            return st_;                                                                   \
+    } while (0)
+#define NEED_CTX(func)                                                                    \
+    do {                                                                                  \
+        int st_ = api_need(func, API_NEED_CTX);                                           \
+        if (st_)                                                                          \
+            return st_;                                                                   \
+    } while (0)
+/* A required pointer argument: ACL_ERROR_INVALID_PARAM "<name> is nullptr" when it is NULL. */
+#define NEED_ARG(p)                                                                       \
+    do {                                                                                  \
+        if (!(p))                                                                         \
+            return emu_error(ACL_ERROR_INVALID_PARAM, __func__, #p " is nullptr");        \
+    } while (0)
+/* A handle that is not a live object of its kind: a misuse, ACL_ERROR_RT_PARAM_INVALID. */
+int unknown_handle(const char *func, const char *what, const void *p);
+/* Takes the lock and checks that `p` is a live handle of `kind`: 0 with the lock HELD, or (lock
+ * released) the status of unknown_handle. */
+int lookup_locked(const char *func, int kind, const char *what, const void *p);
+
+/* emu_rt_errors.c */
+extern __thread int t_last_error;             /* aclrtGetLastError / aclrtPeekAtLastError */
+
+/* emu_rt_memory.c */
+int table_contains(const alloc_table *t, const void *p, uint64_t bytes);
+int table_block_contains(const alloc_table *t, const void *p, uint64_t bytes);
+size_t padded_size(size_t size, aclrtMemMallocPolicy policy);
+
+/* emu_rt_streams.c: the stream queues (lock held unless said otherwise) */
+extern int64_t g_queued;                      /* tasks queued over all streams */
+extern grave *g_graves;
+emu_task *queued_user(const void *p, uint64_t n, int writes, emu_stream **on);
+void check_host_access(const char *func, const void *p, uint64_t n, int writes);  /* lock not needed */
+void release_block(void *p, char *alias, size_t map);
+void drain_stream_until(emu_stream *s, const emu_event *e, uint64_t seq);
+void drain_all(void);
+int stream_live(const void *p);
+void device_clear_fault(int d);
+int launch_fault(const char *func, aclrtStream stream);
+void range_add(emu_task *t, const void *p, uint64_t n, int writes);
+void task_submit(aclrtStream stream, emu_task *t);
+emu_task *task_new(int kind, const char *api);
+void ctx_release(emu_ctx *c);
+int64_t queued_tasks(void);
+int known_stream(const char *func, aclrtStream stream);
+int launch_stream(const char *func, aclrtStream stream);
 
 #endif /* EMU_INTERNAL_H */

@@ -916,7 +916,7 @@ static int kernel_fault(aclOpExecutor *e)
  *   workspace not device memory (361001) ->
  *   a captured tensor destroyed since phase 1 (561103) -> the op's launch-time faults
  *   (CrossEntropyLossGrad: 361001) -> the kernel is queued on the stream and runs later
- *   (emu_runtime.c, "Stream queues"). A tensor not in device memory (misuse) queues kernel_fault
+ *   (emu_rt_streams.c, "Stream queues"). A tensor not in device memory (misuse) queues kernel_fault
  *   instead, whose 507015 the next synchronisation returns; so does a composite
  *   op's NULL workspace where phase 1 asked for some.
  */
@@ -1064,7 +1064,7 @@ static aclnnStatus launch(const char *api, int generated_api, void *workspace, u
         }
         lo_of[n] = lo, len_of[n] = len, writes_of[n++] = e->role_is_output[r];
     }
-    /* The kernel reaches device memory through its host alias (emu_runtime.c, "Device memory"):
+    /* The kernel reaches device memory through its host alias (emu_rt_memory.c, "Device memory"):
      * each tensor's base moves by its block's alias offset (found from the bytes it touches). */
     for (int r = 0; r < e->nroles; r++) {
         emu_tview *v = &e->t[r];
@@ -1081,7 +1081,7 @@ static aclnnStatus launch(const char *api, int generated_api, void *workspace, u
     } else if (e->check && (st = e->check(e))) {
         goto out;
     }
-    /* Phase 2 only queues the kernel: it runs when the stream gets to it (emu_runtime.c, "Stream
+    /* Phase 2 only queues the kernel: it runs when the stream gets to it (emu_rt_streams.c, "Stream
      * queues"). The private copy `e` holds the addresses read above, as a launched task holds
      * its arguments: the aclTensors may be destroyed once phase 2 has returned. */
     /* A composite default executor that was launched (and so deleted) fills the op cache; the
