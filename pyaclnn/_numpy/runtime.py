@@ -576,7 +576,7 @@ class NumpyRuntime:
         self._freeing(ptr, "host", "aclrtFreeHost")
         self.memory.release(ptr, "host", "aclrtFreeHost")
 
-    # -- copies and memsets: each layer's checks in the real order (emu_runtime.c cites them) ----
+    # -- copies and memsets: each layer's checks in the real order (emu_rt_memory.c cites them) -
     # 1. acl layer (hicann/runtime src/acl/aclrt_impl/memory.cpp aclrt{Memcpy,Memset}{,Async}Impl):
     #    count 0 succeeds before anything else; then NULL pointers and the memcpy kind, 100000.
     # 2. the async entry points validate the stream handle (api_c.cc rtMemcpyAsync/rtMemsetAsync).
@@ -676,7 +676,7 @@ class NumpyRuntime:
         -> drvMemcpy takes no kind; hicann/driver svm_master_memcpy.c devmm_memcpy_para_check
         cannot resolve a pageable host address given as device memory: -EINVAL ->
         ACL_ERROR_RT_DRV_INTERNAL_ERROR, errcode_manage.cc). A host array where the kind says host
-        is not looked at. As the emulator (emu_runtime.c memcpy_device_checks), dst first."""
+        is not looked at. As the emulator (emu_rt_memory.c memcpy_device_checks), dst first."""
         for name, where, device_kinds in (("dst", dst, (1, 3, 5)), ("src", src, (2, 3))):
             if kind in device_kinds and not isinstance(where, int):
                 raise self._fail(ACL_ERROR_RT_DRV_INTERNAL_ERROR, api,

@@ -1,7 +1,7 @@
 """aclrtMemcpy(Async) and aclrtMemset(Async): both backends check what the real stack checks, in
 its order, with its statuses.
 
-The real sources (cited where each backend implements them: tests/emulator/src/emu_runtime.c
+The real sources (cited where each backend implements them: tests/emulator/src/emu_rt_memory.c
 above ``acl_memcpy_checks``, pyaclnn/_numpy/runtime.py "copies and memsets"):
 
 1. the acl layer (hicann/runtime src/acl/aclrt_impl/memory.cpp aclrt{Memcpy,Memset}{,Async}Impl):

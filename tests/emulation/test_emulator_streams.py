@@ -1,6 +1,6 @@
 """The emulator's asynchronous streams and per-thread current device, driven through cffi.
 
-What the real runtime does (hicann/runtime; cited in tests/emulator/src/emu_runtime.c): phase 2
+What the real runtime does (hicann/runtime; cited in tests/emulator/src/emu_rt_streams.c): phase 2
 and the async copies only queue work; aclrtFree frees at once; aclrtMemcpy does not synchronize;
 aclrtDestroyStream waits for queued work and needs the stream's context current; aclrtSetDevice
 makes the device current in the calling thread and counts one reference per call.

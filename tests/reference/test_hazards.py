@@ -8,7 +8,7 @@ Each scenario is a small port written with pyaclnn.acl, in a broken and a fixed 
 - the NumPy backend as a device (PYACLNN_HAZARDS=off): the broken form gives what a device gives
   (poison, stale data, a fault at the next synchronize), and with ``warn`` a HazardWarning too;
 - the acl backend on the emulator, with queued work run at synchronisation as on a device
-  (EMU_STREAM_MODE=deferred; its queues follow hicann/runtime, cited in emu_runtime.c): the same
+  (EMU_STREAM_MODE=deferred; its queues follow hicann/runtime, cited in emu_rt_streams.c): the same
   broken form misbehaves there the same way, or the emulator counts the misuse.
 
 So the reference and the emulator agree on which programs are wrong. The oracle for values is
