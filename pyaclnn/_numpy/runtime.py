@@ -1111,8 +1111,9 @@ class NumpyRuntime:
                                     f"({ex.workspace_size} bytes, as phase 1 reported) is at NULL: the kernel's "
                                     f"AI Core exception (allocate workspaceSize bytes and pass them)")
             return
-        views = tuple(self._view(a) if isinstance(a, TensorDesc) else a for a in ex.args)
-        bad = next((a for a, v in zip(ex.args, views) if isinstance(a, TensorDesc) and v is None), None)
+        views = tuple(self._view(a) if isinstance(a, TensorDesc) else _list_views(self._view, a) for a in ex.args)
+        bad = next((d for a, v in zip(ex.args, views) if isinstance(a, TensorDesc) or _is_list(a)
+                    for d, w in (zip(a, v) if isinstance(a, tuple) else ((a, v),)) if w is None), None)
         if bad is not None:
             # Phase 2 does not look at tensor addresses (opbase CommonOpExecutorRun launches the
             # kernels; the launch is asynchronous): the kernel's out-of-bounds access is an AI
@@ -1120,7 +1121,8 @@ class NumpyRuntime:
             # (hicann/runtime errcode_manage.cc: RT_ERROR_TSFW_AICORE_EXCEPTION ->
             # ACL_ERROR_RT_AICORE_EXCEPTION; an AIV-only kernel reports 507035 instead). The
             # reference names it here first: a hazard, at the line that launched it.
-            name = next(n for n, a in zip(ex.names, ex.args) if a is bad) if ex.names else "a tensor"
+            name = next((f"{n}[{a.index(bad)}]" if isinstance(a, tuple) else n) for n, a in zip(ex.names, ex.args)
+                        if a is bad or isinstance(a, tuple) and any(t is bad for t in a)) if ex.names else "a tensor"
             site = _user_site()
             hazard(f"{api} at {site}: {name} at {bad.addr:#x} (offset {bad.offset}, shape {bad.shape}, strides "
                    f"{bad.strides}, {to_numpy(bad.dtype)}) reaches outside its device allocation: the kernel would "
@@ -1325,6 +1327,18 @@ def _spans_and_unknown(descs: tuple[TensorDesc, ...], key: tuple[int, int]) -> t
     return spans, unknown
 
 
+def _is_list(value: Any) -> bool:
+    """Whether a resolved argument is an aclTensorList's tensors (a tuple of TensorDesc or views;
+    an aclScalarList is a tuple of Scalar, an aclBoolArray one of bools)."""
+    return isinstance(value, tuple) and bool(value) and isinstance(value[0], (TensorDesc, np.ndarray))
+
+
+def _list_views(view: Callable[[TensorDesc], np.ndarray | None], value: Any) -> Any:
+    """An aclTensorList's members as a tuple of ndarray views (None: outside its allocation);
+    any other value as it is."""
+    return tuple(view(d) for d in value) if _is_list(value) else value
+
+
 def _nothing(args: tuple) -> None:
     """Phase 2 of a call on empty inputs: nothing to compute (outputs are left as they are)."""
 
@@ -1334,9 +1348,10 @@ def _split_io(info: OpInfo, args: tuple) -> tuple[list[Any], list[Any]]:
     the non-null ones in parameter order, or every position (NULL optional slots included)."""
     keep_null = info.index_rule == "position"
     assert info.inputs is not None and info.outputs is not None  # ops with a reference have roles
-    inputs = [args[i] for i in info.inputs if keep_null or args[i] is not None]
-    outputs = [args[i] for i in info.outputs if keep_null or args[i] is not None]
-    return inputs, outputs
+    def tensors(positions: tuple[int, ...]) -> list[Any]:  # a list's members count one by one, in order
+        return [t for i in positions if keep_null or args[i] is not None
+                for t in (args[i] if isinstance(args[i], tuple) else (args[i],))]
+    return tensors(info.inputs), tensors(info.outputs)
 
 
 def _conforms(runtime: NumpyRuntime) -> HostRuntime:
