@@ -988,7 +988,8 @@ class NumpyRuntime:
         self._need_tensor_arg(tensors, api, "tensors")
         if executor not in self._executors:
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"{executor!r} is not a live executor")
-        raise self._fail(ACLNN_ERR_PARAM_INVALID, api, "the operators with a NumPy reference have no tensor-list parameter")
+        raise self._fail(ACLNN_ERR_PARAM_INVALID, api, ("the NumPy reference does not model aclSetDynamic*TensorAddr (moving one "
+                                                        "member of an executor's aclTensorList): make a new executor")
 
     def set_raw_tensor_addr(self, tensor: Any, addr: int) -> None:
         self.meta("tensor", tensor, "aclSetRawTensorAddr").addr = int(addr)

@@ -38,6 +38,8 @@ def test_expected_values_match_pytorch() -> None:
     self_, other = torch.arange(8, dtype=F64).reshape(4, 2), torch.tensor([1, 1, 1, 2, 2, 2, 3, 3], dtype=F64).reshape(4, 2)
     want["Add"] = {"result": torch.add(self_, other, alpha=1.2)}
     want["InplaceAdd"] = {"result": self_.clone().add_(other, alpha=1.2)}
+    want["Cat"] = {"result": torch.cat([torch.arange(1, 7, dtype=F64).reshape(2, 3),
+                                        torch.arange(7, 10, dtype=F64).reshape(1, 3)], 0)}
     want["ReduceSum"] = {"result": torch.arange(8, dtype=F64).reshape(4, 2).sum(dim=0)}
     scale, tracker = torch.tensor([65536.0]), torch.tensor([900], dtype=torch.int32)
     torch._amp_update_scale_(scale, tracker, torch.tensor([0.0]), 2.0, 0.5, 1000)
@@ -143,8 +145,8 @@ def test_every_bench_case_name_is_a_sample() -> None:
 
 def test_unknown_sample_lists_the_short_names(capsys) -> None:
     assert main(["samples", "softmax"]) == 2
-    assert "choose from Add, AmpUpdateScale, CrossEntropyLossGrad, GroupNormBackward, InplaceAdd, MseLossBackward, " \
-           "PreluBackward, ReduceSum, or add, amp_update_scale, cross_entropy, group_norm, inplace_add, mse, prelu, " \
+    assert "choose from Add, AmpUpdateScale, Cat, CrossEntropyLossGrad, GroupNormBackward, InplaceAdd, MseLossBackward, " \
+           "PreluBackward, ReduceSum, or add, amp_update_scale, cat, cross_entropy, group_norm, inplace_add, mse, prelu, " \
            "reduce_sum" in capsys.readouterr().err
 
 
