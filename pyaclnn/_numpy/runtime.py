@@ -989,7 +989,7 @@ class NumpyRuntime:
         if executor not in self._executors:
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"{executor!r} is not a live executor")
         raise self._fail(ACLNN_ERR_PARAM_INVALID, api, ("the NumPy reference does not model aclSetDynamic*TensorAddr (moving one "
-                                                        "member of an executor's aclTensorList): make a new executor")
+                                                        "member of an executor's aclTensorList): make a new executor"))
 
     def set_raw_tensor_addr(self, tensor: Any, addr: int) -> None:
         self.meta("tensor", tensor, "aclSetRawTensorAddr").addr = int(addr)
@@ -1113,8 +1113,7 @@ class NumpyRuntime:
                                     f"AI Core exception (allocate workspaceSize bytes and pass them)")
             return
         views = tuple(self._view(a) if isinstance(a, TensorDesc) else _list_views(self._view, a) for a in ex.args)
-        bad = next((d for a, v in zip(ex.args, views) if isinstance(a, TensorDesc) or _is_list(a)
-                    for d, w in (zip(a, v) if isinstance(a, tuple) else ((a, v),)) if w is None), None)
+        bad = _outside(ex.args, views)
         if bad is not None:
             # Phase 2 does not look at tensor addresses (opbase CommonOpExecutorRun launches the
             # kernels; the launch is asynchronous): the kernel's out-of-bounds access is an AI
@@ -1338,6 +1337,18 @@ def _list_views(view: Callable[[TensorDesc], np.ndarray | None], value: Any) -> 
     """An aclTensorList's members as a tuple of ndarray views (None: outside its allocation);
     any other value as it is."""
     return tuple(view(d) for d in value) if _is_list(value) else value
+
+
+def _outside(args: tuple, views: tuple) -> TensorDesc | None:
+    """The first tensor (or list member) whose view is None: it reaches outside its allocation."""
+    for a, v in zip(args, views):
+        if isinstance(a, TensorDesc) and v is None:
+            return a
+        if _is_list(a):
+            for d, w in zip(a, v):
+                if w is None:
+                    return d
+    return None
 
 
 def _nothing(args: tuple) -> None:

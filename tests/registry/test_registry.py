@@ -185,11 +185,12 @@ def test_shipped_headers_parse_to_the_documented_parameters():
     assert ce.index_rule == "position"
     assert ops.get("PreluBackward").outputs == (3, 4)
     assert set(ops.all()) == {"MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward",
-                              "Add", "InplaceAdd", "ReduceSum", "AmpUpdateScale"}
+                              "Add", "InplaceAdd", "ReduceSum", "AmpUpdateScale", "Cat"}
+    cat = ops.get("Cat")  # a tensor list: an input like a tensor
+    assert cat.names == ("tensors", "dim", "out") and cat.inputs == (0,) and cat.outputs == (2,)
     add, inplace = ops.get("Add"), ops.get("InplaceAdd")
     assert add.names == ("self", "other", "alpha", "out") and add.inputs == (0, 1) and add.outputs == (3,)
     assert inplace.inputs == (0, 1) and inplace.outputs == (0,)  # selfRef: in and out
-    assert ops.get("Cat") is None
 
 
 def _package(root: Path, name: str, header: str, opdef: dict | None) -> Path:
