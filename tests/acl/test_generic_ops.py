@@ -249,15 +249,15 @@ def test_operators_without_a_reference_on_the_numpy_backend(emulator_home, custo
     monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", str(custom_vendor))
     use_backend("numpy", home=emulator_home)
     with pytest.raises(pyaclnn.NotSupportedError) as info:
-        acl.aclnnCatGetWorkspaceSize(1, 2, 3)
+        acl.aclnnForeachMulScalarListGetWorkspaceSize(1, 2, 3)
     message = str(info.value)
-    assert "aclnnCat" in message and "no NumPy reference" in message and "PYACLNN_BACKEND=acl" in message
+    assert "aclnnForeachMulScalarList" in message and "no NumPy reference" in message and "PYACLNN_BACKEND=acl" in message
     assert all(op in message for op in ("MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad",
                                         "PreluBackward", "Add"))
     with pytest.raises(pyaclnn.NotSupportedError, match="aclnnAddCustom has no NumPy reference"):
         pyaclnn.Op("AddCustom", np.ones(2), np.ones(2), np.ones(2))
-    with pytest.raises(pyaclnn.NotSupportedError, match="aclnnCat"):
-        acl.aclnnCat(None, 0, None, None)
+    with pytest.raises(pyaclnn.NotSupportedError, match="aclnnForeachMulScalarList"):
+        acl.aclnnForeachMulScalarList(None, 0, None, None)
 
 
 def test_op_nowhere_declared_on_acl(device_acl):
@@ -273,7 +273,10 @@ def test_ops_command_and_doctor_list_what_was_found(device_acl, emulator_home, c
     assert "aclnnAddCustom  [custom package customize (ASCEND_CUSTOM_OPP_PATH)" in text
     assert "selfRef" in text and "in/out" in text
     assert main(["ops", "cat"]) == 0
-    assert "aclnnCat  [CANN 8.x aclnnop: aclnn_cat.h; no NumPy reference]" in capsys.readouterr().out
+    assert "aclnnCat  [CANN 8.x aclnnop: aclnn_cat.h; NumPy reference]" in capsys.readouterr().out
+    assert main(["ops", "ForeachMulScalarList"]) == 0
+    assert ("aclnnForeachMulScalarList  [CANN 8.x aclnnop: aclnn_foreach_mul_scalar_list.h; no NumPy reference]"
+            in capsys.readouterr().out)
     assert main(["ops", "--json", "aclnn*LossGrad"]) == 0
     rows = json.loads(capsys.readouterr().out)["operators"]
     assert [r["name"] for r in rows] == ["aclnnCrossEntropyLossGrad"] and rows[0]["reference"]
@@ -286,7 +289,7 @@ def test_ops_command_and_doctor_list_what_was_found(device_acl, emulator_home, c
                                    h.read_text(), flags=re.M)}
     assert {"Add", "Cat", "AmpUpdateScale", "MseLossBackward"} <= builtin
     counts = {s["kind"]: s["count"] for s in ops["sources"]}
-    assert counts == {"custom": 1, "pyaclnn": 8, "builtin": len(builtin)}  # headers/: Add, InplaceAdd, ReduceSum, AmpUpdateScale too
+    assert counts == {"custom": 1, "pyaclnn": 9, "builtin": len(builtin)}  # headers/: Add, InplaceAdd, ReduceSum, AmpUpdateScale, Cat too
     assert ops["total"] == len(builtin | {"AddCustom"})
     exported = {Path(lib["path"]).name: lib["count"] for lib in ops["libraries"]}
     assert exported == {"libopapi.so": len(builtin), "libcust_opapi.so": 1}

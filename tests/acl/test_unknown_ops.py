@@ -54,7 +54,7 @@ def test_an_unknown_operator_is_no_attribute_on_both_backends(backend, name):
 def test_known_operators_stay_attributes_and_dir_lists_them(backend, emulator_home):
     shipped = _declared(HEADERS)
     assert shipped == {"MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward", "Add",
-                       "InplaceAdd", "ReduceSum", "AmpUpdateScale"}
+                       "InplaceAdd", "ReduceSum", "AmpUpdateScale", "Cat"}
     for op in shipped:
         assert callable(getattr(acl, f"aclnn{op}GetWorkspaceSize")) and callable(getattr(acl, f"aclnn{op}"))
     names = dir(acl)
@@ -71,16 +71,17 @@ def test_known_operators_stay_attributes_and_dir_lists_them(backend, emulator_ho
 
 
 def test_what_one_backend_knew_is_forgotten_for_the_next(emulator_home, use_backend, no_cann, monkeypatch):
-    """aclnnCat made on the acl backend (toolkit headers) is not an attribute once the NumPy
+    """aclnnForeachMulScalarList made on the acl backend (toolkit headers) is not an attribute once the NumPy
     backend without any CANN headers runs; back on acl it is again."""
     use_backend("acl", home=emulator_home)
-    assert callable(acl.aclnnCatGetWorkspaceSize)
+    assert callable(acl.aclnnForeachMulScalarListGetWorkspaceSize)
     monkeypatch.delenv("ASCEND_HOME_PATH")
     use_backend("numpy")
-    assert not hasattr(acl, "aclnnCatGetWorkspaceSize") and not hasattr(acl, "aclnnCat")
+    assert not hasattr(acl, "aclnnForeachMulScalarListGetWorkspaceSize")
+    assert not hasattr(acl, "aclnnForeachMulScalarList")
     assert hasattr(acl, "aclnnMseLossBackwardGetWorkspaceSize") and hasattr(acl, "aclnnAdd")  # headers/
     use_backend("acl", home=emulator_home)
-    assert hasattr(acl, "aclnnCatGetWorkspaceSize")
+    assert hasattr(acl, "aclnnForeachMulScalarListGetWorkspaceSize")
 
 
 def test_attribute_lookup_reads_only_the_header_index_once(backend, monkeypatch):
@@ -126,24 +127,24 @@ def test_numpy_backend_unknown_name_is_not_reported_as_missing_a_reference(use_b
                                   f"aclnnNoSuchOpGetWorkspaceSize (searched pyaclnn headers/: {HEADERS}); found no "
                                   "custom operator package (ASCEND_CUSTOM_OPP_PATH")
         assert "and no CANN aclnnop headers (ASCEND_HOME_PATH" in message
-        assert message.endswith("Operators with a NumPy reference: Add, AmpUpdateScale, CrossEntropyLossGrad, GroupNormBackward, "
+        assert message.endswith("Operators with a NumPy reference: Add, AmpUpdateScale, Cat, CrossEntropyLossGrad, GroupNormBackward, "
                                 "InplaceAdd, MseLossBackward, PreluBackward, ReduceSum")
 
 
 def test_numpy_backend_known_operator_keeps_its_no_reference_error(emulator_home, use_backend, monkeypatch):
-    """With CANN headers installed (no device), aclnnCat is known: NotSupportedError "no NumPy
+    """With CANN headers installed (no device), aclnnForeachMulScalarList is known: NotSupportedError "no NumPy
     reference" (not UnknownOperatorError), and a typo is still unknown, naming the toolkit folder."""
     monkeypatch.delenv("ASCEND_CUSTOM_OPP_PATH", raising=False)
     monkeypatch.delenv("ASCEND_OPP_PATH", raising=False)
     use_backend("numpy", home=emulator_home)
-    assert hasattr(acl, "aclnnCatGetWorkspaceSize")
-    for call in (lambda: acl.aclnnCatGetWorkspaceSize(None, 0, None),
-                 lambda: acl.aclnnCat(None, 0, None, None),
-                 lambda: pyaclnn.Op("Cat", [np.ones(2, np.float32)], 0, np.ones(2, np.float32))):
+    assert hasattr(acl, "aclnnForeachMulScalarListGetWorkspaceSize")
+    for call in (lambda: acl.aclnnForeachMulScalarListGetWorkspaceSize(None, None, None),
+                 lambda: acl.aclnnForeachMulScalarList(None, 0, None, None),
+                 lambda: pyaclnn.Op("ForeachMulScalarList", [np.ones(2, np.float32)], [2.0], [np.ones(2, np.float32)])):
         with pytest.raises(pyaclnn.NotSupportedError) as info:
             call()
         assert type(info.value) is pyaclnn.NotSupportedError
-        assert str(info.value).startswith("aclnnCat has no NumPy reference in pyaclnn: it runs with "
+        assert str(info.value).startswith("aclnnForeachMulScalarList has no NumPy reference in pyaclnn: it runs with "
                                           "PYACLNN_BACKEND=acl on a device")
     with pytest.raises(pyaclnn.UnknownOperatorError) as unknown:
         pyaclnn.Op("Ad")
