@@ -293,7 +293,7 @@ def test_ops_command_and_doctor_list_what_was_found(device_acl, emulator_home, c
     assert ops["total"] == len(builtin | {"AddCustom"})
     exported = {Path(lib["path"]).name: lib["count"] for lib in ops["libraries"]}
     assert exported == {"libopapi.so": len(builtin), "libcust_opapi.so": 1}
-    assert ops["references"] == ["Add", "AmpUpdateScale", "CrossEntropyLossGrad", "GroupNormBackward", "InplaceAdd", "MseLossBackward",
+    assert ops["references"] == ["Add", "AmpUpdateScale", "Cat", "CrossEntropyLossGrad", "GroupNormBackward", "InplaceAdd", "MseLossBackward",
                                  "PreluBackward", "ReduceSum"]
 
 
