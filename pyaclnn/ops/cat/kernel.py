@@ -15,24 +15,12 @@ import numpy as np
 
 from ...dtypes import from_numpy, to_numpy
 from ..._spec import TensorMeta
+from ..._numpy.kernels._cast import cast as _cast
 from ..._numpy.kernels._parallel import quietly
 from .spec import kept, plan
 
 __all__ = ["prepare", "cat"]
 
-F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
-
-
-def _cast(x: np.ndarray, dt: np.dtype) -> np.ndarray:
-    """The device Cast of ``x`` to ``dt`` (see the module docstring)."""
-    if x.dtype == dt:
-        return x
-    if dt == np.bool_:
-        return x != 0
-    if dt.kind in "fV":
-        wide = x.astype(F64)
-        return wide.astype(F32).astype(dt) if dt.itemsize < 4 else wide.astype(dt)
-    return x.astype(dt)  # integer to integer wraps; complex64 from a real dtype is exact
 
 
 def cat(tensors: Sequence[np.ndarray], dim: int, out: np.ndarray) -> None:

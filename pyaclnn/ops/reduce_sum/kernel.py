@@ -13,29 +13,13 @@ import numpy as np
 
 from ...dtypes import DType, from_numpy, to_numpy
 from ..._spec import TensorMeta
+from ..._numpy.kernels._cast import cast as _cast
 from ..._numpy.kernels._parallel import quietly
 from .spec import plan
 
 __all__ = ["prepare", "reduce_sum"]
 
-F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
-
-
-def _cast(x: np.ndarray, dt: np.dtype) -> np.ndarray:
-    """The device Cast: float to float rounds (float16/bf16 through float32), float to integer
-    truncates, anything to bool is != 0, integer to float goes through float64."""
-    if x.dtype == dt:
-        return x
-    if dt == np.bool_:
-        return x != 0
-    if dt.kind in "fV":
-        wide = x.astype(F64)
-        return wide.astype(F32).astype(dt) if dt.itemsize == 2 else wide.astype(dt)
-    if dt.kind == "c":
-        return x.astype(dt)
-    if x.dtype.kind in "fV":
-        return np.trunc(x.astype(F64)).astype(np.int64).astype(dt)
-    return x.astype(np.int64).astype(dt)
+F64 = np.dtype(np.float64)
 
 
 def reduce_sum(self: np.ndarray, dims: Any, keep_dims: bool, dtype: int, out: np.ndarray) -> None:
