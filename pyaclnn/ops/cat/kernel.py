@@ -22,7 +22,6 @@ from .spec import kept, plan
 __all__ = ["prepare", "cat"]
 
 
-
 def cat(tensors: Sequence[np.ndarray], dim: int, out: np.ndarray) -> None:
     """out = Cast(ConcatD(Cast(t, promoted) for the non-empty t), out's dtype)."""
     quietly(_cat, tuple(tensors), dim, out)
