@@ -7,6 +7,7 @@ from pathlib import Path
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, TypeVar
 
+import numpy as np
 import pytest
 
 TESTS = Path(__file__).resolve().parent
@@ -159,6 +160,29 @@ def on_device_0(make: Callable[[], S]) -> Iterator[S]:
         finally:
             session.close()
             acl.aclrtResetDevice(0)
+
+
+@pytest.fixture
+def reference_then_emulator(use_backend: Callable[..., object], emulator_home: Path,
+                            monkeypatch: pytest.MonkeyPatch) -> Callable[[Callable[[], Any]], tuple[Any, Any]]:
+    """``run(fn)``: ``fn()`` on the NumPy reference (Ascend910B, the SoC the emulator models), then
+    on the acl backend over the emulator; returns (reference's result, emulator's result)."""
+    monkeypatch.setenv("ASCEND_OPP_PATH", str(emulator_home / "opp"))
+
+    def run(fn: Callable[[], Any]) -> tuple[Any, Any]:
+        assert getattr(use_backend("numpy", soc="Ascend910B"), "name") == "numpy"
+        reference = fn()
+        assert getattr(use_backend("acl", home=emulator_home), "name") == "acl"  # the emulator, not a fallback
+        return reference, fn()
+    return run
+
+
+def outcome(result: Any) -> tuple:
+    """A call's result, comparable across backends: ("error", class, status) or ("ok", dtype,
+    shape, bytes)."""
+    if isinstance(result, Exception):
+        return ("error", type(result).__name__, result.status)
+    return ("ok", result.dtype.str, result.shape, np.ascontiguousarray(result).tobytes())
 
 
 def live_handles() -> dict[str, int]:

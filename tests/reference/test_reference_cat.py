@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import pyaclnn
+from conftest import outcome
 from pyaclnn import _samples, acl
 from pyaclnn._spec import TensorMeta
 from pyaclnn.dtypes import DType
@@ -223,21 +224,11 @@ def _random_case(rng: np.random.Generator) -> tuple:
     return tensors, dim, EMULATED[rng.integers(len(EMULATED))], tuple(out_shape)
 
 
-def _outcome(result):
-    if isinstance(result, Exception):
-        return ("error", type(result).__name__, result.status)
-    return ("ok", result.dtype.str, result.shape, np.ascontiguousarray(result).tobytes())
-
-
-def test_reference_and_emulator_agree_on_random_cat(use_backend, emulator_home, monkeypatch) -> None:
+def test_reference_and_emulator_agree_on_random_cat(reference_then_emulator) -> None:
     rng = np.random.default_rng(18)
     cases = [_random_case(rng) for _ in range(300)]
-    results = {}
-    for name in ("numpy", "acl"):
-        use_backend(name, soc="Ascend910B" if name == "numpy" else None, home=emulator_home if name == "acl" else None)
-        monkeypatch.setenv("ASCEND_OPP_PATH", str(emulator_home / "opp"))
-        results[name] = [_outcome(cat(ts, dim, dt, shape)) for ts, dim, dt, shape in cases]
-    kinds = {(r[0], r[2]) if r[0] == "error" else r[0] for r in results["numpy"]}
+    refs, emus = reference_then_emulator(lambda: [outcome(cat(ts, dim, dt, shape)) for ts, dim, dt, shape in cases])
+    kinds = {(r[0], r[2]) if r[0] == "error" else r[0] for r in refs}
     assert {"ok", ("error", 161002), ("error", 561103)} <= kinds  # the cases reach each outcome
-    for case, ref, emu in zip(cases, results["numpy"], results["acl"]):
+    for case, ref, emu in zip(cases, refs, emus):
         assert ref == emu, (case, ref[:3], emu[:3])

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import pyaclnn
+from conftest import outcome
 from pyaclnn import _samples
 from pyaclnn.dtypes import DType
 
@@ -245,25 +246,15 @@ def _random_case(rng: np.random.Generator) -> tuple:
     return a, b, alpha, out_dtype, out_shape
 
 
-def _outcome(result):
-    if isinstance(result, Exception):
-        return ("error", type(result).__name__, result.status)
-    return ("ok", result.dtype.str, result.shape, np.ascontiguousarray(result).tobytes())
-
-
-def test_reference_and_emulator_agree_on_random_add_and_inplace_add(use_backend, emulator_home, monkeypatch) -> None:
+def test_reference_and_emulator_agree_on_random_add_and_inplace_add(reference_then_emulator) -> None:
     rng = np.random.default_rng(18)
     cases = [_random_case(rng) for _ in range(300)]
-    results = {}
-    for name in ("numpy", "acl"):
-        use_backend(name, soc="Ascend910B" if name == "numpy" else None,
-                    home=emulator_home if name == "acl" else None)
-        monkeypatch.setenv("ASCEND_OPP_PATH", str(emulator_home / "opp"))
-        results[name] = [(_outcome(add(a, b, alpha, dt, shape)), _outcome(inplace_add(a.copy(), b, alpha)))
-                         for a, b, alpha, dt, shape in cases]
-    statuses = {r[0][0] for r in results["numpy"]}
+    refs, emus = reference_then_emulator(lambda: [
+        (outcome(add(a, b, alpha, dt, shape)), outcome(inplace_add(a.copy(), b, alpha)))
+        for a, b, alpha, dt, shape in cases])
+    statuses = {r[0][0] for r in refs}
     assert statuses == {"ok", "error"}  # the cases reach both
-    for case, ref, emu in zip(cases, results["numpy"], results["acl"]):
+    for case, ref, emu in zip(cases, refs, emus):
         assert ref == emu, (case, ref[:1], emu[:1])
 
 
@@ -388,16 +379,13 @@ def _random_reduce_case(rng):
     return x, dims, keep, dt, out_shape, out_dt
 
 
-def test_reference_and_emulator_agree_on_random_reduce_sum(use_backend, emulator_home, monkeypatch) -> None:
+def test_reference_and_emulator_agree_on_random_reduce_sum(reference_then_emulator) -> None:
     rng = np.random.default_rng(24)
     cases = [_random_reduce_case(rng) for _ in range(300)]
-    monkeypatch.setenv("ASCEND_OPP_PATH", str(emulator_home / "opp"))
-    results = {}
-    for name in ("numpy", "acl"):
-        use_backend(name, soc="Ascend910B" if name == "numpy" else None, home=emulator_home if name == "acl" else None)
-        results[name] = [_outcome(reduce_sum(x, dims, keep, dt, shape, odt)) for x, dims, keep, dt, shape, odt in cases]
-    assert {r[0] for r in results["numpy"]} == {"ok", "error"}
-    for case, ref, emu in zip(cases, results["numpy"], results["acl"]):
+    refs, emus = reference_then_emulator(lambda: [outcome(reduce_sum(x, dims, keep, dt, shape, odt))
+                                                  for x, dims, keep, dt, shape, odt in cases])
+    assert {r[0] for r in refs} == {"ok", "error"}
+    for case, ref, emu in zip(cases, refs, emus):
         assert ref == emu, ([getattr(c, "shape", c) for c in case], ref[:3], emu[:3])
 
 
@@ -483,7 +471,7 @@ def test_amp_update_scale_sample_prints_the_documented_values(use_backend) -> No
     assert _samples.run("AmpUpdateScale", lines.append), lines
 
 
-def test_reference_and_emulator_agree_on_random_amp_update_scale(use_backend, emulator_home, monkeypatch) -> None:
+def test_reference_and_emulator_agree_on_random_amp_update_scale(reference_then_emulator) -> None:
     rng = np.random.default_rng(25)
     cases = []
     quiet = np.errstate(over="ignore")  # 3e38 * 2 is inf in float32, 3e38 in float16: cases too
@@ -498,15 +486,13 @@ def test_reference_and_emulator_agree_on_random_amp_update_scale(use_backend, em
         tracker = int(rng.choice([0, 1, 2, interval - 1]))
         cases.append((scale.astype(dt), tracker, found.astype(dt), float(rng.choice([2.0, 1.5])), 0.5, interval, dt))
     quiet.__exit__(None, None, None)
-    monkeypatch.setenv("ASCEND_OPP_PATH", str(emulator_home / "opp"))
-    results = {}
-    for name in ("numpy", "acl"):
-        use_backend(name, soc="Ascend910B" if name == "numpy" else None, home=emulator_home if name == "acl" else None)
+    def run() -> list:
         out = []
         for s, g, f, growth, backoff, interval, dt in cases:
             r = amp(s, [g], f, growth, backoff, interval, dtype=dt)
-            out.append(_outcome(r) if isinstance(r, Exception) else tuple(_outcome(x) for x in r))
-        results[name] = out
-    assert {type(r[0]) for r in results["numpy"]} == {str, tuple}
-    for case, ref, emu in zip(cases, results["numpy"], results["acl"]):
+            out.append(outcome(r) if isinstance(r, Exception) else tuple(outcome(x) for x in r))
+        return out
+    refs, emus = reference_then_emulator(run)
+    assert {type(r[0]) for r in refs} == {str, tuple}
+    for case, ref, emu in zip(cases, refs, emus):
         assert ref == emu, ([getattr(c, "shape", c) for c in case], ref, emu)
