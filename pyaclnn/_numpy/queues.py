@@ -208,13 +208,13 @@ class Queues:
                 if belongs(q):
                     self.flush(q)
 
-    def drop(self, key: Any) -> None:
-        """A stream (or default stream) went away after its flush."""
+    def retire(self, key: Any) -> None:
+        """A stream (or a context's default stream) goes away: its queued work runs first (the
+        runtime flushes a stream before tearing it down), then its queue is forgotten."""
         with self.lock:
             q = self.queues.pop(key, None)
             if q is not None:
-                for work in q.pending:
-                    self._done(work)
+                self.flush(q)
 
     def _bases(self, spans: tuple[Span, ...]) -> tuple[int, ...]:
         found = {alloc.base for alloc in map(self.memory.find, (start for start, _ in spans)) if alloc is not None}

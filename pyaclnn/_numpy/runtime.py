@@ -330,8 +330,8 @@ class NumpyRuntime:
                 self._poisoned.pop(device_id, None)  # device leaves failure mode
                 self._contexts.pop(context, None)  # default stream with it, unreported fault and all
                 self._faults.pop(("default", context), None)  # (runtime.cc PrimaryContextRelease ->
-                self.queues.drop(("default", context))
                 # ExecutePrimaryTearDown; context.cc ResetResourceFieldsAfterTearDown: defaultStream_ = nullptr)
+                self.queues.retire(("default", context))
         t = self._thread
         if count == 1 and t.device == device_id:
             t.device = t.context = None
@@ -358,8 +358,7 @@ class NumpyRuntime:
             if self._contexts.pop(context, None) is None:
                 raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyContext", f"{context!r} is not a live context")
             # its own default stream goes with it (context.cc Context::TearDown: TearDownContextStream)
-            self.queues.flush(self.queues.queue_of(("default", context), "", None))
-            self.queues.drop(("default", context))
+            self.queues.retire(("default", context))
             self._faults.pop(("default", context), None)
         if self._thread.context == context:
             self._thread.context = None
@@ -452,12 +451,11 @@ class NumpyRuntime:
             raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream", "stream is nullptr")
         self._need_context("aclrtDestroyStream")
         self._need_stream(stream, "aclrtDestroyStream", launch=True)
-        self.queues.flush(self._queue(stream))  # the runtime runs a stream's work before tearing it down
+        self.queues.retire(stream)  # the runtime runs a stream's work before tearing it down
         with self._lock:
             if self._streams.pop(stream, False) is False:
                 raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyStream", f"stream {stream!r} is not live")
             self._faults.pop(stream, None)  # destroying waits for the work; its failure is not reported
-        self.queues.drop(stream)
 
     def _task_failed(self, q: Queue, detail: str) -> None:
         """A queued task failed on the device: the queue's next synchronisation reports it."""
