@@ -130,7 +130,7 @@ class Queues:
                 self._check_race(q, api, site, reads, writes)
             for start, end in check_init:
                 if memory.unwritten(start, end):
-                    self._check_init(q, api, site, check_init)
+                    self.check_written(api, site, check_init, q)
                     break
             q.seq += 1
             work = Work(q.seq, api, site, reads, writes, run, waits, (memory.allocations, memory.frees),
@@ -302,24 +302,34 @@ class Queues:
                f"{other.label} after {work.api} and make {q.label} wait for it (aclrtRecordEvent, "
                f"aclrtStreamWaitEvent), or synchronize {other.label} first", site)
 
-    def _check_init(self, q: Queue, api: str, site: Site, reads: tuple[Span, ...]) -> None:
+    def check_written(self, api: str, site: Site, reads: tuple[Span, ...], q: Queue | None = None) -> None:
+        """``reads`` by a task about to be queued on ``q`` (or by the host, ``q`` None: it waits
+        for no queued write): bytes never written since aclrtMalloc are a hazard; queued writes
+        the task is ordered after (its own stream's, or another's it waits for) count as written."""
         for start, end in reads:
             gaps = self.memory.unwritten(start, end)
-            if not gaps:
-                continue
-            for other in self.queues.values():  # queued writes that run before this task fill gaps
-                upto = None if other is q else q.after.get(other.key, 0)
-                for work in other.pending:
-                    if upto is not None and work.seq > upto:
-                        break
-                    gaps = _subtract(gaps, work.writes)
+            if gaps and q is not None:
+                gaps = self._still_unwritten(q, gaps)
             if gaps:
-                alloc = self.memory.find(start)
-                made = f", allocated at {alloc.site}" if alloc is not None and alloc.site else ""
-                hazard(f"{api} at {site} reads {_span(gaps[0])}, device memory never written since aclrtMalloc"
-                       f"{made}: the device reads garbage there. Copy the input in (aclrtMemcpy, "
-                       f"Tensor.from_numpy) or fill it (aclrtMemset) first", site)
+                self._never_written(api, site, start, gaps)
                 return
+
+    def _still_unwritten(self, q: Queue, gaps: list[Span]) -> list[Span]:
+        """``gaps`` less what queued writes that run before ``q``'s next task will fill."""
+        for other in self.queues.values():
+            upto = None if other is q else q.after.get(other.key, 0)
+            for work in other.pending:
+                if upto is not None and work.seq > upto:
+                    break
+                gaps = _subtract(gaps, work.writes)
+        return gaps
+
+    def _never_written(self, api: str, site: Site, start: int, gaps: list[Span]) -> None:
+        alloc = self.memory.find(start)
+        made = f", allocated at {alloc.site}" if alloc is not None and alloc.site else ""
+        hazard(f"{api} at {site} reads {_span(gaps[0])}, device memory never written since aclrtMalloc"
+               f"{made}: the device reads garbage there. Copy the input in (aclrtMemcpy, "
+               f"Tensor.from_numpy) or fill it (aclrtMemset) first", site)
 
 
 def _subtract(gaps: list[Span], writes: Iterable[Span]) -> list[Span]:

@@ -665,8 +665,7 @@ class NumpyRuntime:
     def _check_written(self, api: str, start: int, count: int) -> None:
         """A device-to-device copy reads its source: bytes never written are a hazard."""
         if self.memory.unwritten(start, start + count):
-            with self.queues.lock:
-                self.queues._check_init(self._queue(None), api, _user_site(), ((start, start + count),))
+            self.queues.check_written(api, _user_site(), ((start, start + count),))
 
     def _sync_kind_sides(self, api: str, dst: Any, src: Any, count: int, kind: int) -> None:
         """The sides the kind calls device memory (H2D, D2D, H2B2D: dst; D2H, D2D: src) must be

@@ -419,3 +419,17 @@ def test_the_reference_results_of_correct_programs_do_not_change(port_numpy: Por
     acl.aclnnMseLossBackward(p.workspace(ws), ws, ex, p.streams[0])
     acl.aclrtSynchronizeStream(p.streams[0])
     np.testing.assert_array_equal(download(out), 2 * (WANT - Y))
+
+
+def test_a_device_to_device_copy_of_never_written_bytes_is_named(port_numpy: Port) -> None:
+    """A synchronous copy waits for no stream: a queued write does not make its source written."""
+    p = port_numpy
+    src, dst = p.malloc(), p.malloc()
+    acl.aclrtMemcpyAsync(src, 8, X, 8, H2D, p.streams[0])  # the first half, queued
+    with pytest.raises(pyaclnn.HazardError, match="aclrtMemcpy at .* reads .* that aclrtMemcpyAsync"):
+        acl.aclrtMemcpy(dst, 16, src, 16, acl.ACL_MEMCPY_DEVICE_TO_DEVICE)
+    acl.aclrtSynchronizeStream(p.streams[0])
+    with pytest.raises(pyaclnn.HazardError, match=rf"aclrtMemcpy at .* reads \[0x[0-9a-f]+, \+8\), device memory "
+                                                  rf"never written since aclrtMalloc, allocated at {line_of('malloc')}"):
+        acl.aclrtMemcpy(dst, 16, src, 16, acl.ACL_MEMCPY_DEVICE_TO_DEVICE)
+    acl.aclrtMemcpy(dst, 8, src, 8, acl.ACL_MEMCPY_DEVICE_TO_DEVICE)  # the written half: fine
