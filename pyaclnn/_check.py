@@ -73,7 +73,7 @@ class Finding(NamedTuple):
 
 class Snapshot(NamedTuple):
     """What was alive before (``snapshot``): left out of a later ``leaks``."""
-    objects: frozenset   # the registry's weak references (pyaclnn._resource._live)
+    objects: frozenset   # the registry's weak references (pyaclnn._resource.live)
     handles: frozenset   # LiveHandle.key of the runtime's handles
 
 
@@ -91,7 +91,7 @@ def _live_handles(backend: Any) -> list[Any]:
 
 
 def snapshot(backend: Any) -> Snapshot:
-    return Snapshot(frozenset(r for r, e in list(_resource._live.items()) if e[0] is backend),
+    return Snapshot(frozenset(r for r, _ in _resource.live(backend)),
                     frozenset(h.key for h in _live_handles(backend)))
 
 
@@ -168,9 +168,9 @@ def leaks(backend: Any, since: Snapshot | None = None) -> list[Finding]:
     claimed: set[tuple[str, int]] = set()
     device_sets: list[tuple[int, _sites.Site | None]] = []  # (device, site) held by open Devices
     objects = []
-    for ref, entry in list(_resource._live.items()):
+    for ref, entry in _resource.live(backend):
         obj = ref()
-        if obj is None or entry[0] is not backend:
+        if obj is None:
             continue
         kind = entry[2]
         held = _holds(obj, kind)

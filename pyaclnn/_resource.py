@@ -121,6 +121,12 @@ def _collected(ref: weakref.ref) -> None:
             _current.restore(previous, runtime, outer)
 
 
+def live(backend: Backend) -> list[tuple[weakref.ref, Entry]]:
+    """The registry's (weak reference, entry) pairs of ``backend``'s live handles, now (for
+    pyaclnn._check's leak snapshots)."""
+    return [(ref, entry) for ref, entry in list(_live.items()) if entry[0] is backend]
+
+
 def close_all(belongs: Callable[[Entry], bool]) -> BaseException | None:
     """Close every live handle for which ``belongs(entry)``, in dependency order.
 
