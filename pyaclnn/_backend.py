@@ -31,9 +31,10 @@ class Backend:
     """The chosen runtime plus what ``backend_info()`` reports and the live-object registry."""
 
     def __init__(self, runtime: Runtime, name: str, reason: str, soc: str, soc_name: str,
-                 cann_version: str | None, paths: dict[str, Any]) -> None:
+                 cann_version: str | None, paths: dict[str, Any], simulator: str | None = None) -> None:
         self.runtime, self.name, self.reason = runtime, name, reason
         self.soc, self.soc_name, self.cann_version, self.paths = soc, soc_name, cann_version, paths
+        self.simulator = simulator  # the NPU Simulator's chip when acl runs on it
         self.pid = os.getpid()
         self.finalized = False
         # False once finalized, and in a forked child (the handles are the parent's): then
@@ -54,7 +55,7 @@ class Backend:
 
     def info(self) -> dict[str, Any]:
         return {"backend": self.name, "reason": self.reason, "soc": self.soc, "soc_name": self.soc_name,
-                "cann_version": self.cann_version, "paths": dict(self.paths)}
+                "cann_version": self.cann_version, "paths": dict(self.paths), "simulator": self.simulator}
 
     def shutdown(self) -> None:
         """Close every live object in dependency order, then give back pyaclnn's aclInit (a
@@ -158,7 +159,12 @@ def _acl_backend() -> Backend:
     paths = {"home": str(lib.found.home), "layout": lib.found.layout, "runtime": str(lib.found.runtime),
              "nnopbase": str(lib.found.nnopbase), "opapi": str(lib.found.opapi)}
     reason = f"CANN {lib.found.layout} at {lib.found.home}, {count} device(s)"
-    return Backend(runtime, "acl", reason, soc_family(soc_name), soc_name, runtime.cann_version(), paths)
+    sim = lib.found.simulator
+    if sim is not None:
+        paths["simulator"] = str(sim.lib)
+        reason = f"acl on the NPU Simulator ({sim.chip}): {reason}"
+    return Backend(runtime, "acl", reason, soc_family(soc_name), soc_name, runtime.cann_version(), paths,
+                   None if sim is None else sim.chip)
 
 
 def _choose() -> Backend:
@@ -183,7 +189,10 @@ def backend_info() -> dict[str, Any]:
             variable, or why the device could not be used under 'auto'), ``soc`` (the SoC family
             whose tables apply, e.g. 'Ascend910B'), ``soc_name`` (``aclrtGetSocName`` on a
             device, e.g. 'Ascend910B3'; the emulated SoC on the NumPy backend), ``cann_version``
-            (None on the NumPy backend) and ``paths`` (the CANN libraries loaded, by role).
+            (None on the NumPy backend), ``paths`` (the CANN libraries loaded, by role; under the
+            NPU Simulator also ``simulator``, its lib folder) and ``simulator`` (the chip of the
+            NPU Simulator acl runs on, e.g. 'Ascend950PR'; None on a device or the NumPy
+            backend; ``reason`` then starts "acl on the NPU Simulator (<chip>)").
 
     Raises:
         BackendUnavailableError: ``PYACLNN_BACKEND=acl`` and CANN or a device is missing.
@@ -192,7 +201,7 @@ def backend_info() -> dict[str, Any]:
     Examples:
         >>> info = pyaclnn.backend_info()
         >>> info["backend"] in ("acl", "numpy"), sorted(info)
-        (True, ['backend', 'cann_version', 'paths', 'reason', 'soc', 'soc_name'])
+        (True, ['backend', 'cann_version', 'paths', 'reason', 'simulator', 'soc', 'soc_name'])
     """
     return current().info()
 

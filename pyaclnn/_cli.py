@@ -120,7 +120,7 @@ def _cann_report() -> dict[str, Any]:
         error = f"cannot import the acl binding: {type(exc).__name__}: {exc}"
         probe = {"value": None, "error": error}
         return {"env": _env.cann_vars(), "discovery": {"found": False, "attempts": [], "error": error},
-                "libraries": {}, "opened_by_name": {}, "symbols": {}, "missing_required": [], "missing_optional": [],
+                "simulators": [], "libraries": {}, "opened_by_name": {}, "symbols": {}, "missing_required": [], "missing_optional": [],
                 "operators": {"sources": [], "libraries": [], "skipped": [], "conflicts": [], "total": 0, "references": [],
                               "error": error},
                 "acl_init": {"ok": None, "status": None, "error": error}, "cann_version": dict(probe),
@@ -191,7 +191,7 @@ def doctor_report() -> dict[str, Any]:
                 "fix": "install a complete CANN toolkit (8.x or later) with its operator package; "
                        "the op library must export the aclnn operators of pyaclnn's headers/"})
         for name, lib in cann.get("opened_by_name", {}).items():
-            if not lib.get("loaded"):
+            if not lib.get("loaded") and not lib.get("skipped"):
                 problems.append({
                     "problem": f"{name} (CANN opens it by name at run time) does not load: {one_line(lib.get('error'))}",
                     "fix": f"install what it needs, or export LD_LIBRARY_PATH to the directories holding its "
@@ -218,6 +218,13 @@ def doctor_report() -> dict[str, Any]:
             if not Path(opp).is_dir():
                 problems.append({"problem": f"ASCEND_OPP_PATH={opp} is not a directory: aclnn will fail (561107)",
                                  "fix": f"export ASCEND_OPP_PATH={home}/opp, or source {home}/set_env.sh"})
+    data["simulators"] = cann.get("simulators") or []
+    unlinked = disc.get("unlinked_simulator")
+    if unlinked:
+        problems.append({"problem": f"the NPU Simulator's folder {unlinked} is first on LD_LIBRARY_PATH but holds no "
+                                    "libruntime.so: the toolkit's runtime runs, not the simulator's",
+                         "fix": " && ".join(disc.get("unlinked_simulator_fix") or [])
+                                + " (as the ops repos' build_example.sh does), then start Python again"})
     ops = cann.get("operators") or {}
     missing_libs = {lib["path"] for lib in ops.get("libraries", []) if not lib.get("exists", True)}
     for source in ops.get("sources", []):
@@ -286,7 +293,7 @@ def _compute_check() -> dict[str, Any]:
 
 # Top-level keys of `doctor --json`.
 DOCTOR_KEYS = ("pyaclnn", "python", "platform", "pyaclnn_env", "requested_backend", "backend", "device_found",
-               "env", "discovery", "libraries", "opened_by_name", "symbols", "missing_required", "missing_optional",
+               "env", "discovery", "simulators", "libraries", "opened_by_name", "symbols", "missing_required", "missing_optional",
                "operators", "acl_init", "cann_version", "device_count", "soc_name", "compute", "problems", "notes",
                "exit_code")
 
@@ -312,6 +319,13 @@ def doctor_text(data: dict[str, Any]) -> str:
         out.append(f"  => CANN {disc.get('layout')} layout at {disc.get('home')}")
     elif disc.get("error") and not disc.get("attempts"):
         out.append(f"  {disc['error']}")
+    if data.get("simulators"):
+        out += ["", "NPU Simulators in the toolkit (CANN's kernels on a simulated chip, no device needed):"]
+        for row in data["simulators"]:
+            state = "IN USE" if row["active"] else "not in use"
+            out.append(f"  {row['chip']}: {row['lib']}  {state}")
+            out.append("    run a script on it: " + " && ".join(c for c in row["commands"] if not c.startswith("npusim")))
+            out += [f"    or: {c}" for c in row["commands"] if c.startswith("npusim")]
     out += ["", "environment:"]
     for name, value in {**data.get("env", {}), **data.get("pyaclnn_env", {})}.items():
         out.append(f"  {name}={value}" if value is not None else f"  {name} (unset)")
@@ -323,7 +337,8 @@ def doctor_text(data: dict[str, Any]) -> str:
     if data.get("opened_by_name"):
         out += ["", "opened by name by CANN at run time (preloaded by pyaclnn):"]
         for name, lib in data["opened_by_name"].items():
-            state = "loaded" if lib.get("loaded") else f"NOT LOADED: {one_line(lib.get('error'))}"
+            state = ("loaded" if lib.get("loaded") else f"not preloaded: {lib['skipped']}" if lib.get("skipped")
+                     else f"NOT LOADED: {one_line(lib.get('error'))}")
             out.append(f"  {name:<24} {lib.get('path')}  {state}")
     if data.get("symbols"):
         out += ["", "declared functions (headers/), per library:"]

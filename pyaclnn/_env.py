@@ -81,6 +81,13 @@ def install_info() -> str:
     return os.environ.get("PYACLNN_ASCEND_INSTALL_INFO") or "/etc/ascend_install.info"
 
 
+def ld_library_path() -> list[str]:
+    """LD_LIBRARY_PATH's folders, in order (empty entries dropped). The dynamic linker reads the
+    value the process started with; pyaclnn reads it to know which folder would win a bare-name
+    library lookup (the NPU Simulator's set-up puts its folder first)."""
+    return [p for p in (os.environ.get("LD_LIBRARY_PATH") or "").split(":") if p]
+
+
 def get(name: str) -> str | None:
     return os.environ.get(name) or None
 

@@ -55,6 +55,12 @@ def op_ffi(prototype: str) -> cffi.FFI:
     return own
 
 
+# The driver's chip query (hicann/runtime pkg_inc/driver/ascend_hal_base.h; drvError_t is an enum,
+# 0 = DRV_ERROR_NONE), which the runtime's boot asks to pick its implementation library
+# (runtime_keeper.cc GetDeviceType); the loader asks it the same before aclInit.
+hal_ffi = cffi.FFI()
+hal_ffi.cdef("int halGetDeviceInfo(uint32_t devId, int32_t moduleType, int32_t infoType, int64_t *value);")
+
 libc_ffi = cffi.FFI()
 libc_ffi.cdef("void free(void *ptr);")
 # aclGetViewShape & co. return arrays the caller must release (CANN: new[] of int64_t, which is

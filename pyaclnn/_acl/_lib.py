@@ -33,6 +33,7 @@ class Lib:
         self.rt, self.nn, self.op = loaded.runtime, loaded.nnopbase, loaded.opapi
         self._keep = loaded
         self.by_name_errors = loaded.by_name_errors  # libraries CANN opens by name that did not preload
+        self.by_name_skipped = loaded.by_name_skipped  # found, not preloaded (another implementation's)
         self.missing: dict[str, list[str]] = {}
         for role, lib in (("runtime", self.rt), ("nnopbase", self.nn), ("opapi", self.op)):
             self.missing[role] = [name for name in FUNCTIONS[role] if not _has(lib, name)]

@@ -12,6 +12,7 @@ initialised CANN (status 0), never when CANN was already initialised (100002).
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable
 
 from .. import _env
@@ -57,15 +58,17 @@ def _load_each(found: _loader.Discovery) -> tuple[dict[str, dict[str, Any]], dic
             libraries[role]["loaded"] = True
             continue
         try:
-            handles[role] = _loader.open_library(path, found.search_dirs, done)
+            handles[role] = _loader.open_library(path, found.search_dirs, done, found.leave)
         except Exception as exc:  # noqa: BLE001 - OSError from dlopen, or anything odd
             libraries[role]["error"] = _err(exc)
             continue
         libraries[role]["loaded"] = True
     if existing is not None and existing.found.home == found.home:
         handles["by_name_errors"] = dict(existing.by_name_errors)
+        handles["by_name_skipped"] = dict(existing.by_name_skipped)
     else:
-        handles["by_name_errors"] = _loader.preload_by_name(found, done)
+        handles["by_name_skipped"] = {}
+        handles["by_name_errors"] = _loader.preload_by_name(found, done, handles["by_name_skipped"])
         _kept.append(done)  # a report's preloads stay loaded, as the backend's do
     return libraries, handles
 
@@ -73,9 +76,11 @@ def _load_each(found: _loader.Discovery) -> tuple[dict[str, dict[str, Any]], dic
 _kept: list[dict[str, Any]] = []
 
 
-def _by_name(found: _loader.Discovery, errors: dict[str, str]) -> dict[str, dict[str, Any]]:
-    """{file name: {path, loaded, error}} of the libraries CANN opens by name found in the install."""
-    return {p.name: {"path": str(p), "loaded": p.name not in errors, "error": errors.get(p.name)}
+def _by_name(found: _loader.Discovery, errors: dict[str, str], skipped: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """{file name: {path, loaded, error, skipped}} of the libraries CANN opens by name found in the
+    install (``skipped``: why one was not preloaded, e.g. another chip's runtime implementation)."""
+    return {p.name: {"path": str(p), "loaded": p.name not in errors and p.name not in skipped,
+                     "error": errors.get(p.name), "skipped": skipped.get(p.name)}
             for p in found.by_name}
 
 
@@ -199,6 +204,34 @@ def operators(found: _loader.Discovery | None) -> dict[str, Any]:
             "references": [n for n in references() if n in found_ops and (i := registry.get(n)) is not None and i.has_reference]}
 
 
+def link_commands(lib: Path, links: list[str]) -> list[str]:
+    """The ``ln -sf`` commands that make ``links`` (of ``_loader.SIMULATOR_LINKS``) in the
+    simulator folder ``lib``, as build_example.sh makes them."""
+    return [f"ln -sf {lib}/{_loader.SIMULATOR_LINKS[link]} {lib}/{link}" for link in links]
+
+
+def simulators(found: _loader.Discovery | None) -> list[dict[str, Any]]:
+    """The toolkit's NPU Simulators (tools/simulator/*/lib): [{chip, lib, active, links_missing,
+    commands}]; ``commands`` run a script on one: the links of ``_loader.SIMULATOR_LINKS`` when
+    missing, then the script with the folder first on LD_LIBRARY_PATH, as hicann/ops-math
+    scripts/build_example.sh runs an example on it, and, for a 950 (the only chip npusim
+    simulates), under npusim (ops-math docs/zh/debug/npu_sim.md: `npusim record <app> -s Ascend950`)."""
+    if found is None:
+        return []
+    active = found.simulator.lib if found.simulator is not None else None
+    rows = []
+    for lib in found.simulators:
+        chip = _loader.simulator_chip(lib)
+        missing = [link for link in _loader.SIMULATOR_LINKS if not (lib / link).exists()]
+        commands = link_commands(lib, missing)
+        commands.append(f"LD_LIBRARY_PATH={lib}:$LD_LIBRARY_PATH python SCRIPT.py")
+        if chip.startswith("Ascend950") or chip == "dav_3510":
+            commands.append("npusim record python SCRIPT.py -s Ascend950")
+        rows.append({"chip": chip, "lib": str(lib), "active": lib == active, "links_missing": missing,
+                     "commands": commands})
+    return rows
+
+
 def report() -> dict[str, Any]:
     """Everything known about the CANN install; never raises. Keys:
 
@@ -206,12 +239,14 @@ def report() -> dict[str, Any]:
       attempts (every place looked at), error;
     - ``env``: the CANN environment variables (None when unset);
     - ``libraries``: {role: {path, loaded, error}} for runtime, nnopbase, opapi;
-    - ``opened_by_name``: {file: {path, loaded, error}} for the libraries of the install that CANN
-      opens by bare name at run time (preloaded, so no LD_LIBRARY_PATH is needed);
+    - ``opened_by_name``: {file: {path, loaded, error, skipped}} for the libraries of the install
+      that CANN opens by bare name at run time (preloaded, so no LD_LIBRARY_PATH is needed;
+      ``skipped``: why not, e.g. the runtime implementation of another chip);
     - ``symbols``: {role: {function: True|False|None}} for every declared function (None: the
       library did not load); ``missing_required`` / ``missing_optional``: function names;
     - ``acl_init``: {ok, status, error, missing_libraries, fix}; ``cann_version``, ``device_count``, ``soc_name``:
       {value, error};
+    - ``simulators``: the toolkit's NPU Simulators and how to run on one (see ``simulators``);
     - ``operators``: what the operator registry finds (see ``operators``).
     """
     out: dict[str, Any] = {}
@@ -224,6 +259,8 @@ def report() -> dict[str, Any]:
         disc = found.as_dict()
         disc["found"] = found.found
         disc["error"] = None if found.found else "CANN not found: " + "; ".join(found.attempts)
+        if found.unlinked_simulator is not None:
+            disc["unlinked_simulator_fix"] = link_commands(found.unlinked_simulator, list(_loader.SIMULATOR_LINKS))
         out["discovery"] = disc
     except Exception as exc:  # noqa: BLE001
         found = None
@@ -234,7 +271,7 @@ def report() -> dict[str, Any]:
     if found is not None and found.found:
         try:
             out["libraries"], handles = _load_each(found)
-            out["opened_by_name"] = _by_name(found, handles.get("by_name_errors", {}))
+            out["opened_by_name"] = _by_name(found, handles.get("by_name_errors", {}), handles.get("by_name_skipped", {}))
         except Exception as exc:  # noqa: BLE001
             out["libraries"] = _empty_libraries(_err(exc))
     else:
@@ -259,6 +296,10 @@ def report() -> dict[str, Any]:
         out.update(_runtime_probes(_loader.Discovery(), {}, out["symbols"]))
         for key in ("acl_init", "cann_version", "device_count", "soc_name"):
             out[key]["error"] = "not attempted: CANN not found"
+    try:
+        out["simulators"] = simulators(found if found is not None and found.found else None)
+    except Exception:  # noqa: BLE001
+        out["simulators"] = []
     try:
         out["operators"] = operators(found)
     except Exception as exc:  # noqa: BLE001

@@ -66,7 +66,7 @@ def test_by_name_libraries_are_preloaded_and_set_env_variables_set(emulator_home
     assert result.returncode == 0, result.stderr
     info = json.loads(result.stdout)
     assert info["out"] == [0.0, 0.0, 1.0, 3.0]
-    assert info["plugins"] == {"runtime_impl": True, "libtsdclient.so": True}
+    assert info["plugins"] == {"runtime_impl": True, "libtsdclient.so": True, "camodel": False}
     assert {"libruntime_v100.so", "libtsdclient.so"} <= set(info["loaded"])
     assert info["env"] == {"ASCEND_HOME_PATH": str(emulator_home), "ASCEND_AICPU_PATH": str(emulator_home),
                            "ASCEND_OPP_PATH": str(emulator_home / "opp")}
@@ -122,10 +122,11 @@ def test_a_driver_outside_usr_local_is_found_through_the_install_info(tmp_path):
 @pytest.mark.parametrize("layout", ["8.x", "9.x"])
 def test_a_bare_host_without_preloading_cannot_initialise(tmp_path, layout):
     """The emulator's own fidelity: loading the runtime by absolute path is not enough."""
-    from emulator.build import build_toolkit, library_paths
+    from emulator.build import KEEPER, build_toolkit, library_paths
     home = build_toolkit(tmp_path, layout)
     code = f"""
         import ctypes, os
+        ctypes.CDLL({str(home / "lib64" / KEEPER)!r}, mode=os.RTLD_NOW | os.RTLD_GLOBAL)   # its DT_NEEDED
         rt = ctypes.CDLL({str(library_paths(home)[0])!r}, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
         print(rt.aclInit(None))
     """

@@ -26,7 +26,7 @@ import pytest
 
 cffi = pytest.importorskip("cffi")
 
-from emulator.build import Emulator, build_toolkit, library_paths, toolkit_env  # noqa: E402
+from emulator.build import KEEPER, Emulator, build_toolkit, library_paths, toolkit_env  # noqa: E402
 
 TESTS = Path(__file__).resolve().parents[1]
 HEADERS = TESTS.parent / "headers"
@@ -106,6 +106,7 @@ class Acl:
         self.ffi = ffi = make_ffi()
         rt, nn, op = library_paths(home)
         flags = ffi.RTLD_NOW | ffi.RTLD_GLOBAL
+        self.keeper = ffi.dlopen(str(home / "lib64" / KEEPER), flags)   # the runtime's DT_NEEDED
         self.rt = ffi.dlopen(str(rt), flags)          # dependency order, absolute paths
         self.nn = ffi.dlopen(str(nn), flags)
         self.op = ffi.dlopen(str(op), ffi.RTLD_NOW)
@@ -313,14 +314,15 @@ def test_layouts(toolkits):
         assert toolkit_env(home)["ASCEND_OPP_PATH"] == str(home / "opp")
     plugins = ["libruntime_v100.so", "libruntime_v200.so", "libtsdclient.so"]  # opened by bare name
     assert sorted(p.name for p in (home8 / "lib64").iterdir()) == sorted(
-        ["libascendcl.so", "libnnopbase.so", "libopapi.so"] + plugins)
+        ["libruntime.so", "libascendcl.so", "libnnopbase.so", "libopapi.so"] + plugins)
     assert sorted(p.name for p in (home9 / "lib64").iterdir()) == sorted([
-        "libacl_rt.so", "libascendcl.so", "libnnopbase.so", "libopapi_math.so", "libopapi_nn.so"] + plugins)
+        "libruntime.so", "libacl_rt.so", "libascendcl.so", "libnnopbase.so", "libopapi_math.so",
+        "libopapi_nn.so"] + plugins)
     deps = {
-        **{home / "lib64" / name: [] for home in (home8, home9) for name in plugins},
-        home8 / "lib64/libascendcl.so": [], home8 / "lib64/libnnopbase.so": ["libascendcl.so"],
+        **{home / "lib64" / name: [] for home in (home8, home9) for name in plugins + ["libruntime.so"]},
+        home8 / "lib64/libascendcl.so": ["libruntime.so"], home8 / "lib64/libnnopbase.so": ["libascendcl.so"],
         home8 / "lib64/libopapi.so": ["libnnopbase.so", "libascendcl.so"],
-        home9 / "lib64/libacl_rt.so": [], home9 / "lib64/libascendcl.so": ["libacl_rt.so"],
+        home9 / "lib64/libacl_rt.so": ["libruntime.so"], home9 / "lib64/libascendcl.so": ["libacl_rt.so"],
         home9 / "lib64/libnnopbase.so": ["libacl_rt.so"],
         home9 / "lib64/libopapi_math.so": ["libnnopbase.so", "libacl_rt.so"],
         home9 / "lib64/libopapi_nn.so": ["libopapi_math.so", "libnnopbase.so", "libacl_rt.so"],

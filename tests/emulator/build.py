@@ -37,8 +37,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
-__all__ = ["build_toolkit", "build_custom_opp", "Emulator", "EmulatorBuildError", "LAYOUTS",
-           "library_paths", "plugin_paths", "toolkit_env", "aclnnop_dir", "SOC_DIR"]
+__all__ = ["build_toolkit", "build_custom_opp", "build_simulator", "Emulator", "EmulatorBuildError", "LAYOUTS",
+           "library_paths", "plugin_paths", "toolkit_env", "simulator_env", "simulator_lib", "aclnnop_dir", "SOC_DIR",
+           "KEEPER"]
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE / "src"
@@ -53,8 +54,11 @@ CANN_VERSION_DIR = "8.1.RC1"
 # visibility (only the API is exported) and -z defs (no undefined symbol slips through).
 _CFLAGS = ["-fPIC", "-O2", "-Wall", "-std=gnu11", "-fvisibility=hidden"]
 _SOURCES = ("emu_runtime", "emu_rt_control", "emu_rt_devices", "emu_rt_errors", "emu_rt_events", "emu_rt_memory",
-            "emu_rt_streams", "emu_opcache", "emu_boot", "emu_plugin", "emu_nnopbase", "emu_ops", "emu_kernels", "emu_compat", "emu_math",
-            "emu_ops_math", "emu_ops_nn", "emu_ops_custom", "emu_ops_custom_add", "emu_ops_custom_blur")
+            "emu_rt_streams", "emu_opcache", "emu_boot", "emu_keeper", "emu_plugin", "emu_driver", "emu_nnopbase", "emu_ops",
+            "emu_kernels", "emu_compat", "emu_math", "emu_ops_math", "emu_ops_nn", "emu_ops_custom", "emu_ops_custom_add",
+            "emu_ops_custom_blur")
+# objects compiled from a source of _SOURCES with other defines: object -> (source, defines)
+_VARIANTS = {"emu_keeper_camodel": ("emu_keeper", ("-DEMU_CAMODEL",))}
 _OBJ_CACHE: dict[tuple, Path] = {}
 
 
@@ -102,7 +106,7 @@ def _objects(cc: list[str], objdir: Path, stub: bool) -> Path:
     """Compile every source to objdir (in parallel); reuse a previous compile of the same sources."""
     key = (tuple(cc), stub, _digest(cc, stub))
     cached = _OBJ_CACHE.get(key)
-    if cached and all((cached / f"{s}.o").exists() for s in _SOURCES):
+    if cached and all((cached / f"{s}.o").exists() for s in (*_SOURCES, *_VARIANTS)):
         return cached
     objdir.mkdir(parents=True, exist_ok=True)
     # the names the 9.x compat libascendcl.so shows the link editor (src/emu_compat.c)
@@ -111,9 +115,9 @@ def _objects(cc: list[str], objdir: Path, stub: bool) -> Path:
         + "".join(f"EMU_COMPAT_SYM({n})\n" for n in _declared_functions("acl_base.h", "acl_rt.h")))
     defines = ["-DEMU_DEFAULT_DEVICE_COUNT=0"] if stub else []
     procs = []
-    for s in _SOURCES:
-        cmd = [*cc, *_CFLAGS, *defines, f"-I{HEADERS}", f"-I{SRC}", f"-I{SHIM}", f"-I{INCLUDE}", f"-I{objdir}",
-               f"-I{INCLUDE / 'custom'}", "-c", str(SRC / f"{s}.c"),
+    for s, (source, extra) in [*((s, (s, ())) for s in _SOURCES), *_VARIANTS.items()]:
+        cmd = [*cc, *_CFLAGS, *defines, *extra, f"-I{HEADERS}", f"-I{SRC}", f"-I{SHIM}", f"-I{INCLUDE}", f"-I{objdir}",
+               f"-I{INCLUDE / 'custom'}", "-c", str(SRC / f"{source}.c"),
                "-o", str(objdir / f"{s}.o")]
         procs.append((cmd, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
     errors = []
@@ -142,18 +146,20 @@ def _link(cc: list[str], out: Path, objs: list[Path], needed: list[str], zdefs: 
 RUNTIME_OBJECTS = ["emu_runtime", "emu_rt_control", "emu_rt_devices", "emu_rt_errors", "emu_rt_events",
                    "emu_rt_memory", "emu_rt_streams", "emu_opcache", "emu_boot"]
 
-# Libraries the runtime opens by bare name at run time (src/emu_boot.c), in lib64 of every layout.
+# Libraries the runtime opens by bare name at run time (src/emu_keeper.c), in lib64 of every layout.
 PLUGINS = ("libruntime_v100.so", "libruntime_v200.so", "libtsdclient.so")
+# The runtime's boot, which the runtime library names in DT_NEEDED (src/emu_keeper.c), in lib64.
+KEEPER = "libruntime.so"
 
-# (file, objects, DT_NEEDED) in link order, per layout
+# (file, objects, DT_NEEDED) in link order, per layout; libruntime.so comes first (build_toolkit)
 _PLAN = {
     "8.x": [
-        ("libascendcl.so", RUNTIME_OBJECTS, []),
+        ("libascendcl.so", RUNTIME_OBJECTS, [KEEPER]),
         ("libnnopbase.so", ["emu_nnopbase"], ["libascendcl.so"]),
         ("libopapi.so", ["emu_ops", "emu_kernels", "emu_ops_math", "emu_ops_nn"], ["libnnopbase.so", "libascendcl.so"]),
     ],
     "9.x": [
-        ("libacl_rt.so", RUNTIME_OBJECTS, []),
+        ("libacl_rt.so", RUNTIME_OBJECTS, [KEEPER]),
         ("libascendcl.so", ["emu_compat"], ["libacl_rt.so"]),
         ("libnnopbase.so", ["emu_nnopbase"], ["libacl_rt.so"]),
         ("libopapi_math.so", ["emu_math", "emu_ops_math"], ["libnnopbase.so", "libacl_rt.so"]),
@@ -182,8 +188,11 @@ def build_toolkit(root: Path, layout: str = "8.x", *, stub: bool = False, driver
     stage.mkdir(parents=True, exist_ok=True)
     hal = ["libascend_hal.so"] if driver is not None else []
     if hal:
-        _link(cc, stage / "libascend_hal.so", [objdir / "emu_plugin.o"], [])
-    plan = _PLAN[layout] + [(name, ["emu_plugin"], hal if name in PLUGINS[:2] else []) for name in PLUGINS]
+        _link(cc, stage / "libascend_hal.so", [objdir / "emu_driver.o", objdir / "emu_plugin.o"], [])
+    # libruntime.so links the driver (runtime.cmake add_runtime_api_library: ascend_hal), as do
+    # the implementations it opens
+    plan = ([(KEEPER, ["emu_keeper"], hal)] + _PLAN[layout]
+            + [(name, ["emu_plugin"], hal if name in PLUGINS[:2] else []) for name in PLUGINS])
     for name, objs, needed in plan:
         # the 9.x compat libascendcl.so: a filter of libacl_rt.so (src/emu_compat.c)
         extra = ("-Wl,--filter=libacl_rt.so",) if "emu_compat" in objs else ()
@@ -212,6 +221,60 @@ def build_toolkit(root: Path, layout: str = "8.x", *, stub: bool = False, driver
         shutil.copy2(stage / name, tmp)
         os.replace(tmp, where / name)
     return home
+
+
+# ---- the NPU Simulator -------------------------------------------------------------------------
+SIMULATOR_CHIP = "Ascend950PR"   # the chips the simulator covers: Ascend950PR/950DT (ops-math npu_sim.md)
+# (file, objects, DT_NEEDED): hicann/runtime src/runtime/cmake/cmodel.cmake runtime_camodel_<product>
+# (OUTPUT_NAME runtime_camodel, links npu_drv_camodel) and src/cmodel_driver/CMakeLists.txt
+# npu_drv_camodel_<product> (OUTPUT_NAME npu_drv_camodel)
+_SIMULATOR_PLAN = [("libnpu_drv_camodel.so", ["emu_driver"], []),
+                   ("libruntime_camodel.so", ["emu_keeper_camodel"], ["libnpu_drv_camodel.so"])]
+# What hicann/ops-math scripts/build_example.sh (compile_eager_example_default) links before it
+# runs an example on the simulator: `ln -sf libruntime_camodel.so libruntime.so` and
+# `ln -sf libnpu_drv_camodel.so libascend_hal.so` in the folder it puts first on LD_LIBRARY_PATH.
+SIMULATOR_LINKS = {"libruntime.so": "libruntime_camodel.so", "libascend_hal.so": "libnpu_drv_camodel.so"}
+
+
+def simulator_lib(home: Path, chip: str = SIMULATOR_CHIP) -> Path:
+    """``<home>/tools/simulator/<chip>/lib``, where the toolkit keeps a simulator's libraries."""
+    return Path(home) / "tools" / "simulator" / chip / "lib"
+
+
+def build_simulator(home: Path, chip: str = SIMULATOR_CHIP, *, links: bool = True) -> Path:
+    """Add the NPU Simulator's libraries to the emulated toolkit at `home` and return their folder
+    ``<home>/tools/simulator/<chip>/lib``: ``libruntime_camodel.so`` (the whole runtime in one
+    library: it opens no libruntime_v*.so and no libtsdclient.so; DT_NEEDED on the driver) and
+    ``libnpu_drv_camodel.so`` (the simulated driver), SONAMEs their file names, no rpath.
+    ``links``: also the ``libruntime.so`` and ``libascend_hal.so`` links build_example.sh makes,
+    through which the toolkit's libraries pick them up (``simulator_env``)."""
+    home = Path(home)
+    cc = _compiler()
+    objdir = _objects(cc, home.parent / ".emu-build" / "obj", False)
+    stage = home.parent / ".emu-build" / f"simulator-{chip}"
+    stage.mkdir(parents=True, exist_ok=True)
+    for name, objs, needed in _SIMULATOR_PLAN:
+        _link(cc, stage / name, [objdir / f"{o}.o" for o in objs], needed)
+    lib = simulator_lib(home, chip)
+    lib.mkdir(parents=True, exist_ok=True)
+    for name, _, _ in _SIMULATOR_PLAN:
+        tmp = lib / f".{name}.tmp"
+        shutil.copy2(stage / name, tmp)
+        os.replace(tmp, lib / name)
+    for link, target in SIMULATOR_LINKS.items():
+        if (lib / link).is_symlink() or (lib / link).exists():
+            (lib / link).unlink()
+        if links:
+            (lib / link).symlink_to(lib / target)
+    return lib
+
+
+def simulator_env(home: Path, chip: str = SIMULATOR_CHIP) -> dict[str, str]:
+    """``toolkit_env`` with the simulator's folder first on LD_LIBRARY_PATH, as build_example.sh
+    sets it (``export LD_LIBRARY_PATH=${sim_lib_path}:${LD_LIBRARY_PATH}``, after set_env.sh)."""
+    env = toolkit_env(home)
+    env["LD_LIBRARY_PATH"] = f"{simulator_lib(home, chip)}:{env['LD_LIBRARY_PATH']}"
+    return env
 
 
 # ---- headers and op definitions of the toolkit ---------------------------------------------
@@ -391,11 +454,12 @@ def build_custom_opp(root: Path, vendor: str = "customize", ops: tuple[str, ...]
     stage = root / ".emu-build" / f"custom-{vendor}"
     stage.mkdir(parents=True, exist_ok=True)
     # link-time copies of the runtime and nnopbase (same SONAMEs as any toolkit's)
-    _link(cc, stage / "libascendcl.so", [objdir / f"{o}.o" for o in RUNTIME_OBJECTS], [])
+    _link(cc, stage / KEEPER, [objdir / "emu_keeper.o"], [])
+    _link(cc, stage / "libascendcl.so", [objdir / f"{o}.o" for o in RUNTIME_OBJECTS], [KEEPER])
     _link(cc, stage / "libnnopbase.so", [objdir / "emu_nnopbase.o"], ["libascendcl.so"])
     runtime = "libascendcl.so" if layout == "8.x" else "libacl_rt.so"
     if runtime != "libascendcl.so":
-        _link(cc, stage / runtime, [objdir / f"{o}.o" for o in RUNTIME_OBJECTS], [])
+        _link(cc, stage / runtime, [objdir / f"{o}.o" for o in RUNTIME_OBJECTS], [KEEPER])
     # no -z defs: the emulator's internal symbols may come from either runtime file
     _link(cc, stage / "libcust_opapi.so", [objdir / f"{_CUSTOM_OPS[op][0]}.o" for op in ops],
           ["libnnopbase.so", runtime], zdefs=False)
@@ -447,8 +511,9 @@ def library_paths(home: Path) -> list[Path]:
 
 
 def plugin_paths(home: Path) -> list[Path]:
-    """The libraries the emulated runtime opens by bare name (libruntime_v100.so, ...)."""
-    return [Path(home) / "lib64" / n for n in PLUGINS]
+    """What the runtime library needs from lib64 besides ``library_paths``, to preload first:
+    libruntime.so (its DT_NEEDED) and what the boot opens by bare name (libruntime_v100.so, ...)."""
+    return [Path(home) / "lib64" / n for n in (KEEPER, *PLUGINS)]
 
 
 def toolkit_env(home: Path) -> dict[str, str]:
@@ -533,9 +598,10 @@ class Emulator:
         thread) or None (back to EMU_STREAM_MODE, default deferred)."""
         self._lib.emu_set_stream_mode({"deferred": 1, "worker": 2, None: 0}[mode])
     def runtime_plugins(self) -> dict[str, bool]:
-        """Which by-name libraries the runtime opened at its boot (aclInit)."""
+        """Which by-name libraries the runtime opened at its boot (aclInit); ``camodel``: the boot
+        was the simulator's libruntime_camodel.so (which opens neither)."""
         bits = self._lib.emu_runtime_plugins()
-        return {"runtime_impl": bool(bits & 1), "libtsdclient.so": bool(bits & 2)}
+        return {"runtime_impl": bool(bits & 1), "libtsdclient.so": bool(bits & 2), "camodel": bool(bits & 4)}
 
     def clear_op_cache(self) -> None:
         """Forget every op-cache entry (phase 1 of a layout that ran before returns a cache wrapper)."""

@@ -1,68 +1,50 @@
 /*
- * emu_boot.c - the runtime's boot (linked into the runtime library): like the real one it opens
- * its implementation library and the TSD client BY BARE NAME, so they are found only when they
- * are already loaded (a loaded SONAME satisfies a bare-name dlopen) or on LD_LIBRARY_PATH.
+ * emu_boot.c - the runtime library's side of the boot (linked into libascendcl.so 8.x /
+ * libacl_rt.so 9.x): the first successful aclInit boots the runtime through libruntime.so, which
+ * this library names in DT_NEEDED (emu_keeper.c: it opens the implementation and libtsdclient.so
+ * by bare name, or, as the simulator's libruntime_camodel.so, is the runtime itself).
  *
  * Real CANN (hicann/runtime):
  * - src/acl/aclrt_impl/acl.cpp aclInitImpl: "get socVersion" via aclrtGetSocNameImpl; when that
  *   fails aclInit returns ACL_ERROR_INTERNAL_ERROR (500000), "init SoC version failed".
  * - Getting the SoC boots the runtime: src/runtime/core/src/plugin_manage/runtime_keeper.cc
- *   RuntimeKeeper::BootRuntime -> CreateRuntimeImpl: mmDlopen(soName, RTLD_NOW) with soName
- *   from GetLibRuntimeSoName (src/runtime/config/<chip>/dev_info_reg.cc
- *   REGISTER_PLATFORM_LIB_INFO: libruntime_v100.so for 910B/910_93, libruntime_v200.so for 950),
- *   then dlsym "ConstructRuntimeImpl"; failure: "Failed to open library %s, dlerror=%s." and the
- *   boot is retried on the next call (bootStage_ back to BOOT_INIT).
- * - Runtime::Init -> Runtime::TsdClientInit (src/runtime/core/src/runtime.cc):
- *   mmDlopen("libtsdclient.so", RTLD_LAZY | RTLD_NODELETE); a failure is only logged.
+ *   RuntimeKeeper::BootRuntime -> CreateRuntimeImpl (in libruntime.so); a failure leaves the boot
+ *   to be retried on the next call (bootStage_ back to BOOT_INIT).
  * The libraries are built without RPATH/RUNPATH (cmake), so only LD_LIBRARY_PATH or an already
- * loaded copy can satisfy these opens.
+ * loaded copy can satisfy libruntime.so and the keeper's bare-name opens.
  */
-#include <dlfcn.h>
-#include <stdlib.h>
-
 #include "emu_internal.h"
 
-static void *g_impl;                      /* the runtime implementation library, once booted */
-static int g_tsdclient;                   /* libtsdclient.so opened */
+int emu_keeper_boot(char *why, size_t n);   /* libruntime.so (emu_keeper.c) */
 
-static const char *impl_name(void)
-{
-    const char *soc = getenv("EMU_SOC_NAME");
-    return (soc && strncmp(soc, "Ascend950", 9) == 0) ? "libruntime_v200.so" : "libruntime_v100.so";
-}
+static int g_booted = -1;                    /* what the boot opened (emu_keeper.c bits); -1 not yet */
 
 /* Boots the runtime once per process (aclInit); 0 or ACL_ERROR_INTERNAL_ERROR with CANN's text. */
 EMU_EXPORT int emu_boot_runtime(const char *func)
 {
     int st = 0;
     emu_lock();
-    if (!g_impl) {
-        const char *name = impl_name();
-        void *h = dlopen(name, RTLD_NOW);
-        if (!h) {
-            const char *why = dlerror();
-            emu_error(ACL_ERROR_INTERNAL_ERROR, func, "Failed to open library %s, dlerror=%s.", name,
-                      why ? why : "unknown");
-        } else if (!dlsym(h, "ConstructRuntimeImpl")) {
-            emu_error(ACL_ERROR_INTERNAL_ERROR, func, "Failed to find symbol in %s.", name);
-            dlclose(h);
-        } else {
-            g_impl = h;
-            g_tsdclient = dlopen("libtsdclient.so", RTLD_LAZY | RTLD_NODELETE) != NULL;
-        }
-        if (!g_impl)
+    if (g_booted < 0) {
+        char why[512] = "";
+        int bits = emu_keeper_boot(why, sizeof why);
+        if (bits < 0) {
+            emu_error(ACL_ERROR_INTERNAL_ERROR, func, "%s", why);
             st = emu_error(ACL_ERROR_INTERNAL_ERROR, func, "[Init][Version]init SoC version failed.");
+        } else {
+            g_booted = bits;
+        }
     }
     emu_unlock();
     return st;
 }
 
-/* Control API: which by-name libraries the runtime opened: bit 0 its implementation library
- * (libruntime_v100.so / libruntime_v200.so), bit 1 libtsdclient.so. */
+/* Control API: what the boot opened: bit 0 the runtime implementation library (libruntime_v100.so
+ * / libruntime_v200.so), bit 1 libtsdclient.so, bit 2 the simulator's runtime (libruntime_camodel.so:
+ * neither of the others is opened). */
 EMU_EXPORT int64_t emu_runtime_plugins(void)
 {
     emu_lock();
-    int64_t bits = (g_impl ? 1 : 0) | (g_tsdclient ? 2 : 0);
+    int64_t bits = g_booted < 0 ? 0 : g_booted;
     emu_unlock();
     return bits;
 }
