@@ -392,7 +392,7 @@ def loading_fix(found: Discovery, names: list[str]) -> str:
             f"holds it>:$LD_LIBRARY_PATH before starting Python (source {home}/set_env.sh)")
 
 
-def open_library(path: Path, dirs: list[Path], done: dict[str, Any], leave: frozenset[str] = frozenset()) -> Any:
+def open_library(path: Path, dirs: list[Path], done: dict[str, Any], leave: frozenset[str]) -> Any:
     """dlopen ``path`` (its dependencies in ``dirs`` first, except those named in ``leave``);
     ``done`` maps file names to the handles opened so far, so nothing is opened twice. Raises OSError."""
     _preload(path, dirs, done, leave=leave)

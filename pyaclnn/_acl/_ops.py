@@ -79,7 +79,7 @@ class OpLibraries:
                 if exports is not None and phase1 not in exports:
                     continue
                 try:
-                    open_library(path, self.lib.found.search_dirs + [path.parent], self._opened)
+                    open_library(path, self.lib.found.search_dirs + [path.parent], self._opened, self.lib.found.leave)
                     lib = op_ffi(info.signature.prototype()).dlopen(str(path), ffi.RTLD_NOW | ffi.RTLD_GLOBAL)
                     fns = getattr(lib, phase1), getattr(lib, name)
                 except (OSError, AttributeError) as exc:

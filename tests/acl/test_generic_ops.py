@@ -318,6 +318,46 @@ def test_9x_layout_finds_add_in_libopapi_math(tmp_path, custom_vendor):
     assert result.stdout.split("\n")[0] == "[1.0, 3.0, 5.0] [2.0, 2.0]"
 
 
+def test_custom_package_runs_through_op_on_the_npu_simulator(tmp_path, custom_vendor):
+    """The package on the emulated NPU Simulator (its folder first on LD_LIBRARY_PATH, as the
+    ops repos' build_example.sh runs a custom op's example): pyaclnn.Op runs AddCustom on the
+    simulator's runtime (libruntime_camodel.so), not the toolkit's lib64/libruntime.so."""
+    from emulator.build import build_simulator, build_toolkit, simulator_env
+    home = build_toolkit(tmp_path, layout="9.x")
+    sim = build_simulator(home)
+    rng = np.random.default_rng(17)
+    x, y = rng.standard_normal((4, 8)).astype(np.float16), rng.standard_normal((4, 8)).astype(np.float16)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", y)
+    code = textwrap.dedent(f"""
+        import json, numpy as np, pyaclnn
+        from emulator.build import Emulator
+        x, y = np.load({str(tmp_path / "x.npy")!r}), np.load({str(tmp_path / "y.npy")!r})
+        with pyaclnn.Device(0) as dev, dev.create_stream() as s:
+            op = pyaclnn.Op("AddCustom", x, y, np.zeros_like(x))
+            op.run(s); s.synchronize()
+            z = op["z"].numpy()
+        info = pyaclnn.backend_info()
+        maps = {{line.split()[-1] for line in open("/proc/self/maps")}}
+        np.save({str(tmp_path / "z.npy")!r}, z)
+        print(json.dumps({{"simulator": info.get("simulator"), "source": pyaclnn._backend.current().runtime.op_info("AddCustom").source.label,
+                           "boot": Emulator(info["paths"]["home"], preload_plugins=False).runtime_plugins(),
+                           "lib64_runtime": {str(home / "lib64" / "libruntime.so")!r} in maps,
+                           "camodel": {str(sim / "libruntime_camodel.so")!r} in maps}}))
+    """)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ASCEND_", "EMU_", "PYACLNN_"))}
+    env.update(simulator_env(home), PYACLNN_BACKEND="acl", ASCEND_CUSTOM_OPP_PATH=str(custom_vendor),
+               EMU_SOC_NAME="Ascend950PR_9599", PYTHONPATH=os.pathsep.join([str(TESTS.parent), str(TESTS)]))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["boot"] == {"runtime_impl": False, "libtsdclient.so": False, "camodel": True}
+    assert data["camodel"] and not data["lib64_runtime"] and data["simulator"] == "Ascend950PR"
+    assert data["source"].startswith("custom package customize")
+    expected = (torch.from_numpy(x) + torch.from_numpy(y)).numpy()
+    np.testing.assert_array_equal(np.load(tmp_path / "z.npy"), expected)
+
+
 def test_unsupported_parameter_is_listed_and_named_when_called(
         emulator, emulator_home, custom_vendor, use_backend, monkeypatch, tmp_path, capsys):
     weird = headers_package(tmp_path / "weird", {"aclnn_weird.h":
