@@ -116,32 +116,42 @@ def simulator_chip(lib: Path) -> str:
     return lib.parent.name if lib.name == "lib" else lib.name
 
 
-def active_simulator(lib_dirs: list[Path]) -> Simulator | None:
-    """The simulator the dynamic linker will use: the first LD_LIBRARY_PATH folder that holds the
-    simulator's runtime and its ``libruntime.so`` link, unless a folder of ``lib_dirs`` (the
-    toolkit's lib64) comes before it. None otherwise."""
+def _ahead_of(lib_dirs: list[Path]) -> list[Path]:
+    """The LD_LIBRARY_PATH folders the dynamic linker searches before the toolkit's own
+    (``lib_dirs``; all of them when none is on it)."""
     own = {_resolved(d) for d in lib_dirs}
+    ahead = []
     for entry in _env.ld_library_path():
-        folder = Path(entry)
-        if _resolved(folder) in own:
-            return None  # the toolkit's own libruntime.so comes first
-        if (folder / SIMULATOR_RUNTIME).is_file() and (folder / "libruntime.so").exists():
-            names = frozenset(p.name for p in folder.iterdir() if ".so" in p.name)
-            return Simulator(simulator_chip(folder), folder, names)
+        if _resolved(Path(entry)) in own:
+            break
+        ahead.append(Path(entry))
+    return ahead
+
+
+def active_simulator(lib_dirs: list[Path]) -> Simulator | None:
+    """The simulator the dynamic linker will use: the ``libruntime.so`` it finds first on
+    LD_LIBRARY_PATH, ahead of the toolkit's (``lib_dirs``), is a link to the simulator's runtime
+    (in the simulator's folder, as ops-math build_example.sh links it, or in a folder of links
+    of its own, as ops-nn build.sh build_single_example makes one). Its ``lib`` is the folder of
+    the runtime the link resolves to; ``substitutes``: every library name in the folders ahead of
+    the toolkit's, all of which the dynamic linker finds by name. None otherwise."""
+    ahead = _ahead_of(lib_dirs)
+    for folder in ahead:
+        if (folder / "libruntime.so").exists():
+            runtime = _resolved(folder / "libruntime.so")
+            if runtime.name != SIMULATOR_RUNTIME:
+                return None  # another runtime comes first: not the simulator's
+            names = frozenset(p.name for d in ahead if d.is_dir() for p in d.iterdir() if ".so" in p.name)
+            return Simulator(simulator_chip(runtime.parent), runtime.parent, names)
     return None
 
 
 def unlinked_simulator(lib_dirs: list[Path]) -> Path | None:
-    """A simulator folder on LD_LIBRARY_PATH (before the toolkit's lib64) without the
-    ``libruntime.so`` link: the toolkit's runtime then runs, not the simulator's."""
-    own = {_resolved(d) for d in lib_dirs}
-    for entry in _env.ld_library_path():
-        folder = Path(entry)
-        if _resolved(folder) in own:
-            return None
-        if (folder / SIMULATOR_RUNTIME).is_file() and not (folder / "libruntime.so").exists():
-            return folder
-    return None
+    """A simulator folder on LD_LIBRARY_PATH, ahead of the toolkit's lib64, that is not in use
+    for want of a ``libruntime.so`` link to its runtime: the toolkit's runtime then runs."""
+    if active_simulator(lib_dirs) is not None:
+        return None
+    return next((d for d in _ahead_of(lib_dirs) if (d / SIMULATOR_RUNTIME).is_file()), None)
 
 
 def _resolved(path: Path) -> Path:

@@ -218,7 +218,7 @@ def simulators(found: _loader.Discovery | None) -> list[dict[str, Any]]:
     simulates), under npusim (ops-math docs/zh/debug/npu_sim.md: `npusim record <app> -s Ascend950`)."""
     if found is None:
         return []
-    active = found.simulator.lib if found.simulator is not None else None
+    active = found.simulator.lib.resolve() if found.simulator is not None else None
     rows = []
     for lib in found.simulators:
         chip = _loader.simulator_chip(lib)
@@ -227,7 +227,7 @@ def simulators(found: _loader.Discovery | None) -> list[dict[str, Any]]:
         commands.append(f"LD_LIBRARY_PATH={lib}:$LD_LIBRARY_PATH python SCRIPT.py")
         if chip.startswith("Ascend950") or chip == "dav_3510":
             commands.append("npusim record python SCRIPT.py -s Ascend950")
-        rows.append({"chip": chip, "lib": str(lib), "active": lib == active, "links_missing": missing,
+        rows.append({"chip": chip, "lib": str(lib), "active": lib.resolve() == active, "links_missing": missing,
                      "commands": commands})
     return rows
 

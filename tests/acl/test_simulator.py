@@ -100,11 +100,22 @@ def test_the_emulated_toolkit_picks_up_the_simulator_as_the_real_one(toolkit):
     assert not [p for p in off["mapped"] if p.startswith(str(sim))]
 
 
-def test_pyaclnn_runs_on_the_simulated_runtime_and_driver(toolkit):
-    """Simulator folder first on LD_LIBRARY_PATH: nothing the simulator substitutes, and nothing
-    its runtime would not open, is loaded from lib64 or the driver."""
+@pytest.mark.parametrize("links", ["in the simulator folder", "in a folder of their own"])
+def test_pyaclnn_runs_on_the_simulated_runtime_and_driver(toolkit, tmp_path, links):
+    """Simulator first on LD_LIBRARY_PATH: nothing the simulator substitutes, and nothing its
+    runtime would not open, is loaded from lib64 or the driver. The links libruntime.so and
+    libascend_hal.so are in the simulator's folder (ops-math scripts/build_example.sh), or in a
+    folder of their own before it (ops-nn build.sh build_single_example)."""
+    from emulator.build import SIMULATOR_LINKS
     sim, lib64 = toolkit["sim"], toolkit["home"] / "lib64"
-    data = run_code(RUN, toolkit, simulator=True)
+    env = {}
+    if links == "in a folder of their own":
+        own = tmp_path / "simulator"
+        own.mkdir()
+        for link, target in SIMULATOR_LINKS.items():
+            (own / link).symlink_to(sim / target)
+        env["LD_LIBRARY_PATH"] = f"{own}:{sim}:{lib64}"
+    data = run_code(RUN, toolkit, simulator=True, **env)
     assert data["out"] == [0.0, 0.0, 1.0, 3.0]
     assert data["boot"] == {"runtime_impl": False, "libtsdclient.so": False, "camodel": True}
     assert {str(sim / "libruntime_camodel.so"), str(sim / "libnpu_drv_camodel.so")} <= set(data["mapped"])
