@@ -283,8 +283,10 @@ def _compile_c(home: Path, out: Path) -> None:
     lib64 = home / "lib64"
     opapi = "libopapi_nn.so" if (lib64 / "libopapi_nn.so").exists() else "libopapi.so"
     runtime = "libacl_rt.so" if (lib64 / "libacl_rt.so").exists() else "libascendcl.so"
+    # -rpath-link: the link editor finds the runtime's own DT_NEEDED (libruntime.so) in lib64, as
+    # set_env.sh's LD_LIBRARY_PATH lets it on a real install (nothing is recorded in the program)
     cmd = [*cc, "-O2", "-std=c11", "-Wall", f"-I{HEADERS}", str(C_SOURCE), "-o", str(out),
-           f"-L{lib64}", f"-l:{opapi}", "-l:libnnopbase.so", f"-l:{runtime}"]
+           f"-L{lib64}", f"-Wl,-rpath-link,{lib64}", f"-l:{opapi}", "-l:libnnopbase.so", f"-l:{runtime}"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"compiling {C_SOURCE.name} failed: {shlex.join(cmd)}\n{proc.stderr}")

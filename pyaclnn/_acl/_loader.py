@@ -94,8 +94,9 @@ SIMULATOR_LINKS = {"libruntime.so": SIMULATOR_RUNTIME, "libascend_hal.so": SIMUL
 @dataclass(frozen=True)
 class Simulator:
     """The NPU Simulator this process runs on: ``chip`` (its folder's name under tools/simulator),
-    ``lib`` (that folder, first on LD_LIBRARY_PATH) and ``substitutes``: the library names the
-    folder holds, which the dynamic linker finds there and pyaclnn never loads from elsewhere."""
+    ``lib`` (the folder of the simulator's runtime) and ``substitutes``: the library names of the
+    LD_LIBRARY_PATH folders ahead of the toolkit's (the simulator's, its links), which the dynamic
+    linker finds there and pyaclnn never loads from elsewhere."""
     chip: str
     lib: Path
     substitutes: frozenset[str]
@@ -356,7 +357,7 @@ def runtime_impl(found: Discovery) -> tuple[str | None, str]:
     if driver is None:
         return None, "no driver found to ask for the chip"
     try:
-        hal = hal_ffi.dlopen(str(driver), ffi.RTLD_NOW | ffi.RTLD_GLOBAL)  # already loaded: the same copy
+        hal = hal_ffi.dlopen(str(driver), ffi.RTLD_NOW | ffi.RTLD_NOLOAD)  # the copy preloaded above, if any
         value = hal_ffi.new("int64_t *")
         status = hal.halGetDeviceInfo(0, 0, 1, value)
     except (OSError, AttributeError) as exc:
