@@ -5,13 +5,21 @@
  * foreach_mul_scalar_list_def.cpp, docs/aclnnForeachMulScalarList.md, tests/assets/golden.py).
  * 8.x: in libopapi.so; 9.x: in libopapi_nn.so (ops-nn builds libopapi_nn).
  *
- * Phase 1, as the doc's status table and the generated code order it: x, scalars, out NULL ->
- * 161001; dtypes not a row of the definition ((x, scalars, y) = (f16|f32|bf16, f32, same) or
- * (int32, int64, int32)) or out's dtype other than x's -> 161002; tensors of one list with
- * different dtypes, rank > 8, lists of different lengths, an out tensor smaller than its x
- * tensor -> 561002 (tiling). Emulator additions: a NULL list element -> 161001; a dead handle ->
- * misuse + 161002; NULL workspaceSize/executor -> 161001; more than 4 tensors per list -> 561002
- * (an executor holds 8 tensors); an empty x list -> 561002. Workspace 0.
+ * Phase 1, as the generated code and nnopbase order it (hicann/opbase src/nnopbase): x, scalars,
+ * out NULL -> 161001; the scalar list becomes one tensor of scalars[0]'s dtype, a DOUBLE scalar
+ * written as float and making it FLOAT (individual_op/executor/indv_executor_ext.cpp
+ * NnopbaseExecutorAddScalarListInput); the dtypes of x[0], that tensor and out[0] not a row of the
+ * definition ((f16|f32|bf16, f32, same) or (int32, int64, int32)) -> 161002 (indv_executor.cpp
+ * CheckSocVersionAndParam, DynamicIoCheck: a list is matched on its first tensor); every out
+ * tensor empty -> success with no tiling and no kernel (indv_executor.cpp NnopbaseExecutorMatchCache,
+ * NnopbaseExecutorDoTiling); then the A2/A3 tiling (ops-nn foreach/foreach_utils/op_host/
+ * foreach_tiling_class.h ForeachCommonTiling::CheckOpInfo) -> 561002: x rank > 8, len(scalars) !=
+ * len(x), out shorter than x, out[i] dtype != x's, out[i] with fewer elements than x[i], x dtypes
+ * that differ (an out list longer than x is not looked at). Emulator additions: a NULL list element
+ * -> 161001; a dead handle -> misuse + 161002; NULL workspaceSize/executor -> 161001; more than 4
+ * tensors per list -> 561002 (an executor holds 8 tensors); an empty x list -> 561002; a DOUBLE
+ * after a scalar of another dtype than FLOAT (nnopbase would pack the list wrongly) -> 161002.
+ * Workspace 0 (the tilings reserve 32 bytes the kernel never touches: not modelled here).
  */
 #include "emu_opkit.h"
 #include "aclnnop/aclnn_foreach_mul_scalar_list.h"
@@ -29,23 +37,24 @@ static int emu_kernel_foreach_mul_scalar_list(aclOpExecutor *e)
             if (x->dtype == ACL_INT32)        /* golden: int32 * int64 0-d tensor -> int32 */
                 kit_st_i(y->data, y->dtype, yo,
                          kit_wrap_i(ACL_INT32, (int64_t)((uint64_t)kit_ld_i(x->data, x->dtype, xo) * (uint64_t)e->iattr[i])));
-            else                              /* golden: widened to float32, times the float32 scalar */
+            else if (x->dtype == ACL_FLOAT16)  /* A2/A3 kernel: half Muls by the scalar rounded to half
+                                                 * (foreach_one_scalar_list_binary.h ProcessPlusInLoop): the
+                                                 * exact product (exact in float), rounded once */
+                kit_st_f(y->data, y->dtype, yo, (float)kit_ld_f(x->data, x->dtype, xo) *
+                                                (float)kit_round_f(ACL_FLOAT16, e->fattr[i]));
+            else                              /* float32; bf16 through float32 (InnerComputerCastBase) */
                 kit_st_f(y->data, y->dtype, yo, (float)kit_ld_f(x->data, x->dtype, xo) * (float)e->fattr[i]);
         }
     }
     return ACLNN_SUCCESS;
 }
 
-static int list_dtype_rank(const char *api, const aclTensorList *l, const char *name)
+static int list_dtype(const char *api, const aclTensorList *l, const char *name)
 {
-    for (uint64_t i = 0; i < l->size; i++) {
+    for (uint64_t i = 0; i < l->size; i++)
         if (l->v[i]->dtype != l->v[0]->dtype)
             return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "%s[%llu] dtype %s differs from %s[0] dtype %s", name,
                              (unsigned long long)i, emu_dtype_name(l->v[i]->dtype), name, emu_dtype_name(l->v[0]->dtype));
-        if (l->v[i]->ndim > KIT_MAX_DIM)
-            return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "%s[%llu] rank %u exceeds 8", name, (unsigned long long)i,
-                             l->v[i]->ndim);
-    }
     return 0;
 }
 
@@ -81,45 +90,68 @@ static int fe_phase1(const aclTensorList *x, const aclScalarList *scalars, const
         return kit_null(api, !workspaceSize ? "workspaceSize" : "executor");
     if (x->size == 0)
         return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "x holds no tensor (emulator guard)");
+    /* the scalar list's tensor: scalars[0]'s dtype, FLOAT once a DOUBLE is met (an empty list adds none) */
+    int dt = x->v[0]->dtype, want = dt == ACL_INT32 ? ACL_INT64 : ACL_FLOAT, sdt = -1;
+    for (uint64_t i = 0; i < scalars->size; i++) {
+        int d = (int)scalars->v[i]->dtype;
+        if (d == ACL_DOUBLE && scalars->v[0]->dtype != ACL_FLOAT && scalars->v[0]->dtype != ACL_DOUBLE)
+            return emu_error(ACLNN_ERR_PARAM_INVALID, api, "scalars mix %s (scalars[0]) with double (emulator guard)",
+                             emu_dtype_name(scalars->v[0]->dtype));
+        sdt = i == 0 ? d : sdt;
+        if (d == ACL_DOUBLE)
+            sdt = ACL_FLOAT;
+    }
+    sdt = sdt == ACL_DOUBLE ? ACL_FLOAT : sdt;
     /* dtype row of the definition (Ascend910B: float scalars for float tensors, int64 for int32) */
-    int dt = x->v[0]->dtype, sdt = dt == ACL_INT32 ? ACL_INT64 : ACL_FLOAT;
-    if (!(dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16 || dt == ACL_INT32))
-        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "x dtype %s is not supported: expected float32, float16, bfloat16 or int32",
-                         emu_dtype_name(dt));
-    for (uint64_t i = 0; i < scalars->size; i++)
-        if ((int)scalars->v[i]->dtype != sdt)
-            return emu_error(ACLNN_ERR_PARAM_INVALID, api, "scalars[%llu] dtype %s is not supported with x dtype %s: expected %s",
-                             (unsigned long long)i, emu_dtype_name(scalars->v[i]->dtype), emu_dtype_name(dt), emu_dtype_name(sdt));
-    if (out->size > 0 && (int)out->v[0]->dtype != dt)
-        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "out dtype %s should be the same as x dtype %s", emu_dtype_name(out->v[0]->dtype),
-                         emu_dtype_name(dt));
-    /* tiling */
-    if ((st = list_dtype_rank(api, x, "x")) || (st = list_dtype_rank(api, out, "out")))
-        return st;
-    if (out->size != x->size || scalars->size != x->size)
-        return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "x, scalars and out hold %llu, %llu and %llu elements: they must be equal",
-                         (unsigned long long)x->size, (unsigned long long)scalars->size, (unsigned long long)out->size);
-    for (uint64_t i = 0; i < x->size; i++)
-        if (kit_numel(out->v[i]) < kit_numel(x->v[i]))
-            return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "out[%llu] has %lld elements, fewer than x[%llu] (%lld)",
-                             (unsigned long long)i, (long long)kit_numel(out->v[i]), (unsigned long long)i, (long long)kit_numel(x->v[i]));
-    if (x->size > FE_MAX)
+    if (!(dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16 || dt == ACL_INT32) || (sdt != -1 && sdt != want) ||
+        (out->size > 0 && (int)out->v[0]->dtype != dt))
+        return emu_error(ACLNN_ERR_PARAM_INVALID, api, "dtypes (x %s, scalars %s, out %s) are not a row of the definition",
+                         emu_dtype_name(dt), sdt == -1 ? "none" : emu_dtype_name(sdt),
+                         out->size > 0 ? emu_dtype_name(out->v[0]->dtype) : "none");
+    int all_empty = out->size > 0;                 /* NnopbaseSkipKernelLaunch: no tiling, no kernel */
+    for (uint64_t i = 0; i < out->size; i++)
+        all_empty = all_empty && kit_numel(out->v[i]) == 0;
+    if (!all_empty) {                              /* the A2/A3 tiling, CheckOpInfo's order */
+        for (uint64_t i = 0; i < x->size; i++)
+            if (x->v[i]->ndim > KIT_MAX_DIM)
+                return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "x[%llu] rank %u exceeds 8", (unsigned long long)i,
+                                 x->v[i]->ndim);
+        if (scalars->size != x->size)
+            return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "scalars holds %llu values, x %llu tensors",
+                             (unsigned long long)scalars->size, (unsigned long long)x->size);
+        for (uint64_t i = 0; i < x->size; i++) {
+            if (i >= out->size)
+                return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "the output %llu desc is null", (unsigned long long)i);
+            if ((int)out->v[i]->dtype != dt)
+                return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "out[%llu] dtype %s must be x's %s", (unsigned long long)i,
+                                 emu_dtype_name(out->v[i]->dtype), emu_dtype_name(dt));
+            if (kit_numel(out->v[i]) < kit_numel(x->v[i]))
+                return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "out[%llu] has %lld elements, fewer than x[%llu] (%lld)",
+                                 (unsigned long long)i, (long long)kit_numel(out->v[i]), (unsigned long long)i,
+                                 (long long)kit_numel(x->v[i]));
+        }
+        if ((st = list_dtype(api, x, "x")))
+            return st;
+    }
+    /* the executor holds x and out's first len(x) tensors (all of out when nothing runs) */
+    uint64_t n_out = all_empty ? out->size : x->size;
+    if (x->size > FE_MAX || n_out > FE_MAX)
         return emu_error(ACLNN_ERR_INNER_TILING_ERROR, api, "more than %d tensors per list (emulator limit)", FE_MAX);
-    if ((st = kit_need_opp_path(api)))
+    if (!all_empty && (st = kit_need_opp_path(api)))
         return st;
     aclOpExecutor *e = emu_executor_new("aclnnForeachMulScalarList");
     if (e) {
         int k = (int)x->size;
-        e->kernel = emu_kernel_foreach_mul_scalar_list;
+        e->kernel = all_empty ? NULL : emu_kernel_foreach_mul_scalar_list;
         e->generated = 1;
         for (int i = 0; i < k; i++)
             emu_executor_add(e, x->v[i], 0);
-        for (int i = 0; i < k; i++)
+        for (uint64_t i = 0; i < n_out; i++)
             emu_executor_add(e, out->v[i], 1);
         e->ir_inputs = 2;                                  /* x, scalars */
         e->dyn_in.ir = 0, e->dyn_in.first = 0, e->dyn_in.n = k;
-        e->dyn_out.ir = 0, e->dyn_out.first = k, e->dyn_out.n = k;
-        for (int i = 0; i < k; i++) {                      /* the values are copied at phase 1 */
+        e->dyn_out.ir = 0, e->dyn_out.first = k, e->dyn_out.n = (int)n_out;
+        for (int i = 0; i < k && i < (int)scalars->size; i++) {  /* the values are copied at phase 1 */
             if (dt == ACL_INT32)
                 e->iattr[i] = kit_scalar_i(scalars->v[i]);
             else
