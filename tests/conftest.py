@@ -177,6 +177,28 @@ def reference_then_emulator(use_backend: Callable[..., object], emulator_home: P
     return run
 
 
+# The generated header CANN ships for aclnnForeachAddScalarList (ops-nn foreach_add_scalar_list_def.cpp),
+# an operator the toolkit declares and pyaclnn has no NumPy reference for.
+UNREFERENCED_OP = "ForeachAddScalarList"
+_UNREFERENCED_HEADER = """
+aclnnStatus aclnnForeachAddScalarListGetWorkspaceSize(const aclTensorList *x, const aclScalarList *scalars,
+                                                      const aclTensorList *out, uint64_t *workspaceSize,
+                                                      aclOpExecutor **executor);
+aclnnStatus aclnnForeachAddScalarList(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                      aclrtStream stream);
+"""
+
+
+@pytest.fixture
+def unreferenced_toolkit(tmp_path: Path) -> Path:
+    """A CANN home (9.x layout) whose aclnnop folder declares only aclnnForeachAddScalarList, which
+    has no NumPy reference: enough for the NumPy backend, which reads headers, not libraries."""
+    folder = tmp_path / "cann" / "include" / "aclnnop"
+    folder.mkdir(parents=True)
+    (folder / "aclnn_foreach_add_scalar_list.h").write_text(_UNREFERENCED_HEADER)
+    return tmp_path / "cann"
+
+
 def outcome(result: Any) -> tuple:
     """A call's result, comparable across backends: ("error", class, status) or ("ok", dtype,
     shape, bytes)."""

@@ -243,21 +243,22 @@ def test_value_types_of_found_operators_are_checked_from_their_headers(device_ac
         acl.aclnnAmpUpdateScaleGetWorkspaceSize(None, None, None, "2", 0.5, 2, None, None)
 
 
-def test_operators_without_a_reference_on_the_numpy_backend(emulator_home, custom_vendor, use_backend, monkeypatch):
+def test_operators_without_a_reference_on_the_numpy_backend(unreferenced_toolkit, custom_vendor, use_backend,
+                                                            monkeypatch):
     """The NumPy backend knows the operators of the CANN headers and custom packages found here,
     though it runs only those with a reference: the others say so (not "unknown")."""
     monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", str(custom_vendor))
-    use_backend("numpy", home=emulator_home)
+    use_backend("numpy", home=unreferenced_toolkit)
     with pytest.raises(pyaclnn.NotSupportedError) as info:
-        acl.aclnnForeachMulScalarListGetWorkspaceSize(1, 2, 3)
+        acl.aclnnForeachAddScalarListGetWorkspaceSize(1, 2, 3)
     message = str(info.value)
-    assert "aclnnForeachMulScalarList" in message and "no NumPy reference" in message and "PYACLNN_BACKEND=acl" in message
+    assert "aclnnForeachAddScalarList" in message and "no NumPy reference" in message and "PYACLNN_BACKEND=acl" in message
     assert all(op in message for op in ("MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad",
                                         "PreluBackward", "Add"))
     with pytest.raises(pyaclnn.NotSupportedError, match="aclnnAddCustom has no NumPy reference"):
         pyaclnn.Op("AddCustom", np.ones(2), np.ones(2), np.ones(2))
-    with pytest.raises(pyaclnn.NotSupportedError, match="aclnnForeachMulScalarList"):
-        acl.aclnnForeachMulScalarList(None, 0, None, None)
+    with pytest.raises(pyaclnn.NotSupportedError, match="aclnnForeachAddScalarList"):
+        acl.aclnnForeachAddScalarList(None, 0, None, None)
 
 
 def test_op_nowhere_declared_on_acl(device_acl):
@@ -275,7 +276,7 @@ def test_ops_command_and_doctor_list_what_was_found(device_acl, emulator_home, c
     assert main(["ops", "cat"]) == 0
     assert "aclnnCat  [CANN 8.x aclnnop: aclnn_cat.h; NumPy reference]" in capsys.readouterr().out
     assert main(["ops", "ForeachMulScalarList"]) == 0
-    assert ("aclnnForeachMulScalarList  [CANN 8.x aclnnop: aclnn_foreach_mul_scalar_list.h; no NumPy reference]"
+    assert ("aclnnForeachMulScalarList  [CANN 8.x aclnnop: aclnn_foreach_mul_scalar_list.h; NumPy reference]"
             in capsys.readouterr().out)
     assert main(["ops", "--json", "aclnn*LossGrad"]) == 0
     rows = json.loads(capsys.readouterr().out)["operators"]
@@ -289,11 +290,12 @@ def test_ops_command_and_doctor_list_what_was_found(device_acl, emulator_home, c
                                    h.read_text(), flags=re.M)}
     assert {"Add", "Cat", "AmpUpdateScale", "MseLossBackward"} <= builtin
     counts = {s["kind"]: s["count"] for s in ops["sources"]}
-    assert counts == {"custom": 1, "pyaclnn": 9, "builtin": len(builtin)}  # headers/: Add, InplaceAdd, ReduceSum, AmpUpdateScale, Cat too
+    assert counts == {"custom": 1, "pyaclnn": 10, "builtin": len(builtin)}  # headers/: the toolkit's six beyond the seed too
     assert ops["total"] == len(builtin | {"AddCustom"})
     exported = {Path(lib["path"]).name: lib["count"] for lib in ops["libraries"]}
     assert exported == {"libopapi.so": len(builtin), "libcust_opapi.so": 1}
-    assert ops["references"] == ["Add", "AmpUpdateScale", "Cat", "CrossEntropyLossGrad", "GroupNormBackward", "InplaceAdd", "MseLossBackward",
+    assert ops["references"] == ["Add", "AmpUpdateScale", "Cat", "CrossEntropyLossGrad", "ForeachMulScalarList", "GroupNormBackward",
+                                 "InplaceAdd", "MseLossBackward",
                                  "PreluBackward", "ReduceSum"]
 
 
@@ -438,7 +440,8 @@ def test_reduce_sum_int_array_bool_and_dtype_parameters(device_acl):
 
 def test_foreach_mul_scalar_list_tensor_lists_in_and_out(device_acl):
     """Tensor lists as input and output, a scalar list; the scalar dtype rule decides the row:
-    float32 tensors take float32 scalars (np.float32), and Python floats (ACL_DOUBLE) are refused."""
+    float32 tensors take float32 scalars (np.float32) and Python floats (ACL_DOUBLE, which nnopbase
+    stores as float), not ints (int64: the int32 row's)."""
     stream = device_acl
     xs = [np.arange(3, dtype=np.float32), np.full((2, 2), 1.5, np.float32)]
     outs = [pyaclnn.Tensor.zeros((3,)), pyaclnn.Tensor.zeros((2, 2))]
@@ -451,8 +454,12 @@ def test_foreach_mul_scalar_list_tensor_lists_in_and_out(device_acl):
     for out, e in zip(outs, expected):
         np.testing.assert_array_equal(out.numpy(), e.numpy())
     op.close()
+    with pyaclnn.Op("ForeachMulScalarList", x=xs, scalars=[0.1, -1.0], out=outs) as op:
+        op.run(stream)
+    stream.synchronize()
+    np.testing.assert_array_equal(outs[0].numpy(), torch._foreach_mul([torch.from_numpy(xs[0])], [float(np.float32(0.1))])[0])
     with pytest.raises(pyaclnn.AclnnParamInvalidError):
-        pyaclnn.Op("ForeachMulScalarList", x=xs, scalars=[2.0, -1.0], out=outs)
+        pyaclnn.Op("ForeachMulScalarList", x=xs, scalars=[2, -1], out=outs)
 
 
 def test_a_custom_library_that_does_not_load_is_named(emulator, emulator_home, custom_vendor, use_backend,

@@ -24,6 +24,12 @@ def _declared(folder: Path) -> set[str]:
             for m in re.findall(r"\baclnn(\w+)GetWorkspaceSize\s*\(", h.read_text())}
 
 
+@pytest.fixture(scope="module")
+def custom_vendor(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from emulator.build import build_custom_opp
+    return build_custom_opp(tmp_path_factory.mktemp("opp"))
+
+
 @pytest.fixture
 def no_cann(monkeypatch):
     """No CANN install nor custom package visible (the NumPy backend then knows headers/ only)."""
@@ -54,7 +60,7 @@ def test_an_unknown_operator_is_no_attribute_on_both_backends(backend, name):
 def test_known_operators_stay_attributes_and_dir_lists_them(backend, emulator_home):
     shipped = _declared(HEADERS)
     assert shipped == {"MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward", "Add",
-                       "InplaceAdd", "ReduceSum", "AmpUpdateScale", "Cat"}
+                       "InplaceAdd", "ReduceSum", "AmpUpdateScale", "Cat", "ForeachMulScalarList"}
     for op in shipped:
         assert callable(getattr(acl, f"aclnn{op}GetWorkspaceSize")) and callable(getattr(acl, f"aclnn{op}"))
     names = dir(acl)
@@ -70,18 +76,22 @@ def test_known_operators_stay_attributes_and_dir_lists_them(backend, emulator_ho
     assert not missing, missing
 
 
-def test_what_one_backend_knew_is_forgotten_for_the_next(emulator_home, use_backend, no_cann, monkeypatch):
-    """aclnnForeachMulScalarList made on the acl backend (toolkit headers) is not an attribute once the NumPy
-    backend without any CANN headers runs; back on acl it is again."""
+def test_what_one_backend_knew_is_forgotten_for_the_next(emulator_home, custom_vendor, use_backend, no_cann,
+                                                         monkeypatch):
+    """aclnnAddCustom made on the acl backend (a custom package's header; every operator of the
+    emulated toolkit is in headers/) is not an attribute once the NumPy backend without any CANN
+    headers or package runs; back on acl it is again."""
+    monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", str(custom_vendor))
     use_backend("acl", home=emulator_home)
-    assert callable(acl.aclnnForeachMulScalarListGetWorkspaceSize)
+    assert callable(acl.aclnnAddCustomGetWorkspaceSize)
     monkeypatch.delenv("ASCEND_HOME_PATH")
+    monkeypatch.delenv("ASCEND_CUSTOM_OPP_PATH")
     use_backend("numpy")
-    assert not hasattr(acl, "aclnnForeachMulScalarListGetWorkspaceSize")
-    assert not hasattr(acl, "aclnnForeachMulScalarList")
+    assert not hasattr(acl, "aclnnAddCustomGetWorkspaceSize") and not hasattr(acl, "aclnnAddCustom")
     assert hasattr(acl, "aclnnMseLossBackwardGetWorkspaceSize") and hasattr(acl, "aclnnAdd")  # headers/
+    monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", str(custom_vendor))
     use_backend("acl", home=emulator_home)
-    assert hasattr(acl, "aclnnForeachMulScalarListGetWorkspaceSize")
+    assert hasattr(acl, "aclnnAddCustomGetWorkspaceSize")
 
 
 def test_attribute_lookup_reads_only_the_header_index_once(backend, monkeypatch):
@@ -127,27 +137,28 @@ def test_numpy_backend_unknown_name_is_not_reported_as_missing_a_reference(use_b
                                   f"aclnnNoSuchOpGetWorkspaceSize (searched pyaclnn headers/: {HEADERS}); found no "
                                   "custom operator package (ASCEND_CUSTOM_OPP_PATH")
         assert "and no CANN aclnnop headers (ASCEND_HOME_PATH" in message
-        assert message.endswith("Operators with a NumPy reference: Add, AmpUpdateScale, Cat, CrossEntropyLossGrad, GroupNormBackward, "
-                                "InplaceAdd, MseLossBackward, PreluBackward, ReduceSum")
+        assert message.endswith("Operators with a NumPy reference: Add, AmpUpdateScale, Cat, CrossEntropyLossGrad, "
+                                "ForeachMulScalarList, GroupNormBackward, InplaceAdd, MseLossBackward, PreluBackward, "
+                                "ReduceSum")
 
 
-def test_numpy_backend_known_operator_keeps_its_no_reference_error(emulator_home, use_backend, monkeypatch):
-    """With CANN headers installed (no device), aclnnForeachMulScalarList is known: NotSupportedError "no NumPy
+def test_numpy_backend_known_operator_keeps_its_no_reference_error(unreferenced_toolkit, use_backend, monkeypatch):
+    """With CANN headers installed (no device), aclnnForeachAddScalarList is known: NotSupportedError "no NumPy
     reference" (not UnknownOperatorError), and a typo is still unknown, naming the toolkit folder."""
     monkeypatch.delenv("ASCEND_CUSTOM_OPP_PATH", raising=False)
     monkeypatch.delenv("ASCEND_OPP_PATH", raising=False)
-    use_backend("numpy", home=emulator_home)
-    assert hasattr(acl, "aclnnForeachMulScalarListGetWorkspaceSize")
-    for call in (lambda: acl.aclnnForeachMulScalarListGetWorkspaceSize(None, None, None),
-                 lambda: acl.aclnnForeachMulScalarList(None, 0, None, None),
-                 lambda: pyaclnn.Op("ForeachMulScalarList", [np.ones(2, np.float32)], [2.0], [np.ones(2, np.float32)])):
+    use_backend("numpy", home=unreferenced_toolkit)
+    assert hasattr(acl, "aclnnForeachAddScalarListGetWorkspaceSize")
+    for call in (lambda: acl.aclnnForeachAddScalarListGetWorkspaceSize(None, None, None),
+                 lambda: acl.aclnnForeachAddScalarList(None, 0, None, None),
+                 lambda: pyaclnn.Op("ForeachAddScalarList", [np.ones(2, np.float32)], [2.0], [np.ones(2, np.float32)])):
         with pytest.raises(pyaclnn.NotSupportedError) as info:
             call()
         assert type(info.value) is pyaclnn.NotSupportedError
-        assert str(info.value).startswith("aclnnForeachMulScalarList has no NumPy reference in pyaclnn: it runs with "
+        assert str(info.value).startswith("aclnnForeachAddScalarList has no NumPy reference in pyaclnn: it runs with "
                                           "PYACLNN_BACKEND=acl on a device")
     with pytest.raises(pyaclnn.UnknownOperatorError) as unknown:
         pyaclnn.Op("Ad")
-    assert f"; CANN aclnnop: {emulator_home}/" in str(unknown.value)
+    assert f"; CANN aclnnop: {unreferenced_toolkit}/" in str(unknown.value)
     assert "found no custom operator package" in str(unknown.value)
     assert "CANN aclnnop headers" not in str(unknown.value)

@@ -57,7 +57,8 @@ def test_samples_names_backend_and_soc_and_prints_the_examples_numbers() -> None
             current = sections.setdefault(m.group(1), [])
         else:
             current.append(line)
-    assert list(sections) == ["Add", "AmpUpdateScale", "Cat", "CrossEntropyLossGrad", "GroupNormBackward", "InplaceAdd", "MseLossBackward",
+    assert list(sections) == ["Add", "AmpUpdateScale", "Cat", "CrossEntropyLossGrad", "ForeachMulScalarList", "GroupNormBackward",
+                              "InplaceAdd", "MseLossBackward",
                               "PreluBackward", "ReduceSum"]
     # The same values as the idiomatic examples (checked against oracles in test_examples.py),
     # each followed by its expected value, and a verdict per sample.

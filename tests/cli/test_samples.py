@@ -44,6 +44,9 @@ def test_expected_values_match_pytorch() -> None:
     scale, tracker = torch.tensor([65536.0]), torch.tensor([900], dtype=torch.int32)
     torch._amp_update_scale_(scale, tracker, torch.tensor([0.0]), 2.0, 0.5, 1000)
     want["AmpUpdateScale"] = {"updatedScale": scale, "updatedGrowthTracker": tracker}
+    out1, out2 = torch._foreach_mul([torch.arange(1, 7, dtype=torch.float32).reshape(2, 3),
+                                     torch.tensor([[70.0, 80, 90]])], [1.2, 2.2])  # float32 scalars, as the page's
+    want["ForeachMulScalarList"] = {"out1 result": out1, "out2 result": out2}
 
     assert list(_samples.EXPECTED) == sorted(want) == list(_samples.SAMPLES)  # pyaclnn/ops folder order
     for name, labels in want.items():
@@ -145,8 +148,9 @@ def test_every_bench_case_name_is_a_sample() -> None:
 
 def test_unknown_sample_lists_the_short_names(capsys) -> None:
     assert main(["samples", "softmax"]) == 2
-    assert "choose from Add, AmpUpdateScale, Cat, CrossEntropyLossGrad, GroupNormBackward, InplaceAdd, MseLossBackward, " \
-           "PreluBackward, ReduceSum, or add, amp_update_scale, cat, cross_entropy, group_norm, inplace_add, mse, prelu, " \
+    assert "choose from Add, AmpUpdateScale, Cat, CrossEntropyLossGrad, ForeachMulScalarList, GroupNormBackward, InplaceAdd, " \
+           "MseLossBackward, PreluBackward, ReduceSum, or add, amp_update_scale, cat, cross_entropy, foreach_mul, group_norm, " \
+           "inplace_add, mse, prelu, " \
            "reduce_sum" in capsys.readouterr().err
 
 

@@ -147,14 +147,14 @@ def test_ops_without_a_match_names_what_the_backend_knows_and_how_to_see_more(tm
     from pyaclnn._env import DEFAULT_HOMES
     if any(Path(home).exists() for home in DEFAULT_HOMES):
         pytest.skip("a CANN install is present: its operators are found")
-    proc = subprocess.run([sys.executable, "-m", "pyaclnn", "ops", "ForeachMulScalarList"], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "pyaclnn", "ops", "ForeachAddScalarList"], capture_output=True, text=True,
                           env=subprocess_env(PYACLNN_BACKEND="numpy", ASCEND_HOME_PATH=str(tmp_path)),
                           timeout=60, cwd=ROOT)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     (line,) = proc.stderr.strip().splitlines()
-    assert line.startswith("pyaclnn: error: no operator matches 'ForeachMulScalarList' on the numpy backend, which knows 9 "
-                           "operator(s): Add, AmpUpdateScale, Cat, CrossEntropyLossGrad, GroupNormBackward, InplaceAdd, "
-                           "MseLossBackward, PreluBackward, ... (`pyaclnn ops` lists all);")
+    assert line.startswith("pyaclnn: error: no operator matches 'ForeachAddScalarList' on the numpy backend, which knows 10 "
+                           "operator(s): Add, AmpUpdateScale, Cat, CrossEntropyLossGrad, ForeachMulScalarList, "
+                           "GroupNormBackward, InplaceAdd, MseLossBackward, ... (`pyaclnn ops` lists all);")
     assert "found no CANN install with aclnnop headers" in line and "no custom operator package" in line
     assert "set ASCEND_HOME_PATH to the install" in line and "set ASCEND_CUSTOM_OPP_PATH" in line
 

@@ -185,9 +185,12 @@ def test_shipped_headers_parse_to_the_documented_parameters():
     assert ce.index_rule == "position"
     assert ops.get("PreluBackward").outputs == (3, 4)
     assert set(ops.all()) == {"MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward",
-                              "Add", "InplaceAdd", "ReduceSum", "AmpUpdateScale", "Cat"}
+                              "Add", "InplaceAdd", "ReduceSum", "AmpUpdateScale", "Cat", "ForeachMulScalarList"}
     cat = ops.get("Cat")  # a tensor list: an input like a tensor
     assert cat.names == ("tensors", "dim", "out") and cat.inputs == (0,) and cat.outputs == (2,)
+    fe = ops.get("ForeachMulScalarList")  # generated, all const: its spec's ROLES name the output list
+    assert fe.names == ("x", "scalars", "out") and fe.inputs == (0,) and fe.outputs == (2,)
+    assert fe.kinds == ("tensor_list", "scalar_list", "tensor_list") and fe.index_rule == "position"
     add, inplace = ops.get("Add"), ops.get("InplaceAdd")
     assert add.names == ("self", "other", "alpha", "out") and add.inputs == (0, 1) and add.outputs == (3,)
     assert inplace.inputs == (0, 1) and inplace.outputs == (0,)  # selfRef: in and out
