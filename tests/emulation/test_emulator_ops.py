@@ -550,9 +550,9 @@ def test_foreach_mul_scalar_list_against_torch(dev, dtype):
     it, natively in half with the scalar rounded to half (foreach_one_scalar_list_binary.h
     ProcessPlusInLoop): torch's float16 product of the half-rounded scalars (exact, then one rounding)."""
     rng = np.random.default_rng(6)
-    xs = [(rng.standard_normal(s) * 30).astype(dtype) for s in ((2, 3), (5,), (1, 2, 2))]
+    xs = [(rng.standard_normal(s) * (300 if dtype == np.float16 else 30)).astype(dtype) for s in ((2, 3), (5,), (1, 2, 2))]
     sdt = np.int64 if dtype == np.int32 else np.float32
-    svals = [3, -2, 7] if dtype == np.int32 else [0.3, -1.5, 2.25]
+    svals = [3, -2, 7] if dtype == np.int32 else [1.0003, -1.5, 0.3]  # half(1.0003) is 1: x*1.0003 rounds elsewhere
     outs = [dev.empty(x.shape, dtype) for x in xs]
     xl = dev.tensor_list([dev.put(x)[0] for x in xs])
     ol = dev.tensor_list([o for o, _ in outs])
