@@ -459,6 +459,9 @@ def test_amp_update_scale_runs_only_where_the_definition_has_a_kernel(use_backen
         use_backend("numpy", soc=soc)
         got = amp(1.0, 0, 0.0)
         assert (not isinstance(got, Exception)) if ok else got.status == 561003, soc
+        if not ok:  # the SoC before the dtypes (nnopbase CheckSocVersionAndParam)
+            got = amp([1.0], [0], [0.0], dtype=np.float64, outs=(np.zeros(1), np.zeros(1, np.int32)))
+            assert got.status == 561003, (soc, got)
 
 
 def test_amp_update_scale_sample_prints_the_documented_values(use_backend) -> None:

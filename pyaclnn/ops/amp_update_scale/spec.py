@@ -6,9 +6,11 @@ bf16, AI Core configs for ascend910b, ascend910_93 and ascend950 only), op_host/
 amp_update_scale_tiling.cpp (AmpUpdateScaleTiling::Init: growthInterval in [1, INT32_MAX], each
 input one element of rank 0 or 1), docs/aclnnAmpUpdateScale.md.
 
-The generated aclnn checks its required tensors (161001), then the dtype combination against the
-rows of the definition (161002); a SoC the definition has no AI Core config for has no kernel
-(561003); the tiling's refusals are 561002.
+The generated aclnn checks its required tensors (161001); then, finding no kernel for the call,
+nnopbase's CheckSocVersionAndParam (hicann/opbase src/nnopbase/individual_op/executor/
+indv_executor.cpp, called from NnopbaseExecutorTilingAndUpdateBinInfo) refuses first a SoC the
+definition has no AI Core config for (561003), then a dtype combination not among its rows
+(161002); the tiling's refusals are 561002.
 """
 from __future__ import annotations
 
@@ -41,14 +43,14 @@ def check(soc: str, current_scale: TensorMeta | None, growth_tracker: TensorMeta
             fail_null(API, f"{name} is nullptr")
     cs, gt, fi, us, ug = tensors
     assert cs is not None and gt is not None and fi is not None and us is not None and ug is not None
+    if soc not in SOCS:
+        fail(FIND_KERNEL_ERROR, API, f"AmpUpdateScale has no kernel on {soc} (its definition configures "
+                                     f"{', '.join(SOCS)} only)")
     x = cs.dtype
     if not (x in _X and gt.dtype == DType.INT32 and fi.dtype == x and us.dtype == x and ug.dtype == DType.INT32):
         combination = ", ".join(str(DType(t.dtype)) for t in (cs, gt, fi, us, ug))
         fail_invalid(API, f"dtype combination ({combination}) is not in the op definition: expected "
                           "(x, int32, x, x, int32), x in float32/float16/bfloat16")
-    if soc not in SOCS:
-        fail(FIND_KERNEL_ERROR, API, f"AmpUpdateScale has no kernel on {soc} (its definition configures "
-                                     f"{', '.join(SOCS)} only)")
     if not 1 <= growth_interval <= INT32_MAX:
         fail(TILING_ERROR, API, f"growthInterval {growth_interval} must be in range [1, INT32_MAX]")
     for name, t in zip(_NAMES[:3], (cs, gt, fi)):
