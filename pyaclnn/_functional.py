@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
-from ._interop import CONVERTERS_MAX, Converter, converter, host_array
+from ._interop import CONVERTERS_MAX, Converter, always_numbers, converter, host_array
 from ._hostcall import CallMemo, memo_for, remember_memo, run_host, run_memo
 from ._signature import c_values
 from ._tensor import Tensor
@@ -42,14 +42,22 @@ _FROM_PYTHON: dict[int, tuple[str, str]] = {}
 
 
 _READERS: dict[type, Converter] = {}  # the types _arg has vetted, each with its _interop converter
+# Those whose converter gives arrays of numbers only (torch tensors: _interop.always_numbers):
+# their arrays skip the dtype check.
+_NUMBER_READERS: dict[type, Converter] = {}
 
 
-def _arg(x: Any, name: str, api: str, _reader: Callable[[type], Converter | None] = _READERS.get) -> Any:
+def _arg(x: Any, name: str, api: str, _numbers: Callable[[type], Converter | None] = _NUMBER_READERS.get,
+         _reader: Callable[[type], Converter | None] = _READERS.get) -> Any:
     """An argument for a tensor parameter: None, a Tensor, or an ndarray of numbers (a DLPack or
     ``__array__`` object is viewed as one, see _interop.host_array). Text or objects are a
     TypeError naming ``name``. A type seen before goes straight to its converter: on calls of
-    ~10 us each step saved here counts (issue 16). Python floats and lists are never memoised:
-    the arrays made of them are remembered for the error hint (_FROM_PYTHON)."""
+    ~5 us each step saved here counts (issue 16: a torch tensor costs one lookup and its
+    conversion). Python floats and lists are never memoised: the arrays made of them are
+    remembered for the error hint (_FROM_PYTHON)."""
+    read = _numbers(type(x))
+    if read is not None:
+        return read(x)
     read = _reader(type(x))
     if read is not None:
         x = read(x)
@@ -66,9 +74,11 @@ def _arg(x: Any, name: str, api: str, _reader: Callable[[type], Converter | None
                     _FROM_PYTHON[id(x)] = (name, what)
                     weakref.finalize(x, _FROM_PYTHON.pop, id(x), None)
             else:
-                if len(_READERS) >= CONVERTERS_MAX:
+                if len(_READERS) + len(_NUMBER_READERS) >= CONVERTERS_MAX:
                     _READERS.clear()
-                _READERS[type(value)] = converter(type(value))
+                    _NUMBER_READERS.clear()
+                cls = type(value)
+                (_NUMBER_READERS if always_numbers(cls) else _READERS)[cls] = converter(cls)
     if x.dtype.kind in _NOT_NUMBERS:
         raise _not_a_tensor(name, api, x)
     return x

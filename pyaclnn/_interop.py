@@ -6,14 +6,20 @@ anything that is not an ndarray through ``host_array``. How a type is read is wo
 the first object of that type and kept (the converter, never the data):
 
 - a torch tensor (``torch.Tensor`` or a subclass) is viewed without a copy through
-  ``Tensor.numpy()``, several times cheaper than torch's DLPack export (``__dlpack__`` and
-  ``__dlpack_device__`` are Python code in torch: a few us per tensor, issue 16). What
-  ``numpy()`` refuses is read as torch sees it: a tensor with ``requires_grad=True`` as
-  ``detach()``-ed (pyaclnn takes its values, autograd does not see the call); a lazy
-  conjugate or negative view (``z.conj()``, ``z.conj().imag``) resolved into a copy first
-  (torch's DLPack export hands over the memory without those bits: the values would be read
-  un-negated); bfloat16 as its bits viewed as ``ml_dtypes.bfloat16``. A tensor on another
-  device (CUDA, NPU, meta) is a BufferError telling to pass ``t.cpu()``;
+  ``Tensor.numpy()``. What ``numpy()`` refuses is read as torch sees it: a tensor with
+  ``requires_grad=True`` as ``detach()``-ed (pyaclnn takes its values, autograd does not see
+  the call); a lazy conjugate or negative view (``z.conj()``, ``z.conj().imag``) resolved into
+  a copy first; autograd's lazy zeros (``torch._efficientzerotensor``, no memory behind them)
+  as a new zeroed array; bfloat16 as its bits viewed as ``ml_dtypes.bfloat16``. A tensor on
+  another device (CUDA, NPU, meta) is a BufferError telling to pass ``t.cpu()``. Nothing read
+  is kept: each call reads the tensor as it is then (``set_()``, resized or re-typed in place).
+  Why ``numpy()`` (issue 16; 8x16 float32, torch 2.13): ~0.67 us a tensor, and its refusals
+  are torch's own list of what a plain view would get wrong. ``np.from_dlpack(t)`` is ~2.4 us
+  (torch's ``__dlpack__`` and ``__dlpack_device__`` are Python code); torch's C export
+  ``torch.utils.dlpack.to_dlpack`` handed to NumPy's importer is ~0.6 us but drops the conj,
+  neg and ZeroTensor bits (a ZeroTensor reads as garbage), so it needs three checks of its
+  own; a cache of views per tensor must re-read its pointer, shape, strides, dtype and those
+  bits to stay right: ~0.7 us;
 - any other object with ``__dlpack__`` (JAX, CuPy-on-host...) on the CPU is viewed without a
   copy through ``np.from_dlpack``; what NumPy's importer refuses (bfloat16) is imported as
   below. An object on a non-CPU DLPack device falls back to its ``__array__`` (a pyaclnn
@@ -35,7 +41,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["host_array", "converter", "Converter", "to_dlpack", "KDL_CPU"]
+__all__ = ["host_array", "converter", "always_numbers", "Converter", "to_dlpack", "KDL_CPU"]
 
 KDL_CPU = 1                        # DLDeviceType kDLCPU
 _KDL_UINT, _KDL_BFLOAT = 1, 4      # DLDataTypeCode kDLUInt, kDLBfloat
@@ -160,12 +166,30 @@ def _make_torch_reader(torch: Any) -> Converter:
     return from_torch
 
 
+def always_numbers(cls: type) -> bool:
+    """Whether every array ``converter(cls)`` gives holds numbers (bfloat16 included), whatever
+    the object, so that a caller may skip its per-object dtype check (pyaclnn._functional._arg,
+    issue 16): ``torch.Tensor`` and ``torch.nn.Parameter``, whose ``numpy()`` gives a number
+    dtype or refuses with a TypeError. Not other subclasses: their ``__torch_function__`` or
+    ``numpy`` may answer anything."""
+    torch = sys.modules.get("torch")
+    return torch is not None and (cls is torch.Tensor or cls is torch.nn.Parameter)
+
+
 def _from_torch(torch: Any, t: Any, in_place: bool) -> np.ndarray:
     """A (detached) torch tensor ``numpy()`` refused: read as torch shows it, or a clear error."""
     device = t.device
     if device.type != "cpu":
         raise BufferError(f"pyaclnn needs host memory here; this torch tensor is on {device}, not the CPU: "
                           "pass t.cpu()")
+    if t._is_zerotensor():  # autograd's lazy zeros (torch._efficientzerotensor): no memory to view
+        if in_place:
+            raise BufferError("pyaclnn writes into this host array, but this torch tensor is a ZeroTensor "
+                              "(lazy zeros, no memory): pass torch.zeros(t.shape, dtype=t.dtype)")
+        if t.dtype is torch.bfloat16:
+            from .dtypes import bfloat16
+            return np.zeros(tuple(t.shape), bfloat16())
+        return t.numpy(force=True)  # a new zeroed array (torch's own answer for a ZeroTensor)
     if t.is_conj() or t.is_neg():  # torch's DLPack export drops these bits: read the values they mean
         if in_place:
             raise BufferError("pyaclnn writes into this host array, but this torch tensor is a lazy "

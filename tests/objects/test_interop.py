@@ -411,3 +411,96 @@ def test_other_dlpack_producers_bfloat16_included(use_backend):
         assert a.__array_interface__["data"][0] == t.data_ptr()  # a view, not a copy
         same(pyaclnn.mse_loss_backward(Forwarder(t), Forwarder(t), Forwarder(t * 0), "sum"),
              pyaclnn.mse_loss_backward(as_numpy(t), as_numpy(t), as_numpy(t * 0), "sum"))
+
+
+def test_tensors_changed_in_place_between_calls_are_read_anew(use_backend):
+    """Nothing read from a tensor is kept between calls (issue 16): a cache of views per tensor
+    object, or one checking only some of its metadata, gives stale values here. Between calls
+    the same tensor object gets other memory (``set_``), the same memory negated or re-typed
+    (``.data =``: same pointer, shape and strides), a smaller shape (``resize_``), and grad."""
+    use_backend("numpy")
+    g, y = torch.ones(2, 3), torch.zeros(2, 3)
+    x = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+
+    def check():
+        np.testing.assert_array_equal(pyaclnn.mse_loss_backward(g, x, y, "none"), aten_mse(g, x, y).astype(F32))
+
+    check()
+    x.set_(torch.full((2, 3), 7.0))  # another storage, the same shape, strides and dtype
+    check()
+    ptr = x.data_ptr()
+    x.data = torch._neg_view(x)  # the same memory, now read negated by torch
+    assert x.is_neg() and x.data_ptr() == ptr and x.shape == (2, 3)
+    check()
+    x.data = x.resolve_neg()
+    x.requires_grad_()
+    check()
+    x = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    check()
+    x.resize_(3)  # smaller: the same storage, another shape
+    assert x.shape == (3,)
+    check()
+    x = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    check()
+    ptr = x.data_ptr()
+    x.data = x.view(torch.int32)  # the same memory, shape and strides, another dtype: refused now
+    assert x.data_ptr() == ptr and x.shape == (2, 3) and x.stride() == (3, 1)
+    with pytest.raises(pyaclnn.AclnnParamInvalidError, match="int32"):
+        pyaclnn.mse_loss_backward(g, x, y, "none")
+
+
+@pytest.mark.parametrize("shape", [(), (0, 3)], ids=["0-d", "zero-size"])
+def test_0d_and_zero_size_torch_inputs(backend, shape):
+    gen = torch.Generator().manual_seed(5)
+    g, x, y = (torch.randn(shape, generator=gen) for _ in range(3))
+    got = pyaclnn.mse_loss_backward(g, x, y, "none")
+    assert got.shape == shape and got.dtype == F32
+    np.testing.assert_array_equal(got, aten_mse(g, x, y).astype(F32))
+    same(got, pyaclnn.mse_loss_backward(g.numpy(), x.numpy(), y.numpy(), "none"))
+
+
+def test_zero_tensors_are_read_as_zeros(backend):
+    """autograd's lazy zeros (``torch._efficientzerotensor``) have no memory behind them:
+    ``numpy()`` refuses them and their DLPack export points at nothing. They read as zeros, as
+    torch sees them; as a destination pyaclnn would write into, they are a BufferError."""
+    g, x = torch.full((2, 3), 0.5), torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    for dtype in (torch.float32, torch.bfloat16):
+        zeros = torch._efficientzerotensor((2, 3), dtype=dtype)
+        assert zeros._is_zerotensor()
+        same(pyaclnn.mse_loss_backward(g.to(dtype), x.to(dtype), zeros, "none"),
+             pyaclnn.mse_loss_backward(as_numpy(g.to(dtype)), as_numpy(x.to(dtype)),
+                                       as_numpy(torch.zeros(2, 3, dtype=dtype)), "none"))
+    acl.aclrtSetDevice(0)
+    try:
+        ptr = acl.aclrtMalloc(24, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+        try:
+            with pytest.raises(BufferError, match="ZeroTensor"):
+                acl.aclrtMemcpy(torch._efficientzerotensor((6,)), 24, ptr, 24, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+        finally:
+            acl.aclrtFree(ptr)
+    finally:
+        acl.aclrtResetDevice(0)
+
+
+class _TextTensor(torch.Tensor):
+    """A torch.Tensor subclass whose numpy() answers text: its arrays are checked like any other's."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        if func is torch.Tensor.numpy:
+            return np.array([["a", "b", "c"]] * 2)
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+
+def test_only_plain_torch_tensors_skip_the_dtype_check(use_backend):
+    """torch.Tensor and nn.Parameter go straight from numpy() to the call (their arrays hold
+    numbers); a subclass may answer anything, so its arrays are checked every call."""
+    use_backend("numpy")
+    from pyaclnn._interop import always_numbers
+    assert always_numbers(torch.Tensor) and always_numbers(torch.nn.Parameter)
+    assert not always_numbers(_TextTensor) and not always_numbers(np.ndarray)
+    ones = torch.ones(2, 3)
+    text = torch.ones(2, 3).as_subclass(_TextTensor)
+    for _ in range(2):  # the first sight of the type, then its kept converter
+        with pytest.raises(TypeError, match="input must be a NumPy array .* of numbers, got an array of dtype <U1"):
+            pyaclnn.mse_loss_backward(ones, text, ones, "none")
