@@ -225,6 +225,12 @@ def doctor_report() -> dict[str, Any]:
                                     "libruntime.so: the toolkit's runtime runs, not the simulator's",
                          "fix": " && ".join(disc.get("unlinked_simulator_fix") or [])
                                 + " (as the ops repos' build_example.sh does), then start Python again"})
+    changed = _env.ld_library_path_changed()
+    if changed:  # what pyaclnn and the dynamic linker use is the start-up value; os.environ misleads
+        problems.append({"problem": f"LD_LIBRARY_PATH was changed after start-up (start-up: {changed[0] or '(unset)'}; "
+                                    f"now: {changed[1] or '(unset)'}): the dynamic linker uses the start-up value",
+                         "fix": "set it before starting python (LD_LIBRARY_PATH=... python SCRIPT.py, or export it "
+                                "in the shell first), not in the script"})
     ops = cann.get("operators") or {}
     missing_libs = {lib["path"] for lib in ops.get("libraries", []) if not lib.get("exists", True)}
     for source in ops.get("sources", []):

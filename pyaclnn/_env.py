@@ -81,11 +81,45 @@ def install_info() -> str:
     return os.environ.get("PYACLNN_ASCEND_INSTALL_INFO") or "/etc/ascend_install.info"
 
 
+def startup_environ() -> dict[str, str] | None:
+    """The environment the process started with, or None where the system does not show it.
+
+    Linux keeps the start-up block in /proc/self/environ; assigning to os.environ (putenv) makes
+    a new environment for later getenv calls and child processes, and leaves that block as it was."""
+    try:
+        raw = Path("/proc/self/environ").read_bytes()
+    except OSError:
+        return None
+    env = {}
+    for item in raw.split(b"\0"):
+        name, sep, value = item.partition(b"=")
+        if sep:
+            env[os.fsdecode(name)] = os.fsdecode(value)
+    return env
+
+
+def startup_ld_library_path() -> str:
+    """LD_LIBRARY_PATH as the dynamic linker saw it: glibc's ld.so reads it once, at process
+    start-up (_dl_init_paths), so a later change of os.environ changes no library lookup.
+    The start-up value where the system shows it (startup_environ), else os.environ's."""
+    start = startup_environ()
+    return (start if start is not None else os.environ).get("LD_LIBRARY_PATH") or ""
+
+
 def ld_library_path() -> list[str]:
-    """LD_LIBRARY_PATH's folders, in order (empty entries dropped). The dynamic linker reads the
-    value the process started with; pyaclnn reads it to know which folder would win a bare-name
-    library lookup (the NPU Simulator's set-up puts its folder first)."""
-    return [p for p in (os.environ.get("LD_LIBRARY_PATH") or "").split(":") if p]
+    """The folders of the start-up LD_LIBRARY_PATH (startup_ld_library_path), in order, empty
+    entries dropped: which folder wins a bare-name library lookup (the NPU Simulator's set-up
+    puts its folder first)."""
+    return [p for p in startup_ld_library_path().split(":") if p]
+
+
+def ld_library_path_changed() -> tuple[str, str] | None:
+    """(start-up value, os.environ's value) when the script changed LD_LIBRARY_PATH after
+    start-up, which the dynamic linker does not see; None when they agree (or the start-up
+    value is not known)."""
+    now = os.environ.get("LD_LIBRARY_PATH") or ""
+    start = startup_ld_library_path()
+    return None if start == now else (start, now)
 
 
 def get(name: str) -> str | None:

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -199,3 +201,169 @@ def test_a_simulator_folder_without_its_links_is_a_problem_with_the_fix(tmp_path
                                    f"ln -sf {sim}/libnpu_drv_camodel.so {sim}/libascend_hal.so"]
     problem, = [p for p in report["problems"] if "NPU Simulator" in p["problem"]]
     assert str(sim) in problem["problem"] and row["commands"][0] in problem["fix"] and row["commands"][1] in problem["fix"]
+
+
+# ---- the samples and the examples run unchanged on it (issue 17 point 4) -----------------------
+EXAMPLES = TESTS.parent / "examples"
+# A child that runs its argument unchanged, as `python SCRIPT.py` (runpy, __main__) or
+# `python -m pyaclnn samples`, then writes to $SIM_REPORT what the process ran on. The script's
+# own stdout and exit status are left as they are.
+UNCHANGED = """
+import json, os, runpy, sys
+target = sys.argv[1]
+try:
+    if target == "samples":
+        sys.argv = ["pyaclnn", "samples"]
+        runpy.run_module("pyaclnn", run_name="__main__", alter_sys=True)
+    else:
+        sys.argv = [target]
+        runpy.run_path(target, run_name="__main__")
+finally:
+    import pyaclnn
+    maps = sorted({line.split()[-1] for line in open("/proc/self/maps") if line.split()[-1].startswith("/")})
+    with open(os.environ["SIM_REPORT"], "w") as f:
+        json.dump({"simulator": pyaclnn.backend_info()["simulator"], "mapped": maps}, f)
+"""
+LINE = re.compile(r"^(\w+)\[(\d+)\] is: (-?\d+\.\d{6})")
+
+
+def _camel(op: str) -> str:
+    return "".join(part.title() for part in op.split("_"))
+
+
+@pytest.fixture(scope="module")
+def unchanged_runs(toolkit, tmp_path_factory) -> dict[str, tuple[subprocess.CompletedProcess, dict]]:
+    """{script (or "samples"): (its process, what it ran on)}: every example and the samples,
+    each in a process with the simulator's folder first on LD_LIBRARY_PATH."""
+    out = tmp_path_factory.mktemp("sim-runs")
+    runs = {}
+    for target in ["samples", *sorted(p.name for p in EXAMPLES.glob("*.py"))]:
+        report = out / f"{target}.json"
+        proc = run(["-c", UNCHANGED, target if target == "samples" else str(EXAMPLES / target)], toolkit,
+                   simulator=True, SIM_REPORT=str(report))
+        runs[target] = (proc, json.loads(report.read_text()) if report.exists() else {})
+    return runs
+
+
+def _on_the_simulator(toolkit, ran_on: dict) -> None:
+    sim, lib64 = toolkit["sim"], toolkit["home"] / "lib64"
+    assert ran_on["simulator"] == CHIP
+    assert {str(sim / "libruntime_camodel.so"), str(sim / "libnpu_drv_camodel.so")} <= set(ran_on["mapped"])
+    assert str(lib64 / "libruntime.so") not in ran_on["mapped"] and str(toolkit["driver"]) not in ran_on["mapped"]
+
+
+def test_the_samples_run_unchanged_on_the_simulator(toolkit, unchanged_runs):
+    """`python -m pyaclnn samples`: every sample's values match the documented expected ones
+    (pyaclnn._samples.EXPECTED, checked against PyTorch in tests/cli/test_samples.py)."""
+    from pyaclnn import _samples
+    proc, ran_on = unchanged_runs["samples"]
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _on_the_simulator(toolkit, ran_on)
+    for name, labels in _samples.EXPECTED.items():
+        assert f"aclnn{name}: OK ({sum(map(len, labels.values()))} values match" in proc.stdout, name
+
+
+@pytest.mark.parametrize("op", sorted({p.stem.removesuffix("_acl") for p in EXAMPLES.glob("*.py")}))
+def test_the_examples_run_unchanged_on_the_simulator(toolkit, unchanged_runs, op):
+    """Both styles of each example (<op>_acl.py, the C sample's port; <op>.py) print the
+    documented sample's values (the same data as `samples`: pyaclnn._samples.EXPECTED)."""
+    from pyaclnn import _samples
+    expected = _samples.EXPECTED[_camel(op)]
+    for script in (f"{op}_acl.py", f"{op}.py"):
+        proc, ran_on = unchanged_runs[script]
+        assert proc.returncode == 0 and proc.stderr == "", proc.stdout + proc.stderr
+        _on_the_simulator(toolkit, ran_on)
+        first, *lines = proc.stdout.splitlines()
+        assert first.startswith("backend: acl (SoC "), first
+        got: dict[str, list[float]] = {}
+        for line in lines:
+            m = LINE.match(line)
+            assert m and int(m.group(2)) == len(got.setdefault(m.group(1), [])), line
+            got[m.group(1)].append(float(m.group(3)))
+        assert list(got) == list(expected), script
+        for label, values in expected.items():
+            np.testing.assert_allclose(got[label], values, rtol=1e-5, atol=1e-5, err_msg=f"{script} {label}")
+
+
+# ---- the simulated device as the real simulator has it ---------------------------------------
+DEVICES = """
+    import json
+    import pyaclnn
+    from pyaclnn import acl
+    info = pyaclnn.backend_info()
+    count = acl.aclrtGetDeviceCount()
+    try:
+        acl.aclrtSetDevice(1)
+        second = "set"
+    except pyaclnn.AclError as exc:
+        second = [type(exc).__name__, exc.status]
+    print(json.dumps({"backend": info["backend"], "simulator": info["simulator"], "reason": info["reason"],
+                      "count": count, "device 1": second}))
+"""
+
+
+@pytest.mark.parametrize("machine", [0, 4])
+def test_the_simulator_has_one_device_whatever_the_machine_has(toolkit, machine):
+    """One simulated device (hicann/runtime src/cmodel_driver/cmodel_driver.h MAX_DEV_NUM 1,
+    driver_api.c drvGetDevNum), on a machine without a device (EMU_DEVICE_COUNT=0: no driver,
+    which the simulator does not need) as on one with four: aclrtGetDeviceCount is 1 and
+    aclrtSetDevice(1) fails as the runtime rejects a device id beyond the driver's count
+    (api_error.cc ApiErrorDecorator::SetDevice: RT_ERROR_DEVICE_ID, which errcode_manage.cc maps
+    to ACL_ERROR_RT_INVALID_DEVICEID). backend_info and the doctor say 1 device."""
+    data = run_code(DEVICES, toolkit, simulator=True, EMU_DEVICE_COUNT=str(machine))
+    assert data["backend"] == "acl" and data["simulator"] == CHIP
+    assert data["count"] == 1 and data["reason"].endswith(", 1 device(s)")
+    assert data["device 1"] == ["RtInvalidDeviceidError", 107001]
+    result = run(["-m", "pyaclnn", "doctor", "--json"], toolkit, simulator=True, EMU_DEVICE_COUNT=str(machine))
+    report = json.loads(result.stdout)
+    assert report["device_count"]["value"] == 1 and report["backend"]["simulator"] == CHIP, result.stderr
+    if machine:  # the same machine without the simulator: its own devices
+        data = run_code(DEVICES, toolkit, simulator=False, EMU_DEVICE_COUNT=str(machine), LD_LIBRARY_PATH="")
+        assert data["simulator"] is None and data["count"] == machine and data["device 1"] == "set"
+
+
+# ---- LD_LIBRARY_PATH as the dynamic linker saw it --------------------------------------------
+# glibc's ld.so reads LD_LIBRARY_PATH once, at start-up: a script that changes
+# os.environ["LD_LIBRARY_PATH"] before importing pyaclnn changes no library lookup.
+def changed(value: str) -> str:
+    """RUN after the script sets os.environ["LD_LIBRARY_PATH"] = value."""
+    return f"""
+    import os
+    os.environ["LD_LIBRARY_PATH"] = {value!r}
+""" + RUN
+
+
+@pytest.mark.parametrize("at_startup", [True, False])
+def test_the_simulator_is_the_one_the_dynamic_linker_saw_at_startup(toolkit, at_startup):
+    """Simulator first at start-up, then removed from os.environ: it is in use (and pyaclnn must
+    not preload lib64's libruntime.so over it). Not on the path at start-up, then put first in
+    os.environ: the toolkit's runtime runs, and pyaclnn must not claim the simulator."""
+    from emulator.build import simulator_env, toolkit_env
+    sim, lib64 = toolkit["sim"], toolkit["home"] / "lib64"
+    later = (toolkit_env if at_startup else simulator_env)(toolkit["home"])["LD_LIBRARY_PATH"]
+    data = run_code(changed(later), toolkit, simulator=at_startup)
+    assert data["out"] == [0.0, 0.0, 1.0, 3.0]
+    assert data["boot"]["camodel"] is at_startup
+    assert (str(sim / "libruntime_camodel.so") in data["mapped"]) is at_startup
+    assert (str(lib64 / "libruntime.so") in data["mapped"]) is not at_startup
+    assert data["simulator"] == (CHIP if at_startup else None)
+
+
+def test_doctor_warns_when_ld_library_path_was_changed_after_startup(toolkit):
+    from emulator.build import toolkit_env
+    startup = run(["-m", "pyaclnn", "doctor", "--json"], toolkit, simulator=True)
+    assert not [p for p in json.loads(startup.stdout)["problems"] if "LD_LIBRARY_PATH was changed" in p["problem"]]
+    later = toolkit_env(toolkit["home"])["LD_LIBRARY_PATH"]
+    code = f"""
+        import os, sys
+        os.environ["LD_LIBRARY_PATH"] = {later!r}
+        from pyaclnn._cli import main
+        sys.exit(main(["doctor", "--json"]))
+    """
+    report = json.loads(run(["-c", textwrap.dedent(code)], toolkit, simulator=True).stdout)
+    problem, = [p for p in report["problems"] if "LD_LIBRARY_PATH" in p["problem"]]
+    before = f"{toolkit['sim']}:{later}"
+    assert problem["problem"] == (f"LD_LIBRARY_PATH was changed after start-up (start-up: {before}; now: {later}): "
+                                  "the dynamic linker uses the start-up value")
+    assert problem["fix"].startswith("set it before starting python")
+    assert report["backend"]["simulator"] == CHIP  # what the process really runs on

@@ -58,7 +58,8 @@ _SOURCES = ("emu_runtime", "emu_rt_control", "emu_rt_devices", "emu_rt_errors", 
             "emu_kernels", "emu_compat", "emu_math", "emu_ops_math", "emu_ops_nn", "emu_ops_custom", "emu_ops_custom_add",
             "emu_ops_custom_blur")
 # objects compiled from a source of _SOURCES with other defines: object -> (source, defines)
-_VARIANTS = {"emu_keeper_camodel": ("emu_keeper", ("-DEMU_CAMODEL",))}
+_VARIANTS = {"emu_keeper_camodel": ("emu_keeper", ("-DEMU_CAMODEL",)),
+             "emu_driver_camodel": ("emu_driver", ("-DEMU_CAMODEL",))}
 _OBJ_CACHE: dict[tuple, Path] = {}
 
 
@@ -228,7 +229,7 @@ SIMULATOR_CHIP = "Ascend950PR"   # the chips the simulator covers: Ascend950PR/9
 # (file, objects, DT_NEEDED): hicann/runtime src/runtime/cmake/cmodel.cmake runtime_camodel_<product>
 # (OUTPUT_NAME runtime_camodel, links npu_drv_camodel) and src/cmodel_driver/CMakeLists.txt
 # npu_drv_camodel_<product> (OUTPUT_NAME npu_drv_camodel)
-_SIMULATOR_PLAN = [("libnpu_drv_camodel.so", ["emu_driver"], []),
+_SIMULATOR_PLAN = [("libnpu_drv_camodel.so", ["emu_driver_camodel"], []),
                    ("libruntime_camodel.so", ["emu_keeper_camodel"], ["libnpu_drv_camodel.so"])]
 # What hicann/ops-math scripts/build_example.sh (compile_eager_example_default) links before it
 # runs an example on the simulator: `ln -sf libruntime_camodel.so libruntime.so` and

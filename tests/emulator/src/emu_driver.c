@@ -11,6 +11,14 @@
  * - src/cmodel_driver/driver_api.c halGetDeviceInfo (the simulated driver, the same source for
  *   both here): answers MODULE_TYPE_SYSTEM/INFO_TYPE_VERSION from compile-time platform settings.
  * Emulator stand-in: the chip is EMU_SOC_NAME's (Ascend950* -> CHIP_DAVID, else CHIP_910_B_93).
+ *   Under the simulator that is NOT what the open source does: src/cmodel_driver/CMakeLists.txt
+ *   compiles npu_drv_camodel_ascend950pr_9599 with PLATFORM_MINI_V1, so driver_api.c
+ *   halGetDeviceInfo answers PLATFORM_MINI_V1_CONFIG (0), and it defines no halGetSocVersion
+ *   (which the runtime looks up weakly, runtime.hpp). How the shipped 950 simulator makes the
+ *   runtime report an Ascend950 SoC name (aclrtGetSocName, via rtGetSocVersion) cannot be
+ *   verified from the open sources; the emulator keeps EMU_SOC_NAME as the answer there too.
+ * Built with -DEMU_CAMODEL (libnpu_drv_camodel.so) it also has the simulated driver's device count
+ * (drvGetDevNum, below).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,7 +30,7 @@ EMU_EXPORT int halGetDeviceInfo(uint32_t devId, int32_t moduleType, int32_t info
 {
     (void)devId;
     if (value == NULL)
-        return 1; /* DRV_ERROR_INVALID_VALUE */
+        return 3; /* DRV_ERROR_INVALID_VALUE (pkg_inc/driver/ascend_hal_error.h) */
     if (moduleType == 0 && infoType == 1) {
         const char *soc = getenv("EMU_SOC_NAME");
         int64_t chip = (soc && strncmp(soc, "Ascend950", 9) == 0) ? 15 : 5;
@@ -32,3 +40,20 @@ EMU_EXPORT int halGetDeviceInfo(uint32_t devId, int32_t moduleType, int32_t info
     }
     return 0;
 }
+
+#ifdef EMU_CAMODEL
+/* src/cmodel_driver/cmodel_driver.h: "there are 1 devices", MAX_DEV_NUM (1); driver_api.c
+ * drvGetDevNum answers it, whatever hardware the machine has (driver_impl.c drvDriverStubInit
+ * starts the model with CHIP_NUM 1), and DRV_ERROR_INVALID_HANDLE for a NULL pointer. The
+ * runtime's device count is the driver's (hicann/runtime api_error.cc ApiErrorDecorator::SetDevice
+ * asks rawDrv->GetDeviceCount and rejects devId >= it with RT_ERROR_DEVICE_ID). */
+#define MAX_DEV_NUM 1
+
+EMU_EXPORT int drvGetDevNum(uint32_t *num_dev)
+{
+    if (num_dev == NULL)
+        return 4; /* DRV_ERROR_INVALID_HANDLE (pkg_inc/driver/ascend_hal_error.h) */
+    *num_dev = MAX_DEV_NUM;
+    return 0;
+}
+#endif

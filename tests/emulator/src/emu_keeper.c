@@ -45,6 +45,15 @@ typedef int (*hal_get_device_info_fn)(uint32_t, int32_t, int32_t, int64_t *);
 #ifdef EMU_CAMODEL
 /* the simulated driver this runtime is linked with (DT_NEEDED libnpu_drv_camodel.so) */
 int halGetDeviceInfo(uint32_t devId, int32_t moduleType, int32_t infoType, int64_t *value);
+int drvGetDevNum(uint32_t *num_dev);
+
+/* The devices this runtime has: its driver's drvGetDevNum (hicann/runtime api_error.cc
+ * ApiErrorDecorator::GetDeviceCount / SetDevice go to the driver), 1 for the simulated driver. */
+EMU_EXPORT int emu_keeper_device_count(void)
+{
+    uint32_t n = 0;
+    return drvGetDevNum(&n) == 0 ? (int)n : -1;
+}
 
 EMU_EXPORT int emu_keeper_boot(char *why, size_t n)
 {
@@ -57,6 +66,13 @@ EMU_EXPORT int emu_keeper_boot(char *why, size_t n)
     return BOOT_CAMODEL;
 }
 #else
+/* The devices this runtime has: -1, i.e. the emulated runtime library's stand-in for the
+ * installed hardware (EMU_DEVICE_COUNT, emu_runtime.c device_count). */
+EMU_EXPORT int emu_keeper_device_count(void)
+{
+    return -1;
+}
+
 /* REGISTER_PLATFORM_LIB_INFO of the chips the emulator models: CHIP_DAVID (15, 950) ->
  * libruntime_v200.so; CHIP_910_B_93 (5) and any chip without an entry -> libruntime_v100.so. */
 static const char *impl_name(void)

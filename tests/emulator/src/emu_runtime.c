@@ -168,10 +168,14 @@ static __thread uint64_t t_ctx_id;
 
 int device_count(void)
 {
-    int n = EMU_DEFAULT_DEVICE_COUNT;
-    if (g_dev_override >= 0) {
+    int n = emu_keeper_device_count();
+    if (n >= 0) {
+        /* the NPU Simulator's runtime: its driver's count (emu_keeper.c, emu_driver.c drvGetDevNum),
+         * whatever devices the machine has (EMU_DEVICE_COUNT, emu_set_device_count) */
+    } else if (g_dev_override >= 0) {
         n = g_dev_override;
     } else {
+        n = EMU_DEFAULT_DEVICE_COUNT;
         const char *s = getenv("EMU_DEVICE_COUNT");
         if (s && *s) {
             char *end;
