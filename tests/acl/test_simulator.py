@@ -367,3 +367,36 @@ def test_doctor_warns_when_ld_library_path_was_changed_after_startup(toolkit):
                                   "the dynamic linker uses the start-up value")
     assert problem["fix"].startswith("set it before starting python")
     assert report["backend"]["simulator"] == CHIP  # what the process really runs on
+
+
+def test_the_simulated_device_has_the_simulated_drivers_memory(toolkit):
+    """The simulated driver hands every device allocation out of one pool of 768 MiB
+    (hicann/runtime src/cmodel_driver/driver_mem.h HBM_MAX_ADDR - HBM_BASE for MODEL_V100, which
+    CMakeLists.txt selects for ascend950pr_9599; driver_mem.c drvMemAlloc, 512-byte granules);
+    beyond it DRV_ERROR_OUT_OF_MEMORY, i.e. ACL_ERROR_RT_MEMORY_ALLOCATION (errcode_manage.cc).
+    A device of the toolkit's runtime has far more (the emulator's 64 GiB)."""
+    code = """
+        import json
+        import pyaclnn
+        from pyaclnn import acl
+        MiB = 1 << 20
+        acl.aclInit(None)
+        acl.aclrtSetDevice(0)
+        def malloc(size):
+            try:
+                return acl.aclrtMalloc(size, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+            except pyaclnn.AclError as exc:
+                return [type(exc).__name__, exc.status]
+        steps = {"800 MiB": malloc(800 * MiB)}
+        first = malloc(500 * MiB)
+        steps["500 MiB"] = isinstance(first, int)
+        steps["then 300 MiB"] = malloc(300 * MiB)
+        acl.aclrtFree(first)
+        second = malloc(300 * MiB)
+        steps["300 MiB once the 500 are freed"] = isinstance(second, int)
+        acl.aclrtFree(second)
+        print(json.dumps(steps))
+    """
+    oom = ["RtMemoryAllocationError", 207001]
+    assert run_code(code, toolkit, simulator=True) == {
+        "800 MiB": oom, "500 MiB": True, "then 300 MiB": oom, "300 MiB once the 500 are freed": True}

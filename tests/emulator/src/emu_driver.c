@@ -18,7 +18,7 @@
  *   runtime report an Ascend950 SoC name (aclrtGetSocName, via rtGetSocVersion) cannot be
  *   verified from the open sources; the emulator keeps EMU_SOC_NAME as the answer there too.
  * Built with -DEMU_CAMODEL (libnpu_drv_camodel.so) it also has the simulated driver's device count
- * (drvGetDevNum, below).
+ * (drvGetDevNum) and the size of its device memory (emu_drv_hbm_size), below.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -55,5 +55,17 @@ EMU_EXPORT int drvGetDevNum(uint32_t *num_dev)
         return 4; /* DRV_ERROR_INVALID_HANDLE (pkg_inc/driver/ascend_hal_error.h) */
     *num_dev = MAX_DEV_NUM;
     return 0;
+}
+
+/* The simulated device memory: src/cmodel_driver/driver_mem.c hands every device allocation
+ * (driver_api.c halMemAlloc -> drvMemAlloc -> drvMemAllocDeviceHBM) out of ONE first-fit pool of
+ * MAX_ALLOC = HBM_MAX_ADDR - HBM_BASE bytes (driver_mem.h: 0x40000000 - 0x10000000 = 768 MiB for
+ * MODEL_V100, which src/cmodel_driver/CMakeLists.txt selects for ascend950pr_9599), sizes
+ * rounded up to 512 bytes; a larger request, or one the pool has no room for, is
+ * DRV_ERROR_OUT_OF_MEMORY. The real driver has no call that reports the pool (halMemGetInfo is
+ * a no-op there): this is an emulator hook, read by the emulated runtime through emu_keeper.c. */
+EMU_EXPORT uint64_t emu_drv_hbm_size(void)
+{
+    return 0x40000000ull - 0x10000000ull;
 }
 #endif

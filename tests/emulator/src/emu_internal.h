@@ -393,6 +393,7 @@ extern char *g_dev_msg[EMU_MAX_DEVICES];      /* device error message not yet fe
 extern char g_dev_event[EMU_MAX_DEVICES][160];  /* the device's active fault event ("" = none) */
 int device_count(void);
 int emu_keeper_device_count(void);   /* libruntime.so (emu_keeper.c): its driver's count, or -1 */
+uint64_t emu_keeper_device_memory(void);  /* libruntime.so: the simulated driver's memory pool, or 0 */
 emu_ctx *cur_ctx(void);                       /* lock held */
 void set_cur_ctx(emu_ctx *c);
 emu_ctx *ctx_new(int32_t device, int is_default);

@@ -46,6 +46,7 @@ typedef int (*hal_get_device_info_fn)(uint32_t, int32_t, int32_t, int64_t *);
 /* the simulated driver this runtime is linked with (DT_NEEDED libnpu_drv_camodel.so) */
 int halGetDeviceInfo(uint32_t devId, int32_t moduleType, int32_t infoType, int64_t *value);
 int drvGetDevNum(uint32_t *num_dev);
+uint64_t emu_drv_hbm_size(void);
 
 /* The devices this runtime has: its driver's drvGetDevNum (hicann/runtime api_error.cc
  * ApiErrorDecorator::GetDeviceCount / SetDevice go to the driver), 1 for the simulated driver. */
@@ -53,6 +54,13 @@ EMU_EXPORT int emu_keeper_device_count(void)
 {
     uint32_t n = 0;
     return drvGetDevNum(&n) == 0 ? (int)n : -1;
+}
+
+/* The device memory of the simulated driver (emu_driver.c emu_drv_hbm_size): ONE pool that all
+ * allocations share, 512-byte granules. */
+EMU_EXPORT uint64_t emu_keeper_device_memory(void)
+{
+    return emu_drv_hbm_size();
 }
 
 EMU_EXPORT int emu_keeper_boot(char *why, size_t n)
@@ -71,6 +79,12 @@ EMU_EXPORT int emu_keeper_boot(char *why, size_t n)
 EMU_EXPORT int emu_keeper_device_count(void)
 {
     return -1;
+}
+
+/* The device memory: 0, i.e. the emulated runtime library's own model (EMU_DEVICE_MEM_TOTAL). */
+EMU_EXPORT uint64_t emu_keeper_device_memory(void)
+{
+    return 0;
 }
 
 /* REGISTER_PLATFORM_LIB_INFO of the chips the emulator models: CHIP_DAVID (15, 950) ->

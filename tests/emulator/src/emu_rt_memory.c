@@ -187,6 +187,26 @@ static void *aligned_alloc64(size_t size)
     return p;
 }
 
+/* 1 when the NPU Simulator's driver has room for a device block of ``block`` bytes (always, on
+ * the toolkit's runtime). Its driver allocates every block, rounded up to 512 bytes, from one pool
+ * (emu_driver.c emu_drv_hbm_size; hicann/runtime src/cmodel_driver/driver_mem.c drvMemAlloc):
+ * DRV_ERROR_OUT_OF_MEMORY beyond it, which the runtime reports as ACL_ERROR_RT_MEMORY_ALLOCATION
+ * (src/runtime/core/src/common/errcode_manage.cc: DRV_ERROR_OUT_OF_MEMORY -> RT_ERROR_DRV_OUT_MEMORY
+ * -> ACL_ERROR_RT_MEMORY_ALLOCATION). The pool is first-fit, so fragmentation can refuse earlier
+ * than this sum (not modelled). */
+static int simulator_pool_fits(size_t block)
+{
+    uint64_t pool = emu_keeper_device_memory();
+    if (pool == 0)
+        return 1;
+    uint64_t used = 0, want = ((uint64_t)block + 511) & ~511ull;
+    emu_lock();
+    for (size_t i = 0; i < g_dev_mem.n; i++)
+        used += ((uint64_t)g_dev_mem.v[i].block + 511) & ~511ull;
+    emu_unlock();
+    return want <= pool && used + want <= pool;
+}
+
 /* The shared second half of aclrtMalloc / aclrtMallocHost, after their own argument checks:
  * allocate ``size`` bytes and record the block in ``t`` (``side``: "device" or "host"). */
 static aclError alloc_tracked(const char *func, alloc_table *t, const char *side, size_t size, size_t block,
@@ -194,6 +214,10 @@ static aclError alloc_tracked(const char *func, alloc_table *t, const char *side
 {
     if (size > EMU_DEVICE_MEM_TOTAL)
         return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, func, "out of %s memory (%zu bytes requested)", side, size);
+    if (t == &g_dev_mem && !simulator_pool_fits(block))
+        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, func,
+                         "driver error:out of memory (the NPU Simulator's device memory: %llu bytes; %zu requested)",
+                         (unsigned long long)emu_keeper_device_memory(), block);
     char *alias = NULL;
     size_t map = 0;
     void *p = t == &g_dev_mem ? device_map(block, &alias, &map) : aligned_alloc64(size);
