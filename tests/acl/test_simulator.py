@@ -102,6 +102,28 @@ def test_the_emulated_toolkit_picks_up_the_simulator_as_the_real_one(toolkit):
     assert not [p for p in off["mapped"] if p.startswith(str(sim))]
 
 
+
+def test_the_simulated_driver_reports_its_build_not_the_machine(toolkit):
+    """The simulated driver answers from how it was built, not from the hardware: hardware
+    version PLATFORM_MINI_V1_CONFIG (0) for MODULE_TYPE_SYSTEM / INFO_TYPE_VERSION (hicann/runtime
+    src/cmodel_driver/driver_api.c halGetDeviceInfo; CMakeLists.txt builds the 950 driver with
+    PLATFORM_MINI_V1) and one device (cmodel_driver.h MAX_DEV_NUM, driver_api.c drvGetDevNum),
+    where the installed driver reports the machine's chip (CHIP_DAVID = 15 for a 950)."""
+    code = f"""
+        import ctypes, json
+        def version(path):
+            lib = ctypes.CDLL(path)
+            value = ctypes.c_int64(-1)
+            return lib.halGetDeviceInfo(0, 0, 1, ctypes.byref(value)), value.value
+        sim = ctypes.CDLL({str(toolkit["sim"] / "libnpu_drv_camodel.so")!r})
+        count = ctypes.c_uint32(0)
+        print(json.dumps({{"simulated": version({str(toolkit["sim"] / "libnpu_drv_camodel.so")!r}),
+                           "installed": version({str(toolkit["driver"])!r}),
+                           "devices": [sim.drvGetDevNum(ctypes.byref(count)), count.value]}}))
+    """
+    data = run_code(code, toolkit, simulator=False, EMU_SOC_NAME="Ascend950PR_9599", EMU_DEVICE_COUNT="4")
+    assert data == {"simulated": [0, 0], "installed": [0, 15 << 8], "devices": [0, 1]}
+
 @pytest.mark.parametrize("links", ["in the simulator folder", "in a folder of their own"])
 def test_pyaclnn_runs_on_the_simulated_runtime_and_driver(toolkit, tmp_path, links):
     """Simulator first on LD_LIBRARY_PATH: nothing the simulator substitutes, and nothing its
@@ -400,3 +422,17 @@ def test_the_simulated_device_has_the_simulated_drivers_memory(toolkit):
     oom = ["RtMemoryAllocationError", 207001]
     assert run_code(code, toolkit, simulator=True) == {
         "800 MiB": oom, "500 MiB": True, "then 300 MiB": oom, "300 MiB once the 500 are freed": True}
+
+
+def test_ld_library_path_is_the_startup_value_in_process(monkeypatch):
+    """In this process too: os.environ changed, the folders pyaclnn reads are the start-up ones
+    (/proc/self/environ); where the start-up environment is unreadable, os.environ's."""
+    from pyaclnn import _env
+    raw = Path("/proc/self/environ").read_bytes().split(b"\0")
+    startup = next((item[len(b"LD_LIBRARY_PATH="):].decode() for item in raw if item.startswith(b"LD_LIBRARY_PATH=")), "")
+    assert _env.ld_library_path_changed() is None
+    monkeypatch.setenv("LD_LIBRARY_PATH", "/changed/after/startup")
+    assert _env.ld_library_path() == [p for p in startup.split(":") if p]
+    assert _env.ld_library_path_changed() == (startup, "/changed/after/startup")
+    monkeypatch.setattr(_env, "startup_environ", lambda: None)
+    assert _env.ld_library_path() == ["/changed/after/startup"] and _env.ld_library_path_changed() is None

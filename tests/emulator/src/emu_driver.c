@@ -11,12 +11,13 @@
  * - src/cmodel_driver/driver_api.c halGetDeviceInfo (the simulated driver, the same source for
  *   both here): answers MODULE_TYPE_SYSTEM/INFO_TYPE_VERSION from compile-time platform settings.
  * Emulator stand-in: the chip is EMU_SOC_NAME's (Ascend950* -> CHIP_DAVID, else CHIP_910_B_93).
- *   Under the simulator that is NOT what the open source does: src/cmodel_driver/CMakeLists.txt
- *   compiles npu_drv_camodel_ascend950pr_9599 with PLATFORM_MINI_V1, so driver_api.c
- *   halGetDeviceInfo answers PLATFORM_MINI_V1_CONFIG (0), and it defines no halGetSocVersion
- *   (which the runtime looks up weakly, runtime.hpp). How the shipped 950 simulator makes the
- *   runtime report an Ascend950 SoC name (aclrtGetSocName, via rtGetSocVersion) cannot be
- *   verified from the open sources; the emulator keeps EMU_SOC_NAME as the answer there too.
+ * The simulated driver (-DEMU_CAMODEL) answers as the open source does instead:
+ *   src/cmodel_driver/CMakeLists.txt compiles npu_drv_camodel_ascend950pr_9599 with
+ *   PLATFORM_MINI_V1, so driver_api.c halGetDeviceInfo answers PLATFORM_MINI_V1_CONFIG (0),
+ *   whatever the machine; it defines no halGetSocVersion (which the runtime looks up weakly,
+ *   src/runtime/core/inc/runtime.hpp). How the shipped 950 simulator makes the runtime report an
+ *   Ascend950 SoC name (aclrtGetSocName, via rtGetSocVersion) cannot be verified from the open
+ *   sources: the emulated runtime keeps answering EMU_SOC_NAME there too.
  * Built with -DEMU_CAMODEL (libnpu_drv_camodel.so) it also has the simulated driver's device count
  * (drvGetDevNum) and the size of its device memory (emu_drv_hbm_size), below.
  */
@@ -32,9 +33,13 @@ EMU_EXPORT int halGetDeviceInfo(uint32_t devId, int32_t moduleType, int32_t info
     if (value == NULL)
         return 3; /* DRV_ERROR_INVALID_VALUE (pkg_inc/driver/ascend_hal_error.h) */
     if (moduleType == 0 && infoType == 1) {
+#ifdef EMU_CAMODEL
+        *value = 0; /* PLATFORM_MINI_V1_CONFIG */
+#else
         const char *soc = getenv("EMU_SOC_NAME");
         int64_t chip = (soc && strncmp(soc, "Ascend950", 9) == 0) ? 15 : 5;
         *value = chip << 8;
+#endif
     } else {
         *value = 0;
     }
@@ -45,7 +50,7 @@ EMU_EXPORT int halGetDeviceInfo(uint32_t devId, int32_t moduleType, int32_t info
 /* src/cmodel_driver/cmodel_driver.h: "there are 1 devices", MAX_DEV_NUM (1); driver_api.c
  * drvGetDevNum answers it, whatever hardware the machine has (driver_impl.c drvDriverStubInit
  * starts the model with CHIP_NUM 1), and DRV_ERROR_INVALID_HANDLE for a NULL pointer. The
- * runtime's device count is the driver's (hicann/runtime api_error.cc ApiErrorDecorator::SetDevice
+ * runtime's device count is the driver's (hicann/runtime src/runtime/api/impl/api_error.cc ApiErrorDecorator::SetDevice
  * asks rawDrv->GetDeviceCount and rejects devId >= it with RT_ERROR_DEVICE_ID). */
 #define MAX_DEV_NUM 1
 

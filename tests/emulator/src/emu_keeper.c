@@ -48,7 +48,7 @@ int halGetDeviceInfo(uint32_t devId, int32_t moduleType, int32_t infoType, int64
 int drvGetDevNum(uint32_t *num_dev);
 uint64_t emu_drv_hbm_size(void);
 
-/* The devices this runtime has: its driver's drvGetDevNum (hicann/runtime api_error.cc
+/* The devices this runtime has: its driver's drvGetDevNum (hicann/runtime src/runtime/api/impl/api_error.cc
  * ApiErrorDecorator::GetDeviceCount / SetDevice go to the driver), 1 for the simulated driver. */
 EMU_EXPORT int emu_keeper_device_count(void)
 {
