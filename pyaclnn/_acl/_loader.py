@@ -106,10 +106,17 @@ class Simulator:
 
 
 def simulator_dirs(home: Path) -> list[Path]:
-    """The simulators the toolkit at ``home`` has: ``tools/simulator/*/lib`` holding the
-    simulator's runtime, by folder name."""
-    root = home / SIMULATOR_DIR
-    return sorted(lib for lib in root.glob("*/lib") if (lib / SIMULATOR_RUNTIME).is_file()) if root.is_dir() else []
+    """The simulators the toolkit at ``home`` has: ``tools/simulator/*/lib`` (where ops-math
+    scripts/build_example.sh looks) and ``<arch>-linux/simulator/*/lib`` (where the runtime's own
+    CI finds them in an installed toolkit: hicann/runtime
+    tests/cmodel_test/check_runtime_cmodel_undefined_symbols.sh; ops-nn build.sh too), each
+    holding the simulator's runtime; one folder reached both ways is listed once."""
+    found: dict[Path, Path] = {}
+    for pattern in (f"{SIMULATOR_DIR}/*/lib", "*-linux/simulator/*/lib"):
+        for lib in sorted(home.glob(pattern)):
+            if (lib / SIMULATOR_RUNTIME).is_file():
+                found.setdefault(_resolved(lib), lib)
+    return list(found.values())
 
 
 def simulator_chip(lib: Path) -> str:

@@ -436,3 +436,22 @@ def test_ld_library_path_is_the_startup_value_in_process(monkeypatch):
     assert _env.ld_library_path_changed() == (startup, "/changed/after/startup")
     monkeypatch.setattr(_env, "startup_environ", lambda: None)
     assert _env.ld_library_path() == ["/changed/after/startup"] and _env.ld_library_path_changed() is None
+
+
+def test_doctor_finds_a_simulator_under_the_arch_linux_tree(tmp_path):
+    """An installed 9.x toolkit keeps its simulators in <home>/<arch>-linux/simulator/<chip>/lib
+    (hicann/runtime tests/cmodel_test/check_runtime_cmodel_undefined_symbols.sh); tools/simulator
+    is where the ops repos' scripts look. Both are listed, a folder reached both ways once."""
+    from emulator.build import build_simulator, build_toolkit
+    home = build_toolkit(tmp_path, "9.x")
+    sim = build_simulator(home, CHIP, links=False)
+    tree = home / "x86_64-linux" / "simulator"
+    tree.parent.mkdir()
+    (home / "tools" / "simulator").rename(tree)
+    (home / "tools" / "simulator").symlink_to(tree)  # the link an install may make
+    kit = {"home": home, "sim": sim, "info": tmp_path / "none.info"}
+    report = json.loads(run(["-m", "pyaclnn", "doctor", "--json"], kit, simulator=False).stdout)
+    assert [row["chip"] for row in report["simulators"]] == [CHIP]
+    (home / "tools" / "simulator").unlink()
+    report = json.loads(run(["-m", "pyaclnn", "doctor", "--json"], kit, simulator=False).stdout)
+    assert [(row["chip"], row["lib"]) for row in report["simulators"]] == [(CHIP, str(tree / CHIP / "lib"))]
