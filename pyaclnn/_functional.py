@@ -150,7 +150,7 @@ def _first_call(backend: Backend, op: str, api: str, args: tuple, n_arrays: int,
     outs = [None if spec is None else zeros(*spec) for spec in specs]
     c_args = c_values(backend.runtime.op_info(op).signature, (*args[:n_arrays], *values, *outs))
     try:
-        run = run_host(backend, op, c_args, values_checked=True)
+        run = run_host(backend, op, c_args)
     except AclError as exc:  # the library's status; the hint is what only pyaclnn knows
         hint = _python_values_hint(args[:n_arrays])
         if hint:

@@ -1,23 +1,28 @@
-"""NumPy in, NumPy out: one operator on host arrays, on whichever backend runs.
+"""One operator on host arrays, through the executor, on whichever backend runs.
 
-This is the object layer's job, above the backends (which import nothing of it):
-- a runtime that computes on host arrays directly (the NumPy backend's ``prepare_arrays``)
-  gets the arrays themselves, and pyaclnn Tensors as views of its emulated device memory;
-- otherwise (a device): upload, two phases, download. Inputs keep their strides (the memory
+The NumPy-in/out functions (pyaclnn/ops/<op>/api.py, through pyaclnn._functional) call here:
+their arrays become device Tensors, the executor plans the call (phase 1: the runtime's
+``workspace_size``, aclnn<Op>GetWorkspaceSize) and launches it (pyaclnn._launch.launch) on the
+thread's default stream, which is then synchronized. Pyaclnn Tensors among the arguments are
+used as they are, once their own queued launches have finished. The arrays become Tensors
+- on the NumPy backend, where device memory is host memory, in place: the runtime makes their
+  bytes device memory for the call (``register_host``, modelled on aclrtHostRegister), so the
+  kernel reads the caller's arrays and writes the new outputs directly;
+- on a device, as copies: upload, two phases, download. Inputs keep their strides (the memory
   they span is copied, not made contiguous first); outputs are uploaded too, so whatever the
-  operator leaves untouched keeps the caller's values.
+  operator leaves untouched keeps the caller's values (zeros).
 
 Repeated calls: a call that succeeded leaves a ``CallMemo`` on the backend, under its
 arguments' metadata (each array's shape, dtype and strides; each other argument's type and
 value). A later call with the same metadata reuses it: the C values, the output shapes and
-dtypes and, on the NumPy backend, phase 1 (the checks, a pure function of that metadata and
-the SoC) are not worked out again. It is the host-side counterpart of aclnn's op cache. On a
-device the memo's ``run`` is the whole upload/two-phase/download call: the library checks
-every call there. Small calls are dominated by this bookkeeping (issue 12).
+dtypes and, on the NumPy backend, the phase-2 kernel the first call's executor was planned with
+(the runtime's ``executor_kernel``: phase 1 is a pure function of that metadata and the SoC, so
+it passes again), run on the caller's arrays. It is the host-side counterpart of aclnn's op
+cache. On a device the memo's ``run`` is the whole call: the library checks every call there.
+Small calls are dominated by this bookkeeping (issue 12).
 """
 from __future__ import annotations
 
-from itertools import repeat
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
 
 import numpy as np
@@ -25,14 +30,14 @@ import numpy as np
 from . import _streamorder
 from ._device import default_device, default_stream
 from ._executor import Executor
-from ._signature import c_values
-from ._tensor import Tensor
+from ._tensor import Tensor, host_span
 
 if TYPE_CHECKING:
     from ._backend import Backend
+    from ._device import Device
     from ._runtime import HostRuntime
 
-__all__ = ["CallMemo", "run_host", "memo_for", "run_memo", "remember_memo"]
+__all__ = ["CallMemo", "run_host", "run_call", "memo_for", "run_memo", "remember_memo"]
 
 MEMOS_MAX = 1024  # memos kept per backend; the table starts afresh when full
 
@@ -112,56 +117,73 @@ def remember_memo(backend: Backend, op: str, args: tuple, memo: CallMemo) -> Non
         pass
 
 
-def run_host(backend: Backend, op: str, args: tuple, values_checked: bool = False) -> Callable[[tuple], None]:
-    """Run ``op`` on C-shaped ``args`` (ndarrays or Tensors in tensor slots; outputs written in
-    place). A plain value of a wrong Python type is a TypeError naming its C parameter, on both
-    backends (``values_checked``: the caller has put ``args`` through ``c_values`` already).
+def run_host(backend: Backend, op: str, args: tuple) -> Callable[[tuple], None]:
+    """Run ``op`` on C-shaped ``args`` (ndarrays or Tensors in tensor slots, plain values already
+    through ``c_values``; output arrays written in place). Returns what a later call whose
+    (host array) arguments have the same metadata runs: the kernel alone on the NumPy backend,
+    the whole call on a device."""
+    kernel = run_call(backend, op, args)
+    if kernel is not None:
+        return kernel
 
-    Returns what to run for a later call whose (host array) arguments have the same metadata:
-    phase 2 alone on the NumPy backend, whose phase 1 has passed; the whole call on a device."""
+    def again(later: tuple) -> None:
+        run_call(backend, op, later)
+    return again
+
+
+def run_call(backend: Backend, op: str, args: tuple) -> Callable[[tuple], None] | None:
+    """One call of ``op`` through the executor (module docstring); returns its phase-2 kernel
+    where the runtime can give it (the NumPy backend), else None."""
     runtime = backend.runtime
-    if not values_checked:
-        args = c_values(runtime.op_info(op).signature, args)
-    prepare = getattr(runtime, "prepare_arrays", None)
-    if prepare is None:
-        run_on_device(backend, op, args)
-        return lambda later: run_on_device(backend, op, later)
-    if any(map(isinstance, args, repeat(Tensor))):  # a bad address is the kernel's fault: named aclnn<Op>
-        api = f"aclnn{op}"
-        outputs = runtime.op_info(op).outputs or ()
-        for a in args:  # computed now, on the host: the streams' queued launches on them finish first
-            if isinstance(a, Tensor):
-                _streamorder.wait_for(a.storage.uses)
-        host = cast("HostRuntime", runtime)  # it has prepare_arrays: device memory is host memory
-        args = tuple(host.tensor_view(a.storage.addr, a.shape, a.dtype, a.strides, a.offset, api, i in outputs)
-                     if isinstance(a, Tensor) else a for i, a in enumerate(args))
-    run: Callable[[tuple], None] = prepare(op, args)
-    run(args)
-    return run
-
-
-def run_on_device(backend: Backend, op: str, args: tuple) -> None:
-    info = backend.runtime.op_info(op)
-    outputs = set(info.outputs or ())
+    host = cast("HostRuntime", runtime) if getattr(runtime, "register_host", None) is not None else None
+    info = runtime.op_info(op)
+    outputs = info.outputs or ()
     device = default_device()
-    made: list[Tensor] = []
+    made: list[Tensor] = []         # the Tensors made for the arrays (closed after the call)
+    registered: list[int] = []      # host memory made device memory (given back after the call)
     downloads: list[tuple[np.ndarray, Tensor]] = []
-    device_args = list(args)
+    tensor_args = list(args)
+    kernel = None
     try:
         for i, kind in enumerate(info.kinds):
-            value = args[i]
-            if kind == "tensor" and isinstance(value, np.ndarray):
-                tensor = Tensor.from_numpy(value, device)
-                made.append(tensor)
-                if i in outputs:
-                    downloads.append((value, tensor))
-                device_args[i] = tensor
+            a = args[i]
+            if kind != "tensor":
+                continue
+            if isinstance(a, Tensor):  # used on the default stream: its queued launches finish first
+                _streamorder.wait_for(a.storage.uses)
+            elif isinstance(a, np.ndarray):
+                t = _in_place(host, a, device, registered) if host is not None else None
+                if t is None:
+                    t = Tensor.from_numpy(a, device)
+                    if i in outputs:
+                        downloads.append((a, t))
+                made.append(t)
+                tensor_args[i] = t
         stream = default_stream(device)
-        with Executor.from_args(op, device_args) as executor:
+        with Executor.from_args(op, tensor_args) as executor:
+            if host is not None:
+                kernel = host.executor_kernel(executor._planned.handle)
             executor.run(stream)
         stream.synchronize()
-        for host, tensor in downloads:
-            host[...] = tensor.numpy()
+        for array, t in downloads:
+            array[...] = t.numpy()
     finally:
-        for tensor in made:
-            tensor.close()
+        for t in made:
+            t.close()
+        for addr in registered:
+            host.unregister_host(addr)  # type: ignore[union-attr]  # registered only with a host runtime
+    return kernel
+
+
+def _in_place(host: HostRuntime, array: np.ndarray, device: Device, registered: list[int]) -> Tensor | None:
+    """A Tensor on ``array``'s own memory, made device memory for the call (None: it cannot be,
+    see ``register_host``; the caller copies it). An empty array has no memory to share."""
+    if array.size == 0:
+        return Tensor.empty(array.shape, array.dtype, device)
+    span, first = host_span(array)
+    addr = host.register_host(span)
+    if addr is None:
+        return None
+    registered.append(addr)
+    item = array.itemsize
+    return Tensor.from_address(addr, array.shape, array.dtype, [s // item for s in array.strides], first, device)

@@ -134,15 +134,16 @@ class Runtime(Protocol):
 
 
 class HostRuntime(Runtime, Protocol):
-    """A runtime whose device memory is host memory (the NumPy backend): views of it, the
-    NumPy-in/out functions' fast path (``getattr(runtime, "prepare_arrays", None)`` tells), and
-    the leak report of ``pyaclnn check`` (``track_sites``, ``live_handles``)."""
+    """A runtime whose device memory is host memory (the NumPy backend): views of it, host
+    memory made device memory in place and the kernel an executor will run (the NumPy-in/out
+    functions: ``getattr(runtime, "register_host", None)`` tells), and the leak report of
+    ``pyaclnn check`` (``track_sites``, ``live_handles``)."""
 
     def host_view(self, addr: int, shape: Sequence[int], dtype: np.dtype, strides: Sequence[int],
                   offset: int) -> np.ndarray | None: ...
-    def tensor_view(self, addr: int, shape: Sequence[int], dtype: np.dtype, strides: Sequence[int], offset: int,
-                    api: str, write: bool = False) -> np.ndarray: ...
-    def prepare_arrays(self, op: str, args: tuple) -> Callable[[tuple], None]: ...
+    def register_host(self, buf: np.ndarray) -> int | None: ...  # modelled on aclrtHostRegister
+    def unregister_host(self, addr: int) -> None: ...  # aclrtHostUnregister
+    def executor_kernel(self, executor: Handle) -> Callable[[tuple], None]: ...
     def live_counts(self) -> dict[str, int]: ...  # live emulated handles, for leak checks
     def track_sites(self, on: bool = True) -> None: ...  # record the user's line making each handle
     def live_handles(self) -> list[Any]: ...  # every live handle (LiveHandle), with that line

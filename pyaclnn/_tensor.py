@@ -75,6 +75,8 @@ def host_span(array: np.ndarray) -> tuple[np.ndarray, int]:
     estrides = [s // item for s in array.strides]
     lo, hi = extent(array.shape, estrides)
     corner = array[tuple(slice(d - 1, d) if s < 0 else slice(0, 1) for d, s in zip(array.shape, estrides))]
+    if not array.ndim:  # array[()] is a scalar, a copy
+        corner = array.reshape(1)
     flat = corner.reshape(-1).view(np.uint8)  # one element: always a view
     span = np.lib.stride_tricks.as_strided(flat, shape=((hi - lo + 1) * item,), strides=(1,))
     return span, -lo

@@ -8,6 +8,12 @@ Fresh memory holds the poison byte 0xFF (a NaN in every float type, as the emula
 aclrtMalloc fills it: device memory is not zeroed), and each allocation knows which of its
 bytes something has written since (``written``), for the uninitialised-read check
 (pyaclnn._numpy.queues), and the user's line that made it (``site``).
+
+Host memory can also be made device memory in place (``register``, modelled on
+aclrtHostRegister, which maps host memory for the device: on a device the kernels then read and
+write it through the mapped address, with no copy). Here the address is the memory's own, so an
+ndarray's bytes become an allocation of kind "registered" without a copy; the NumPy-in/out
+functions do this to their arrays for the duration of a call (pyaclnn._hostcall).
 """
 from __future__ import annotations
 
@@ -29,12 +35,13 @@ POISON = 0xFF
 
 
 class Allocation:
-    __slots__ = ("base", "size", "buf", "kind", "site", "written", "serial")
+    __slots__ = ("base", "size", "buf", "kind", "site", "written", "serial", "refs")
 
     def __init__(self, base: int, size: int, buf: np.ndarray, kind: str, site: Site, serial: int) -> None:
         self.base, self.size, self.buf, self.kind, self.site = base, size, buf, kind, site
         self.serial = serial  # the address space's allocation count when it was made
         self.written: list[tuple[int, int]] = []  # disjoint [start, end) addresses, sorted
+        self.refs = 1  # registrations of host memory it holds (kind "registered": see register)
 
 
 class AddressSpace:
@@ -74,6 +81,46 @@ class AddressSpace:
                                   f"{ptr:#x} is not the start of a live {kind} allocation")
             del self._bases[bisect.bisect_left(self._bases, ptr)]
             del self._allocs[ptr]
+            self.frees += 1
+
+    def register(self, buf: np.ndarray) -> int | None:
+        """Make the host bytes ``buf`` (a contiguous uint8 view) device memory in place: their
+        own address, returned. Memory inside a live allocation is device memory already (an
+        ndarray over emulated memory: a Tensor exported with __dlpack__, or memory registered
+        by another call, whose registration then counts once more, so that two calls sharing an
+        input both keep it). None when ``buf`` reaches into an allocation that does not hold all
+        of it: it cannot be mapped beside that (the caller copies it instead). The caller's
+        bytes hold its data, so they count as written."""
+        base, size = buf.ctypes.data, buf.size
+        with self._lock:
+            alloc = self.find(base)
+            if alloc is not None:
+                if base + size > alloc.base + alloc.size:
+                    return None
+                if alloc.kind == "registered":
+                    alloc.refs += 1
+                return base
+            after = bisect.bisect_right(self._bases, base)
+            if after < len(self._bases) and self._bases[after] < base + size:
+                return None
+            self.allocations += 1
+            alloc = self._allocs[base] = Allocation(base, size, buf, "registered", user_site(), self.allocations)
+            alloc.written = [(base, base + size)]
+            bisect.insort(self._bases, base)
+        return base
+
+    def unregister(self, addr: int) -> None:
+        """Give back one ``register`` that returned ``addr`` (aclrtHostUnregister): the last one
+        of a registered allocation removes it, as a free does (views of it are stale then)."""
+        with self._lock:
+            alloc = self.find(addr)
+            if alloc is None or alloc.kind != "registered":
+                return  # it was device memory already: nothing was registered
+            alloc.refs -= 1
+            if alloc.refs:
+                return
+            del self._bases[bisect.bisect_left(self._bases, alloc.base)]
+            del self._allocs[alloc.base]
             self.frees += 1
 
     def find(self, addr: int) -> Allocation | None:
@@ -177,9 +224,10 @@ class AddressSpace:
                           strides=tuple(s * itemsize for s in strides))
 
     def live_allocations(self) -> list[Allocation]:
-        """The live allocations (the leak report: NumpyRuntime.live_handles)."""
+        """The live allocations (the leak report: NumpyRuntime.live_handles); registered host
+        memory is the caller's, given back by the call that registered it, so not listed."""
         with self._lock:
-            return list(self._allocs.values())
+            return [a for a in self._allocs.values() if a.kind != "registered"]
 
     def live(self, kind: str) -> int:
         with self._lock:

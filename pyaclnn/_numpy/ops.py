@@ -18,7 +18,7 @@ from .._spec import TensorMeta, Workspace
 from ..dtypes import from_numpy
 from ..errors import NotSupportedError
 
-__all__ = ["TensorMeta", "references", "no_reference", "check", "prepare", "compute", "fills_when_empty",
+__all__ = ["TensorMeta", "references", "no_reference", "check", "prepare", "fills_when_empty",
            "meta_of", "workspace_size"]
 
 
@@ -89,12 +89,8 @@ def fills_when_empty(op: str, soc: str, args: tuple) -> bool:
 def prepare(op: str, soc: str, a: tuple, empty: bool = False) -> Callable[[tuple], None]:
     """Phase 2 for the ndarray views ``a`` (outputs written in place), and for any others of
     the same metadata and plain values: the operator's kernel.prepare, which converts those values
-    once (a plan is rerun on repeated NumPy-in/NumPy-out calls, where this conversion would cost
-    as much as a small kernel)."""
+    once (the runtime makes it once per executor, and a repeated NumPy-in/NumPy-out call reruns
+    it, where this conversion would cost as much as a small kernel)."""
     kernel = _KERNELS.get(op) or _kernel_of(op)
     return kernel.prepare(soc, a, empty)
 
-
-def compute(op: str, soc: str, a: tuple, empty: bool = False) -> None:
-    """Phase 2 on ndarray views (outputs are written in place)."""
-    prepare(op, soc, a, empty)(a)

@@ -103,6 +103,7 @@ class Executor:
     names: tuple[str, ...] = ()    # the C parameter names, for messages
     spans: tuple | None = None     # (the non-empty inputs, outputs), for pyaclnn._numpy.queues
     generated: bool = False      # a generated (nnopbase) op: phase 2 is NnopbaseRunWithWorkspace
+    kernel: Callable[[tuple], None] | None = None  # its phase 2, once made (NumpyRuntime._kernel)
 
 
 class LiveHandle(NamedTuple):
@@ -707,7 +708,9 @@ class NumpyRuntime:
 
     def _location(self, where: Any) -> str:
         alloc = self.memory.find(where) if isinstance(where, int) else None
-        return "unregistered" if alloc is None else alloc.kind  # "device" or "host" (pinned)
+        if alloc is None or alloc.kind == "registered":  # a registered address is no copy's memory (the docs of
+            return "unregistered"  # aclrtHostRegister): the host memory it is, as the driver sees it
+        return alloc.kind  # "device" or "host" (pinned)
 
     def _async_kind(self, api: str, dst: Any, src: Any, kind: int) -> int:
         """The kind the async copy runs with (see _FORCED_KIND), or 107000 for a kind its memory
@@ -1141,10 +1144,10 @@ class NumpyRuntime:
         writes, mark = _spans_and_unknown(spans[1], key)
         if workspace_size > 0 and workspace:
             writes.append((int(workspace), int(workspace) + workspace_size))
-        soc, empty = self.soc, ex.empty
+        run = self._kernel(ex)
 
         def kernel() -> None:
-            ops.compute(op, soc, views, empty=empty)
+            run(views)
         try:
             self.queues.put(self._queue(stream), api, tuple(reads), tuple(writes), kernel, check_init=tuple(check),
                             mark=tuple(mark))
@@ -1195,44 +1198,43 @@ class NumpyRuntime:
                              f"which {runner} would read as its own kind (undefined behaviour on a device); "
                              f"launch it with aclnn{made_by}")
 
-    def prepare_arrays(self, op: str, args: tuple) -> Callable[[tuple], None]:
-        """Phase 1 straight on host arrays (no emulated memory): the library's checks, raising as
-        aclnn<Op>GetWorkspaceSize would. Returns phase 2, for these arguments or any others of
-        the same shapes, dtypes, strides and plain values (the checks see nothing else)."""
-        if op not in ops.references():
-            raise self._cannot_run(op)
-        empty = ops.check(op, self.soc, args)
-        if empty and not ops.fills_when_empty(op, self.soc, args):
-            return _nothing
-        return ops.prepare(op, self.soc, args, empty)
-
     def host_view(self, addr: int, shape: Sequence[int], dtype: np.dtype, strides: Sequence[int],
                   offset: int) -> np.ndarray | None:
         """The ndarray a tensor on emulated device memory is (zero copy); None when it reaches
         outside its allocation (freed, or past its end)."""
         return self.memory.view(addr, shape, np.dtype(dtype), strides, offset)
 
-    def tensor_view(self, addr: int, shape: Sequence[int], dtype: np.dtype, strides: Sequence[int],
-                    offset: int, api: str, write: bool = False) -> np.ndarray:
-        """``host_view`` of a tensor the kernel of ``api`` (aclnn<Op>) reads or writes: one that
-        reaches outside its allocation is that kernel's AI Core exception, raised now (the
-        kernels run at once here; a device reports it at the stream's next synchronisation)."""
-        view = self.host_view(addr, shape, dtype, strides, offset)
-        if view is None:
-            raise self._fail(ACL_ERROR_RT_AICORE_EXCEPTION, api,
-                             f"tensor at {addr:#x} (offset {offset}, shape {tuple(shape)}, strides {tuple(strides)}) "
-                             f"reaches outside its device allocation: the kernel's AI Core exception (a device "
-                             f"reports it at the stream's next aclrtSynchronizeStream)")
-        if view.size:  # computed now, on the host: queued work on that memory is a race
-            lo, hi = extent(shape, strides)
-            item = np.dtype(dtype).itemsize
-            span = (addr + (lo + offset) * item, addr + (hi + offset + 1) * item)
-            self.queues.host_access(api, (span,), write=write)
-            if write:
-                self.memory.mark_written(*span)
-            else:
-                self._check_written(api, span[0], span[1] - span[0])
-        return view
+    def register_host(self, buf: np.ndarray) -> int | None:
+        """Host bytes ``buf`` (a contiguous uint8 view) as device memory, in place: the device
+        address a tensor on them takes (their own), or None when they cannot be (they reach into
+        an allocation that does not hold all of them). Modelled on aclrtHostRegister (hicann/runtime
+        docs/zh/api_ref/11-02_host_memory_management.md: host memory mapped for the device, which
+        the kernels then use without a copy); unlike it, a registration is counted, so calls that
+        share an array each keep it (pyaclnn._numpy.memory.AddressSpace.register)."""
+        return self.memory.register(buf)
+
+    def unregister_host(self, addr: int) -> None:
+        """Give back one ``register_host`` that returned ``addr`` (aclrtHostUnregister)."""
+        self.memory.unregister(addr)
+
+    def executor_kernel(self, executor: Any) -> Callable[[tuple], None]:
+        """The phase-2 kernel a live executor's launch runs: a function of the C arguments with
+        ndarray views in the tensor slots (outputs written in place), valid for any arguments of
+        the same metadata and plain values, which are all phase 1 looked at. Not a CANN call:
+        the NumPy-in/out functions keep it for a repeated call (pyaclnn._hostcall)."""
+        ex = self._executors.get(executor)
+        if ex is None:
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, "executor_kernel", f"{executor!r} is not a live executor")
+        return self._kernel(ex)
+
+    def _kernel(self, ex: Executor) -> Callable[[tuple], None]:
+        """The operator's kernel bound to ``ex``'s plain values (made once per executor);
+        nothing to run on an empty call that writes nothing (``fills_when_empty``)."""
+        run = ex.kernel
+        if run is None:
+            fills = not ex.empty or ops.fills_when_empty(ex.op, self.soc, ex.args)
+            run = ex.kernel = ops.prepare(ex.op, self.soc, ex.args, ex.empty) if fills else _nothing
+        return run
 
     def _view(self, desc: TensorDesc) -> np.ndarray | None:
         """The ndarray a tensor's kernel reads or writes (None: outside its allocation). Kept

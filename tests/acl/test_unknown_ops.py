@@ -127,7 +127,7 @@ def test_numpy_backend_unknown_name_is_not_reported_as_missing_a_reference(use_b
     calls = (lambda: pyaclnn.Op("NoSuchOp"),
              lambda: runtime.launch("NoSuchOp", 0, 0, None, None),
              lambda: runtime.launch("NoSuchOp", 0, 0, 0x1234, None),
-             lambda: runtime.prepare_arrays("NoSuchOp", ()))
+             lambda: runtime.workspace_size("NoSuchOp", ()))
     for call in calls:
         with pytest.raises(pyaclnn.UnknownOperatorError) as info:
             call()
