@@ -21,8 +21,13 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 def extent(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, int]:
     """(lowest, highest) element offset a non-empty strided view touches, relative to its
     first element."""
-    lo = sum(min(0, (d - 1) * s) for d, s in zip(shape, strides) if d > 0)
-    hi = sum(max(0, (d - 1) * s) for d, s in zip(shape, strides) if d > 0)
+    lo = hi = 0
+    for d, s in zip(shape, strides):  # one loop, no generators: it runs for every tensor of a launch
+        if d > 1:
+            if s < 0:
+                lo += (d - 1) * s
+            else:
+                hi += (d - 1) * s
     return lo, hi
 
 

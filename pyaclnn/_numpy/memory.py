@@ -23,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .._sites import Site, user_site
+from .._sites import UNKNOWN, Site, user_site
 from .._strides import extent
 from ..errors import from_status
 
@@ -104,7 +104,8 @@ class AddressSpace:
             if after < len(self._bases) and self._bases[after] < base + size:
                 return None
             self.allocations += 1
-            alloc = self._allocs[base] = Allocation(base, size, buf, "registered", user_site(), self.allocations)
+            # no site: it is never listed as a leak (live_allocations), and finding one costs a stack walk
+            alloc = self._allocs[base] = Allocation(base, size, buf, "registered", UNKNOWN, self.allocations)
             alloc.written = [(base, base + size)]
             bisect.insort(self._bases, base)
         return base
