@@ -152,9 +152,11 @@ def run_call(backend: Backend, op: str, args: tuple) -> Callable[[tuple], None] 
             if isinstance(a, Tensor):  # used on the default stream: its queued launches finish first
                 _streamorder.wait_for(a.storage.uses)
             elif isinstance(a, np.ndarray):
-                t = _in_place(host, a, device, registered) if host is not None else None
+                item = a.itemsize
+                whole = all(st % item == 0 for st in a.strides)  # else no tensor's strides (a packed record's field)
+                t = _in_place(host, a, device, registered) if host is not None and whole else None
                 if t is None:
-                    t = Tensor.from_numpy(a, device)
+                    t = Tensor.from_numpy(a if whole else np.ascontiguousarray(a), device)
                     if i in outputs:
                         downloads.append((a, t))
                 made.append(t)

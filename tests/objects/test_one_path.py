@@ -161,3 +161,14 @@ def test_threads_sharing_an_array_keep_it_registered(use_backend):
         t.join()
     assert not errors, errors[0]
     assert not [a for a in _backend.current().runtime.memory._allocs.values() if a.kind == "registered"]
+
+
+def test_a_packed_records_field(backend):
+    """Strides that are no multiple of the itemsize (a field of a packed record) describe no
+    tensor: the array is copied contiguous, on both backends."""
+    rec = np.zeros(6, dtype=[("a", "<f4"), ("b", "u1")])
+    rec["a"] = np.linspace(-1, 1, 6, dtype=F32)
+    x = rec["a"]
+    assert x.strides == (5,)
+    y = np.full(6, 0.25, F32)
+    np.testing.assert_array_equal(pyaclnn.mse_loss_backward(x, x, y, "none"), aten_mse(x, x, y))
