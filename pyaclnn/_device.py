@@ -214,6 +214,9 @@ class Stream(Resource):
         """A device buffer of at least ``size`` bytes for the next op on this stream (0 if size is 0)."""
         if size <= 0:
             return 0
+        addr, have = self._workspace  # one list read (atomic): big enough needs no lock
+        if size <= have:
+            return addr
         with self._ws_lock:  # read, grow and replace as one step (else a buffer leaks or is freed twice)
             addr, have = self._workspace
             if size > have:

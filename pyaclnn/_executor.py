@@ -208,8 +208,7 @@ class Executor(Resource):
         self.inputs = [args[i] for i in slots.inputs if args[i] is not None]
         self.outputs = [args[i] for i in slots.outputs if args[i] is not None]
         # keeps every tensor (and its descriptor) alive until phase 2; tensor-list members too
-        for t in (tensors + self._members if self._members else tensors):
-            planned.use(t)
+        planned.add(tensors + self._members if self._members else tensors)
         if repeatable:  # (argument slot, C index) of each non-NULL input and output, for set_input/set_output
             self._in_at, self._out_at = _present(slots, args, slots.inputs), _present(slots, args, slots.outputs)
             self._arg_at = {slot: k for k, slot in enumerate(present)}  # where _set updates planned.tensors

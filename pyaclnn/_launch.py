@@ -56,6 +56,11 @@ class Planned:
         self.tensors.append(tensor)
         self.uses.append(tensor.storage.uses)
 
+    def add(self, tensors: list[Any]) -> None:
+        """``use`` for each of ``tensors`` (in one step: phase 1 adds all of its own at once)."""
+        self.tensors += tensors
+        self.uses += [t.storage.uses for t in tensors]
+
     def replace(self, k: int, tensor: Any) -> None:
         """The executor's ``k``-th Tensor is now ``tensor`` (set_input / set_output)."""
         self.tensors[k], self.uses[k] = tensor, tensor.storage.uses
@@ -102,7 +107,8 @@ class Planned:
             if handle is not None:
                 runtime.destroy_executor(handle)
         finally:
-            self.release(runtime)
+            if self.owned or self.tensors:  # phase 2 released them already (the usual case)
+                self.release(runtime)
 
 
 def not_run(runtime: Runtime, op: str, exc: BaseException) -> bool:

@@ -184,10 +184,12 @@ def c_values(sig: Signature, args: tuple, launch: bool = False) -> tuple:
     char* a str or None. A wrong Python type is a TypeError naming the C parameter, on both
     backends, before anything is allocated. A wrong argument count is left to the call (the
     library's, or the spec's, error)."""
-    values, params = (sig.launch_values, sig.launch) if launch else (sig.values, sig.params)
+    if launch:
+        values, params = sig.launch_values, sig.launch
+    else:
+        values, params = sig.values, sig.params
     if not values or len(args) != len(params):
         return args
-    api = f"aclnn{sig.op}" if launch else sig.api
     out: list[Any] | None = None
     for i, param, fast, lo, hi in values:  # the common case, a value of the right type, converts nothing
         value = args[i]
@@ -195,7 +197,7 @@ def c_values(sig: Signature, args: tuple, launch: bool = False) -> tuple:
             continue
         if out is None:
             out = list(args)
-        out[i] = _convert(api, param, value)
+        out[i] = _convert(f"aclnn{sig.op}" if launch else sig.api, param, value)
     return args if out is None else tuple(out)
 
 

@@ -99,6 +99,7 @@ class AclRuntime:
         self._phase1: dict[str, tuple[Any, tuple[int, ...]]] = {}
         self._phase2: dict[str, tuple[Any, tuple[int, ...]]] = {}
         self._outs = threading.local()  # per-thread phase-1 out-parameters, reused call after call
+        self._workspace_ptr: tuple[int, Any] = (0, NULL)  # the last workspace address launched, as a void *
         self._inits: list[bool] = []  # one entry per aclInit of pyaclnn: True if it initialised CANN
 
     # -- init, versions, devices ---------------------------------------------------------------
@@ -526,9 +527,18 @@ class AclRuntime:
             self._resolve(op)
             phase2 = self._phase2[op]
         fn, strings = phase2
-        status = fn(ffi.cast(_VOID_P, workspace) if workspace else NULL, workspace_size,
-                    NULL if executor is None else executor, *(_c_args(extra, strings) if extra else ()),
-                    NULL if stream is None else stream)
+        if workspace:  # the stream's pooled workspace: the same address call after call, cast once
+            last = self._workspace_ptr
+            if last[0] != workspace:
+                last = self._workspace_ptr = (workspace, ffi.cast(_VOID_P, workspace))
+            ws = last[1]
+        else:
+            ws = NULL
+        if extra:
+            status = fn(ws, workspace_size, NULL if executor is None else executor, *_c_args(extra, strings),
+                        NULL if stream is None else stream)
+        else:  # no unpacking for the usual four (~0.2 us a call)
+            status = fn(ws, workspace_size, NULL if executor is None else executor, NULL if stream is None else stream)
         if status:
             check(status, f"aclnn{op}")
 
