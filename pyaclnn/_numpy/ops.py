@@ -19,7 +19,7 @@ from ..dtypes import from_numpy
 from ..errors import NotSupportedError
 
 __all__ = ["TensorMeta", "references", "no_reference", "check", "prepare", "fills_when_empty",
-           "meta_of", "workspace_size"]
+           "meta_of", "workspace_size", "written"]
 
 
 # The operators with a NumPy reference (a folder of pyaclnn.ops each): () -> tuple of names.
@@ -84,6 +84,20 @@ def fills_when_empty(op: str, soc: str, args: tuple) -> bool:
     Ascend950's GroupNorm zero-fills dgamma/dbeta, ops.md §2.2.6)."""
     rule = getattr(_SPECS.get(op) or _spec_of(op), "empty_fills", None)
     return rule is not None and bool(rule(soc, *[meta_of(x) for x in args]))
+
+
+def written(op: str, soc: str, args: tuple) -> dict[str, Any] | None:
+    """What phase 2 writes of the outputs, for a call ``check`` accepted: the spec's ``written``
+    (C output parameter name -> elements written in row-major order, None for all, a tuple of
+    those for a tensor list; an output it leaves out is written whole), or None: every output
+    is written whole (a spec without the rule)."""
+    rule = _WRITTEN.get(op, _WRITTEN)
+    if rule is _WRITTEN:  # looked up once: a getattr that misses costs a microsecond per call
+        rule = _WRITTEN[op] = getattr(_SPECS.get(op) or _spec_of(op), "written", None)
+    return None if rule is None else rule(soc, *[meta_of(x) for x in args])
+
+
+_WRITTEN: dict[str, Any] = {}  # op -> its spec's ``written``, or None
 
 
 def prepare(op: str, soc: str, a: tuple, empty: bool = False) -> Callable[[tuple], None]:

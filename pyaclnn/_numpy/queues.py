@@ -28,7 +28,8 @@ synchronize):
 - work queued on one stream touching memory that queued work on another stream writes (or
   reads, if the new work writes), with no event ordering the two;
 - a kernel or device-to-device copy reading bytes not written since aclrtMalloc (fresh memory
-  holds the poison byte 0xFF, as the emulator's: a NaN in every float type). A copy to the host
+  holds the poison byte 0xFF, as the emulator's: a NaN in every float type; a launch marks
+  written only what its kernel writes, the op spec's ``written``). A copy to the host
   carries such bytes without complaint, as memcheck lets undefined bytes be copied and flags
   their use: the object layer reads spans back whole (``Tensor.copy_from`` of a strided view);
 - a tensor reaching outside its allocation (the runtime names it: ``runtime.launch``).

@@ -14,6 +14,7 @@ would depend on that timing (a race) is a ``pyaclnn.HazardError`` naming both si
 from __future__ import annotations
 
 import itertools
+import math
 import threading
 
 from .._sites import Site, user_site as _user_site
@@ -101,7 +102,9 @@ class Executor:
     workspace_used: bool = False  # the kernels read or write it (a 0-byte tiling request is never touched)
     handles: tuple[int, ...] = ()  # the aclTensors phase 1 captured (list elements included)
     names: tuple[str, ...] = ()    # the C parameter names, for messages
-    spans: tuple | None = None     # (the non-empty inputs, outputs), for pyaclnn._numpy.queues
+    spans: tuple | None = None     # what a launch reads and writes (_io_spans), for pyaclnn._numpy.queues
+    written: tuple[int | None, ...] | None = None  # per output, the elements its kernel writes (None: all;
+    #                                                the spec's ``written``); None: every output whole
     generated: bool = False      # a generated (nnopbase) op: phase 2 is NnopbaseRunWithWorkspace
     kernel: Callable[[tuple], None] | None = None  # its phase 2, once made (NumpyRuntime._kernel)
 
@@ -1055,13 +1058,16 @@ class NumpyRuntime:
             self._thread.error = str(exc)
             raise
         inputs, outputs = _split_io(info, resolved)
+        by_name = ops.written(op, self.soc, resolved)
+        written = _written_counts(info, resolved, by_name) if by_name else None
         handles = [h for kind, a in zip(info.kinds, args) if a is not None
                    for h in ((a,) if kind == "tensor" else self._tensor_lists[a] if kind == "tensor_list" else ())]
         ws = ops.workspace_size(op, self.soc, resolved)  # what the real operator asks for
         return ws.size, self._register(self._executors, Executor(op, resolved, empty, inputs, outputs,
                                                                  workspace_size=ws.size, workspace_used=ws.used,
                                                                  handles=tuple(handles), names=tuple(info.names),
-                                                                 generated=info.index_rule == "position"))
+                                                                 generated=info.index_rule == "position",
+                                                                 written=written))
 
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any,
                *extra: Any) -> None:
@@ -1134,14 +1140,17 @@ class NumpyRuntime:
             return
         spans = ex.spans
         if spans is None:  # until aclSet*TensorAddr moves one of its tensors
-            spans = ex.spans = (tuple(d for d in ex.inputs if d is not None and 0 not in d.shape),
-                                tuple(d for d in ex.outputs if d is not None and 0 not in d.shape))
+            spans = ex.spans = _io_spans(ex)
         # A tensor whose bytes were found written (or marked, as a launch's output), with no free
         # or un-write of memory since, needs neither again: only the others are checked and marked.
         memory = self.memory
         key = (memory.frees, memory.unwrites)
         reads, check = _spans_and_unknown(spans[0], key)
         writes, mark = _spans_and_unknown(spans[1], key)
+        if spans[2]:  # outputs the kernel writes in part (the spec's ``written``): only that part
+            part = [span for d, n in spans[2] for span in _written_spans(d, n)]
+            writes += part
+            mark += part
         if workspace_size > 0 and workspace:
             writes.append((int(workspace), int(workspace) + workspace_size))
         run = self._kernel(ex)
@@ -1300,6 +1309,66 @@ def _span_of(desc: TensorDesc) -> tuple[int, int]:
     start, end = desc.addr + (lo + desc.offset) * item, desc.addr + (hi + desc.offset + 1) * item
     desc.cached_span = (desc.addr, start, end)
     return start, end
+
+
+def _io_spans(ex: Executor) -> tuple[tuple[TensorDesc, ...], tuple[TensorDesc, ...],
+                                      tuple[tuple[TensorDesc, int], ...]]:
+    """What a launch of ``ex`` touches: its non-empty inputs, the non-empty outputs its kernel
+    writes whole, and (output, elements written) for those it writes in part only (``written``;
+    an output it does not write at all is in none of them: the device's kernel never touches it)."""
+    inputs = tuple(d for d in ex.inputs if d is not None and 0 not in d.shape)
+    if ex.written is None:
+        return inputs, tuple(d for d in ex.outputs if d is not None and 0 not in d.shape), ()
+    whole, part = [], []
+    for d, n in zip(ex.outputs, ex.written):
+        if d is None or 0 in d.shape or n == 0:
+            continue
+        if n is None or n >= math.prod(d.shape):
+            whole.append(d)
+        else:
+            part.append((d, n))
+    return inputs, tuple(whole), tuple(part)
+
+
+_MAX_RUNS = 64  # byte runs kept per partly written output; past that, the span around them
+
+
+def _written_spans(desc: TensorDesc, count: int) -> list[tuple[int, int]]:
+    """The bytes [start, end) of ``desc``'s first ``count`` elements in row-major order of its
+    view: one span for a contiguous tensor, the runs of a strided one (more than _MAX_RUNS: the
+    span around them, which may take a gap between them as written: lenient, never a false hazard)."""
+    item = to_numpy(desc.dtype).itemsize
+    base = desc.addr + desc.offset * item
+    if tuple(desc.strides) == contiguous_strides(desc.shape):
+        return [(base, base + count * item)]
+    index = np.unravel_index(np.arange(count), desc.shape)
+    offsets = np.unique(sum((i * s for i, s in zip(index, desc.strides)), np.zeros(count, np.int64)))
+    breaks = np.flatnonzero(np.diff(offsets) != 1) + 1
+    starts, ends = offsets[np.r_[0, breaks]], offsets[np.r_[breaks - 1, offsets.size - 1]] + 1
+    if starts.size > _MAX_RUNS:
+        return [(base + int(starts[0]) * item, base + int(ends[-1]) * item)]
+    return [(base + int(a) * item, base + int(b) * item) for a, b in zip(starts, ends)]
+
+
+def _written_counts(info: OpInfo, args: tuple, by_name: dict[str, Any]) -> tuple[int | None, ...] | None:
+    """The spec's ``written`` (C output parameter name -> elements, or a tuple per list member)
+    as one count per output of ``_split_io``, in its order (None: written whole); None when every
+    output is written whole."""
+    assert info.outputs is not None
+    unknown = set(by_name) - {info.names[i] for i in info.outputs}
+    if unknown:
+        raise ValueError(f"aclnn{info.name}: the spec's written() names no output {sorted(unknown)}")
+    keep_null = info.index_rule == "position"
+    counts: list[int | None] = []
+    for i in info.outputs:
+        if not keep_null and args[i] is None:
+            continue
+        n = by_name.get(info.names[i])
+        if isinstance(args[i], tuple):  # a list's members one by one, as _split_io counts them
+            counts += n if n is not None else (None,) * len(args[i])
+        else:
+            counts.append(n)
+    return tuple(counts) if any(n is not None for n in counts) else None
 
 
 def _describe(kind: str, value: Any) -> str:

@@ -6,7 +6,8 @@
 
 - ``spec.py``: ``OP`` (the CANN name) and the library's phase-1 ``check`` in its order with its
   status codes, dtype tables per SoC, output shapes; optionally ``ROLES`` (the outputs of a
-  header that declares every tensor const) and ``empty_fills`` (an empty call that still writes).
+  header that declares every tensor const), ``empty_fills`` (an empty call that still writes) and
+  ``written`` (the part of each output the kernel writes, where it leaves some unwritten).
   Backend-neutral: it imports neither backend.
 - ``kernel.py``: the NumPy backend's phase 2, ``prepare(soc, args, empty) -> run(views)``. It
   belongs to the NumPy backend: it imports the NumPy kernel helpers, never the acl backend nor the

@@ -24,7 +24,7 @@ REPO = "ops-math"  # its sources: hicann/ops-math (9.x: libopapi_math.so)
 # executors index tensors by their position there.
 ROLES = (("updatedScale", "updatedGrowthTracker"), "position")
 
-__all__ = ["OP", "API", "REPO", "ROLES", "SOCS", "check"]
+__all__ = ["OP", "API", "REPO", "ROLES", "SOCS", "check", "written"]
 
 FIND_KERNEL_ERROR = 561003  # ACLNN_ERR_INNER_FIND_KERNEL_ERROR
 SOCS = ("Ascend910B", "Ascend910_93", "Ascend950")  # AICore().AddConfig of the definition
@@ -60,3 +60,10 @@ def check(soc: str, current_scale: TensorMeta | None, growth_tracker: TensorMeta
         if t.numel < 1:  # the kernel writes element 0: undefined on the device, refused here
             fail(TILING_ERROR, API, f"pyaclnn refuses: {name} is empty (the kernel writes its element 0)")
     return False
+
+
+def written(soc: str, *args: object) -> dict:
+    """What the kernel writes of the outputs (pyaclnn._numpy.ops.written): element 0 of each, a
+    larger one's other elements never (op_kernel/amp_update_scale.h Init binds each output's
+    GlobalTensor to 1 element, SetGlobalBuffer(..., 1), and CopyOut's DataCopyPad moves 1 element)."""
+    return {"updatedScale": 1, "updatedGrowthTracker": 1}

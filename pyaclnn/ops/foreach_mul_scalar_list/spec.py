@@ -40,7 +40,7 @@ REPO = "ops-nn"  # its sources: hicann/ops-nn (9.x: libopapi_nn.so)
 # out), and nnopbase's executors index tensors by their position there.
 ROLES = (("out",), "position")
 
-__all__ = ["OP", "API", "REPO", "ROLES", "SOCS", "MAX_TENSORS", "check", "scalars_dtype", "workspace_size"]
+__all__ = ["OP", "API", "REPO", "ROLES", "SOCS", "MAX_TENSORS", "check", "scalars_dtype", "workspace_size", "written"]
 
 D = DType
 FIND_KERNEL_ERROR = 561003  # ACLNN_ERR_INNER_FIND_KERNEL_ERROR
@@ -165,3 +165,12 @@ def workspace_size(soc: str, x: Sequence[TensorMeta], scalars: Sequence[Any], ou
     if all(t.is_empty for t in out):
         return Workspace(0, False)
     return Workspace(WORK_SPACE_SIZE, False)
+
+
+def written(soc: str, x: Sequence[TensorMeta], scalars: Sequence[Any], out: Sequence[TensorMeta]) -> dict:
+    """What the kernel writes of ``out`` (for a call ``check`` accepted; pyaclnn._numpy.ops.written):
+    out[i]'s first numel(x[i]) elements in row-major order (the tilings size each tensor's work
+    from x[i], foreach_tiling_class.h tensorDataCountList; the kernel writes flat), the rest of a
+    larger out[i] never; on A2/A3 nothing of the out tensors past len(x) (totalTensorCount counts
+    x's tensors, CheckOpInfo looks at out[i] for i < len(x) only): stale bytes on a device."""
+    return {"out": tuple(x[i].numel if i < len(x) else 0 for i in range(len(out)))}

@@ -19,7 +19,7 @@ API = f"aclnn{OP}GetWorkspaceSize"
 REPO = "ops-nn"  # its sources: hicann/ops-nn (9.x: libopapi_nn.so, the op library pyaclnn loads)
 
 __all__ = ["OP", "API", "REPO", "check", "supported_dtypes", "empty_zero_fills", "empty_fills",
-           "output_shapes", "workspace_size"]
+           "output_shapes", "workspace_size", "written"]
 
 MAX_C_PER_GROUP = 8000   # A2/A3 only
 MAX_C = 240000           # A2/A3 only
@@ -238,3 +238,18 @@ def workspace_size(soc: str, grad_out: TensorMeta, input: TensorMeta, mean: Tens
     outputs = tuple((size, me) for size, wanted in zip(sizes, mask) if not wanted)
     kernels.append(Kernel((_group_norm_grad_workspace(soc, N, C, dtype),), outputs))
     return composite_workspace(kernels)
+
+
+def written(soc: str, grad_out: TensorMeta, input: TensorMeta, mean: TensorMeta, rstd: TensorMeta,
+            gamma: TensorMeta | None, N: int, C: int, HxW: int, group: int, output_mask: Sequence[bool],
+            grad_input: TensorMeta | None, grad_gamma: TensorMeta | None,
+            grad_beta: TensorMeta | None) -> dict:
+    """What phase 2 writes of the outputs (pyaclnn._numpy.ops.written): an output the mask does not
+    ask for is never written (GroupNormGrad keeps it in the workspace, no ViewCopy to the user's
+    tensor: aclnn_group_norm_backward.cpp), except on 950's empty-tensor path, whose ViewCopies fill
+    both gradGammaOut and gradBetaOut whatever the mask (``empty_zero_fills``)."""
+    mask = tuple(bool(m) for m in output_mask)
+    fills = empty_zero_fills(soc, grad_out, input, mean, rstd, gamma, C)
+    return {"gradInput": None if mask[0] else 0,
+            "gradGammaOut": None if mask[1] or fills else 0,
+            "gradBetaOut": None if mask[2] or fills else 0}
