@@ -170,6 +170,26 @@ def test_amp_update_scale_writes_element_0_only(session: Session) -> None:
             copy_out(addr, 8)
 
 
+def test_amp_update_scale_writes_element_0_of_a_strided_output(session: Session) -> None:
+    """A transposed (2, 2) updatedScale: its element [0, 0] is written (it was lost before: the
+    kernel wrote into a copy), the rest stays unwritten."""
+    s = session
+    scale, tracker, found = (s.upload(a) for a in (np.array([4.0], F32), np.array([0], np.int32),
+                                                   np.array([1.0], F32)))
+    new_scale, new_tracker = s.malloc(16), s.malloc(4)
+    transposed = acl.aclCreateTensor([2, 2], 2, acl.ACL_FLOAT, [1, 2], 0, acl.ACL_FORMAT_ND, [4], 1, new_scale)
+    s.release.append(lambda: acl.aclDestroyTensor(transposed))
+    s.launch("AmpUpdateScale", s.tensor(scale, (1,)), s.tensor(tracker, (1,), acl.ACL_INT32),
+             s.tensor(found, (1,)), 2.0, 0.5, 1, transposed, s.tensor(new_tracker, (1,), acl.ACL_INT32))
+    acl.aclrtSynchronizeStream(s.stream)
+    # found_inf: torch's _amp_update_scale_ backs the scale off
+    want_scale, want_tracker = torch.tensor([4.0]), torch.tensor([0], dtype=torch.int32)
+    torch._amp_update_scale_(want_scale, want_tracker, torch.tensor([1.0]), 2.0, 0.5, 1)
+    assert copy_out(new_scale, 4).view(F32)[0] == want_scale.item()
+    with pytest.raises(pyaclnn.HazardError, match=UNWRITTEN.format(n=12)):
+        copy_out(new_scale, 16)
+
+
 def group_norm_backward(s: Session, n: int, mask: list[bool]) -> tuple[int, int, int]:
     """aclnnGroupNormBackward with N=n, C=2, HxW=2, group=1 and every output passed; their addresses."""
     c, hxw = 2, 2

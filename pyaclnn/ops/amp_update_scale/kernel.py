@@ -33,8 +33,10 @@ def _update(scale_in, tracker_in, found_in, growth, backoff, interval, scale_out
             tracker = np.int32(0)
         else:
             tracker = successful
-    scale_out.reshape(-1)[0] = scale.astype(scale_out.dtype)
-    tracker_out.reshape(-1)[0] = tracker
+    # element 0 of each view (its first in row-major order: the kernel's GM address is the
+    # tensor's); reshape(-1) of a strided 2-D view would be a copy, and the write lost
+    scale_out[(0,) * scale_out.ndim] = scale.astype(scale_out.dtype)
+    tracker_out[(0,) * tracker_out.ndim] = tracker
 
 
 def prepare(soc: str, a: tuple, empty: bool = False) -> Callable[[tuple], None]:
