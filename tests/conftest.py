@@ -52,10 +52,10 @@ def use_backend(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., objec
             monkeypatch.delenv("PYACLNN_SOC", raising=False)
         if home is not None:
             monkeypatch.setenv("ASCEND_HOME_PATH", str(home))
-            if name == "acl" and (Path(home) / "opp").is_dir():
-                # what set_env.sh exports, per test: pyaclnn sets it itself only when it first
-                # loads CANN, once per process, so a test that set it with monkeypatch around
-                # that first load left later tests without it (561107, order-dependent)
+            if name == "acl" and "ASCEND_OPP_PATH" not in os.environ and (Path(home) / "opp").is_dir():
+                # what set_env.sh exports (unless the test set its own), per test: pyaclnn sets
+                # it itself only when it first loads CANN, once per process, so a test that set
+                # it with monkeypatch around that first load left later tests without it (561107)
                 monkeypatch.setenv("ASCEND_OPP_PATH", str(Path(home) / "opp"))
         _backend.reset_for_tests()
         return _backend.current()
