@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CallMemo", "run_host", "run_call", "memo_for", "run_memo", "remember_memo"]
 
+_BYTES = np.dtype(np.uint8)
 MEMOS_MAX = 1024  # memos kept per backend; the table starts afresh when full
 
 
@@ -184,7 +185,7 @@ def _in_place(host: HostRuntime, array: np.ndarray, device: Device, registered: 
         return Tensor.empty(array.shape, array.dtype, device)
     item = array.itemsize
     if array.flags.c_contiguous:  # the usual case: its bytes in order (host_span costs ~10 us)
-        span, first, strides = array.reshape(-1).view(np.uint8), 0, None
+        span, first, strides = array.reshape(-1).view(_BYTES), 0, None
     else:
         span, first = host_span(array)
         strides = [s // item for s in array.strides]
