@@ -772,13 +772,13 @@ class NumpyRuntime:
     # -- aclnn meta objects --------------------------------------------------------------------
     def create_tensor(self, shape: Sequence[int], dtype: int, strides: Sequence[int] | None, offset: int,
                       fmt: int, storage_shape: Sequence[int], addr: int) -> int:
-        shape = tuple(map(int, shape))  # (map, min: no generator frames on a call made per tensor)
+        shape = tuple(map(int, shape))  # (map, min: no generator frames: this runs for every tensor)
         try:
             dt = dtype if type(dtype) is DType else DType(dtype)  # the object layer passes a DType: no enum call
         except ValueError:
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, "aclCreateTensor",
                              f"aclCreateTensor returned NULL: unknown aclDataType {dtype}") from None
-        if min(shape, default=0) < 0 or (strides is not None and len(strides) != len(shape)):
+        if (shape and min(shape) < 0) or (strides is not None and len(strides) != len(shape)):
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, "aclCreateTensor",
                              f"aclCreateTensor returned NULL: bad shape {shape} / strides {strides}")
         desc = TensorDesc(shape, dt, tuple(strides) if strides is not None else contiguous_strides(shape),
