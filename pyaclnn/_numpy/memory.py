@@ -220,16 +220,19 @@ class AddressSpace:
         return alloc.buf[start:start + count]
 
     def view(self, addr: int, shape: Sequence[int], dtype: np.dtype, strides: Sequence[int],
-             offset: int) -> np.ndarray | None:
+             offset: int, span: tuple[int, int] | None = None) -> np.ndarray | None:
         """The strided array a tensor descriptor describes (strides/offset in elements); None
-        if it reaches outside its allocation (the caller raises what the device reports)."""
+        if it reaches outside its allocation (the caller raises what the device reports).
+        ``span``: the bytes [start, end) it reaches, when the caller knows them already."""
         itemsize = dtype.itemsize
         if 0 in shape:
             return np.empty(shape, dtype)
-        lo, hi = extent(shape, strides)
-        lo, hi = lo + offset, hi + offset
-        alloc = self.find(addr + lo * itemsize) if lo * itemsize + addr >= 0 else None
-        end = addr + (hi + 1) * itemsize
+        if span is None:
+            lo, hi = extent(shape, strides)
+            start, end = addr + (lo + offset) * itemsize, addr + (hi + offset + 1) * itemsize
+        else:
+            start, end = span
+        alloc = self.find(start) if start >= 0 else None
         if alloc is None or end > alloc.base + alloc.size:
             return None
         # (positional: keywords cost np.ndarray 0.3 us more, on a call made for every tensor of a launch)

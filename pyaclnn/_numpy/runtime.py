@@ -1261,7 +1261,8 @@ class NumpyRuntime:
         cached = desc.cached_view
         if cached is not None and cached[0] == desc.addr and cached[1] == memory.frees:
             return cached[2]
-        view = memory.view(desc.addr, desc.shape, to_numpy(desc.dtype), desc.strides, desc.offset)
+        view = memory.view(desc.addr, desc.shape, to_numpy(desc.dtype), desc.strides, desc.offset,
+                           _span_of(desc))  # (its span is kept: the launch's hazard spans use it too)
         desc.cached_view = (desc.addr, memory.frees, view) if view is not None else None
         return view
 
