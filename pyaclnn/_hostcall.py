@@ -150,11 +150,10 @@ def run_call(backend: Backend, op: str, args: tuple) -> Callable[[tuple], None] 
             a = args[i]
             if kind != "tensor":
                 continue
-            if isinstance(a, Tensor):  # used on the default stream: its queued launches finish first
-                _streamorder.wait_for(a.storage.uses)
-            elif isinstance(a, np.ndarray):
-                item = a.itemsize
-                whole = all(st % item == 0 for st in a.strides)  # else no tensor's strides (a packed record's field)
+            if isinstance(a, np.ndarray):
+                # strides that are not whole elements (a packed record's field) are no tensor's; a
+                # C-contiguous array needs no look at them on the NumPy backend (_in_place ignores them)
+                whole = (host is not None and a.flags.c_contiguous) or all(st % a.itemsize == 0 for st in a.strides)
                 t = _in_place(host, a, device, registered) if host is not None and whole else None
                 if t is None:
                     t = Tensor.from_numpy(a if whole else np.ascontiguousarray(a), device)
@@ -162,6 +161,8 @@ def run_call(backend: Backend, op: str, args: tuple) -> Callable[[tuple], None] 
                         downloads.append((a, t))
                 made.append(t)
                 tensor_args[i] = t
+            elif isinstance(a, Tensor):  # used on the default stream: its queued launches finish first
+                _streamorder.wait_for(a.storage.uses)
         stream = default_stream(device)
         with Executor.from_args(op, tensor_args) as executor:
             if host is not None:
