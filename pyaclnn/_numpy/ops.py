@@ -92,15 +92,15 @@ def fills_when_empty(op: str, soc: str, args: tuple) -> bool:
     return rule is not None and bool(rule(soc, *[meta_of(x) for x in args]))
 
 
-def written(op: str, soc: str, args: tuple) -> dict[str, Any] | None:
-    """What phase 2 writes of the outputs, for a call ``check`` accepted: the spec's ``written``
+def written(op: str, soc: str, metas: list[Any]) -> dict[str, Any] | None:
+    """What phase 2 writes of the outputs, for a call ``check`` accepted (``metas``): the spec's ``written``
     (C output parameter name -> elements written in row-major order, None for all, a tuple of
     those for a tensor list; an output it leaves out is written whole), or None: every output
     is written whole (a spec without the rule)."""
     rule = _WRITTEN.get(op, _WRITTEN)
     if rule is _WRITTEN:  # looked up once: a getattr that misses costs a microsecond per call
         rule = _WRITTEN[op] = getattr(_SPECS.get(op) or _spec_of(op), "written", None)
-    return None if rule is None else rule(soc, *[meta_of(x) for x in args])
+    return None if rule is None else rule(soc, *metas)
 
 
 _WRITTEN: dict[str, Any] = {}  # op -> its spec's ``written``, or None

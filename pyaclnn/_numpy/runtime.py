@@ -1061,7 +1061,7 @@ class NumpyRuntime:
             self._thread.error = str(exc)
             raise
         inputs, outputs = _split_io(info, resolved)
-        by_name = ops.written(op, self.soc, resolved)
+        by_name = ops.written(op, self.soc, metas)
         written = _written_counts(info, resolved, by_name) if by_name else None
         handles = [h for kind, a in zip(info.kinds, args) if a is not None
                    for h in ((a,) if kind == "tensor" else self._tensor_lists[a] if kind == "tensor_list" else ())]
