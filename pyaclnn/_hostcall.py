@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CallMemo", "run_host", "run_call", "memo_for", "run_memo", "remember_memo"]
 
+_BYTES = np.dtype(np.uint8)
 MEMOS_MAX = 1024  # memos kept per backend; the table starts afresh when full
 
 
@@ -149,11 +150,10 @@ def run_call(backend: Backend, op: str, args: tuple) -> Callable[[tuple], None] 
             a = args[i]
             if kind != "tensor":
                 continue
-            if isinstance(a, Tensor):  # used on the default stream: its queued launches finish first
-                _streamorder.wait_for(a.storage.uses)
-            elif isinstance(a, np.ndarray):
-                item = a.itemsize
-                whole = all(st % item == 0 for st in a.strides)  # else no tensor's strides (a packed record's field)
+            if isinstance(a, np.ndarray):
+                # strides that are not whole elements (a packed record's field) are no tensor's; a
+                # C-contiguous array needs no look at them on the NumPy backend (_in_place ignores them)
+                whole = (host is not None and a.flags.c_contiguous) or all(st % a.itemsize == 0 for st in a.strides)
                 t = _in_place(host, a, device, registered) if host is not None and whole else None
                 if t is None:
                     t = Tensor.from_numpy(a if whole else np.ascontiguousarray(a), device)
@@ -161,6 +161,8 @@ def run_call(backend: Backend, op: str, args: tuple) -> Callable[[tuple], None] 
                         downloads.append((a, t))
                 made.append(t)
                 tensor_args[i] = t
+            elif isinstance(a, Tensor):  # used on the default stream: its queued launches finish first
+                _streamorder.wait_for(a.storage.uses)
         stream = default_stream(device)
         with Executor.from_args(op, tensor_args) as executor:
             if host is not None:
@@ -184,7 +186,7 @@ def _in_place(host: HostRuntime, array: np.ndarray, device: Device, registered: 
         return Tensor.empty(array.shape, array.dtype, device)
     item = array.itemsize
     if array.flags.c_contiguous:  # the usual case: its bytes in order (host_span costs ~10 us)
-        span, first, strides = array.reshape(-1).view(np.uint8), 0, None
+        span, first, strides = array.reshape(-1).view(_BYTES), 0, None
     else:
         span, first = host_span(array)
         strides = [s // item for s in array.strides]

@@ -109,7 +109,8 @@ class Tensor(Resource):
 
     def __init__(self, storage: Storage, shape: Sequence[int], dtype: Any,
                  strides: Sequence[int] | None = None, offset: int = 0) -> None:
-        storage._check_open()
+        if not storage._open:
+            storage._check_open()  # raises
         device = storage.device
         device.use()
         self.storage, self.device = storage, device

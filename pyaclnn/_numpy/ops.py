@@ -49,11 +49,16 @@ def meta_of(x: Any) -> Any:
     return x
 
 
-def check(op: str, soc: str, args: tuple) -> bool:
-    """Run the library's phase-1 checks (the operator's spec.check); True means empty (success,
-    nothing to compute)."""
+def metas(args: tuple) -> list[Any]:
+    """``meta_of`` each argument: what ``check`` and ``workspace_size`` take (made once for both)."""
+    return [meta_of(x) for x in args]
+
+
+def check(op: str, soc: str, metas: list[Any]) -> bool:
+    """Run the library's phase-1 checks (the operator's spec.check) on the arguments' ``metas``;
+    True means empty (success, nothing to compute)."""
     spec = _SPECS.get(op) or _spec_of(op)
-    return spec.check(soc, *[meta_of(x) for x in args])
+    return spec.check(soc, *metas)
 
 
 _SPECS: dict[str, Any] = {}  # op -> its spec module: a plain dict on the per-call path
@@ -72,11 +77,12 @@ def _spec_of(op: str) -> Any:
     return spec
 
 
-def workspace_size(op: str, soc: str, args: tuple) -> Workspace:
-    """The workspace phase 1 reports (after ``check`` accepted): the operator's spec.workspace_size,
-    the rule traced from its sources. A spec without one reports none (0), as before the rules."""
+def workspace_size(op: str, soc: str, metas: list[Any]) -> Workspace:
+    """The workspace phase 1 reports (after ``check`` accepted ``metas``): the operator's
+    spec.workspace_size, the rule traced from its sources. A spec without one reports none (0),
+    as before the rules."""
     rule = getattr(_SPECS.get(op) or _spec_of(op), "workspace_size", None)
-    return Workspace(0, False) if rule is None else rule(soc, *[meta_of(x) for x in args])
+    return Workspace(0, False) if rule is None else rule(soc, *metas)
 
 
 def fills_when_empty(op: str, soc: str, args: tuple) -> bool:
@@ -86,15 +92,15 @@ def fills_when_empty(op: str, soc: str, args: tuple) -> bool:
     return rule is not None and bool(rule(soc, *[meta_of(x) for x in args]))
 
 
-def written(op: str, soc: str, args: tuple) -> dict[str, Any] | None:
-    """What phase 2 writes of the outputs, for a call ``check`` accepted: the spec's ``written``
+def written(op: str, soc: str, metas: list[Any]) -> dict[str, Any] | None:
+    """What phase 2 writes of the outputs, for a call ``check`` accepted (``metas``): the spec's ``written``
     (C output parameter name -> elements written in row-major order, None for all, a tuple of
     those for a tensor list; an output it leaves out is written whole), or None: every output
     is written whole (a spec without the rule)."""
     rule = _WRITTEN.get(op, _WRITTEN)
     if rule is _WRITTEN:  # looked up once: a getattr that misses costs a microsecond per call
         rule = _WRITTEN[op] = getattr(_SPECS.get(op) or _spec_of(op), "written", None)
-    return None if rule is None else rule(soc, *[meta_of(x) for x in args])
+    return None if rule is None else rule(soc, *metas)
 
 
 _WRITTEN: dict[str, Any] = {}  # op -> its spec's ``written``, or None

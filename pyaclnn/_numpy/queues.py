@@ -218,7 +218,13 @@ class Queues:
                 self.flush(q)
 
     def _bases(self, spans: tuple[Span, ...]) -> tuple[int, ...]:
-        found = {alloc.base for alloc in map(self.memory.find, (start for start, _ in spans)) if alloc is not None}
+        """The allocations ``spans`` start in, each once (a plain loop: no generator frames)."""
+        find = self.memory.find
+        found: list[int] = []
+        for start, _ in spans:
+            alloc = find(start)
+            if alloc is not None and alloc.base not in found:
+                found.append(alloc.base)
         return tuple(found)
 
     def _done(self, work: Work) -> None:

@@ -490,6 +490,8 @@ class NumpyRuntime:
                 error, q.error = q.error, None
                 self._thread.error = str(error)
                 raise error
+        if not self._faults and not self._poisoned:  # the usual case: no lock, no lists
+            return
         with self._lock:
             found = [d for d in (self._faults.pop(self._fault_key(s), None) for s in streams) if d is not None]
             found += [self._poisoned[d] for d in map(self._device_of, streams) if d in self._poisoned]
@@ -770,13 +772,13 @@ class NumpyRuntime:
     # -- aclnn meta objects --------------------------------------------------------------------
     def create_tensor(self, shape: Sequence[int], dtype: int, strides: Sequence[int] | None, offset: int,
                       fmt: int, storage_shape: Sequence[int], addr: int) -> int:
-        shape = tuple(int(d) for d in shape)
+        shape = tuple(map(int, shape))  # (map, min: no generator frames: this runs for every tensor)
         try:
-            dt = DType(dtype)
+            dt = dtype if type(dtype) is DType else DType(dtype)  # the object layer passes a DType: no enum call
         except ValueError:
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, "aclCreateTensor",
                              f"aclCreateTensor returned NULL: unknown aclDataType {dtype}") from None
-        if any(d < 0 for d in shape) or (strides is not None and len(strides) != len(shape)):
+        if (shape and min(shape) < 0) or (strides is not None and len(strides) != len(shape)):
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, "aclCreateTensor",
                              f"aclCreateTensor returned NULL: bad shape {shape} / strides {strides}")
         desc = TensorDesc(shape, dt, tuple(strides) if strides is not None else contiguous_strides(shape),
@@ -1052,17 +1054,18 @@ class NumpyRuntime:
         if len(args) != len(info.kinds):
             raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"expected {len(info.kinds)} arguments, got {len(args)}")
         resolved = self._resolve(info, args, api)
+        metas = ops.metas(resolved)
         try:
-            empty = ops.check(op, self.soc, resolved)
+            empty = ops.check(op, self.soc, metas)
         except errors.AclError as exc:
             self._thread.error = str(exc)
             raise
         inputs, outputs = _split_io(info, resolved)
-        by_name = ops.written(op, self.soc, resolved)
+        by_name = ops.written(op, self.soc, metas)
         written = _written_counts(info, resolved, by_name) if by_name else None
         handles = [h for kind, a in zip(info.kinds, args) if a is not None
                    for h in ((a,) if kind == "tensor" else self._tensor_lists[a] if kind == "tensor_list" else ())]
-        ws = ops.workspace_size(op, self.soc, resolved)  # what the real operator asks for
+        ws = ops.workspace_size(op, self.soc, metas)  # what the real operator asks for
         return ws.size, self._register(self._executors, Executor(op, resolved, empty, inputs, outputs,
                                                                  workspace_size=ws.size, workspace_used=ws.used,
                                                                  handles=tuple(handles), names=tuple(info.names),
@@ -1118,7 +1121,8 @@ class NumpyRuntime:
                                     f"({ex.workspace_size} bytes, as phase 1 reported) is at NULL: the kernel's "
                                     f"AI Core exception (allocate workspaceSize bytes and pass them)")
             return
-        views = tuple(self._view(a) if isinstance(a, TensorDesc) else _list_views(self._view, a) for a in ex.args)
+        view = self._view
+        views = tuple([view(a) if type(a) is TensorDesc else _list_views(view, a) for a in ex.args])
         bad = _outside(ex.args, views)
         if bad is not None:
             # Phase 2 does not look at tensor addresses (opbase CommonOpExecutorRun launches the
@@ -1180,10 +1184,14 @@ class NumpyRuntime:
             raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"The passed workspace size {workspace_size} does not "
                                                            f"meet the minimum workspace size {need} actually "
                                                            f"required by the operator{made_by}")
-        if need > 0 and workspace and (self.memory.bytes_at(int(workspace), need) is None
-                                       or self._location(int(workspace)) != "device"):
+        if need > 0 and workspace and not self._in_device_allocation(int(workspace), need):
             raise self._fail(ACLNN_ERR_RUNTIME_ERROR, api, f"workspace {int(workspace):#x} (+{need} bytes) is not "
                                                            f"inside a live aclrtMalloc allocation{made_by}")
+
+    def _in_device_allocation(self, addr: int, count: int) -> bool:
+        """Whether [addr, addr+count) lies inside one live aclrtMalloc allocation (one lookup)."""
+        alloc = self.memory.find(addr)
+        return alloc is not None and alloc.kind == "device" and addr + count <= alloc.base + alloc.size
 
     def _generated(self, op: str) -> bool:
         """A generated op (nnopbase executor): its header is generated (the registry's "position" rule)."""
@@ -1253,7 +1261,8 @@ class NumpyRuntime:
         cached = desc.cached_view
         if cached is not None and cached[0] == desc.addr and cached[1] == memory.frees:
             return cached[2]
-        view = memory.view(desc.addr, desc.shape, to_numpy(desc.dtype), desc.strides, desc.offset)
+        view = memory.view(desc.addr, desc.shape, to_numpy(desc.dtype), desc.strides, desc.offset,
+                           _span_of(desc))  # (its span is kept: the launch's hazard spans use it too)
         desc.cached_view = (desc.addr, memory.frees, view) if view is not None else None
         return view
 

@@ -172,3 +172,28 @@ def test_a_packed_records_field(backend):
     assert x.strides == (5,)
     y = np.full(6, 0.25, F32)
     np.testing.assert_array_equal(pyaclnn.mse_loss_backward(x, x, y, "none"), aten_mse(x, x, y))
+
+
+def test_read_only_arrays_are_registered_in_place(use_backend, monkeypatch):
+    """A read-only array (a frozen one, a zero-stride broadcast) is the call's device memory
+    too: register_host reads a writable buffer's address through ctypes and a read-only one's
+    through numpy (ctypes refuses read-only buffers)."""
+    memory = use_backend("numpy").runtime.memory
+    kinds = []
+    real = mse_kernel.mse_loss_backward
+
+    def kernel(grad_output, self, target, reduction, out, soc):
+        kinds.append([memory.find(a.__array_interface__["data"][0]).kind for a in (grad_output, self, target)])
+        real(grad_output, self, target, reduction, out, soc)
+    monkeypatch.setattr(mse_kernel, "mse_loss_backward", kernel)
+    x = np.linspace(-1, 1, 12, dtype=F32).reshape(3, 4)
+    x.flags.writeable = False
+    g = np.broadcast_to(np.float32(0.5), (3, 4))  # read-only, strides (0, 0)
+    y = np.full(4, 0.25, F32)[None].repeat(3, 0)
+    np.testing.assert_array_equal(pyaclnn.mse_loss_backward(g, x, y, "none"), aten_mse(g.copy(), x.copy(), y))
+    assert kinds == [["registered"] * 3]
+    assert not x.flags.writeable and all(memory.find(a.ctypes.data) is None for a in (g, x, y))
+    space = AddressSpace()
+    frozen = np.zeros(16, np.uint8)
+    frozen.flags.writeable = False
+    assert space.register(frozen) == frozen.ctypes.data
