@@ -128,6 +128,7 @@ def _numpy_backend(reason: str) -> Backend:
     from ._numpy.kernels._parallel import zeros_faulted_in
     from ._numpy.runtime import NumpyRuntime
     soc = _env.soc()
+    _env.hazards()  # a bad PYACLNN_HAZARDS fails here, not at the first hazard (read again there)
     runtime = NumpyRuntime(soc)
     runtime.init()
     backend = Backend(runtime, "numpy", reason, soc, soc, None, {})

@@ -57,7 +57,8 @@ def env_problems() -> list[dict[str, str]]:
     for name, read, fix in (
             ("PYACLNN_BACKEND", _env.backend, "unset PYACLNN_BACKEND or set it to auto, acl or numpy"),
             ("PYACLNN_SOC", _env.soc, "unset PYACLNN_SOC or set it to one of " + ", ".join(_env.SOCS)),
-            ("PYACLNN_DEVICE", _env.device_id, "unset PYACLNN_DEVICE or set it to a device id (0, 1, ...)")):
+            ("PYACLNN_DEVICE", _env.device_id, "unset PYACLNN_DEVICE or set it to a device id (0, 1, ...)"),
+            ("PYACLNN_HAZARDS", _env.hazards, "unset PYACLNN_HAZARDS or set it to raise, warn or off")):
         try:
             read()
         except ValueError as exc:
@@ -139,7 +140,8 @@ def doctor_report() -> dict[str, Any]:
     exit_code = OK
 
     requested = _env.get("PYACLNN_BACKEND") or "auto"
-    data["pyaclnn_env"] = {name: _env.get(name) for name in ("PYACLNN_BACKEND", "PYACLNN_SOC", "PYACLNN_DEVICE")}
+    data["pyaclnn_env"] = {name: _env.get(name) for name in ("PYACLNN_BACKEND", "PYACLNN_SOC", "PYACLNN_DEVICE",
+                                                         "PYACLNN_HAZARDS")}
     problems += env_problems()
     if problems:
         exit_code = USAGE

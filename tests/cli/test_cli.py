@@ -241,3 +241,13 @@ def test_doctor_on_a_toolkit_without_a_device_says_so(emulator_toolkit: Path, re
     assert all(lib["loaded"] for lib in data["libraries"].values())
     fixes = [p["fix"] for p in data["problems"] if p["problem"].startswith("libraries load but no device")]
     assert fixes and "install the Ascend driver" in fixes[0] and "PYACLNN_BACKEND=numpy" in fixes[0]
+
+
+def test_bogus_hazards_mode_is_a_usage_error_and_the_doctor_shows_it() -> None:
+    proc = pyaclnn_cli("samples", PYACLNN_HAZARDS="maybe")
+    assert proc.returncode == 2
+    assert_one_line_error(proc, "PYACLNN_HAZARDS='maybe'", "raise, warn, off")
+    code, data = doctor_json(PYACLNN_HAZARDS="maybe")
+    assert code == 2
+    assert data["pyaclnn_env"]["PYACLNN_HAZARDS"] == "maybe"
+    assert any("PYACLNN_HAZARDS='maybe'" in p["problem"] for p in data["problems"]), data["problems"]

@@ -307,3 +307,13 @@ def test_resetting_a_device_more_often_than_set_is_507007(backend) -> None:
     with pytest.raises(pyaclnn.errors.RtContextReleaseError) as info:
         acl.aclrtResetDevice(0)
     assert info.value.status == 507007 and info.value.api == "aclrtResetDevice"
+
+
+# -- PYACLNN_HAZARDS -----------------------------------------------------------------------------------
+def test_bad_pyaclnn_hazards_fails_at_the_first_call_not_at_the_first_hazard(use_backend, monkeypatch) -> None:
+    # A typo used to pass silently until a hazard happened, and then a ValueError replaced the
+    # HazardError; now the backend refuses it when it starts, as it refuses a bad PYACLNN_SOC.
+    monkeypatch.setenv("PYACLNN_HAZARDS", "maybe")
+    with pytest.raises(ValueError, match=re.escape("PYACLNN_HAZARDS='maybe': expected one of raise, warn, off")):
+        use_backend("numpy")  # starts the backend
+        Tensor.zeros(2)
