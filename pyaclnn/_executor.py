@@ -332,6 +332,7 @@ class Executor(Resource):
             ValueError: a tensor of another layout, or on another device.
             KeyError: no input tensor of that name.
             IndexError: no input at that position.
+            TypeError: an index that is neither an int nor a str, or no Tensor.
         """
         self._set(index, tensor, output=False)
 
@@ -363,6 +364,9 @@ class Executor(Resource):
         group = self.outputs if output else self.inputs
         at = self._out_at if output else self._in_at
         which = "output" if output else "input"
+        if isinstance(index, bool) or not isinstance(index, (int, str, np.integer)):
+            raise TypeError(f"aclnn{self.op}: set_input/set_output take an int position or a C parameter "
+                            f"name, got {type(index).__name__} {index!r}")
         if isinstance(index, str):
             names = self._slots.names
             found = [k for k, (slot, _) in enumerate(at) if names[slot] == index]
@@ -504,6 +508,8 @@ def _make(runtime: Runtime, kind: str, value: Any, device: Device, uploads: list
     """The aclnn meta object a Python value becomes for a parameter of ``kind``; it is owned."""
     api = f"aclnn{op}GetWorkspaceSize"
     try:
+        if kind != "scalar":
+            _check_sequence(kind, value)
         if kind == "scalar":
             handle = runtime.create_scalar(c_scalar(value), scalar_dtype(value))
         elif kind == "bool_array":
@@ -552,6 +558,16 @@ def _make(runtime: Runtime, kind: str, value: Any, device: Device, uploads: list
         raise type(exc)(f"{api}: {name} takes {KINDS[kind]}: {exc}") from None
     owned.append((kind, handle))
     return handle
+
+
+def _check_sequence(kind: str, value: Any) -> None:
+    """Refuse, before iterating it, a value that is no sequence for a list/array parameter: a
+    number is not iterable, and one Tensor or ndarray given for a tensor list would be split
+    along its first dimension into a list of its rows."""
+    if kind == "tensor_list" and isinstance(value, (Tensor, np.ndarray)):
+        raise TypeError(f"got one {type(value).__name__}; pass a list of them, e.g. [x]")
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"got {type(value).__name__} {value!r}; pass a sequence, e.g. [{value!r}]")
 
 
 def _other_device(op: str, tensor: Tensor, device: Device) -> ValueError:

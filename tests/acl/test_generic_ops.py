@@ -634,3 +634,29 @@ def test_a_python_object_where_a_handle_goes_names_the_parameter_on_both_backend
     with pytest.raises(pyaclnn.AclError):
         acl.aclnnMseLossBackward(None, 0, None, None)
     t.close()
+
+
+def test_one_array_or_a_number_where_a_list_goes_is_refused_saying_to_pass_a_list(backend):
+    """One ndarray for an aclTensorList* was split into its rows (Cat of a (2, 2, 2) array ran as
+    two (2, 2) tensors); a number for an array or list parameter was "'int' object is not iterable"."""
+    x = np.ones((2, 2, 2), np.float32)
+    with pytest.raises(TypeError, match=r"aclnnCatGetWorkspaceSize: tensors takes aclTensorList\*.*"
+                                        r"got one ndarray; pass a list of them, e.g. \[x\]"):
+        pyaclnn.Op("Cat", x, 0, np.zeros((4, 2), np.float32))
+    with pytest.raises(TypeError, match=r"x takes aclTensorList\*.*got one Tensor; pass a list"):
+        pyaclnn.Op("ForeachMulScalarList", pyaclnn.Tensor.from_numpy(x), [2.0], [x.copy()])
+    with pytest.raises(TypeError, match=r"dims takes aclIntArray\*.*got int 1; pass a sequence, e.g. \[1\]"):
+        pyaclnn.Op("ReduceSum", x, 1, False, acl.ACL_FLOAT, np.zeros((2, 2), np.float32))
+    with pytest.raises(TypeError, match=r"scalars takes aclScalarList\*.*got float 2.0; pass a sequence"):
+        pyaclnn.Op("ForeachMulScalarList", [x], 2.0, [x.copy()])
+
+
+def test_set_input_index_of_a_wrong_type_is_a_type_error_naming_what_it_takes(backend):
+    # a float index was "list indices must be integers or slices, not float" from inside the
+    # executor; True was taken as position 1
+    x = pyaclnn.Tensor.zeros((2,))
+    with pyaclnn.Op("MseLossBackward", x, x, x, 1, pyaclnn.Tensor.zeros((2,)), repeatable=True) as op:
+        for index in (0.0, True, None):
+            with pytest.raises(TypeError, match="take an int position or a C parameter name, got"):
+                op.set_input(index, x)
+        op.set_input(np.int64(1), x)  # a NumPy integer is a position
