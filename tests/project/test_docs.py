@@ -129,3 +129,15 @@ def test_no_page_says_an_operator_with_a_reference_has_none() -> None:
     for page in PAGES:
         for m in re.finditer(r"\b(\w+) has no NumPy reference", (DOCS / page).read_text()):
             assert m.group(1) not in with_reference, (page, m.group(0))
+
+
+def test_a_page_that_counts_the_operators_with_a_reference_counts_them_all() -> None:
+    # the command-line guide said `ops` lists "the four operators with a reference" when it lists ten
+    from pyaclnn import ops
+    words = {"four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11,
+             "twelve": 12}
+    pattern = re.compile(r"\bthe (\w+) operators with a (?:NumPy )?reference", re.I)
+    for page in PAGES:
+        for m in pattern.finditer((DOCS / page).read_text()):
+            if m.group(1).lower() in words:
+                assert words[m.group(1).lower()] == len(ops.names()), (page, m.group(0))
