@@ -569,7 +569,7 @@ def build_parser() -> argparse.ArgumentParser:
                                          "a mismatch.")
     samples.add_argument("names", nargs="*", metavar="NAME",
                          help=f"samples to run (default: all): {', '.join(SAMPLES)}, or their short names "
-                              f"{', '.join(ALIASES)} (as `bench --case`)")
+                              f"{', '.join(ALIASES)}")
     doctor = sub.add_parser("doctor", help="check the CANN install, libraries, symbols, devices and backend",
                             description="Report CANN discovery, environment variables, libraries, every "
                                         "declared function found or missing, devices, SoC, CANN version and "
@@ -588,7 +588,7 @@ def build_parser() -> argparse.ArgumentParser:
     ops.add_argument("--json", action="store_true", help="print one JSON object")
     sub.add_parser("bench", help="benchmark the operators (see `pyaclnn bench --help`)", add_help=False)
     check = sub.add_parser(
-        "check", help="run a script as a device would judge it: hazards raised, leaked handles listed",
+        "check", usage=f"{PROG} check [-h] SCRIPT [ARGS ...]", help="run a script as a device would judge it: hazards raised, leaked handles listed",
         description="Run SCRIPT with ARGS (as `python SCRIPT ARGS` would) on the NumPy reference backend "
                     "with hazards raised (PYACLNN_HAZARDS=raise, unless set to warn: then every hazard is "
                     "reported and the script goes on). Reports, on stderr: a pyaclnn.HazardError with the "
@@ -598,8 +598,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "objects never closed), each with the line that made it. What pyaclnn keeps for itself "
                     "(the default device and streams of the high-level API) is not counted. Exit 0 and one "
                     "'clean' line when there is no finding, 1 otherwise, 2 for a usage error.")
-    check.add_argument("script", metavar="SCRIPT", help="the Python script to run")
+    # SCRIPT is checked in main: argparse lists a REMAINDER after a required positional as
+    # required too ("required: SCRIPT, ARGS"), though a script may take no arguments
+    check.add_argument("script", nargs="?", metavar="SCRIPT", help="the Python script to run")
     check.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="its arguments (sys.argv[1:])")
+    check.set_defaults(usage_error=check.error)
     return parser
 
 
@@ -618,6 +621,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     parser.error(f"samples: unknown sample {', '.join(unknown)} (choose from "
                                  f"{', '.join(SAMPLES)}, or {', '.join(ALIASES)})")
                 args.names = [resolve(n) for n in args.names]
+            if args.command == "check" and args.script is None:
+                args.usage_error("the following arguments are required: SCRIPT")
         except SystemExit as exc:  # --help (0) or a usage error (2)
             return int(exc.code or 0)
         if args.command == "samples":

@@ -533,3 +533,12 @@ def test_a_real_hazard_names_the_port_lines_not_pyaclnns(tmp_path: Path) -> None
                         f"    port.py:{read} in main:  acl.aclrtMemcpy(result, 16, ptrs[3], 16, "
                         "acl.ACL_MEMCPY_DEVICE_TO_HOST)  # no synchronize"]
     assert "pyaclnn/" not in proc.stderr and err[-1] == f"pyaclnn check: FAILED: a hazard ({path})"
+
+
+def test_check_without_a_script_asks_for_the_script_only() -> None:
+    # it said "the following arguments are required: SCRIPT, ARGS": a script may take no arguments
+    proc = subprocess.run([sys.executable, "-m", "pyaclnn", "check"], env=subprocess_env(), capture_output=True,
+                          text=True, check=False, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == ["usage: pyaclnn check [-h] SCRIPT [ARGS ...]",
+                                        "pyaclnn check: error: the following arguments are required: SCRIPT"]
