@@ -286,8 +286,14 @@ def _short(ctype: str) -> str:
 
 
 def _type_error(api: str, param: Param, expected: str, value: Any) -> TypeError:
+    hint = _HINTS.get(param.name) or _CTYPE_HINTS.get(param.ctype, "")
     return TypeError(f"{api}: {param.name} ({_short(param.ctype)}) must be {expected}, got "
-                     f"{type(value).__name__} {value!r}{_HINTS.get(param.name, '')}")
+                     f"{type(value).__name__} {value!r}{hint}")
+
+
+# a NumPy dtype or type where an aclDataType goes is the likeliest mistake: name the C values
+_CTYPE_HINTS = {"aclDataType": " (an aclDataType: pyaclnn.DType.FLOAT, acl.ACL_FLOAT, ...; "
+                               "pyaclnn.dtypes.from_numpy(np.float32) converts a NumPy dtype)"}
 
 
 _COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)

@@ -660,3 +660,15 @@ def test_set_input_index_of_a_wrong_type_is_a_type_error_naming_what_it_takes(ba
             with pytest.raises(TypeError, match="take an int position or a C parameter name, got"):
                 op.set_input(index, x)
         op.set_input(np.int64(1), x)  # a NumPy integer is a position
+
+
+def test_a_numpy_dtype_for_an_acl_data_type_parameter_says_how_to_convert_it(backend):
+    # ReduceSum's dtype is an aclDataType: np.float32 was "must be an int, got type <class ...>"
+    x = np.ones((2, 3), np.float32)
+    with pytest.raises(TypeError, match=r"dtype \(aclDataType\) must be an int, got type .*"
+                                        r"pyaclnn.DType.FLOAT, acl.ACL_FLOAT.*pyaclnn.dtypes.from_numpy"):
+        pyaclnn.Op("ReduceSum", x, [1], False, np.float32, np.zeros(2, np.float32))
+    with pyaclnn.Op("ReduceSum", x, [1], False, pyaclnn.dtypes.from_numpy(np.float32),
+                    np.zeros(2, np.float32)) as op:  # the conversion the message names works
+        op.run()
+        np.testing.assert_array_equal(op["out"].numpy(), [3, 3])
