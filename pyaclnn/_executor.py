@@ -443,6 +443,9 @@ class Op(Executor):
     """
 
     def __init__(self, op: str, /, *args: Any, repeatable: bool = False, **kwargs: Any) -> None:
+        if not isinstance(op, str):
+            raise TypeError(f"pyaclnn.Op takes the operator's name first, a str such as 'Add' (aclnnAdd), "
+                            f"got {type(op).__name__} {op!r}")
         self.op = op
         backend = _backend._current or _backend.current()
         info = backend.runtime.op_info(op)

@@ -55,6 +55,7 @@ the op definition, counting NULL optional tensors: generated ops, abi.md Addendu
 from __future__ import annotations
 
 import configparser
+import difflib
 import json
 import os
 import re
@@ -347,7 +348,17 @@ class Registry:
         declared = (f"no API header declares both aclnn{name}GetWorkspaceSize and aclnn{name} ({why}; "
                     if why else f"no header declares aclnn{name}GetWorkspaceSize (")
         return errors.UnknownOperatorError(
-            f"aclnn{name} is not a known operator: {declared}searched {self.searched()}){note}")
+            f"aclnn{name} is not a known operator{self._did_you_mean(name)}: {declared}searched "
+            f"{self.searched()}){note}")
+
+    def _did_you_mean(self, name: str) -> str:
+        """A known name close to ``name``: the C name (aclnnAdd for Add) or another case or typo."""
+        names = self.names()
+        if name.startswith("aclnn") and name[5:] in names:
+            return f" (pass the name without its prefix: {name[5:]!r})"
+        by_lower = {n.lower(): n for n in names}
+        close = difflib.get_close_matches(name.lower(), list(by_lower), n=1, cutoff=0.85)
+        return f" (did you mean {by_lower[close[0]]!r}?)" if close else ""
 
     def searched(self) -> str:
         return "; ".join(f"{s.label}: {', '.join(str(d) for d in s.include_dirs) or '-'}" for s in self.sources)

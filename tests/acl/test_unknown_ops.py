@@ -162,3 +162,19 @@ def test_numpy_backend_known_operator_keeps_its_no_reference_error(unreferenced_
     assert f"; CANN aclnnop: {unreferenced_toolkit}/" in str(unknown.value)
     assert "found no custom operator package" in str(unknown.value)
     assert "CANN aclnnop headers" not in str(unknown.value)
+
+
+def test_a_near_miss_name_says_which_operator_was_meant(backend):
+    # the C name or another case was only "aclnnaclnnAdd is not a known operator: ..."; a
+    # non-str name was an UnknownOperatorError about "aclnnNone"
+    x = np.ones(2, np.float32)
+    with pytest.raises(pyaclnn.UnknownOperatorError,
+                       match=r"^aclnnaclnnAdd is not a known operator \(pass the name without its prefix: 'Add'\)"):
+        pyaclnn.Op("aclnnAdd", x, x, 1, x.copy())
+    with pytest.raises(pyaclnn.UnknownOperatorError,
+                       match=r"^aclnnmseLossBackward is not a known operator \(did you mean 'MseLossBackward'\?\)"):
+        pyaclnn.Op("mseLossBackward", x, x, x, 1, x.copy())
+    with pytest.raises(pyaclnn.UnknownOperatorError, match=r"^aclnnNoSuchOp is not a known operator: "):
+        pyaclnn.Op("NoSuchOp", x)  # nothing close: no suggestion
+    with pytest.raises(TypeError, match=r"pyaclnn.Op takes the operator's name first, a str .* got NoneType None"):
+        pyaclnn.Op(None, x)
