@@ -285,7 +285,7 @@ def aclrtMalloc(size: int, policy: int) -> int:
         >>> acl.aclrtFree(ptr)
         >>> acl.aclrtResetDevice(0)
     """
-    return _rt().malloc(size, policy)
+    return _rt().malloc(_size_t("aclrtMalloc", size), policy)
 
 
 def aclrtFree(devPtr: int) -> None:
@@ -294,7 +294,18 @@ def aclrtFree(devPtr: int) -> None:
 
 def aclrtMallocHost(size: int) -> int:
     """aclrtMallocHost(&hostPtr, size) -> hostPtr (an int; pinned host memory)."""
-    return _rt().malloc_host(size)
+    return _rt().malloc_host(_size_t("aclrtMallocHost", size))
+
+
+def _size_t(api: str, value: Any) -> int:
+    """A ``size_t`` size: an int (NumPy integers too, not bools) >= 0, else a TypeError or
+    ValueError naming it, on both backends (cffi said only "an integer is required" or "can't
+    convert negative number to unsigned", the reference failed inside its allocator)."""
+    if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
+        raise TypeError(f"{api}: size (size_t) must be an int, got {type(value).__name__} {value!r}")
+    if not 0 <= value < 2 ** 64:
+        raise ValueError(f"{api}: size (size_t) = {value} is out of the size_t range [0, 2**64)")
+    return int(value)
 
 
 def aclrtFreeHost(hostPtr: int) -> None:

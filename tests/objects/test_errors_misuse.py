@@ -317,3 +317,22 @@ def test_bad_pyaclnn_hazards_fails_at_the_first_call_not_at_the_first_hazard(use
     with pytest.raises(ValueError, match=re.escape("PYACLNN_HAZARDS='maybe': expected one of raise, warn, off")):
         use_backend("numpy")  # starts the backend
         Tensor.zeros(2)
+
+
+@pytest.mark.parametrize("api", ["aclrtMalloc", "aclrtMallocHost"])
+def test_a_malloc_size_that_is_no_size_t_names_the_parameter_on_both_backends(backend, api) -> None:
+    # 16.0 failed inside the reference's allocator ("expected a sequence of integers ... '80.0'")
+    # and was cffi's bare TypeError on acl; -1 was 100000 "size must not be 0 (got -1)" on the
+    # reference and cffi's OverflowError on acl
+    acl.aclrtSetDevice(0)
+    malloc = (lambda size: acl.aclrtMalloc(size, acl.ACL_MEM_MALLOC_HUGE_FIRST)) if api == "aclrtMalloc" \
+        else acl.aclrtMallocHost
+    for size in (16.0, True, "16", None):
+        with pytest.raises(TypeError, match=re.escape(f"{api}: size (size_t) must be an int, got")):
+            malloc(size)
+    for size in (-1, 2 ** 64):
+        with pytest.raises(ValueError, match=re.escape(f"{api}: size (size_t) = {size} is out of the size_t range")):
+            malloc(size)
+    free = acl.aclrtFree if api == "aclrtMalloc" else acl.aclrtFreeHost
+    free(malloc(np.int64(16)))  # a NumPy integer is a size
+    acl.aclrtResetDevice(0)
