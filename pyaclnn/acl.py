@@ -437,13 +437,14 @@ def aclCreateTensor(viewDims: Sequence[int], viewDimsNum: int, dataType: int, st
         format: an ``aclFormat``, e.g. ``ACL_FORMAT_ND``.
         storageDims: the shape of the memory the view lies in.
         storageDimsNum: ``len(storageDims)``.
-        tensorData: the device address (an int).
+        tensorData: the device address (an int; None is nullptr).
 
     Returns:
         The aclTensor handle; free it with ``aclDestroyTensor``.
 
     Raises:
         AclnnParamInvalidError: a count that does not match its dims.
+        TypeError: a ``tensorData`` that is no address (a host array: aclrtMemcpy it first).
     """
     if len(viewDims) != viewDimsNum or len(storageDims) != storageDimsNum:
         from .errors import AclnnParamInvalidError
@@ -458,7 +459,21 @@ def aclCreateTensor(viewDims: Sequence[int], viewDimsNum: int, dataType: int, st
         storageDims = [int(v) for v in storageDims]
     if type(dataType) is not int:
         dataType = _data_type("aclCreateTensor", dataType)
+    if type(tensorData) is not int:
+        tensorData = _device_address("aclCreateTensor", "tensorData", tensorData)
     return _rt().create_tensor(viewDims, dataType, stride, offset, format, storageDims, tensorData)
+
+
+def _device_address(api: str, name: str, value: Any) -> int:
+    """A ``void *`` device address that is not a plain int: None is nullptr (0), a NumPy integer
+    its value; anything else (a host array given for the device memory it should have been
+    copied to) is a TypeError naming the parameter, on both backends."""
+    if value is None:
+        return 0
+    if isinstance(value, _np.integer):
+        return int(value)
+    raise TypeError(f"{api}: {name} (void *) takes a device address (an int from aclrtMalloc) or None, got "
+                    f"{type(value).__name__}; copy host data to device memory with aclrtMemcpy first")
 
 
 def aclDestroyTensor(tensor: AclTensor) -> None:

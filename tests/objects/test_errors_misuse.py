@@ -336,3 +336,18 @@ def test_a_malloc_size_that_is_no_size_t_names_the_parameter_on_both_backends(ba
     free = acl.aclrtFree if api == "aclrtMalloc" else acl.aclrtFreeHost
     free(malloc(np.int64(16)))  # a NumPy integer is a size
     acl.aclrtResetDevice(0)
+
+
+def test_create_tensor_takes_none_as_nullptr_and_refuses_a_host_array_on_both_backends(backend) -> None:
+    # None failed inside the reference ("int() argument must be ... not 'NoneType'") and in cffi's
+    # cast; a host array given where the device address goes did too
+    acl.aclrtSetDevice(0)
+    tensor = acl.aclCreateTensor([0], 1, acl.ACL_FLOAT, [1], 0, acl.ACL_FORMAT_ND, [0], 1, None)
+    acl.aclDestroyTensor(tensor)
+    with pytest.raises(TypeError, match=re.escape("aclCreateTensor: tensorData (void *) takes a device address "
+                                                  "(an int from aclrtMalloc) or None, got ndarray; copy host")):
+        acl.aclCreateTensor([4], 1, acl.ACL_FLOAT, [1], 0, acl.ACL_FORMAT_ND, [4], 1, np.ones(4, np.float32))
+    ptr = acl.aclrtMalloc(16, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    acl.aclDestroyTensor(acl.aclCreateTensor([4], 1, acl.ACL_FLOAT, [1], 0, acl.ACL_FORMAT_ND, [4], 1, np.uint64(ptr)))
+    acl.aclrtFree(ptr)
+    acl.aclrtResetDevice(0)
