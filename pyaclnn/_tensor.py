@@ -146,8 +146,9 @@ class Tensor(Resource):
         """
         shape = _checked_shape(shape)
         device = device_arg(device, "Tensor.empty")
-        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-        return _first_view(cls, Storage(device, nbytes), shape, dtype)
+        npdt = _np_dtype(dtype, "Tensor.empty")
+        nbytes = int(np.prod(shape, dtype=np.int64)) * npdt.itemsize
+        return _first_view(cls, Storage(device, nbytes), shape, npdt)
 
     @classmethod
     def zeros(cls, shape: Sequence[int] | int, dtype: Any = np.float32, device: Device | None = None) -> "Tensor":
@@ -247,7 +248,7 @@ class Tensor(Resource):
         """
         dims = _checked_shape(shape)
         size = int(np.prod(dims, dtype=np.int64))
-        npdt = np.dtype(dtype)
+        npdt = _np_dtype(dtype, "Tensor.from_address")
         from_numpy(npdt)  # NotSupportedError for a dtype with no aclDataType
         if isinstance(addr, bool) or not isinstance(addr, int) or addr < 0:
             raise TypeError(f"Tensor.from_address takes a device address as a non-negative int, got {addr!r}")
@@ -500,13 +501,25 @@ def _destroy_tensor(runtime: Runtime, raw: Any, storage: Storage) -> None:
 _DTYPES: dict[Any, tuple[np.dtype, DType]] = {}
 
 
+def _np_dtype(dtype: Any, api: str) -> np.dtype:
+    """The NumPy dtype of a dtype argument: a NumPy dtype-like or a DType (an aclDataType, which
+    np.dtype() would not read); anything else is a TypeError saying what to pass."""
+    if isinstance(dtype, DType):
+        return to_numpy(dtype)
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{api}: dtype must be a NumPy dtype (np.float32, 'float16', ml_dtypes.bfloat16...) "
+                        f"or a pyaclnn.DType, got {type(dtype).__name__} {dtype!r}") from None
+
+
 def _dtype_pair(dtype: Any) -> tuple[np.dtype, DType]:
     """(np.dtype, aclDataType) of a dtype-like, cached by the object given: np.dtype() and the
     table lookup cost more than the rest of a Tensor's Python-side set-up."""
     try:
         return _DTYPES[dtype]
     except (KeyError, TypeError):  # TypeError: an unhashable dtype-like
-        npdt = np.dtype(dtype)
+        npdt = _np_dtype(dtype, "Tensor")
         pair = (npdt, from_numpy(npdt))
         if len(_DTYPES) < 256:
             try:

@@ -351,3 +351,17 @@ def test_create_tensor_takes_none_as_nullptr_and_refuses_a_host_array_on_both_ba
     acl.aclDestroyTensor(acl.aclCreateTensor([4], 1, acl.ACL_FLOAT, [1], 0, acl.ACL_FORMAT_ND, [4], 1, np.uint64(ptr)))
     acl.aclrtFree(ptr)
     acl.aclrtResetDevice(0)
+
+
+def test_tensor_factories_take_a_dtype_as_their_docstrings_say(backend) -> None:
+    # "a NumPy dtype or a DType": a DType was "Cannot interpret '<DType.FLOAT16: 1>' as a data
+    # type" from NumPy, as were a torch dtype and a misspelt name
+    from pyaclnn.dtypes import bfloat16
+    for dtype, expected in ((pyaclnn.DType.FLOAT16, np.float16), (pyaclnn.DType.BF16, bfloat16()),
+                            (pyaclnn.DType.INT64, np.int64)):
+        with Tensor.zeros((2,), dtype) as t:
+            assert t.dtype == np.dtype(expected) and t.acl_dtype == dtype
+            assert t.numpy().tolist() == [0, 0]
+    for bad in ("floaty", object(), 0):
+        with pytest.raises(TypeError, match=r"Tensor.empty: dtype must be a NumPy dtype .* or a pyaclnn.DType, got"):
+            Tensor.zeros((2,), bad)
