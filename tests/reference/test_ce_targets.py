@@ -31,3 +31,15 @@ def test_an_ignored_row_may_hold_any_target(use_backend, ignored):
                                           reduction="sum", ignore_index=ignored)
     np.testing.assert_array_equal(got[1], np.zeros(C, np.float32))
     np.testing.assert_allclose(got[2], [0.25, 0.25, 0.25, -0.75], rtol=1e-6)
+
+
+def test_on_950_a_negative_ignore_index_says_it_ignores_nothing(use_backend):
+    # 950 applies the mask only for ignoreIndex >= 0 (kernel.row_scales): torch's default -100
+    # there read "target[1]=-100 ... not ignored (ignore_index=-100)", which looked contradictory
+    use_backend("numpy", soc="Ascend950")
+    with pytest.raises(AclnnParamInvalidError, match=r"target\[1\]=-100 is out of range \[0, 4\) and not ignored "
+                                                     r"\(ignore_index=-100; Ascend950 ignores rows only for an "
+                                                     r"ignore_index >= 0\)"):
+        pyaclnn.cross_entropy_loss_grad(np.float32(1), LOG_PROB, np.array([0, -100, 1]), reduction="sum")
+    with pytest.raises(AclnnParamInvalidError, match=r"target\[1\]=-5 .*\(ignore_index=-100\); the device"):
+        pyaclnn.cross_entropy_loss_grad(np.float32(1), LOG_PROB, np.array([0, -5, 1]), reduction="sum")

@@ -50,9 +50,11 @@ def row_scales(grad_loss, target, weight, reduction: str, ignore_index: int,
     in_range = t.view(np.uint64) < C  # 0 <= t < C in one compare: a negative int64 is a huge uint64
     if (mask > in_range).any():  # a row that is not ignored and whose target is no class
         i = int(np.flatnonzero(mask & ~in_range)[0])
+        why = (f"; {soc} ignores rows only for an ignore_index >= 0" if is_regbase(soc) and t[i] == ignore_index
+               else "")
         raise AclnnParamInvalidError(
             api=API, detail=f"target[{i}]={int(t[i])} is out of range [0, {C}) and not ignored "
-                            f"(ignore_index={ignore_index}); the device would read out of bounds")
+                            f"(ignore_index={ignore_index}{why}); the device would read out of bounds")
     w = None if weight is None else as_f32(weight)
     maskf = mask.astype(F32)
     # tw_masked = mask * w[t] (w[t]: the row's class weight, 0 where the target is no class).
