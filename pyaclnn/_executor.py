@@ -110,6 +110,12 @@ class Executor(Resource):
     inputs: list[Tensor]
     outputs: list[Tensor]
 
+    def __init__(self) -> None:
+        # the operator classes and Op plan in their own __init__; a bare Executor() was an empty
+        # object whose repr raised AttributeError
+        raise TypeError("pyaclnn.Executor is made by phase 1 of an operator: pyaclnn.Op(name, ...) or an "
+                        "operator class such as pyaclnn.MseLossBackward(...)")
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if cls.__dict__.get("op"):  # a one-operator class: from_args plans its operator with it

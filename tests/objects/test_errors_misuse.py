@@ -365,3 +365,10 @@ def test_tensor_factories_take_a_dtype_as_their_docstrings_say(backend) -> None:
     for bad in ("floaty", object(), 0):
         with pytest.raises(TypeError, match=r"Tensor.empty: dtype must be a NumPy dtype .* or a pyaclnn.DType, got"):
             Tensor.zeros((2,), bad)
+
+
+def test_a_bare_executor_cannot_be_made(backend) -> None:
+    # "never constructed directly", but Executor() made an empty object whose repr raised
+    # AttributeError ('workspace_size') and whose run() failed deep inside
+    with pytest.raises(TypeError, match=r"pyaclnn.Executor is made by phase 1 of an operator: pyaclnn.Op"):
+        pyaclnn.Executor()
