@@ -67,6 +67,17 @@ class _Slots:
         self.launch = info.signature.launch_sources
 
 
+def _type_name(value: Any) -> str:
+    """The type of ``value`` as a user tells it apart: torch.Tensor, not a bare Tensor."""
+    cls = type(value)
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__.split('.')[0]}.{cls.__qualname__}"
+
+
+def _upload_hint(value: Any) -> str:
+    return ("; pyaclnn.Tensor.from_numpy uploads a DLPack tensor (a torch CPU tensor...)"
+            if hasattr(value, "__dlpack__") and not isinstance(value, np.ndarray) else "")
+
+
 def _present(slots: _Slots, args: tuple, group: tuple[int, ...]) -> list[tuple[int, int]]:
     """(argument slot, C index) of each non-NULL tensor of ``group``: the position in the group
     for a generated op (NULL optional slots counted), else the position among the non-NULL ones."""
@@ -152,10 +163,10 @@ class Executor(Resource):
                     continue
                 if generic:  # name the C parameter, as for every other kind
                     raise TypeError(f"aclnn{self.op}GetWorkspaceSize: {slots.names[present[k]]} takes "
-                                    f"{KINDS['tensor']}, got {type(t).__name__}")
+                                    f"{KINDS['tensor']}, got {_type_name(t)}{_upload_hint(t)}")
                 raise TypeError(f"aclnn{self.op}: tensor arguments must be pyaclnn.Tensor or None, got "
-                                f"{type(t).__name__} (Tensor.from_numpy uploads an array; the "
-                                "pyaclnn.<op>() functions take NumPy arrays)")
+                                f"{_type_name(t)} (Tensor.from_numpy uploads an array or a DLPack tensor; "
+                                "the pyaclnn.<op>() functions take NumPy arrays)")
             if not t._open:
                 raise ClosedError(f"aclnn{self.op}: a tensor argument is closed")
             if device is None:

@@ -672,3 +672,13 @@ def test_a_numpy_dtype_for_an_acl_data_type_parameter_says_how_to_convert_it(bac
                     np.zeros(2, np.float32)) as op:  # the conversion the message names works
         op.run()
         np.testing.assert_array_equal(op["out"].numpy(), [3, 3])
+
+
+def test_a_torch_tensor_for_a_tensor_parameter_is_named_as_torch_with_the_upload(backend):
+    # it read "takes aclTensor* (a Tensor or ndarray ...), got Tensor": which Tensor?
+    torch_x = torch.ones(2)
+    with pytest.raises(TypeError, match=r"self takes aclTensor\*.*got torch.Tensor; pyaclnn.Tensor.from_numpy "
+                                        r"uploads a DLPack tensor"):
+        pyaclnn.Op("Add", torch_x, np.ones(2, np.float32), 1, np.zeros(2, np.float32))
+    with pytest.raises(TypeError, match=r"tensor arguments must be pyaclnn.Tensor or None, got torch.Tensor"):
+        pyaclnn.MseLossBackward(torch_x, torch_x, torch_x, "mean", torch_x)

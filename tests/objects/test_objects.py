@@ -123,7 +123,7 @@ def test_executors_refuse_non_tensors_and_closed_tensors(backend):
     with pyaclnn.Device(0):
         tg, tx, ty = (pyaclnn.Tensor.from_numpy(a) for a in (g, x, y))
         out = pyaclnn.Tensor.zeros(g.shape)
-        with pytest.raises(TypeError, match="must be pyaclnn.Tensor or None, got ndarray"):
+        with pytest.raises(TypeError, match="must be pyaclnn.Tensor or None, got numpy.ndarray"):
             pyaclnn.MseLossBackward(tg, x, ty, "none", out)
         ty.close()
         with pytest.raises(pyaclnn.ClosedError, match="closed"):
