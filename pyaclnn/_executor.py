@@ -125,7 +125,7 @@ class Executor(Resource):
         # the operator classes and Op plan in their own __init__; a bare Executor() was an empty
         # object whose repr raised AttributeError
         raise TypeError("pyaclnn.Executor is made by phase 1 of an operator: pyaclnn.Op(name, ...) or an "
-                        "operator class such as pyaclnn.MseLossBackward(...)")
+                        "operator class of pyaclnn (pyaclnn.<Name>(...))")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -461,8 +461,8 @@ class Op(Executor):
 
     def __init__(self, op: str, /, *args: Any, repeatable: bool = False, **kwargs: Any) -> None:
         if not isinstance(op, str):
-            raise TypeError(f"pyaclnn.Op takes the operator's name first, a str such as 'Add' (aclnnAdd), "
-                            f"got {type(op).__name__} {op!r}")
+            raise TypeError(f"pyaclnn.Op takes the operator's name first, a str (the C name without its aclnn "
+                            f"prefix), got {type(op).__name__} {op!r}")
         self.op = op
         backend = _backend._current or _backend.current()
         info = backend.runtime.op_info(op)
