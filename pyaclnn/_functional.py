@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import numpy as np
 
 from ._interop import CONVERTERS_MAX, Converter, always_numbers, converter, host_array
-from ._hostcall import CallMemo, memo_for, remember_memo, run_host, run_memo
+from ._hostcall import _VALUE_TYPES, CallMemo, memo_for, remember_memo, run_host, run_memo
 from ._signature import c_values
 from ._tensor import Tensor
 from .errors import AclError, OutputTooLargeError
@@ -26,7 +26,7 @@ from .errors import AclError, OutputTooLargeError
 if TYPE_CHECKING:
     from ._backend import Backend
 
-__all__ = ["Array", "_arg", "_first_call", "_shape", "_dtype", "memo_for", "run_memo"]
+__all__ = ["Array", "_arg", "_first_call", "_shape", "_dtype", "memo_for", "run_memo", "run_again"]
 
 Array = Any  # np.ndarray, a pyaclnn Tensor, a DLPack tensor (torch...) or anything np.asarray takes
 
@@ -78,10 +78,107 @@ def _arg(x: Any, name: str, api: str, _numbers: Callable[[type], Converter | Non
                     _READERS.clear()
                     _NUMBER_READERS.clear()
                 cls = type(value)
+                if always_numbers(cls) and _TORCH_TENSOR is _Unseen:
+                    _see_torch()
                 (_NUMBER_READERS if always_numbers(cls) else _READERS)[cls] = converter(cls)
     if x.dtype.kind in _NOT_NUMBERS:
         raise _not_a_tensor(name, api, x)
     return x
+
+
+class _Unseen:
+    """Stands for torch's types until _arg meets a torch tensor (no object has this type)."""
+
+
+# What run_again needs to view torch tensors inline, set by _see_torch (torch is never imported
+# here): torch.Tensor and torch.nn.Parameter (_interop.always_numbers: their numpy() gives
+# numbers or refuses), and how to view one. That is numpy() itself at first, untested: what it
+# refuses (requiring grad with grad mode on, bfloat16, lazy conj/neg views, ZeroTensors, other
+# devices) takes the whole path. Its refusals are C++ exceptions of ~10 us, so after one it is
+# _interop's reader, which tests first (testing costs ~0.1 us a tensor, a tenth of the 1.5x
+# budget of a 5 us call: issue 16).
+_TORCH_TENSOR: type = _Unseen
+_TORCH_PARAMETER: type = _Unseen
+_TORCH_VIEW: Callable[[Any], np.ndarray] = np.asarray
+
+
+def _see_torch() -> None:
+    global _TORCH_TENSOR, _TORCH_PARAMETER, _TORCH_VIEW
+    import torch
+    _TORCH_VIEW = torch.Tensor.numpy
+    _TORCH_TENSOR, _TORCH_PARAMETER = torch.Tensor, torch.nn.Parameter
+
+
+def run_again(backend: Backend, op: str, args: tuple, _nd: Any = np.ndarray,
+              _values: frozenset = _VALUE_TYPES) -> list[Any] | None:
+    """The outputs of ``op`` on ``args`` when a call with their metadata worked before (its
+    memo, pyaclnn._hostcall: the key is ``_hostcall._key``'s), else None: the caller then takes
+    the whole path (_arg, the memo, the first call).
+
+    Plain torch tensors (``torch.Tensor``, ``nn.Parameter``) are viewed here, inline, and keyed
+    as the arrays they become: on calls of ~5 us, a lookup that misses on them, a frame per
+    argument and a second lookup would cost a third of the 1.5x budget (issue 16). What the
+    view refuses (_TORCH_VIEW) and any other type take the whole path."""
+    key = [op]
+    for a in args:
+        t = type(a)
+        if t is _nd:
+            key.append(a.shape)
+            key.append(a.dtype)
+            key.append(a.strides)
+        elif t in _values:
+            key.append(t)
+            key.append(a)
+        elif t is tuple:
+            key.append(a)
+            key.append(tuple(map(type, a)))
+        else:
+            break
+    else:  # ndarrays and plain values
+        try:
+            memo = backend.call_memos.get(tuple(key))
+        except TypeError:  # a tuple holding something unhashable
+            return None
+        return None if memo is None else run_memo(memo, args)
+    # the same, viewing torch tensors on the way (their branch first: the others are rare here)
+    key = [op]
+    arrays: list[Any] = []
+    for a in args:
+        t = type(a)
+        if t is _TORCH_TENSOR or t is _TORCH_PARAMETER:
+            try:
+                a = _TORCH_VIEW(a)
+            except (RuntimeError, TypeError, BufferError):
+                _refused(a)
+                return None
+            key.append(a.shape)
+            key.append(a.dtype)
+            key.append(a.strides)
+        elif t in _values:
+            key.append(t)
+            key.append(a)
+        elif t is _nd:
+            key.append(a.shape)
+            key.append(a.dtype)
+            key.append(a.strides)
+        elif t is tuple:
+            key.append(a)
+            key.append(tuple(map(type, a)))
+        else:
+            return None
+        arrays.append(a)
+    try:
+        memo = backend.call_memos.get(tuple(key))
+    except TypeError:  # a tuple holding something unhashable
+        return None
+    return None if memo is None else run_memo(memo, arrays)
+
+
+def _refused(t: Any) -> None:
+    """_TORCH_VIEW refused ``t``: later tensors are viewed through _interop's reader, which tests
+    first what numpy() refuses most (grad, bfloat16) and reads lazy views and ZeroTensors."""
+    global _TORCH_VIEW
+    _TORCH_VIEW = converter(type(t))
 
 
 def _python_values_hint(arrays: Sequence[Any]) -> str | None:

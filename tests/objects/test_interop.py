@@ -413,9 +413,10 @@ def test_other_dlpack_producers_bfloat16_included(use_backend):
              pyaclnn.mse_loss_backward(as_numpy(t), as_numpy(t), as_numpy(t * 0), "sum"))
 
 
-def test_tensors_changed_in_place_between_calls_are_read_anew(use_backend):
+def test_tensors_changed_in_place_between_calls_are_read_anew(use_backend, torch_view):
     """Nothing read from a tensor is kept between calls (issue 16): a cache of views per tensor
-    object, or one checking only some of its metadata, gives stale values here. Between calls
+    object, or one checking only some of its metadata, gives stale values here (whichever way
+    a repeated call views the tensors). Between calls
     the same tensor object gets other memory (``set_``), the same memory negated or re-typed
     (``.data =``: same pointer, shape and strides), a smaller shape (``resize_``), and grad."""
     use_backend("numpy")
@@ -504,3 +505,117 @@ def test_only_plain_torch_tensors_skip_the_dtype_check(use_backend):
     for _ in range(2):  # the first sight of the type, then its kept converter
         with pytest.raises(TypeError, match="input must be a NumPy array .* of numbers, got an array of dtype <U1"):
             pyaclnn.mse_loss_backward(ones, text, ones, "none")
+
+
+# -- repeated calls: torch tensors viewed inline, with the memo of their arrays (issue 16) -----------
+
+@pytest.fixture(params=["numpy() untested", "after a refusal"])
+def torch_view(request, monkeypatch):
+    """Both ways run_again views a plain torch tensor: numpy() itself, and _interop's reader
+    (which tests for grad and bfloat16 first), where it goes after numpy() refused a tensor."""
+    from pyaclnn import _functional
+    from pyaclnn._interop import converter
+    pyaclnn.mse_loss_backward(torch.ones(1), torch.ones(1), torch.ones(1))  # torch seen: run_again knows its types
+    view = torch.Tensor.numpy if request.param == "numpy() untested" else converter(torch.Tensor)
+    monkeypatch.setattr(_functional, "_TORCH_VIEW", view)
+    return view
+
+
+def _count_arg_calls(monkeypatch):
+    """The calls of _arg (the whole path) from the four NumPy-in/out functions."""
+    from pyaclnn.ops.cross_entropy_loss_grad import api as ce
+    from pyaclnn.ops.group_norm_backward import api as gn
+    from pyaclnn.ops.mse_loss_backward import api as mse
+    from pyaclnn.ops.prelu_backward import api as prelu
+    calls = []
+    for api in (mse, gn, prelu, ce):
+        real = api._arg
+        monkeypatch.setattr(api, "_arg", lambda x, *a, _real=real: calls.append(x) or _real(x, *a))
+    return calls
+
+
+def test_a_repeat_on_torch_tensors_takes_the_memo_of_their_arrays(use_backend, torch_view, monkeypatch):
+    """A call on torch tensors whose arrays have the metadata of a call that worked (with
+    ndarrays or torch tensors) views them inline and runs that memo: no _arg, no new memo.
+    Mixed with ndarrays, None and plain values too. Fails when torch tensors are keyed apart
+    from their arrays, or converted through the whole path every call."""
+    use_backend("numpy")
+    from pyaclnn import _backend
+    calls = _count_arg_calls(monkeypatch)
+    gen = torch.Generator().manual_seed(7)
+    g, x, y = (torch.randn(4, 6, generator=gen) for _ in range(3))
+    x = x.T.contiguous().T  # strided
+    expect = pyaclnn.mse_loss_backward(g.numpy(), x.numpy(), y.numpy(), "sum")
+    memos = len(_backend.current().call_memos)
+    calls.clear()
+    same(pyaclnn.mse_loss_backward(g, x, y, "sum"), expect)
+    same(pyaclnn.mse_loss_backward(g, x.numpy(), y, "sum"), expect)  # mixed
+    assert calls == [] and len(_backend.current().call_memos) == memos
+
+    N, C, HxW, G = 2, 4, 3, 2
+    dy, xi = torch.randn(N, C, HxW, generator=gen), torch.randn(N, C, HxW, generator=gen)
+    mean, rstd = torch.randn(N, G, generator=gen), torch.rand(N, G, generator=gen) + 0.5
+    args = (dy, xi, mean, rstd, None, N, C, HxW, G, (True, False, True))  # None, ints and a tuple among them
+    first = pyaclnn.group_norm_backward(*args)
+    calls.clear()
+    again = pyaclnn.group_norm_backward(*args)
+    assert calls == []
+    for a, b in zip(first, again):
+        assert (a is None) == (b is None)
+        if a is not None:
+            same(a, b)
+    with pytest.raises(TypeError, match="output_mask entries must be bools"):  # (1, 0, 1) == (True, False, True)
+        pyaclnn.group_norm_backward(*args[:9], (1, 0, 1))
+
+    lp = torch.log_softmax(torch.randn(5, 7, generator=gen), dim=1)
+    target = torch.tensor([0, 6, 3, 3, 1])
+    first = pyaclnn.cross_entropy_loss_grad(torch.tensor(1.5), lp, target, reduction="sum")
+    calls.clear()
+    same(pyaclnn.cross_entropy_loss_grad(torch.tensor(1.5), lp, target, reduction="sum"), first)
+    assert calls == []
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+def test_a_repeat_reads_what_numpy_refuses_as_the_whole_path_does(backend, torch_view, dtype):
+    """After a call that left a memo, each tensor numpy() refuses (requiring grad, a Parameter,
+    bfloat16, a lazy negative view, a ZeroTensor) is read as the whole path reads it, on both
+    backends; another device is its BufferError. Fails when run_again lets numpy()'s refusal
+    through, or runs the memo on anything but the arrays."""
+    g, x = torch.full((2, 3), 0.5).to(dtype), torch.arange(6, dtype=torch.float32).reshape(2, 3).to(dtype)
+    y = torch.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -6.0]]).to(dtype)
+    expect = pyaclnn.mse_loss_backward(as_numpy(g), as_numpy(x), as_numpy(y), "none")
+    same(pyaclnn.mse_loss_backward(g, x, y, "none"), expect)
+    same(pyaclnn.mse_loss_backward(g, x.clone().requires_grad_(), y, "none"), expect)
+    same(pyaclnn.mse_loss_backward(g, torch.nn.Parameter(x.clone()), y, "none"), expect)
+    if dtype == torch.float32:
+        z = torch.complex(torch.zeros(2, 3), -y).conj()  # z.imag: a lazy negative view of -y, reading y
+        assert z.imag.is_neg()
+        same(pyaclnn.mse_loss_backward(g, x, z.imag, "none"), expect)
+    zeros = torch._efficientzerotensor((2, 3), dtype=dtype)
+    same(pyaclnn.mse_loss_backward(g, x, zeros, "none"),
+         pyaclnn.mse_loss_backward(as_numpy(g), as_numpy(x), np.zeros((2, 3), as_numpy(g).dtype), "none"))
+    with pytest.raises(BufferError, match="on meta"):
+        pyaclnn.mse_loss_backward(g, torch.empty(2, 3, dtype=dtype, device="meta"), y, "none")
+
+
+def test_after_numpy_refuses_a_tensor_later_ones_are_tested_first(use_backend, torch_view):
+    """numpy()'s refusals are C++ exceptions of ~10 us: after one, run_again views tensors
+    through _interop's reader, which tests for grad and bfloat16 before numpy()."""
+    use_backend("numpy")
+    from pyaclnn import _functional
+    from pyaclnn._interop import converter
+    x = torch.ones(2, 3)
+    pyaclnn.mse_loss_backward(x, x, x, "none")
+    pyaclnn.mse_loss_backward(x, x, x.clone().requires_grad_(), "none")
+    assert _functional._TORCH_VIEW is converter(torch.Tensor)
+
+
+@pytest.mark.parametrize("shape", [(), (0, 3)], ids=["0-d", "zero-size"])
+def test_a_repeat_on_0d_and_zero_size_torch_tensors(use_backend, torch_view, shape):
+    use_backend("numpy")
+    gen = torch.Generator().manual_seed(5)
+    g, x, y = (torch.randn(shape, generator=gen) for _ in range(3))
+    for _ in range(2):
+        got = pyaclnn.mse_loss_backward(g, x, y, "none")
+        assert got.shape == shape
+        np.testing.assert_array_equal(got, aten_mse(g, x, y).astype(F32))

@@ -9,7 +9,7 @@ import numpy as np
 from ... import _backend, _env
 from ..._device import Device
 from ..._executor import Executor
-from ..._functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_memo
+from ..._functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_again, run_memo
 from ..._samples import print_values
 from ..._tensor import Tensor
 from ...errors import AclnnParamInvalidError
@@ -104,20 +104,21 @@ def cross_entropy_loss_grad(grad_loss: Array, log_prob: Array, target: Array, we
     backend = _backend.current()
     args = (grad_loss, log_prob, target, weight, grad_zloss, lse_for_zloss, reduction, ignore_index,
             label_smoothing, lse_square_scale_for_zloss)
-    memo = memo_for(backend, OP, args)  # a repeat of a call that worked: all below is known
-    if memo is None:
+    outs = run_again(backend, OP, args)  # a repeat of a call that worked: all below is known
+    if outs is None:
         red = reduction_text(reduction)
         gl, lp, t = _arg(grad_loss, "grad_loss", API), _arg(log_prob, "log_prob", API), _arg(target, "target", API)
         w, gz, lse = _arg(weight, "weight", API), _arg(grad_zloss, "grad_zloss", API), \
             _arg(lse_for_zloss, "lse_for_zloss", API)
         args = (gl, lp, t, w, gz, lse, *args[6:])
-        memo = memo_for(backend, OP, args)  # the same, for arrays that came as torch tensors
+        memo = memo_for(backend, OP, args)  # the same, for what run_again does not view (Python floats...)
         if memo is None:
             (out,) = _first_call(backend, OP, API, args, 6,
                                  (red, ignore_index, label_smoothing, lse_square_scale_for_zloss),
                                  [(_shape(lp), _dtype(gl, _dtype(lp)))])
             return out
-    (out,) = run_memo(memo, args)
+        outs = run_memo(memo, args)
+    (out,) = outs
     return out
 
 

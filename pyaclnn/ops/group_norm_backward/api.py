@@ -9,7 +9,7 @@ import numpy as np
 from ... import _backend, _env
 from ..._device import Device
 from ..._executor import Executor
-from ..._functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_memo
+from ..._functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_again, run_memo
 from ..._samples import print_values
 from ..._signature import c_values
 from ..._tensor import Tensor
@@ -121,13 +121,13 @@ def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array,
     """
     backend = _backend.current()
     args = (grad_out, input, mean, rstd, gamma, N, C, HxW, group, output_mask)
-    memo = memo_for(backend, OP, args)  # a repeat of a call that worked: all below is known
-    if memo is None:
+    outs = run_again(backend, OP, args)  # a repeat of a call that worked: all below is known
+    if outs is None:
         dy, x, m, r = _arg(grad_out, "grad_out", API), _arg(input, "input", API), _arg(mean, "mean", API), \
             _arg(rstd, "rstd", API)
         g = _arg(gamma, "gamma", API)
         args = (dy, x, m, r, g, N, C, HxW, group, output_mask)
-        memo = memo_for(backend, OP, args)  # the same, for arrays that came as torch tensors
+        memo = memo_for(backend, OP, args)  # the same, for what run_again does not view (Python floats...)
         if memo is None:
             mask = _mask(output_mask, API)
             # N, C, HxW, group checked as the int64_t they are (C sizes the outputs): TypeError for "2" or 2.5
@@ -140,7 +140,8 @@ def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array,
                      for i, (s, d) in enumerate(zip(shapes, dtypes))]
             grad_input, grad_gamma, grad_beta = _first_call(backend, OP, API, args, 5, (n, c, hxw, grp, mask), specs)
             return grad_input, grad_gamma, grad_beta
-    grad_input, grad_gamma, grad_beta = run_memo(memo, args)
+        outs = run_memo(memo, args)
+    grad_input, grad_gamma, grad_beta = outs
     return grad_input, grad_gamma, grad_beta
 
 

@@ -11,7 +11,7 @@ from ... import _backend, _env
 from ..._device import Device
 from ..._executor import Executor
 from ..._samples import print_values
-from ..._functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_memo
+from ..._functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_again, run_memo
 from ..._tensor import Tensor
 from ...errors import AclnnParamInvalidError
 from .spec import API, OP, out_shape
@@ -86,17 +86,18 @@ def mse_loss_backward(grad_output: Array, input: Array, target: Array, reduction
     """
     backend = _backend.current()
     args = (grad_output, input, target, reduction)
-    memo = memo_for(backend, OP, args)  # a repeat of a call that worked: all below is known
-    if memo is None:
+    outs = run_again(backend, OP, args)  # a repeat of a call that worked: all below is known
+    if outs is None:
         r = reduction_code(reduction)
         g, x, y = _arg(grad_output, "grad_output", API), _arg(input, "input", API), _arg(target, "target", API)
         args = (g, x, y, reduction)
-        memo = memo_for(backend, OP, args)  # the same, for arrays that came as torch tensors
+        memo = memo_for(backend, OP, args)  # the same, for what run_again does not view (Python floats...)
         if memo is None:
             (out,) = _first_call(backend, OP, API, args, 3, (r,),
                                  [(out_shape(_shape(g), _shape(x), _shape(y)), _dtype(x))])
             return out
-    (out,) = run_memo(memo, args)
+        outs = run_memo(memo, args)
+    (out,) = outs
     return out
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from ... import _backend, _env
 from ..._device import Device
 from ..._executor import Executor
-from ..._functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_memo
+from ..._functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_again, run_memo
 from ..._samples import print_values
 from ..._tensor import Tensor
 from .spec import API, OP, output_shapes
@@ -64,17 +64,18 @@ def prelu_backward(grad_output: Array, input: Array, weight: Array) -> tuple[np.
     """
     backend = _backend.current()
     args = (grad_output, input, weight)
-    memo = memo_for(backend, OP, args)  # a repeat of a call that worked: all below is known
-    if memo is None:
+    outs = run_again(backend, OP, args)  # a repeat of a call that worked: all below is known
+    if outs is None:
         dy, x, w = _arg(grad_output, "grad_output", API), _arg(input, "input", API), _arg(weight, "weight", API)
         args = (dy, x, w)
-        memo = memo_for(backend, OP, args)  # the same, for arrays that came as torch tensors
+        memo = memo_for(backend, OP, args)  # the same, for what run_again does not view (Python floats...)
         if memo is None:
             gi_shape, gw_shape = output_shapes(_shape(x), _shape(w))
             grad_input, grad_weight = _first_call(backend, OP, API, args, 3, (),
                                                   [(gi_shape, _dtype(x)), (gw_shape, _dtype(x))])
             return grad_input, grad_weight
-    grad_input, grad_weight = run_memo(memo, args)
+        outs = run_memo(memo, args)
+    grad_input, grad_weight = outs
     return grad_input, grad_weight
 
 
