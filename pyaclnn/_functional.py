@@ -119,7 +119,7 @@ def run_again(backend: Backend, op: str, args: tuple, _nd: Any = np.ndarray,
     as the arrays they become: on calls of ~5 us, a lookup that misses on them, a frame per
     argument and a second lookup would cost a third of the 1.5x budget (issue 16). What the
     view refuses (_TORCH_VIEW) and any other type take the whole path."""
-    key = [op]
+    key: list[Any] = [op]
     for a in args:
         t = type(a)
         if t is _nd:
@@ -142,7 +142,7 @@ def run_again(backend: Backend, op: str, args: tuple, _nd: Any = np.ndarray,
         return None if memo is None else run_memo(memo, args)
     # the same, viewing torch tensors on the way (their branch first: the others are rare here)
     key = [op]
-    arrays: list[Any] = []
+    arrays: list[Any] = []  # args, with each torch tensor's view
     for a in args:
         t = type(a)
         if t is _TORCH_TENSOR or t is _TORCH_PARAMETER:
@@ -171,7 +171,7 @@ def run_again(backend: Backend, op: str, args: tuple, _nd: Any = np.ndarray,
         memo = backend.call_memos.get(tuple(key))
     except TypeError:  # a tuple holding something unhashable
         return None
-    return None if memo is None else run_memo(memo, arrays)
+    return None if memo is None else run_memo(memo, tuple(arrays))
 
 
 def _refused(t: Any) -> None:
