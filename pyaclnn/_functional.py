@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import numpy as np
 
 from ._interop import CONVERTERS_MAX, Converter, always_numbers, converter, host_array
-from ._hostcall import _VALUE_TYPES, CallMemo, memo_for, remember_memo, run_host, run_memo
+from ._hostcall import _VALUE_TYPES, CallMemo, _key, memo_for, remember_memo, run_host, run_memo
 from ._signature import c_values
 from ._tensor import Tensor
 from .errors import AclError, OutputTooLargeError
@@ -119,29 +119,15 @@ def run_again(backend: Backend, op: str, args: tuple, _nd: Any = np.ndarray,
     as the arrays they become: on calls of ~5 us, a lookup that misses on them, a frame per
     argument and a second lookup would cost a third of the 1.5x budget (issue 16). What the
     view refuses (_TORCH_VIEW) and any other type take the whole path."""
-    key: list[Any] = [op]
-    for a in args:
-        t = type(a)
-        if t is _nd:
-            key.append(a.shape)
-            key.append(a.dtype)
-            key.append(a.strides)
-        elif t in _values:
-            key.append(t)
-            key.append(a)
-        elif t is tuple:
-            key.append(a)
-            key.append(tuple(map(type, a)))
-        else:
-            break
-    else:  # ndarrays and plain values
+    plain = _key(op, args)  # ndarrays and plain values only
+    if plain is not None:
         try:
-            memo = backend.call_memos.get(tuple(key))
+            memo = backend.call_memos.get(plain)
         except TypeError:  # a tuple holding something unhashable
             return None
         return None if memo is None else run_memo(memo, args)
-    # the same, viewing torch tensors on the way (their branch first: the others are rare here)
-    key = [op]
+    # the same key, viewing torch tensors on the way (their branch first: the others are rare here)
+    key: list[Any] = [op]
     arrays: list[Any] = []  # args, with each torch tensor's view
     for a in args:
         t = type(a)
