@@ -133,6 +133,9 @@ class Executor(Resource):
             _BY_OP[cls.op] = cls
 
     def _plan(self, args: tuple, repeatable: bool) -> None:
+        if not isinstance(repeatable, (bool, np.bool_)):  # "no" would read as True
+            raise TypeError(f"aclnn{self.op}: repeatable must be True or False, got {type(repeatable).__name__} "
+                            f"{repeatable!r}")
         runtime = (_backend._current or _backend.current()).runtime
         cached = self._cached  # (runtime, slots) of a one-operator class: no registry lookup per call
         if cached is not None and cached[0] is runtime:

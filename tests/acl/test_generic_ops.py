@@ -662,6 +662,16 @@ def test_set_input_index_of_a_wrong_type_is_a_type_error_naming_what_it_takes(ba
         op.set_input(np.int64(1), x)  # a NumPy integer is a position
 
 
+def test_repeatable_must_be_a_bool(backend):
+    # repeatable="no" was taken as True (bool("no")); a NumPy bool is a bool
+    x = pyaclnn.Tensor.zeros((2,))
+    for value in ("no", 1, None):
+        with pytest.raises(TypeError, match=r"aclnnMseLossBackward: repeatable must be True or False, got"):
+            pyaclnn.Op("MseLossBackward", x, x, x, 1, pyaclnn.Tensor.zeros((2,)), repeatable=value)
+    with pyaclnn.Op("MseLossBackward", x, x, x, 1, pyaclnn.Tensor.zeros((2,)), repeatable=np.bool_(True)) as op:
+        assert op.repeatable is True
+
+
 def test_a_numpy_dtype_for_an_acl_data_type_parameter_says_how_to_convert_it(backend):
     # ReduceSum's dtype is an aclDataType: np.float32 was "must be an int, got type <class ...>"
     x = np.ones((2, 3), np.float32)
