@@ -85,11 +85,11 @@ def workspace_size(op: str, soc: str, metas: list[Any]) -> Workspace:
     return Workspace(0, False) if rule is None else rule(soc, *metas)
 
 
-def fills_when_empty(op: str, soc: str, args: tuple) -> bool:
-    """Whether phase 2 still writes on a call ``check`` found empty (a spec's ``empty_fills``:
-    Ascend950's GroupNorm zero-fills dgamma/dbeta, ops.md §2.2.6)."""
+def fills_when_empty(op: str, soc: str, metas: list[Any]) -> bool:
+    """Whether phase 2 still writes on a call ``check`` found empty (``metas``: a spec's
+    ``empty_fills``: Ascend950's GroupNorm zero-fills dgamma/dbeta, ops.md §2.2.6)."""
     rule = getattr(_SPECS.get(op) or _spec_of(op), "empty_fills", None)
-    return rule is not None and bool(rule(soc, *[meta_of(x) for x in args]))
+    return rule is not None and bool(rule(soc, *metas))
 
 
 def written(op: str, soc: str, metas: list[Any]) -> dict[str, Any] | None:

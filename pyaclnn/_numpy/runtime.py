@@ -107,6 +107,7 @@ class Executor:
     #                                                the spec's ``written``); None: every output whole
     generated: bool = False      # a generated (nnopbase) op: phase 2 is NnopbaseRunWithWorkspace
     kernel: Callable[[tuple], None] | None = None  # its phase 2, once made (NumpyRuntime._kernel)
+    fills_empty: bool = False    # an empty call whose phase 2 still writes (the spec's ``empty_fills``)
 
 
 class LiveHandle(NamedTuple):
@@ -1066,11 +1067,12 @@ class NumpyRuntime:
         handles = [h for kind, a in zip(info.kinds, args) if a is not None
                    for h in ((a,) if kind == "tensor" else self._tensor_lists[a] if kind == "tensor_list" else ())]
         ws = ops.workspace_size(op, self.soc, metas)  # what the real operator asks for
+        fills = empty and ops.fills_when_empty(op, self.soc, metas)
         return ws.size, self._register(self._executors, Executor(op, resolved, empty, inputs, outputs,
                                                                  workspace_size=ws.size, workspace_used=ws.used,
                                                                  handles=tuple(handles), names=tuple(info.names),
                                                                  generated=info.index_rule == "position",
-                                                                 written=written))
+                                                                 written=written, fills_empty=fills))
 
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any,
                *extra: Any) -> None:
@@ -1109,7 +1111,7 @@ class NumpyRuntime:
         self._launch_workspace(api, made_by, op, ex.workspace_size, workspace, workspace_size)
         self._need_context(api)
         self._need_stream(stream, api, launch=True)
-        if ex.empty and not ops.fills_when_empty(op, self.soc, ex.args):
+        if ex.empty and not ex.fills_empty:
             return
         dead = next((h for h in ex.handles if h not in self._tensors), None)
         if dead is not None:  # phase 2 would read a freed aclTensor: refused, as the emulator does
@@ -1246,11 +1248,11 @@ class NumpyRuntime:
 
     def _kernel(self, ex: Executor) -> Callable[[tuple], None]:
         """The operator's kernel bound to ``ex``'s plain values (made once per executor);
-        nothing to run on an empty call that writes nothing (``fills_when_empty``)."""
+        nothing to run on an empty call that writes nothing (``fills_empty``)."""
         run = ex.kernel
         if run is None:
-            fills = not ex.empty or ops.fills_when_empty(ex.op, self.soc, ex.args)
-            run = ex.kernel = ops.prepare(ex.op, self.soc, ex.args, ex.empty) if fills else _nothing
+            writes = not ex.empty or ex.fills_empty
+            run = ex.kernel = ops.prepare(ex.op, self.soc, ex.args, ex.empty) if writes else _nothing
         return run
 
     def _view(self, desc: TensorDesc) -> np.ndarray | None:
