@@ -71,6 +71,31 @@ def test_worker_runs_queued_work_without_a_synchronize(dev):
         dev.emu.set_stream_mode(None)
 
 
+def test_worker_runs_nothing_once_the_mode_is_deferred(dev):
+    # The worker thread outlives the test that started it. A deferred test's kernels must wait for
+    # its synchronize even when the worker is mid-pause as the mode switches (it used to wake and
+    # run them: "queued" 2 where 3 were, on a loaded CI machine). A wide pause holds that window.
+    dev.emu.set_worker_delay(0.3)
+    dev.emu.set_stream_mode("worker")
+    try:
+        args, po, want = mse(dev, seed=5)
+        assert dev.run("MseLossBackward", *args) == OK
+        deadline = time.monotonic() + 10
+        while dev.emu.live("queued") and time.monotonic() < deadline:
+            time.sleep(0.001)                     # the worker ran it and is now in its pause
+        assert dev.emu.live("queued") == 0
+        dev.emu.set_stream_mode("deferred")
+        args2, po2, want2 = mse(dev, seed=6)
+        assert dev.run("MseLossBackward", *args2) == OK
+        time.sleep(0.6)                           # past the worker's pause
+        assert dev.emu.live("queued") == 1
+        assert dev.rt.aclrtSynchronizeStream(dev.acl.stream) == OK
+        np.testing.assert_allclose(raw_read(dev, po2, 6), want2, rtol=1e-6)
+    finally:
+        dev.emu.set_stream_mode(None)
+        dev.emu.set_worker_delay(0.0002)
+
+
 def test_free_under_queued_work_is_misuse_and_poisoned(dev):
     dev.emu.set_stream_mode("deferred")
     try:

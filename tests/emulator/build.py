@@ -554,6 +554,7 @@ class Emulator:
             ("emu_reset_counters", None, []),
             ("emu_set_device_count", None, [ctypes.c_int]),
             ("emu_set_stream_mode", None, [ctypes.c_int]),
+            ("emu_set_worker_delay_us", None, [ctypes.c_long]),
             ("emu_clear_op_cache", None, []),
             ("emu_runtime_plugins", ctypes.c_int64, []),
             ("emu_op_cache_entries", ctypes.c_int64, []),
@@ -598,6 +599,10 @@ class Emulator:
         """"deferred" (queued work runs only at synchronisation), "worker" (also on a background
         thread) or None (back to EMU_STREAM_MODE, default deferred)."""
         self._lib.emu_set_stream_mode({"deferred": 1, "worker": 2, None: 0}[mode])
+
+    def set_worker_delay(self, seconds: float) -> None:
+        """The worker thread's pause after each task it runs (EMU_WORKER_DELAY_US otherwise)."""
+        self._lib.emu_set_worker_delay_us(int(seconds * 1e6))
     def runtime_plugins(self) -> dict[str, bool]:
         """Which by-name libraries the runtime opened at its boot (aclInit); ``camodel``: the boot
         was the simulator's libruntime_camodel.so (which opens neither)."""

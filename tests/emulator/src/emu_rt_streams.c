@@ -301,21 +301,29 @@ void drain_all(void)
 }
 
 /* EMU_STREAM_MODE=worker: one background thread plays the device, running the oldest task of
- * each stream in turn, a little later than it was queued (EMU_WORKER_DELAY_US, default 200). */
+ * each stream in turn, a little later than it was queued (EMU_WORKER_DELAY_US, default 200).
+ * It runs work only while the mode is worker: once a test switches back to deferred, queued work
+ * must wait for a synchronisation point even if the thread was mid-pause (it used to wake from
+ * its pause and run the deferred test's kernels: a flaky "queued" count). */
+static long g_worker_delay_us = -1;   /* -1: EMU_WORKER_DELAY_US, read when the worker starts */
+
 static void *worker_main(void *arg)
 {
     (void)arg;
     const char *d = getenv("EMU_WORKER_DELAY_US");
-    long delay_us = (d && *d) ? strtol(d, NULL, 10) : 200;
     emu_lock();
+    if (g_worker_delay_us < 0)
+        g_worker_delay_us = (d && *d) ? strtol(d, NULL, 10) : 200;
     for (;;) {
         int ran = 0;
-        for (emu_stream *s = g_streams; s; s = s->next_live)
-            ran |= run_one(s);
+        if (stream_mode() == MODE_WORKER)
+            for (emu_stream *s = g_streams; s; s = s->next_live)
+                ran |= run_one(s);
         if (!ran) {
             pthread_cond_wait(&g_work_cv, &g_mu);  /* the worker holds the lock exactly once */
             continue;
         }
+        long delay_us = g_worker_delay_us;
         emu_unlock();
         if (delay_us > 0) {
             struct timespec ts = {delay_us / 1000000, (delay_us % 1000000) * 1000};
@@ -324,6 +332,14 @@ static void *worker_main(void *arg)
         emu_lock();
     }
     return NULL;
+}
+
+/* The worker's pause after each task, in microseconds (tests widen it to hold a window open). */
+EMU_EXPORT void emu_set_worker_delay_us(long us)
+{
+    emu_lock();
+    g_worker_delay_us = us < 0 ? 0 : us;
+    emu_unlock();
 }
 
 static void worker_start(void)
@@ -444,6 +460,7 @@ EMU_EXPORT void emu_set_stream_mode(int mode)
     emu_lock();
     g_stream_mode_override = (mode == MODE_DEFERRED || mode == MODE_WORKER) ? mode : 0;
     emu_unlock();
+    pthread_cond_signal(&g_work_cv);          /* a started worker picks up work queued meanwhile */
 }
 
 /* ========================================================================================== */
