@@ -224,7 +224,7 @@ class Executor(Resource):
             except Exception:  # noqa: BLE001 - the phase-1 error is the one to report
                 pass
             raise
-        self._tensor_args = args
+        self._args = list(args)  # for Op[name]; set_input/set_output replace theirs
         self.inputs = [args[i] for i in slots.inputs if args[i] is not None]
         self.outputs = [args[i] for i in slots.outputs if args[i] is not None]
         # keeps every tensor (and its descriptor) alive until phase 2; tensor-list members too
@@ -410,6 +410,7 @@ class Executor(Resource):
         else:
             self._runtime.set_input_tensor_addr(self._planned.handle, c_index, self._c_args[slot], tensor.storage.addr)
         group[index] = tensor
+        self._args[slot] = tensor
         self._planned.replace(self._arg_at[slot], tensor)
 
     def __repr__(self) -> str:
@@ -471,17 +472,17 @@ class Op(Executor):
         info = backend.runtime.op_info(op)
         self._plan(bind(info, args, kwargs), repeatable)
 
-    def __getitem__(self, name: str) -> Tensor | list[Tensor] | None:
-        """The Tensor passed (or uploaded from an ndarray) for tensor parameter ``name``; for a
-        tensor-list parameter, the list of its Tensors; None for a nullptr."""
+    def __getitem__(self, name: str) -> Any:
+        """The argument of parameter ``name``: for a tensor, the Tensor passed (or uploaded from an
+        ndarray); for a tensor list, the list of its Tensors; for any other parameter, the value
+        passed (a float for an ``aclScalar *``, a tuple for an ``aclIntArray *``); None for a nullptr."""
         names = self._slots.names
         if name not in names:
             raise KeyError(f"aclnn{self.op} has no parameter {name!r} (parameters: {', '.join(names)})")
         slot = names.index(name)
         if slot in self._lists:
             return list(self._lists[slot])
-        value = self._tensor_args[slot]
-        return value if isinstance(value, Tensor) else None
+        return self._args[slot]
 
 
 def bind(info: Any, args: tuple, kwargs: dict[str, Any]) -> tuple:

@@ -347,18 +347,21 @@ class Registry:
         why = self._not_ops.get(name)
         declared = (f"no API header declares both aclnn{name}GetWorkspaceSize and aclnn{name} ({why}; "
                     if why else f"no header declares aclnn{name}GetWorkspaceSize (")
-        return errors.UnknownOperatorError(
-            f"aclnn{name} is not a known operator{self._did_you_mean(name)}: {declared}searched "
-            f"{self.searched()}){note}")
+        if name.startswith("aclnn") and name[5:] in self.names():
+            hint, close = f" (pass the name without its prefix: {name[5:]!r})", None
+        else:
+            close = self.close_name(name)
+            hint = f" (did you mean {close!r}?)" if close else ""
+        error = errors.UnknownOperatorError(
+            f"aclnn{name} is not a known operator{hint}: {declared}searched {self.searched()}){note}")
+        error.close_name = close
+        return error
 
-    def _did_you_mean(self, name: str) -> str:
-        """A known name close to ``name``: the C name (aclnnAdd for Add) or another case or typo."""
-        names = self.names()
-        if name.startswith("aclnn") and name[5:] in names:
-            return f" (pass the name without its prefix: {name[5:]!r})"
-        by_lower = {n.lower(): n for n in names}
+    def close_name(self, name: str) -> str | None:
+        """A known operator name close to ``name`` (another case or a typo), or None."""
+        by_lower = {n.lower(): n for n in self.names()}
         close = difflib.get_close_matches(name.lower(), list(by_lower), n=1, cutoff=0.85)
-        return f" (did you mean {by_lower[close[0]]!r}?)" if close else ""
+        return by_lower[close[0]] if close else None
 
     def searched(self) -> str:
         return "; ".join(f"{s.label}: {', '.join(str(d) for d in s.include_dirs) or '-'}" for s in self.sources)

@@ -144,9 +144,14 @@ class Tensor(Resource):
             ValueError: a negative dimension.
             NotSupportedError: a dtype with no ``aclDataType``.
         """
+        return cls._allocate(shape, dtype, device, "Tensor.empty")
+
+    @classmethod
+    def _allocate(cls, shape: Sequence[int] | int, dtype: Any, device: Device | None, api: str) -> "Tensor":
+        """Tensor.empty for the factory ``api`` (named in its errors)."""
         shape = _checked_shape(shape)
-        device = device_arg(device, "Tensor.empty")
-        npdt = _np_dtype(dtype, "Tensor.empty")
+        device = device_arg(device, api)
+        npdt = _np_dtype(dtype, api)
         nbytes = int(np.prod(shape, dtype=np.int64)) * npdt.itemsize
         return _first_view(cls, Storage(device, nbytes), shape, npdt)
 
@@ -162,7 +167,7 @@ class Tensor(Resource):
         Returns:
             A new Tensor that owns its device memory.
         """
-        t = cls.empty(shape, dtype, device)
+        t = cls._allocate(shape, dtype, device, "Tensor.zeros")
         if t.storage.nbytes:
             try:
                 t._runtime.memset(t.storage.addr, t.storage.nbytes, 0, t.storage.nbytes)

@@ -818,7 +818,12 @@ def __getattr__(name: str) -> Any:
         try:
             _rt().known(op)
         except _errors.UnknownOperatorError as exc:
-            error = _errors.UnknownOperatorError(f"module 'pyaclnn.acl' has no attribute {name!r}: {exc}")
+            text = str(exc)
+            if exc.close_name:  # spelled as this module's attribute: aclnnAdd, not Add
+                spelled = f"aclnn{exc.close_name}" + ("GetWorkspaceSize" if m else "")
+                text = text.replace(f"(did you mean {exc.close_name!r}?)", f"(did you mean {spelled!r}?)")
+            error = _errors.UnknownOperatorError(f"module 'pyaclnn.acl' has no attribute {name!r}: {text}")
+            error.close_name = exc.close_name
             error.name, error.obj = name, _sys.modules[__name__]
             raise error from None
     if m:

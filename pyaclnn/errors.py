@@ -42,7 +42,10 @@ class UnknownOperatorError(NotSupportedError, AttributeError):
 
     Both backends raise it for an operator name they do not know, and ``pyaclnn.acl`` raises it
     for the attribute ``aclnn<Name>GetWorkspaceSize`` / ``aclnn<Name>`` of such an operator: an
-    AttributeError there (so ``hasattr`` is False), a NotSupportedError everywhere."""
+    AttributeError there (so ``hasattr`` is False), a NotSupportedError everywhere.
+    ``close_name`` is a known operator whose name is close ("Add" for "Addd"), or None."""
+
+    close_name: str | None = None
 
 
 class OutputTooLargeError(PyaclnnError, ValueError):

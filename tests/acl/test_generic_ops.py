@@ -617,7 +617,28 @@ def test_a_tensor_list_of_ndarrays_is_readable_after_the_run(device_acl):
         for out, e in zip(outs, expected):
             np.testing.assert_array_equal(out.numpy(), e.numpy())
         assert [t.numpy().tolist() for t in op["x"]] == [a.tolist() for a in xs]
-        assert op["scalars"] is None  # not a tensor parameter
+        assert op["scalars"] == [np.float32(2), np.float32(-1)]  # the value passed
+
+
+def test_op_item_is_the_argument_passed_for_every_parameter(backend):
+    """op[name] of a scalar parameter is the value passed (it was None, which means a nullptr),
+    and of a re-pointed tensor the Tensor set_input/set_output put there (it was the first one)."""
+    x, y = np.arange(3, dtype=np.float32), np.ones(3, np.float32)
+    with pyaclnn.Device(0) as dev, dev.create_stream() as stream:
+        with pyaclnn.Op("Add", x, y, 2.5, np.zeros(3, np.float32), repeatable=True) as op:
+            assert op["alpha"] == 2.5
+            other, out2 = pyaclnn.Tensor.from_numpy(x * 10), pyaclnn.Tensor.zeros(3)
+            op.set_input("self", other)
+            op.set_output("out", out2)
+            assert op["self"] is other and op["out"] is out2
+            op.run(stream)
+            stream.synchronize()
+            np.testing.assert_array_equal(op["out"].numpy(), torch.add(torch.from_numpy(x * 10),
+                                                                       torch.from_numpy(y), alpha=2.5).numpy())
+            other.close()
+            out2.close()
+        with pyaclnn.Op("MseLossBackward", y, x, y, 2, np.zeros(3, np.float32)) as op:
+            assert op["reduction"] == 2
 
 
 def test_a_python_object_where_a_handle_goes_names_the_parameter_on_both_backends(backend):

@@ -57,6 +57,17 @@ def test_an_unknown_operator_is_no_attribute_on_both_backends(backend, name):
     assert name not in vars(acl)  # not made, not cached
 
 
+@pytest.mark.parametrize("name, meant", [("aclnnAdddGetWorkspaceSize", "aclnnAddGetWorkspaceSize"),
+                                         ("aclnnAddd", "aclnnAdd")])
+def test_a_near_miss_attribute_suggests_the_attribute(backend, name, meant):
+    # pyaclnn.acl suggested the operator name ("did you mean 'Add'?"), which is no attribute of it
+    with pytest.raises(pyaclnn.UnknownOperatorError) as info:
+        getattr(acl, name)
+    assert str(info.value).startswith(f"module 'pyaclnn.acl' has no attribute '{name}': aclnnAddd is not a known "
+                                      f"operator (did you mean '{meant}'?): ")
+    assert info.value.close_name == "Add"
+
+
 def test_known_operators_stay_attributes_and_dir_lists_them(backend, emulator_home):
     shipped = _declared(HEADERS)
     assert shipped == {"MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward", "Add",

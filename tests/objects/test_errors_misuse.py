@@ -362,9 +362,11 @@ def test_tensor_factories_take_a_dtype_as_their_docstrings_say(backend) -> None:
         with Tensor.zeros((2,), dtype) as t:
             assert t.dtype == np.dtype(expected) and t.acl_dtype == dtype
             assert t.numpy().tolist() == [0, 0]
-    for bad in ("floaty", object(), 0):
-        with pytest.raises(TypeError, match=r"Tensor.empty: dtype must be a NumPy dtype .* or a pyaclnn.DType, got"):
-            Tensor.zeros((2,), bad)
+    for bad in ("floaty", object(), 0):  # each factory names itself (Tensor.zeros said Tensor.empty)
+        for factory in (Tensor.empty, Tensor.zeros):
+            with pytest.raises(TypeError, match=rf"^{factory.__qualname__}: dtype must be a NumPy dtype .* or a "
+                                                r"pyaclnn.DType, got"):
+                factory((2,), bad)
 
 
 def test_a_bare_executor_cannot_be_made(backend) -> None:
