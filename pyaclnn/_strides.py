@@ -1,10 +1,12 @@
 """Strided-layout arithmetic shared by the tensor layer and the NumPy runtime (elements)."""
 from __future__ import annotations
 
+import math
 import operator
 from functools import lru_cache
 from typing import Any, Sequence
 
+import numpy as np
 from numpy import bool_ as _np_bool
 
 
@@ -29,6 +31,83 @@ def extent(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, int]:
             else:
                 hi += (d - 1) * s
     return lo, hi
+
+
+def _layout(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, list[tuple[int, int]]]:
+    """A non-empty view's element offsets as (start, [(stride, size), ...]): dimensions of size 1
+    and of stride 0 dropped (they add no offset), negative strides turned round (``start`` moves
+    to the lowest element), largest stride first, and dimensions that nest exactly (an outer
+    stride that is the inner stride times the inner size) merged. The same set of offsets."""
+    start, dims = 0, []
+    for d, s in zip(shape, strides):
+        if d > 1 and s:
+            if s < 0:
+                start += (d - 1) * s
+                s = -s
+            dims.append((s, d))
+    dims.sort(reverse=True)
+    merged: list[tuple[int, int]] = []
+    for s, d in dims:
+        if merged and merged[-1][0] == s * d:
+            merged[-1] = (s, merged[-1][1] * d)
+        else:
+            merged.append((s, d))
+    return start, merged
+
+
+def dense(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """Whether a non-empty view's elements cover every offset of its extent exactly once (a
+    contiguous tensor, or a permutation of one: a transpose): its bytes are then one span."""
+    if tuple(strides) == contiguous_strides(tuple(shape)):
+        return True
+    dims = _layout(shape, strides)[1]  # (stride 0 repeats an element: the extent then has holes)
+    if not dims:
+        return math.prod(shape) == 1
+    return len(dims) == 1 and dims[0][0] == 1 and math.prod(shape) == dims[0][1]
+
+
+def element_runs(shape: Sequence[int], strides: Sequence[int], count: int | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The element offsets a non-empty strided view covers, relative to its first element, as
+    sorted disjoint runs ``[starts[i], ends[i])`` (int64 arrays; touching runs merged): of all
+    its elements, or with ``count`` of its first ``count`` in row-major order. Vectorised: one
+    run per innermost row where the innermost dimension is contiguous, else one per element."""
+    boxes: list[tuple[int, Sequence[int], Sequence[int]]] = []
+    if count is None or count >= math.prod(shape):
+        boxes.append((0, shape, strides))
+    else:  # the first ``count`` elements: whole leading slabs, then the rest of the next slab, ...
+        first = 0
+        while count:
+            inner = math.prod(shape[1:])
+            q, count = divmod(count, inner)
+            if q:
+                boxes.append((first, (q, *shape[1:]), strides))
+            first += q * strides[0]
+            shape, strides = shape[1:], strides[1:]
+    starts_parts, ends_parts = [], []
+    for first, box_shape, box_strides in boxes:
+        start, dims = _layout(box_shape, box_strides)
+        run = dims.pop()[1] if dims and dims[-1][0] == 1 else 1
+        starts = np.array([first + start], np.int64)
+        for s, d in dims:  # outer dimensions broadcast: each row's first element
+            starts = (starts[:, None] + np.arange(0, d * s, s, dtype=np.int64)).ravel()
+        starts_parts.append(starts)
+        ends_parts.append(starts + run)
+    return merge_runs(np.concatenate(starts_parts), np.concatenate(ends_parts))
+
+
+def merge_runs(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Runs ``[starts[i], ends[i])`` in any order, overlapping or touching, as sorted disjoint
+    runs with touching ones merged (vectorised: a sort, then a running maximum of the ends)."""
+    if starts.size < 2 or (starts[1:] > ends[:-1]).all():  # sorted and apart already (the usual case)
+        return starts, ends
+    if (starts[1:] < starts[:-1]).any():
+        order = np.argsort(starts, kind="stable")
+        starts, ends = starts[order], ends[order]
+    reach = np.maximum.accumulate(ends)
+    first = np.flatnonzero(np.concatenate(([True], starts[1:] > reach[:-1])))
+    last = np.append(first[1:] - 1, starts.size - 1)
+    return starts[first], reach[last]
 
 
 def index_view(shape: Sequence[int], strides: Sequence[int], key: object) -> tuple[tuple[int, ...], tuple[int, ...], int]:

@@ -5,9 +5,10 @@ and its address is the buffer's real address: device addresses are unique ints, 
 on "device" memory is a zero-copy strided view of its allocation.
 
 Fresh memory holds the poison byte 0xFF (a NaN in every float type, as the emulator's
-aclrtMalloc fills it: device memory is not zeroed), and each allocation knows which of its
-bytes something has written since (``written``), for the uninitialised-read check
-(pyaclnn._numpy.queues), and the user's line that made it (``site``).
+aclrtMalloc fills it: device memory is not zeroed), and each allocation knows exactly which of
+its bytes something has written since (``written``: sorted disjoint runs in NumPy arrays, so a
+strided tensor's thousands of element runs are merged and queried vectorised), for the
+uninitialised-read check (pyaclnn._numpy.queues), and the user's line that made it (``site``).
 
 Host memory can also be made device memory in place (``register``, modelled on
 aclrtHostRegister, which maps host memory for the device: on a device the kernels then read and
@@ -25,7 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from .._sites import UNKNOWN, Site, user_site
-from .._strides import extent
+from .._strides import extent, merge_runs
 from ..errors import from_status
 
 ALIGN = 64
@@ -44,14 +45,94 @@ def _address(buf: np.ndarray) -> int:
         return buf.ctypes.data
 
 
+_NONE = np.empty(0, np.int64)
+_NONE.flags.writeable = False
+
+
+class Runs:
+    """Byte runs ``[starts[i], ends[i])`` of device addresses (int64 arrays), sorted, disjoint and
+    apart (touching runs are one): what is written of an allocation, the gaps of a read, or the
+    bytes of a strided tensor's elements (pyaclnn._strides.element_runs). Never changed in place."""
+    __slots__ = ("starts", "ends")
+
+    def __init__(self, starts: np.ndarray, ends: np.ndarray) -> None:
+        self.starts, self.ends = starts, ends
+
+    @classmethod
+    def span(cls, start: int, end: int) -> Runs:
+        return cls(np.array((start,), np.int64), np.array((end,), np.int64))
+
+    def __len__(self) -> int:
+        return self.starts.size
+
+    def first(self) -> tuple[int, int]:
+        return int(self.starts[0]), int(self.ends[0])
+
+    def bounds(self) -> tuple[int, int]:
+        """The span from the first run's start to the last one's end."""
+        return int(self.starts[0]), int(self.ends[-1])
+
+    def within(self, start: int, end: int) -> bool:
+        """Whether [start, end) lies inside one run."""
+        i = int(np.searchsorted(self.starts, start, "right")) - 1
+        return i >= 0 and end <= self.ends[i]
+
+    def union(self, other: Runs) -> Runs:
+        if not self.starts.size:
+            return other
+        starts, ends = np.concatenate((self.starts, other.starts)), np.concatenate((self.ends, other.ends))
+        return Runs(*merge_runs(starts, ends))
+
+    def minus(self, other: Runs) -> Runs:
+        """The bytes of these runs not in ``other`` (vectorised: the runs' boundaries cut the
+        line into pieces, each wholly in or out of either set)."""
+        if not self.starts.size or not other.starts.size:
+            return self
+        lo, hi = self.bounds()
+        i, j = int(np.searchsorted(other.ends, lo, "right")), int(np.searchsorted(other.starts, hi, "left"))
+        if i >= j:  # none of ``other`` reaches into them
+            return self
+        o_starts, o_ends = other.starts[i:j], other.ends[i:j]
+        cuts = np.unique(np.concatenate((self.starts, self.ends, o_starts, o_ends)))
+        piece = cuts[:-1]  # piece k is [cuts[k], cuts[k + 1])
+        keep = np.flatnonzero(_covers(self.starts, self.ends, piece) & ~_covers(o_starts, o_ends, piece))
+        if not keep.size:
+            return _EMPTY
+        apart = np.flatnonzero(np.diff(keep) != 1) + 1  # kept pieces next to each other are one run
+        first, last = keep[np.concatenate(([0], apart))], keep[np.append(apart - 1, keep.size - 1)]
+        return Runs(cuts[first], cuts[last + 1])
+
+
+_EMPTY = Runs(_NONE, _NONE)
+
+
+def _covers(starts: np.ndarray, ends: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Whether each address of ``at`` is inside one of the (sorted, disjoint) runs."""
+    i = np.searchsorted(starts, at, "right") - 1
+    return (i >= 0) & (at < ends[i])  # (i = -1 reads the last run: masked by i >= 0)
+
+
 class Allocation:
-    __slots__ = ("base", "size", "buf", "kind", "site", "written", "serial", "refs")
+    __slots__ = ("base", "size", "buf", "kind", "site", "written", "head", "serial", "refs")
 
     def __init__(self, base: int, size: int, buf: np.ndarray, kind: str, site: Site, serial: int) -> None:
         self.base, self.size, self.buf, self.kind, self.site = base, size, buf, kind, site
         self.serial = serial  # the address space's allocation count when it was made
-        self.written: list[tuple[int, int]] = []  # disjoint [start, end) addresses, sorted
+        self.written = _EMPTY  # the bytes written since aclrtMalloc (see set_written)
+        self.head = (0, 0)  # written's first run as ints, checked before any NumPy call (empty: none)
         self.refs = 1  # registrations of host memory it holds (kind "registered": see register)
+
+    def set_written(self, runs: Runs) -> None:
+        self.written = runs
+        self.head = runs.first() if len(runs) else (0, 0)
+
+    def covers(self, start: int, end: int) -> bool:
+        """Whether [start, end) is written: the usual case (one run, written whole since the first
+        write) costs two comparisons; else one search."""
+        head = self.head
+        if head[0] <= start and end <= head[1]:
+            return True
+        return len(self.written) > 1 and self.written.within(start, end)
 
 
 class AddressSpace:
@@ -118,7 +199,7 @@ class AddressSpace:
             self.allocations += 1
             # no site: it is never listed as a leak (live_allocations), and finding one costs a stack walk
             alloc = self._allocs[base] = Allocation(base, size, buf, "registered", UNKNOWN, self.allocations)
-            alloc.written = [(base, base + size)]
+            alloc.set_written(Runs.span(base, base + size))
             bisect.insort(self._bases, base)
         return base
 
@@ -161,54 +242,51 @@ class AddressSpace:
         if alloc is None or start >= end:
             return
         end = min(end, alloc.base + alloc.size)
-        spans = alloc.written
-        if spans and spans[0][0] <= start and end <= spans[0][1]:  # the usual case: already whole
+        if alloc.covers(start, end):  # the usual case: already written
             return
-        merged: list[tuple[int, int]] = []
-        for s, e in spans:
-            if e < start or end < s:
-                merged.append((s, e))
-            else:
-                start, end = min(s, start), max(e, end)
-        merged.append((start, end))
-        merged.sort()
-        alloc.written = merged
+        alloc.set_written(alloc.written.union(Runs.span(start, end)))
 
-    def unwritten(self, start: int, end: int) -> list[tuple[int, int]]:
-        """The parts of [start, end) nothing has written since aclrtMalloc (none outside an
-        allocation: that is the out-of-bounds check's)."""
+    def mark_runs(self, runs: Runs) -> None:
+        """The bytes of ``runs`` (one tensor's elements: inside one allocation) hold written data now."""
+        if not len(runs):
+            return
+        start, end = runs.bounds()
         alloc = self.find(start)
-        if alloc is None:
-            return []
-        gaps = []
-        at = start
-        for s, e in alloc.written:
-            if e <= at:
-                continue
-            if s >= end:
-                break
-            if s > at:
-                gaps.append((at, s))
-            at = max(at, e)
-            if at >= end:
-                break
-        if at < end:
-            gaps.append((at, end))
-        return gaps
+        if alloc is None or alloc.covers(start, end):
+            return
+        alloc.set_written(alloc.written.union(runs))
+
+    def unwritten(self, start: int, end: int) -> Runs | None:
+        """The parts of [start, end) nothing has written since aclrtMalloc, or None when it is all
+        written (none outside an allocation: that is the out-of-bounds check's)."""
+        alloc = self.find(start)
+        if alloc is None or start >= end or alloc.covers(start, end):
+            return None
+        gaps = Runs.span(start, end).minus(alloc.written)
+        return gaps if len(gaps) else None
+
+    def unwritten_runs(self, runs: Runs) -> Runs | None:
+        """The bytes of ``runs`` (inside one allocation) nothing has written, or None: all written."""
+        if not len(runs):
+            return None
+        start, end = runs.bounds()
+        alloc = self.find(start)
+        if alloc is None or alloc.covers(start, end):
+            return None
+        gaps = runs.minus(alloc.written)
+        return gaps if len(gaps) else None
 
     def copy_written(self, dst: int, src: int, count: int) -> None:
         """A device-to-device copy: what was written at ``src`` is written at ``dst`` now (the
         poison it carries stays unwritten, to be caught where it is used)."""
         gaps = self.unwritten(src, src + count)
         self.mark_written(dst, dst + count)
-        if gaps:
+        if gaps is not None:
             alloc = self.find(dst)
             if alloc is not None:
                 self.unwrites += 1
-                for s, e in gaps:  # punch the unwritten parts back out
-                    lo, hi = s - src + dst, e - src + dst
-                    alloc.written = [piece for ws, we in alloc.written
-                                     for piece in ((ws, min(we, lo)), (max(ws, hi), we)) if piece[0] < piece[1]]
+                shift = dst - src  # punch the unwritten parts back out
+                alloc.set_written(alloc.written.minus(Runs(gaps.starts + shift, gaps.ends + shift)))
 
     def bytes_at(self, addr: int, count: int) -> np.ndarray | None:
         """A uint8 view of [addr, addr+count); None if it leaves its allocation (the caller

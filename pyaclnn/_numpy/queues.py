@@ -28,8 +28,10 @@ synchronize):
 - work queued on one stream touching memory that queued work on another stream writes (or
   reads, if the new work writes), with no event ordering the two;
 - a kernel or device-to-device copy reading bytes not written since aclrtMalloc (fresh memory
-  holds the poison byte 0xFF, as the emulator's: a NaN in every float type; a launch marks
-  written only what its kernel writes, the op spec's ``written``). A copy to the host
+  holds the poison byte 0xFF, as the emulator's: a NaN in every float type). Exact to the byte,
+  unlike the spans above: a launch marks written the bytes of the elements its kernel writes
+  (not the gaps of a strided output; only part of an output where the op spec's ``written``
+  says so) and checks the bytes of the elements it reads (``Access``). A copy to the host
   carries such bytes without complaint, as memcheck lets undefined bytes be copied and flags
   their use: the object layer reads spans back whole (``Tensor.copy_from`` of a strided view);
 - a tensor reaching outside its allocation (the runtime names it: ``runtime.launch``).
@@ -44,10 +46,14 @@ from typing import Any, Callable, Iterable
 from .. import _env
 from .._sites import Site, user_site
 from ..errors import AclError, HazardError, HazardWarning
+from .memory import Runs
 
 DEPTH = 1024  # tasks a stream holds before its oldest are taken as done (the device caught up)
 
 Span = tuple[int, int]  # [start, end) device addresses
+# Bytes read or written exactly, for the uninitialised-read check: a span (a contiguous tensor, a
+# copy, a memset), or the runs of a strided tensor's elements (its gaps are not touched)
+Access = Span | Runs
 
 
 class Work:
@@ -58,7 +64,7 @@ class Work:
 
     def __init__(self, seq: int, api: str, site: Site, reads: tuple[Span, ...], writes: tuple[Span, ...],
                  run: Callable[[], None] | None, waits: dict[Any, int] | None, memory: tuple[int, int],
-                 mark: tuple[Span, ...]) -> None:
+                 mark: tuple[Access, ...]) -> None:
         self.seq, self.api, self.site, self.reads, self.writes = seq, api, site, reads, writes
         self.run, self.waits, self.memory, self.mark = run, waits, memory, mark
         self.bases: tuple[int, ...] = ()  # the allocations its spans are in (Queues.touched)
@@ -119,18 +125,19 @@ class Queues:
 
     # -- queueing --------------------------------------------------------------------------------
     def put(self, q: Queue, api: str, reads: tuple[Span, ...], writes: tuple[Span, ...], run: Callable[[], None] | None,
-            *, check_init: tuple[Span, ...] = (), waits: dict[Any, int] | None = None,
-            mark: tuple[Span, ...] | None = None) -> None:
+            *, check_init: tuple[Access, ...] = (), waits: dict[Any, int] | None = None,
+            mark: tuple[Access, ...] | None = None) -> None:
         """Queue a task on ``q`` after the hazard checks of new work: races with other streams'
-        queued work, and reads (``check_init``) of bytes nothing has written. ``mark``: the
-        spans to mark written when it runs (default ``writes``; the others are known written)."""
+        queued work (``reads``, ``writes``: spans), and reads (``check_init``: exact) of bytes
+        nothing has written. ``mark``: the bytes to mark written when it runs (default
+        ``writes``; for a launch the exact bytes of its outputs not known written already)."""
         site = user_site()
         memory = self.memory
         with self.lock:
             if self.busy > len(q.pending) and (reads or writes):  # other streams have queued work
                 self._check_race(q, api, site, reads, writes)
-            for start, end in check_init:
-                if memory.unwritten(start, end):
+            for access in check_init:
+                if self._unwritten(access) is not None:
                     self.check_written(api, site, check_init, q)
                     break
             q.seq += 1
@@ -198,10 +205,18 @@ class Queues:
         if work.mark:
             self._written(work.mark)
 
-    def _written(self, writes: tuple[Span, ...]) -> None:
+    def _written(self, writes: tuple[Access, ...]) -> None:
         """A task ran: what it writes holds written data now."""
-        for start, end in writes:
-            self.memory.mark_written(start, end)
+        memory = self.memory
+        for access in writes:
+            if isinstance(access, Runs):
+                memory.mark_runs(access)
+            else:
+                memory.mark_written(*access)
+
+    def _unwritten(self, access: Access) -> Runs | None:
+        """The bytes of ``access`` nothing has written (None: all written)."""
+        return self.memory.unwritten_runs(access) if isinstance(access, Runs) else self.memory.unwritten(*access)
 
     def flush_all(self, belongs: Callable[[Queue], bool]) -> None:
         with self.lock:
@@ -309,48 +324,40 @@ class Queues:
                f"{other.label} after {work.api} and make {q.label} wait for it (aclrtRecordEvent, "
                f"aclrtStreamWaitEvent), or synchronize {other.label} first", site)
 
-    def check_written(self, api: str, site: Site, reads: tuple[Span, ...], q: Queue | None = None) -> None:
+    def check_written(self, api: str, site: Site, reads: tuple[Access, ...], q: Queue | None = None) -> None:
         """``reads`` by a task about to be queued on ``q`` (or by the host, ``q`` None: it waits
         for no queued write): bytes never written since aclrtMalloc are a hazard; queued writes
         the task is ordered after (its own stream's, or another's it waits for) count as written."""
-        for start, end in reads:
-            gaps = self.memory.unwritten(start, end)
-            if gaps and q is not None:
+        for access in reads:
+            gaps = self._unwritten(access)
+            if gaps is not None and q is not None:
                 gaps = self._still_unwritten(q, gaps)
-            if gaps:
-                self._never_written(api, site, start, gaps)
+            if gaps is not None:
+                self._never_written(api, site, gaps.first())
                 return
 
-    def _still_unwritten(self, q: Queue, gaps: list[Span]) -> list[Span]:
-        """``gaps`` less what queued writes that run before ``q``'s next task will fill."""
+    def _still_unwritten(self, q: Queue, gaps: Runs) -> Runs | None:
+        """``gaps`` (in one allocation) less what queued writes that run before ``q``'s next task
+        will fill: the bytes they mark written, exactly (not the spans of their strided outputs)."""
+        alloc = self.memory.find(int(gaps.starts[0]))
+        base = alloc.base if alloc is not None else None
         for other in self.queues.values():
             upto = None if other is q else q.after.get(other.key, 0)
             for work in other.pending:
                 if upto is not None and work.seq > upto:
                     break
-                gaps = _subtract(gaps, work.writes)
+                if base not in work.bases:
+                    continue
+                for access in work.mark:
+                    gaps = gaps.minus(access if isinstance(access, Runs) else Runs.span(*access))
+                    if not len(gaps):
+                        return None
         return gaps
 
-    def _never_written(self, api: str, site: Site, start: int, gaps: list[Span]) -> None:
-        alloc = self.memory.find(start)
+    def _never_written(self, api: str, site: Site, gap: Span) -> None:
+        alloc = self.memory.find(gap[0])
         made = f", allocated at {alloc.site}" if alloc is not None and alloc.site else ""
-        hazard(f"{api} at {site} reads {_span(gaps[0])}, device memory never written since aclrtMalloc"
+        hazard(f"{api} at {site} reads {_span(gap)}, device memory never written since aclrtMalloc"
                f"{made}: the device reads garbage there. Copy the input in (aclrtMemcpy, "
                f"Tensor.from_numpy) or fill it (aclrtMemset) first", site)
 
-
-def _subtract(gaps: list[Span], writes: Iterable[Span]) -> list[Span]:
-    for ws, we in writes:
-        out: list[Span] = []
-        for gs, ge in gaps:
-            if we <= gs or ge <= ws:
-                out.append((gs, ge))
-                continue
-            if gs < ws:
-                out.append((gs, ws))
-            if we < ge:
-                out.append((we, ge))
-        gaps = out
-        if not gaps:
-            break
-    return gaps

@@ -28,10 +28,10 @@ from .. import errors
 from ..dtypes import DType, to_numpy
 from .._registry import OpInfo, Registry, reference_sources
 from .._runtime import HostRuntime
-from .._strides import contiguous_strides, extent
+from .._strides import contiguous_strides, dense, element_runs, extent
 from . import ops
-from .memory import AddressSpace
-from .queues import Queue, Queues, hazard
+from .memory import AddressSpace, Runs
+from .queues import Access, Queue, Queues, hazard
 
 ACL_ERROR_INVALID_PARAM = 100000
 ACL_ERROR_UNINITIALIZE = 100001
@@ -77,6 +77,7 @@ class TensorDesc:
     storage_shape: tuple[int, ...]
     addr: int
     cached_span: tuple[int, int, int] | None = None  # (addr, start, end) of the last span_of
+    dense: bool | None = None  # whether its elements fill that span (_exact; None: not asked yet)
     known_written: tuple[int, int] | None = None  # memory (frees, unwrites) when its bytes were known written
     cached_view: tuple[int, int, np.ndarray] | None = None  # (addr, memory frees, view) of the last _view
 
@@ -1149,14 +1150,15 @@ class NumpyRuntime:
             spans = ex.spans = _io_spans(ex)
         # A tensor whose bytes were found written (or marked, as a launch's output), with no free
         # or un-write of memory since, needs neither again: only the others are checked and marked.
+        # The race checks take each tensor's span; the uninitialised-read check and the marking
+        # its elements' bytes exactly (a strided tensor's gaps are neither read nor written).
         memory = self.memory
         key = (memory.frees, memory.unwrites)
-        reads, check = _spans_and_unknown(spans[0], key)
+        reads, check = _spans_and_unknown(spans[0], key, memory)
         writes, mark = _spans_and_unknown(spans[1], key)
-        if spans[2]:  # outputs the kernel writes in part (the spec's ``written``): only that part
-            part = [span for d, n in spans[2] for span in _written_spans(d, n)]
-            writes += part
-            mark += part
+        for span, access in spans[2]:  # outputs the kernel writes in part (the spec's ``written``)
+            writes.append(span)
+            mark.append(access)
         if workspace_size > 0 and workspace:
             writes.append((int(workspace), int(workspace) + workspace_size))
         run = self._kernel(ex)
@@ -1323,10 +1325,11 @@ def _span_of(desc: TensorDesc) -> tuple[int, int]:
 
 
 def _io_spans(ex: Executor) -> tuple[tuple[TensorDesc, ...], tuple[TensorDesc, ...],
-                                      tuple[tuple[TensorDesc, int], ...]]:
+                                      tuple[tuple[tuple[int, int], Access], ...]]:
     """What a launch of ``ex`` touches: its non-empty inputs, the non-empty outputs its kernel
-    writes whole, and (output, elements written) for those it writes in part only (``written``;
-    an output it does not write at all is in none of them: the device's kernel never touches it)."""
+    writes whole, and (span, exact bytes) of what it writes of those it writes in part only
+    (``written``; an output it does not write at all is in none of them: the device's kernel
+    never touches it)."""
     inputs = tuple(d for d in ex.inputs if d is not None and 0 not in d.shape)
     if ex.written is None:
         return inputs, tuple(d for d in ex.outputs if d is not None and 0 not in d.shape), ()
@@ -1337,28 +1340,35 @@ def _io_spans(ex: Executor) -> tuple[tuple[TensorDesc, ...], tuple[TensorDesc, .
         if n is None or n >= math.prod(d.shape):
             whole.append(d)
         else:
-            part.append((d, n))
+            access = _written_bytes(d, n)
+            part.append((access.bounds() if isinstance(access, Runs) else access, access))
     return inputs, tuple(whole), tuple(part)
 
 
-_MAX_RUNS = 64  # byte runs kept per partly written output; past that, the span around them
-
-
-def _written_spans(desc: TensorDesc, count: int) -> list[tuple[int, int]]:
-    """The bytes [start, end) of ``desc``'s first ``count`` elements in row-major order of its
-    view: one span for a contiguous tensor, the runs of a strided one (more than _MAX_RUNS: the
-    span around them, which may take a gap between them as written: lenient, never a false hazard)."""
+def _written_bytes(desc: TensorDesc, count: int) -> Access:
+    """The bytes of ``desc``'s first ``count`` elements in row-major order of its view: one span
+    for a contiguous tensor, the runs of a strided one (its gaps, and its later elements, stay
+    unwritten)."""
     item = to_numpy(desc.dtype).itemsize
-    base = desc.addr + desc.offset * item
+    first = desc.addr + desc.offset * item
     if tuple(desc.strides) == contiguous_strides(desc.shape):
-        return [(base, base + count * item)]
-    index = np.unravel_index(np.arange(count), desc.shape)
-    offsets = np.unique(sum((i * s for i, s in zip(index, desc.strides)), np.zeros(count, np.int64)))
-    breaks = np.flatnonzero(np.diff(offsets) != 1) + 1
-    starts, ends = offsets[np.r_[0, breaks]], offsets[np.r_[breaks - 1, offsets.size - 1]] + 1
-    if starts.size > _MAX_RUNS:
-        return [(base + int(starts[0]) * item, base + int(ends[-1]) * item)]
-    return [(base + int(a) * item, base + int(b) * item) for a, b in zip(starts, ends)]
+        return first, first + count * item
+    starts, ends = element_runs(desc.shape, desc.strides, count)
+    return Runs(first + starts * item, first + ends * item)
+
+
+def _exact(desc: TensorDesc) -> Access:
+    """The bytes of a non-empty tensor's elements: its span when they fill it (contiguous, or a
+    transpose of it: worked out once per tensor), else the runs of its elements."""
+    if desc.dense is None:
+        desc.dense = dense(desc.shape, desc.strides)
+    span = _span_of(desc)
+    if desc.dense:
+        return span
+    item = to_numpy(desc.dtype).itemsize
+    first = desc.addr + desc.offset * item
+    starts, ends = element_runs(desc.shape, desc.strides)
+    return Runs(first + starts * item, first + ends * item)
 
 
 def _written_counts(info: OpInfo, args: tuple, by_name: dict[str, Any]) -> tuple[int | None, ...] | None:
@@ -1393,16 +1403,22 @@ def _describe(kind: str, value: Any) -> str:
     return repr(list(value)) if len(value) <= 8 else f"{len(value)} values"
 
 
-def _spans_and_unknown(descs: tuple[TensorDesc, ...], key: tuple[int, int]) -> tuple[list, list]:
-    """The spans of ``descs``, and those of them not known written under ``key`` (the memory's
-    (frees, unwrites)), which are from now on."""
-    spans, unknown = [], []
+def _spans_and_unknown(descs: tuple[TensorDesc, ...], key: tuple[int, int],
+                       memory: AddressSpace | None = None) -> tuple[list[tuple[int, int]], list[Access]]:
+    """The spans of ``descs`` (for the race checks), and the exact bytes (``_exact``) of those not
+    known written under ``key`` (the memory's (frees, unwrites)), which are from now on. With
+    ``memory`` (inputs, to check): a strided tensor whose whole span is written needs no runs."""
+    spans: list[tuple[int, int]] = []
+    unknown: list[Access] = []
     for d in descs:
         span = _span_of(d)
         spans.append(span)
         if d.known_written != key:
-            unknown.append(span)
             d.known_written = key
+            if d.dense or memory is not None and memory.unwritten(*span) is None:
+                unknown.append(span)
+            else:
+                unknown.append(_exact(d))
     return spans, unknown
 
 

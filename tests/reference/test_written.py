@@ -23,7 +23,8 @@ import pytest
 import pyaclnn
 from conftest import on_device_0
 from pyaclnn import acl
-from pyaclnn._numpy.runtime import TensorDesc, _written_spans
+from pyaclnn._numpy.memory import Runs
+from pyaclnn._numpy.runtime import TensorDesc, _written_bytes
 from pyaclnn.dtypes import DType
 
 torch = pytest.importorskip("torch")  # the oracle
@@ -237,5 +238,7 @@ def test_written_spans_are_the_bytes_of_the_first_elements_in_row_major_order(sh
             view[index] = 1
         want = set(np.flatnonzero(np.repeat(memory != 0, itemsize)))  # the bytes of the elements set
         desc = TensorDesc(shape, DType.FLOAT, strides, offset, 2, (64,), base)
-        got = {b - base for start, end in _written_spans(desc, count) for b in range(start, end)}
+        access = _written_bytes(desc, count)
+        runs = zip(access.starts.tolist(), access.ends.tolist()) if isinstance(access, Runs) else [access]
+        got = {b - base for start, end in runs for b in range(start, end)}
         assert got == want, (count, sorted(got), sorted(want))
