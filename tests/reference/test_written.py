@@ -9,9 +9,12 @@ HazardError), while the written part reads clean. The cases, from the sources ci
   list longer than x is accepted and its extra tensors are never written;
 - aclnnAmpUpdateScale: element 0 of each output (the kernel's GlobalTensors hold 1 element);
 - aclnnGroupNormBackward: an output the mask does not ask for is never written, except the
-  zero-filled dgamma/dbeta of Ascend950's empty-tensor path.
+  zero-filled dgamma/dbeta of Ascend950's empty-tensor path;
+- any strided output: the bytes of its elements, not the gaps between them (a device's kernel
+  writes element by element); a strided input is read the same way, so its gaps may be stale.
 
-Values are checked against torch (foreach) and the documented zeros (ops.md §2.2.6).
+Values are checked against torch (foreach, MseLossBackward's autograd) and the documented zeros
+(ops.md §2.2.6); the written bytes against NumPy writing through the same strided view.
 """
 from __future__ import annotations
 
@@ -19,12 +22,15 @@ from typing import Callable, Iterator
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pyaclnn
 from conftest import on_device_0
 from pyaclnn import acl
-from pyaclnn._numpy.memory import Runs
+from pyaclnn._numpy.memory import AddressSpace, Runs
 from pyaclnn._numpy.runtime import TensorDesc, _written_bytes
+from pyaclnn._strides import dense, element_runs
 from pyaclnn.dtypes import DType
 
 torch = pytest.importorskip("torch")  # the oracle
@@ -32,6 +38,11 @@ torch = pytest.importorskip("torch")  # the oracle
 F32 = np.float32
 H2D, D2H, D2D = acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST, acl.ACL_MEMCPY_DEVICE_TO_DEVICE
 UNWRITTEN = r"reads \[0x[0-9a-f]+, \+{n}\), device memory never written since aclrtMalloc"
+
+
+def gap_at(addr: int, n: int) -> str:
+    """The uninitialised-read message naming the first unwritten bytes: ``n`` at ``addr``."""
+    return rf"reads \[{addr:#x}, \+{n}\), device memory never written since aclrtMalloc"
 
 
 class Session:
@@ -242,3 +253,232 @@ def test_written_spans_are_the_bytes_of_the_first_elements_in_row_major_order(sh
         runs = zip(access.starts.tolist(), access.ends.tolist()) if isinstance(access, Runs) else [access]
         got = {b - base for start, end in runs for b in range(start, end)}
         assert got == want, (count, sorted(got), sorted(want))
+
+
+# -- strided tensors: the bytes of their elements, exactly -------------------------------------------
+def strided(s: Session, addr: int, shape: tuple[int, ...], strides: tuple[int, ...], offset: int = 0,
+            storage: int = 16) -> object:
+    """A float32 aclTensor view of ``storage`` elements at ``addr`` (strides in elements)."""
+    t = acl.aclCreateTensor(list(shape), len(shape), acl.ACL_FLOAT, list(strides), offset, acl.ACL_FORMAT_ND,
+                            [storage], 1, addr)
+    s.release.append(lambda: acl.aclDestroyTensor(t))
+    return t
+
+
+G4, X4, Y4 = (np.random.default_rng(i).standard_normal((4, 2)).astype(F32) for i in range(3))
+
+
+def mse_grad(g: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """torch's gradient of mse_loss(x, y, reduction="none") for the upstream gradient g."""
+    xt = torch.from_numpy(x.copy()).requires_grad_()
+    torch.nn.functional.mse_loss(xt, torch.from_numpy(y), reduction="none").backward(torch.from_numpy(g))
+    return xt.grad.numpy()
+
+
+def even_columns(s: Session, base: int) -> object:
+    """aclnnMseLossBackward queued with its output the even columns of a (4, 4) float32 at ``base``."""
+    g, x, y = (s.tensor(s.upload(a), (4, 2)) for a in (G4, X4, Y4))
+    out = strided(s, base, (4, 2), (4, 2))
+    s.launch("MseLossBackward", g, x, y, 0, out)
+    return out
+
+
+def read_kernel(s: Session, t: object, shape: tuple[int, ...]) -> int:
+    """aclnnMseLossBackward reading ``t`` (as g, x and y) into a fresh output; its address."""
+    res = s.malloc(4 * int(np.prod(shape)))
+    s.launch("MseLossBackward", t, t, t, 0, s.tensor(res, shape))
+    return res
+
+
+def download(addr: int, nbytes: int) -> np.ndarray:
+    host = np.empty(nbytes // 4, F32)
+    acl.aclrtMemcpy(host, nbytes, addr, nbytes, D2H)
+    return host
+
+
+def test_a_strided_outputs_gaps_stay_unwritten(session: Session) -> None:
+    """A kernel writing the even columns of a fresh (4, 4) leaves the odd ones stale: a kernel
+    reading the first 3 columns reads element [0, 1] unwritten, queued right behind the write
+    (which fills only its elements) or after it ran; a copy of the whole base too."""
+    s = session
+    base = s.malloc(64)
+    even_columns(s, base)
+    cols3 = strided(s, base, (4, 3), (4, 1))
+    with pytest.raises(pyaclnn.HazardError, match=r"aclnnMseLossBackward at .*test_written.py:\d+ "
+                                                  + gap_at(base + 4, 4)):
+        read_kernel(s, cols3, (4, 3))
+    acl.aclrtSynchronizeStream(s.stream)
+    with pytest.raises(pyaclnn.HazardError, match=gap_at(base + 4, 4)):
+        read_kernel(s, cols3, (4, 3))
+    with pytest.raises(pyaclnn.HazardError, match="aclrtMemcpy at .*" + gap_at(base + 4, 4)):
+        copy_out(base, 64)
+
+
+def test_reading_what_a_strided_output_wrote_is_no_hazard(session: Session) -> None:
+    """The written view itself (and its first element alone) reads clean, with torch's values;
+    a transposed input whose elements are all written is one span, read clean too."""
+    s = session
+    base = s.malloc(64)
+    even_columns(s, base)
+    res = read_kernel(s, strided(s, base, (4, 2), (4, 2)), (4, 2))  # queued behind the write
+    acl.aclrtSynchronizeStream(s.stream)
+    written = mse_grad(G4, X4, Y4)
+    np.testing.assert_allclose(download(base, 64).reshape(4, 4)[:, ::2], written, rtol=1e-6)
+    np.testing.assert_allclose(download(res, 32).reshape(4, 2), mse_grad(written, written, written), rtol=1e-6)
+    copy_out(base, 4)
+    with pytest.raises(pyaclnn.HazardError, match=gap_at(base + 4, 4)):
+        copy_out(base, 8)
+    full = s.upload(np.arange(16, dtype=F32))
+    read_kernel(s, strided(s, full, (4, 4), (1, 4)), (4, 4))
+
+
+def test_gaps_written_by_earlier_copies_read_clean(session: Session) -> None:
+    """The odd columns copied in (one H2D copy per element) before the kernel writes the even
+    ones: all of the base is written, and a kernel reads it whole with the values of both; with
+    one of those copies left out, that element is what it names."""
+    s = session
+    base = s.malloc(64)
+    odd = np.arange(8, dtype=F32).reshape(4, 2) + 100
+    for r in range(4):
+        for c in range(2):
+            if (r, c) != (3, 0):
+                acl.aclrtMemcpy(base + (4 * r + 2 * c + 1) * 4, 4, odd[r, c:c + 1], 4, H2D)
+    even_columns(s, base)
+    whole = strided(s, base, (4, 4), (4, 1))
+    with pytest.raises(pyaclnn.HazardError, match=gap_at(base + 13 * 4, 4)):  # element [3, 1]
+        read_kernel(s, whole, (4, 4))
+    acl.aclrtSynchronizeStream(s.stream)  # (a host write inside a queued output's span is a race)
+    acl.aclrtMemcpy(base + 13 * 4, 4, odd[3, 0:1], 4, H2D)
+    res = read_kernel(s, whole, (4, 4))
+    acl.aclrtSynchronizeStream(s.stream)
+    want = np.empty((4, 4), F32)
+    want[:, ::2], want[:, 1::2] = mse_grad(G4, X4, Y4), odd
+    np.testing.assert_allclose(download(base, 64).reshape(4, 4), want, rtol=1e-6)
+    np.testing.assert_allclose(download(res, 64).reshape(4, 4), mse_grad(want, want, want), rtol=1e-6)
+
+
+def test_a_copy_of_a_strided_write_keeps_its_gaps_unwritten(session: Session,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """As a device (PYACLNN_HAZARDS=off) a device-to-device copy of the base carries the stale
+    odd columns along: in the copy they stay unwritten, its even columns are written."""
+    s = session
+    base, dst = s.malloc(64), s.malloc(64)
+    acl.aclrtMemcpy(dst, 64, np.zeros(16, F32), 64, H2D)  # written whole before the copy
+    even_columns(s, base)
+    acl.aclrtSynchronizeStream(s.stream)
+    monkeypatch.setenv("PYACLNN_HAZARDS", "off")
+    acl.aclrtMemcpy(dst, 64, base, 64, D2D)
+    monkeypatch.setenv("PYACLNN_HAZARDS", "raise")
+    copy_out(dst, 4)
+    with pytest.raises(pyaclnn.HazardError, match=gap_at(dst + 4, 4)):
+        copy_out(dst, 64)
+    with pytest.raises(pyaclnn.HazardError, match=gap_at(dst + 12, 4)):
+        copy_out(dst + 8, 8)
+    read_kernel(s, strided(s, dst, (4, 2), (4, 2)), (4, 2))  # the copied elements: written
+
+
+def test_a_partly_written_strided_output_of_many_runs_is_exact(session: Session) -> None:
+    """ForeachMulScalarList with x of 100 elements and out every other float of 260 (130
+    elements): its first 100 elements are written, 100 runs apart; the gaps between them and the
+    last 30 elements stay unwritten (NumPy writing the same view says which bytes)."""
+    s = session
+    x = np.arange(100, dtype=F32) - 50
+    xs = acl.aclCreateTensorList([s.tensor(s.upload(x), (100,), owned=False)], 1)
+    scalars = acl.aclCreateScalarList([acl.aclCreateScalar(2.0, acl.ACL_FLOAT)], 1)
+    out_addr = s.malloc(260 * 4)
+    out = acl.aclCreateTensor([130], 1, acl.ACL_FLOAT, [2], 0, acl.ACL_FORMAT_ND, [260], 1, out_addr)
+    outs = acl.aclCreateTensorList([out], 1)
+    s.release += [lambda: acl.aclDestroyTensorList(xs), lambda: acl.aclDestroyScalarList(scalars),
+                  lambda: acl.aclDestroyTensorList(outs)]
+    s.launch("ForeachMulScalarList", xs, scalars, outs)
+    acl.aclrtSynchronizeStream(s.stream)
+    model = np.zeros(260, F32)
+    model[::2][:130][:100] = 1  # the elements the kernel writes, through the same view
+    want = set(np.flatnonzero(np.repeat(model == 0, 4)))  # unwritten bytes
+    gaps = pyaclnn._backend.current().runtime.memory.unwritten(out_addr, out_addr + 260 * 4)
+    got = {b - out_addr for a, e in zip(gaps.starts.tolist(), gaps.ends.tolist()) for b in range(a, e)}
+    assert got == want
+    np.testing.assert_array_equal(download(out_addr, 800)[::2], torch.mul(torch.from_numpy(x), 2.0).numpy())
+    copy_out(out_addr + 99 * 8, 4)  # the last element written
+    for gap in (out_addr + 4, out_addr + 97 * 8 + 4, out_addr + 100 * 8):
+        with pytest.raises(pyaclnn.HazardError, match=gap_at(gap, 4)):
+            copy_out(gap, 4)
+
+
+# -- the pieces: element runs and the written set, against brute force -----------------------------
+layouts = st.integers(0, 4).flatmap(lambda nd: st.tuples(st.lists(st.integers(1, 4), min_size=nd, max_size=nd),
+                                                          st.lists(st.integers(-6, 6), min_size=nd, max_size=nd)))
+
+
+@settings(max_examples=300, derandomize=True, deadline=None, database=None)
+@given(layout=layouts, data=st.data())
+def test_element_runs_are_the_offsets_numpy_indexes(layout, data) -> None:
+    """All elements, or the first ``count`` in np.ndindex order: the runs hold exactly their
+    offsets, sorted and apart; ``dense`` says whether they fill the extent."""
+    shape, strides = tuple(layout[0]), tuple(layout[1])
+    numel = int(np.prod(shape))
+    count = data.draw(st.one_of(st.none(), st.integers(1, numel)))
+    index = list(np.ndindex(*shape))
+    offsets = {sum(i * s for i, s in zip(ix, strides)) for ix in index[:numel if count is None else count]}
+    starts, ends = element_runs(shape, strides, count)
+    assert {o for a, b in zip(starts.tolist(), ends.tolist()) for o in range(a, b)} == offsets
+    assert (starts < ends).all() and (starts[1:] > ends[:-1]).all()
+    every = sorted({sum(i * s for i, s in zip(ix, strides)) for ix in index})
+    assert dense(shape, strides) == (len(every) == numel and every[-1] - every[0] + 1 == numel)
+
+
+def runs_of(mask: np.ndarray, base: int) -> Runs:
+    """The runs of True in ``mask`` (a plain loop), as addresses from ``base``."""
+    starts, ends = [], []
+    for i, m in enumerate(mask.tolist()):
+        if m and (i == 0 or not mask[i - 1]):
+            starts.append(base + i)
+        if m and (i == len(mask) - 1 or not mask[i + 1]):
+            ends.append(base + i + 1)
+    return Runs(np.array(starts, np.int64), np.array(ends, np.int64))
+
+
+SIZE = 96
+spans = st.tuples(st.integers(0, SIZE - 1), st.integers(1, SIZE)).map(lambda t: (t[0], max(t[0] + 1, t[1])))
+masks = st.lists(st.booleans(), min_size=SIZE, max_size=SIZE).map(lambda m: np.array(m))
+steps = st.one_of(st.tuples(st.just("span"), spans), st.tuples(st.just("runs"), masks),
+                  st.tuples(st.just("copy"), st.tuples(st.integers(0, SIZE - 1), st.integers(0, SIZE - 1),
+                                                       st.integers(1, SIZE))))
+
+
+@settings(max_examples=300, derandomize=True, deadline=None, database=None)
+@given(program=st.lists(steps, max_size=12), query=spans, probe=masks)
+def test_the_written_set_is_a_set_of_bytes(program, query, probe) -> None:
+    """mark_written, mark_runs and copy_written against a byte-per-byte model of one allocation;
+    unwritten and unwritten_runs then name exactly the model's unwritten bytes."""
+    space = AddressSpace()
+    base = space.allocate(SIZE, "device", "test")
+    model = np.zeros(SIZE, bool)
+    for kind, arg in program:
+        if kind == "span":
+            space.mark_written(base + arg[0], base + arg[1])
+            model[arg[0]:arg[1]] = True
+        elif kind == "runs":
+            if arg.any():
+                space.mark_runs(runs_of(arg, base))
+            model |= arg
+        else:
+            dst, src, n = arg
+            n = min(n, SIZE - dst, SIZE - src)
+            space.copy_written(base + dst, base + src, n)
+            model[dst:dst + n] = model[src:src + n].copy()
+    gaps = space.unwritten(base + query[0], base + query[1])
+    want = ~model[query[0]:query[1]]
+    assert (gaps is None) == (not want.any())
+    if gaps is not None:
+        got = runs_of(np.isin(np.arange(SIZE), [b - base for a, e in zip(gaps.starts.tolist(), gaps.ends.tolist())
+                                                for b in range(a, e)]), base)
+        want_runs = runs_of(np.concatenate((np.zeros(query[0], bool), want, np.zeros(SIZE - query[1], bool))), base)
+        assert got.starts.tolist() == want_runs.starts.tolist() and got.ends.tolist() == want_runs.ends.tolist()
+    if probe.any():
+        gaps = space.unwritten_runs(runs_of(probe, base))
+        bad = probe & ~model
+        assert (gaps is None) == (not bad.any())
+        if gaps is not None:
+            assert gaps.starts.tolist() == runs_of(bad, base).starts.tolist()
+            assert gaps.ends.tolist() == runs_of(bad, base).ends.tolist()
