@@ -392,17 +392,17 @@ def test_a_partly_written_strided_output_of_many_runs_is_exact(session: Session)
                   lambda: acl.aclDestroyTensorList(outs)]
     s.launch("ForeachMulScalarList", xs, scalars, outs)
     acl.aclrtSynchronizeStream(s.stream)
+    np.testing.assert_array_equal(download(out_addr, 800)[::2], torch.mul(torch.from_numpy(x), 2.0).numpy())
+    copy_out(out_addr + 99 * 8, 4)  # the last element written
+    for gap in (out_addr + 4, out_addr + 97 * 8 + 4, out_addr + 100 * 8):
+        with pytest.raises(pyaclnn.HazardError, match=gap_at(gap, 4)):
+            copy_out(gap, 4)
     model = np.zeros(260, F32)
     model[::2][:130][:100] = 1  # the elements the kernel writes, through the same view
     want = set(np.flatnonzero(np.repeat(model == 0, 4)))  # unwritten bytes
     gaps = pyaclnn._backend.current().runtime.memory.unwritten(out_addr, out_addr + 260 * 4)
     got = {b - out_addr for a, e in zip(gaps.starts.tolist(), gaps.ends.tolist()) for b in range(a, e)}
     assert got == want
-    np.testing.assert_array_equal(download(out_addr, 800)[::2], torch.mul(torch.from_numpy(x), 2.0).numpy())
-    copy_out(out_addr + 99 * 8, 4)  # the last element written
-    for gap in (out_addr + 4, out_addr + 97 * 8 + 4, out_addr + 100 * 8):
-        with pytest.raises(pyaclnn.HazardError, match=gap_at(gap, 4)):
-            copy_out(gap, 4)
 
 
 # -- the pieces: element runs and the written set, against brute force -----------------------------
