@@ -77,6 +77,13 @@ class Runs:
         i = int(np.searchsorted(self.starts, start, "right")) - 1
         return i >= 0 and end <= self.ends[i]
 
+    def inside(self, other: Runs) -> bool:
+        """Whether each of these runs lies inside one run of ``other`` (one vectorised search)."""
+        if not other.starts.size:
+            return not self.starts.size
+        i = np.searchsorted(other.starts, self.starts, "right") - 1
+        return bool(((i >= 0) & (self.ends <= other.ends[i])).all())  # (i = -1 reads the last: masked)
+
     def union(self, other: Runs) -> Runs:
         if not self.starts.size:
             return other
@@ -84,32 +91,31 @@ class Runs:
         return Runs(*merge_runs(starts, ends))
 
     def minus(self, other: Runs) -> Runs:
-        """The bytes of these runs not in ``other`` (vectorised: the runs' boundaries cut the
-        line into pieces, each wholly in or out of either set)."""
+        """The bytes of these runs not in ``other``: these runs cut by the holes of ``other``
+        (vectorised, no sort: each run meets a range of holes that two searches find)."""
         if not self.starts.size or not other.starts.size:
             return self
         lo, hi = self.bounds()
         i, j = int(np.searchsorted(other.ends, lo, "right")), int(np.searchsorted(other.starts, hi, "left"))
         if i >= j:  # none of ``other`` reaches into them
             return self
-        o_starts, o_ends = other.starts[i:j], other.ends[i:j]
-        cuts = np.unique(np.concatenate((self.starts, self.ends, o_starts, o_ends)))
-        piece = cuts[:-1]  # piece k is [cuts[k], cuts[k + 1])
-        keep = np.flatnonzero(_covers(self.starts, self.ends, piece) & ~_covers(o_starts, o_ends, piece))
-        if not keep.size:
+        # the holes of ``other`` within [lo, hi): sorted, apart (other's runs lie between them)
+        h_starts = np.concatenate(((lo,), other.ends[i:j]))
+        h_ends = np.concatenate((other.starts[i:j], (hi,)))
+        keep = h_starts < h_ends
+        h_starts, h_ends = h_starts[keep], h_ends[keep]
+        first = np.searchsorted(h_ends, self.starts, "right")  # the holes run k meets: [first, past)
+        past = np.searchsorted(h_starts, self.ends, "left")
+        n = np.maximum(past - first, 0)
+        total = int(n.sum())
+        if not total:
             return _EMPTY
-        apart = np.flatnonzero(np.diff(keep) != 1) + 1  # kept pieces next to each other are one run
-        first, last = keep[np.concatenate(([0], apart))], keep[np.append(apart - 1, keep.size - 1)]
-        return Runs(cuts[first], cuts[last + 1])
+        run = np.repeat(np.arange(n.size), n)
+        hole = np.arange(total) - np.repeat(np.cumsum(n) - n, n) + np.repeat(first, n)
+        return Runs(np.maximum(self.starts[run], h_starts[hole]), np.minimum(self.ends[run], h_ends[hole]))
 
 
 _EMPTY = Runs(_NONE, _NONE)
-
-
-def _covers(starts: np.ndarray, ends: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """Whether each address of ``at`` is inside one of the (sorted, disjoint) runs."""
-    i = np.searchsorted(starts, at, "right") - 1
-    return (i >= 0) & (at < ends[i])  # (i = -1 reads the last run: masked by i >= 0)
 
 
 class Allocation:
@@ -242,7 +248,8 @@ class AddressSpace:
         if alloc is None or start >= end:
             return
         end = min(end, alloc.base + alloc.size)
-        if alloc.covers(start, end):  # the usual case: already written
+        head = alloc.head
+        if head[0] <= start and end <= head[1] or alloc.covers(start, end):  # the usual case: already written
             return
         alloc.set_written(alloc.written.union(Runs.span(start, end)))
 
@@ -254,13 +261,17 @@ class AddressSpace:
         alloc = self.find(start)
         if alloc is None or alloc.covers(start, end):
             return
-        alloc.set_written(alloc.written.union(runs))
+        if not runs.inside(alloc.written):  # (a search: cheaper than the union, often all written already)
+            alloc.set_written(alloc.written.union(runs))
 
     def unwritten(self, start: int, end: int) -> Runs | None:
         """The parts of [start, end) nothing has written since aclrtMalloc, or None when it is all
         written (none outside an allocation: that is the out-of-bounds check's)."""
         alloc = self.find(start)
-        if alloc is None or start >= end or alloc.covers(start, end):
+        if alloc is None or start >= end:
+            return None
+        head = alloc.head  # (covers' first test inline: this runs for every tensor a launch reads)
+        if head[0] <= start and end <= head[1] or alloc.covers(start, end):
             return None
         gaps = Runs.span(start, end).minus(alloc.written)
         return gaps if len(gaps) else None
@@ -271,10 +282,15 @@ class AddressSpace:
             return None
         start, end = runs.bounds()
         alloc = self.find(start)
-        if alloc is None or alloc.covers(start, end):
+        if alloc is None or alloc.covers(start, end) or runs.inside(alloc.written):
             return None
         gaps = runs.minus(alloc.written)
         return gaps if len(gaps) else None
+
+    def is_written(self, start: int, end: int) -> bool:
+        """Whether all of [start, end) (inside one allocation) is written."""
+        alloc = self.find(start)
+        return alloc is not None and alloc.covers(start, end)
 
     def copy_written(self, dst: int, src: int, count: int) -> None:
         """A device-to-device copy: what was written at ``src`` is written at ``dst`` now (the

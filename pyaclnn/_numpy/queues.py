@@ -137,7 +137,7 @@ class Queues:
             if self.busy > len(q.pending) and (reads or writes):  # other streams have queued work
                 self._check_race(q, api, site, reads, writes)
             for access in check_init:
-                if self._unwritten(access) is not None:
+                if (memory.unwritten_runs(access) if isinstance(access, Runs) else memory.unwritten(*access)) is not None:
                     self.check_written(api, site, check_init, q)
                     break
             q.seq += 1

@@ -1155,10 +1155,11 @@ class NumpyRuntime:
         memory = self.memory
         key = (memory.frees, memory.unwrites)
         reads, check = _spans_and_unknown(spans[0], key, memory)
-        writes, mark = _spans_and_unknown(spans[1], key)
-        for span, access in spans[2]:  # outputs the kernel writes in part (the spec's ``written``)
-            writes.append(span)
-            mark.append(access)
+        writes, mark = _spans_and_unknown(spans[1], key, memory)
+        if spans[2]:  # outputs the kernel writes in part (the spec's ``written``): only that part
+            for span, access in spans[2]:
+                writes.append(span)
+                mark.append(access)
         if workspace_size > 0 and workspace:
             writes.append((int(workspace), int(workspace) + workspace_size))
         run = self._kernel(ex)
@@ -1404,10 +1405,12 @@ def _describe(kind: str, value: Any) -> str:
 
 
 def _spans_and_unknown(descs: tuple[TensorDesc, ...], key: tuple[int, int],
-                       memory: AddressSpace | None = None) -> tuple[list[tuple[int, int]], list[Access]]:
+                       memory: AddressSpace) -> tuple[list[tuple[int, int]], list[Access]]:
     """The spans of ``descs`` (for the race checks), and the exact bytes (``_exact``) of those not
-    known written under ``key`` (the memory's (frees, unwrites)), which are from now on. With
-    ``memory`` (inputs, to check): a strided tensor whose whole span is written needs no runs."""
+    known written under ``key`` (the memory's (frees, unwrites)), which are from now on (as an
+    input: checked; as an output: marked). A strided tensor whose whole span is written already
+    needs no runs: its span stands for them (only a copy makes written bytes unwritten, and a
+    synchronous one into a queued launch's span is a race, reported)."""
     spans: list[tuple[int, int]] = []
     unknown: list[Access] = []
     for d in descs:
@@ -1415,10 +1418,7 @@ def _spans_and_unknown(descs: tuple[TensorDesc, ...], key: tuple[int, int],
         spans.append(span)
         if d.known_written != key:
             d.known_written = key
-            if d.dense or memory is not None and memory.unwritten(*span) is None:
-                unknown.append(span)
-            else:
-                unknown.append(_exact(d))
+            unknown.append(span if d.dense or memory.is_written(*span) else _exact(d))
     return spans, unknown
 
 
