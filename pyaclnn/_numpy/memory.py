@@ -52,25 +52,44 @@ _NONE.flags.writeable = False
 class Runs:
     """Byte runs ``[starts[i], ends[i])`` of device addresses (int64 arrays), sorted, disjoint and
     apart (touching runs are one): what is written of an allocation, the gaps of a read, or the
-    bytes of a strided tensor's elements (pyaclnn._strides.element_runs). Never changed in place."""
-    __slots__ = ("starts", "ends")
+    bytes of a strided tensor's elements (pyaclnn._strides.element_runs). Never changed in place.
+    One run made by ``span`` is kept as ints (``one``) until an array is asked for: the usual gap
+    (a fresh input a queued launch writes) then costs no NumPy call."""
+    __slots__ = ("_starts", "_ends", "one")
 
     def __init__(self, starts: np.ndarray, ends: np.ndarray) -> None:
-        self.starts, self.ends = starts, ends
+        self._starts, self._ends = starts, ends
+        self.one: tuple[int, int] | None = None
 
     @classmethod
     def span(cls, start: int, end: int) -> Runs:
-        return cls(np.array((start,), np.int64), np.array((end,), np.int64))
+        runs = cls(_NONE, _NONE)
+        runs.one = (start, end)
+        return runs
+
+    def _arrays(self) -> None:
+        if self.one is not None and not self._starts.size:
+            self._starts, self._ends = np.array(self.one[:1], np.int64), np.array(self.one[1:], np.int64)
+
+    @property
+    def starts(self) -> np.ndarray:
+        self._arrays()
+        return self._starts
+
+    @property
+    def ends(self) -> np.ndarray:
+        self._arrays()
+        return self._ends
 
     def __len__(self) -> int:
-        return self.starts.size
+        return 1 if self.one is not None else self._starts.size
 
     def first(self) -> tuple[int, int]:
-        return int(self.starts[0]), int(self.ends[0])
+        return self.one if self.one is not None else (int(self._starts[0]), int(self._ends[0]))
 
     def bounds(self) -> tuple[int, int]:
         """The span from the first run's start to the last one's end."""
-        return int(self.starts[0]), int(self.ends[-1])
+        return self.one if self.one is not None else (int(self._starts[0]), int(self._ends[-1]))
 
     def within(self, start: int, end: int) -> bool:
         """Whether [start, end) lies inside one run."""
@@ -89,6 +108,17 @@ class Runs:
             return other
         starts, ends = np.concatenate((self.starts, other.starts)), np.concatenate((self.ends, other.ends))
         return Runs(*merge_runs(starts, ends))
+
+    def minus_span(self, start: int, end: int) -> Runs:
+        """The bytes of these runs not in [start, end); one run met by the span: no NumPy call
+        (the usual gap of a launch's input, filled by the queued launch that writes it)."""
+        if len(self) == 1:
+            s, e = self.first()
+            if end <= s or e <= start:
+                return self
+            if start <= s and e <= end:
+                return _EMPTY
+        return self.minus(Runs.span(start, end))
 
     def minus(self, other: Runs) -> Runs:
         """The bytes of these runs not in ``other``: these runs cut by the holes of ``other``
@@ -119,26 +149,35 @@ _EMPTY = Runs(_NONE, _NONE)
 
 
 class Allocation:
-    __slots__ = ("base", "size", "buf", "kind", "site", "written", "head", "serial", "refs")
+    __slots__ = ("base", "size", "buf", "kind", "site", "head", "written", "serial", "refs")
 
     def __init__(self, base: int, size: int, buf: np.ndarray, kind: str, site: Site, serial: int) -> None:
         self.base, self.size, self.buf, self.kind, self.site = base, size, buf, kind, site
         self.serial = serial  # the address space's allocation count when it was made
-        self.written = _EMPTY  # the bytes written since aclrtMalloc (see set_written)
-        self.head = (0, 0)  # written's first run as ints, checked before any NumPy call (empty: none)
+        # The bytes written since aclrtMalloc: the first run as ints ((0, 0): none), and all of
+        # them as Runs when there are two or more. One run (written whole, or a prefix: the usual
+        # case) is kept, checked and grown in Python, with no NumPy call.
+        self.head = (0, 0)
+        self.written: Runs | None = None
         self.refs = 1  # registrations of host memory it holds (kind "registered": see register)
 
+    def runs(self) -> Runs:
+        """The bytes written, as Runs."""
+        if self.written is not None:
+            return self.written
+        return Runs.span(*self.head) if self.head[1] else _EMPTY
+
     def set_written(self, runs: Runs) -> None:
-        self.written = runs
-        self.head = runs.first() if len(runs) else (0, 0)
+        n = len(runs)
+        self.head = runs.first() if n else (0, 0)
+        self.written = runs if n > 1 else None
 
     def covers(self, start: int, end: int) -> bool:
-        """Whether [start, end) is written: the usual case (one run, written whole since the first
-        write) costs two comparisons; else one search."""
+        """Whether [start, end) is written: two comparisons in the usual case, else one search."""
         head = self.head
         if head[0] <= start and end <= head[1]:
             return True
-        return len(self.written) > 1 and self.written.within(start, end)
+        return self.written is not None and self.written.within(start, end)
 
 
 class AddressSpace:
@@ -205,7 +244,7 @@ class AddressSpace:
             self.allocations += 1
             # no site: it is never listed as a leak (live_allocations), and finding one costs a stack walk
             alloc = self._allocs[base] = Allocation(base, size, buf, "registered", UNKNOWN, self.allocations)
-            alloc.set_written(Runs.span(base, base + size))
+            alloc.head = (base, base + size)
             bisect.insort(self._bases, base)
         return base
 
@@ -248,10 +287,14 @@ class AddressSpace:
         if alloc is None or start >= end:
             return
         end = min(end, alloc.base + alloc.size)
-        head = alloc.head
-        if head[0] <= start and end <= head[1] or alloc.covers(start, end):  # the usual case: already written
+        s, e = alloc.head
+        if s <= start and end <= e:  # the usual case: already written
             return
-        alloc.set_written(alloc.written.union(Runs.span(start, end)))
+        if alloc.written is None and (not e or start <= e and s <= end):  # the first run, or one it meets
+            alloc.head = (start, end) if not e else (min(s, start), max(e, end))
+            return
+        if not alloc.covers(start, end):
+            alloc.set_written(alloc.runs().union(Runs.span(start, end)))
 
     def mark_runs(self, runs: Runs) -> None:
         """The bytes of ``runs`` (one tensor's elements: inside one allocation) hold written data now."""
@@ -261,8 +304,9 @@ class AddressSpace:
         alloc = self.find(start)
         if alloc is None or alloc.covers(start, end):
             return
-        if not runs.inside(alloc.written):  # (a search: cheaper than the union, often all written already)
-            alloc.set_written(alloc.written.union(runs))
+        written = alloc.runs()
+        if not runs.inside(written):  # (a search: cheaper than the union, often all written already)
+            alloc.set_written(written.union(runs))
 
     def unwritten(self, start: int, end: int) -> Runs | None:
         """The parts of [start, end) nothing has written since aclrtMalloc, or None when it is all
@@ -270,8 +314,17 @@ class AddressSpace:
         alloc = self.find(start)
         if alloc is None or start >= end:
             return None
-        head = alloc.head  # (covers' first test inline: this runs for every tensor a launch reads)
-        if head[0] <= start and end <= head[1] or alloc.covers(start, end):
+        s, e = alloc.head
+        if s <= start and end <= e:  # the usual case (this runs for every tensor a launch reads)
+            return None
+        if alloc.written is None:  # one run at most: what is left of [start, end) around it
+            if not e or e <= start or end <= s:
+                return Runs.span(start, end)
+            left, right = start < s, e < end
+            if left and right:
+                return Runs(np.array((start, e), np.int64), np.array((s, end), np.int64))
+            return Runs.span(start, s) if left else Runs.span(e, end)
+        if alloc.written.within(start, end):
             return None
         gaps = Runs.span(start, end).minus(alloc.written)
         return gaps if len(gaps) else None
@@ -282,9 +335,12 @@ class AddressSpace:
             return None
         start, end = runs.bounds()
         alloc = self.find(start)
-        if alloc is None or alloc.covers(start, end) or runs.inside(alloc.written):
+        if alloc is None or alloc.covers(start, end):
             return None
-        gaps = runs.minus(alloc.written)
+        written = alloc.runs()
+        if runs.inside(written):
+            return None
+        gaps = runs.minus(written)
         return gaps if len(gaps) else None
 
     def is_written(self, start: int, end: int) -> bool:
@@ -302,7 +358,7 @@ class AddressSpace:
             if alloc is not None:
                 self.unwrites += 1
                 shift = dst - src  # punch the unwritten parts back out
-                alloc.set_written(alloc.written.minus(Runs(gaps.starts + shift, gaps.ends + shift)))
+                alloc.set_written(alloc.runs().minus(Runs(gaps.starts + shift, gaps.ends + shift)))
 
     def bytes_at(self, addr: int, count: int) -> np.ndarray | None:
         """A uint8 view of [addr, addr+count); None if it leaves its allocation (the caller

@@ -136,10 +136,13 @@ class Queues:
         with self.lock:
             if self.busy > len(q.pending) and (reads or writes):  # other streams have queued work
                 self._check_race(q, api, site, reads, writes)
-            for access in check_init:
-                if (memory.unwritten_runs(access) if isinstance(access, Runs) else memory.unwritten(*access)) is not None:
-                    self.check_written(api, site, check_init, q)
-                    break
+            for access in check_init:  # (check_written, inline: this runs for every tensor a launch reads)
+                gaps = memory.unwritten_runs(access) if isinstance(access, Runs) else memory.unwritten(*access)
+                if gaps is not None:
+                    gaps = self._still_unwritten(q, gaps)
+                    if gaps is not None:
+                        self._never_written(api, site, gaps.first())
+                        break
             q.seq += 1
             work = Work(q.seq, api, site, reads, writes, run, waits, (memory.allocations, memory.frees),
                         writes if mark is None else mark)
@@ -339,7 +342,7 @@ class Queues:
     def _still_unwritten(self, q: Queue, gaps: Runs) -> Runs | None:
         """``gaps`` (in one allocation) less what queued writes that run before ``q``'s next task
         will fill: the bytes they mark written, exactly (not the spans of their strided outputs)."""
-        alloc = self.memory.find(int(gaps.starts[0]))
+        alloc = self.memory.find(gaps.first()[0])
         base = alloc.base if alloc is not None else None
         for other in self.queues.values():
             upto = None if other is q else q.after.get(other.key, 0)
@@ -349,7 +352,7 @@ class Queues:
                 if base not in work.bases:
                     continue
                 for access in work.mark:
-                    gaps = gaps.minus(access if isinstance(access, Runs) else Runs.span(*access))
+                    gaps = gaps.minus(access) if isinstance(access, Runs) else gaps.minus_span(*access)
                     if not len(gaps):
                         return None
         return gaps

@@ -77,7 +77,7 @@ class TensorDesc:
     storage_shape: tuple[int, ...]
     addr: int
     cached_span: tuple[int, int, int] | None = None  # (addr, start, end) of the last span_of
-    dense: bool | None = None  # whether its elements fill that span (_exact; None: not asked yet)
+    dense: bool | None = None  # whether its elements fill that span, exactly once (None: not asked yet)
     known_written: tuple[int, int] | None = None  # memory (frees, unwrites) when its bytes were known written
     cached_view: tuple[int, int, np.ndarray] | None = None  # (addr, memory frees, view) of the last _view
 
@@ -1358,14 +1358,9 @@ def _written_bytes(desc: TensorDesc, count: int) -> Access:
     return Runs(first + starts * item, first + ends * item)
 
 
-def _exact(desc: TensorDesc) -> Access:
-    """The bytes of a non-empty tensor's elements: its span when they fill it (contiguous, or a
-    transpose of it: worked out once per tensor), else the runs of its elements."""
-    if desc.dense is None:
-        desc.dense = dense(desc.shape, desc.strides)
-    span = _span_of(desc)
-    if desc.dense:
-        return span
+def _exact(desc: TensorDesc) -> Runs:
+    """The bytes of the elements of a non-empty tensor that does not fill its span (not
+    ``dense``: strided), as the runs of its elements."""
     item = to_numpy(desc.dtype).itemsize
     first = desc.addr + desc.offset * item
     starts, ends = element_runs(desc.shape, desc.strides)
@@ -1418,6 +1413,8 @@ def _spans_and_unknown(descs: tuple[TensorDesc, ...], key: tuple[int, int],
         spans.append(span)
         if d.known_written != key:
             d.known_written = key
+            if d.dense is None:  # (worked out once per tensor; contiguous ones at once)
+                d.dense = d.strides == contiguous_strides(d.shape) or dense(d.shape, d.strides)
             unknown.append(span if d.dense or memory.is_written(*span) else _exact(d))
     return spans, unknown
 
