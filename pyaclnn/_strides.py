@@ -6,7 +6,6 @@ import operator
 from functools import lru_cache
 from typing import Any, Sequence
 
-import numpy as np
 from numpy import bool_ as _np_bool
 
 
@@ -66,16 +65,17 @@ def dense(shape: Sequence[int], strides: Sequence[int]) -> bool:
     return len(dims) == 1 and dims[0][0] == 1 and math.prod(shape) == dims[0][1]
 
 
-def element_runs(shape: Sequence[int], strides: Sequence[int], count: int | None = None
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """The element offsets a non-empty strided view covers, relative to its first element, as
-    sorted disjoint runs ``[starts[i], ends[i])`` (int64 arrays; touching runs merged): of all
-    its elements, or with ``count`` of its first ``count`` in row-major order. Vectorised: one
-    run per innermost row where the innermost dimension is contiguous, else one per element."""
+def byte_boxes(shape: Sequence[int], strides: Sequence[int], itemsize: int, count: int | None = None
+               ) -> list[tuple[int, list[tuple[int, int]]]]:
+    """The bytes of a non-empty strided view's elements (all of them, or with ``count`` its first
+    ``count`` in row-major order), relative to its first element's first byte, as boxes
+    ``(start, [(byte stride, size), ...])`` of ``_layout`` (strides positive, largest first, the
+    item's bytes the last dimension): each box's bytes are ``start + sum(i_k * stride_k)``. The
+    first ``count`` elements are whole leading slabs, then the rest of the next slab, and so on."""
     boxes: list[tuple[int, Sequence[int], Sequence[int]]] = []
     if count is None or count >= math.prod(shape):
         boxes.append((0, shape, strides))
-    else:  # the first ``count`` elements: whole leading slabs, then the rest of the next slab, ...
+    else:
         first = 0
         while count:
             inner = math.prod(shape[1:])
@@ -84,30 +84,11 @@ def element_runs(shape: Sequence[int], strides: Sequence[int], count: int | None
                 boxes.append((first, (q, *shape[1:]), strides))
             first += q * strides[0]
             shape, strides = shape[1:], strides[1:]
-    starts_parts, ends_parts = [], []
+    out = []
     for first, box_shape, box_strides in boxes:
-        start, dims = _layout(box_shape, box_strides)
-        run = dims.pop()[1] if dims and dims[-1][0] == 1 else 1
-        starts = np.array([first + start], np.int64)
-        for s, d in dims:  # outer dimensions broadcast: each row's first element
-            starts = (starts[:, None] + np.arange(0, d * s, s, dtype=np.int64)).ravel()
-        starts_parts.append(starts)
-        ends_parts.append(starts + run)
-    return merge_runs(np.concatenate(starts_parts), np.concatenate(ends_parts))
-
-
-def merge_runs(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Runs ``[starts[i], ends[i])`` in any order, overlapping or touching, as sorted disjoint
-    runs with touching ones merged (vectorised: a sort, then a running maximum of the ends)."""
-    if starts.size < 2 or (starts[1:] > ends[:-1]).all():  # sorted and apart already (the usual case)
-        return starts, ends
-    if (starts[1:] < starts[:-1]).any():
-        order = np.argsort(starts, kind="stable")
-        starts, ends = starts[order], ends[order]
-    reach = np.maximum.accumulate(ends)
-    first = np.flatnonzero(np.concatenate(([True], starts[1:] > reach[:-1])))
-    last = np.append(first[1:] - 1, starts.size - 1)
-    return starts[first], reach[last]
+        start, dims = _layout((*box_shape, itemsize), (*(s * itemsize for s in box_strides), 1))
+        out.append((first * itemsize + start, dims))
+    return out
 
 
 def index_view(shape: Sequence[int], strides: Sequence[int], key: object) -> tuple[tuple[int, ...], tuple[int, ...], int]:

@@ -6,8 +6,8 @@ on "device" memory is a zero-copy strided view of its allocation.
 
 Fresh memory holds the poison byte 0xFF (a NaN in every float type, as the emulator's
 aclrtMalloc fills it: device memory is not zeroed), and each allocation knows exactly which of
-its bytes something has written since (``written``: sorted disjoint runs in NumPy arrays, so a
-strided tensor's thousands of element runs are merged and queried vectorised), for the
+its bytes something has written since (one run as two ints while they are one, else a bool a
+byte: a strided tensor's elements are marked and checked through a strided view of it), for the
 uninitialised-read check (pyaclnn._numpy.queues), and the user's line that made it (``site``).
 
 Host memory can also be made device memory in place (``register``, modelled on
@@ -21,12 +21,13 @@ from __future__ import annotations
 import bisect
 import ctypes
 import threading
-from typing import Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from .._sites import UNKNOWN, Site, user_site
-from .._strides import extent, merge_runs
+from .._strides import extent
 from ..errors import from_status
 
 ALIGN = 64
@@ -45,139 +46,107 @@ def _address(buf: np.ndarray) -> int:
         return buf.ctypes.data
 
 
-_NONE = np.empty(0, np.int64)
-_NONE.flags.writeable = False
+Span = tuple[int, int]  # [start, end) device addresses
 
 
-class Runs:
-    """Byte runs ``[starts[i], ends[i])`` of device addresses (int64 arrays), sorted, disjoint and
-    apart (touching runs are one): what is written of an allocation, the gaps of a read, or the
-    bytes of a strided tensor's elements (pyaclnn._strides.element_runs). Never changed in place.
-    One run made by ``span`` is kept as ints (``one``) until an array is asked for: the usual gap
-    (a fresh input a queued launch writes) then costs no NumPy call."""
-    __slots__ = ("_starts", "_ends", "one")
-
-    def __init__(self, starts: np.ndarray, ends: np.ndarray) -> None:
-        self._starts, self._ends = starts, ends
-        self.one: tuple[int, int] | None = None
-
-    @classmethod
-    def span(cls, start: int, end: int) -> Runs:
-        runs = cls(_NONE, _NONE)
-        runs.one = (start, end)
-        return runs
-
-    def _arrays(self) -> None:
-        if self.one is not None and not self._starts.size:
-            self._starts, self._ends = np.array(self.one[:1], np.int64), np.array(self.one[1:], np.int64)
-
-    @property
-    def starts(self) -> np.ndarray:
-        self._arrays()
-        return self._starts
-
-    @property
-    def ends(self) -> np.ndarray:
-        self._arrays()
-        return self._ends
-
-    def __len__(self) -> int:
-        return 1 if self.one is not None else self._starts.size
-
-    def first(self) -> tuple[int, int]:
-        return self.one if self.one is not None else (int(self._starts[0]), int(self._ends[0]))
-
-    def bounds(self) -> tuple[int, int]:
-        """The span from the first run's start to the last one's end."""
-        return self.one if self.one is not None else (int(self._starts[0]), int(self._ends[-1]))
-
-    def within(self, start: int, end: int) -> bool:
-        """Whether [start, end) lies inside one run."""
-        i = int(np.searchsorted(self.starts, start, "right")) - 1
-        return i >= 0 and end <= self.ends[i]
-
-    def inside(self, other: Runs) -> bool:
-        """Whether each of these runs lies inside one run of ``other`` (one vectorised search)."""
-        if not other.starts.size:
-            return not self.starts.size
-        i = np.searchsorted(other.starts, self.starts, "right") - 1
-        return bool(((i >= 0) & (self.ends <= other.ends[i])).all())  # (i = -1 reads the last: masked)
-
-    def union(self, other: Runs) -> Runs:
-        if not self.starts.size:
-            return other
-        starts, ends = np.concatenate((self.starts, other.starts)), np.concatenate((self.ends, other.ends))
-        return Runs(*merge_runs(starts, ends))
-
-    def minus_span(self, start: int, end: int) -> Runs:
-        """The bytes of these runs not in [start, end); one run met by the span: no NumPy call
-        (the usual gap of a launch's input, filled by the queued launch that writes it)."""
-        if len(self) == 1:
-            s, e = self.first()
-            if end <= s or e <= start:
-                return self
-            if start <= s and e <= end:
-                return _EMPTY
-        return self.minus(Runs.span(start, end))
-
-    def minus(self, other: Runs) -> Runs:
-        """The bytes of these runs not in ``other``: these runs cut by the holes of ``other``
-        (vectorised, no sort: each run meets a range of holes that two searches find)."""
-        if not self.starts.size or not other.starts.size:
-            return self
-        lo, hi = self.bounds()
-        i, j = int(np.searchsorted(other.ends, lo, "right")), int(np.searchsorted(other.starts, hi, "left"))
-        if i >= j:  # none of ``other`` reaches into them
-            return self
-        # the holes of ``other`` within [lo, hi): sorted, apart (other's runs lie between them)
-        h_starts = np.concatenate(((lo,), other.ends[i:j]))
-        h_ends = np.concatenate((other.starts[i:j], (hi,)))
-        keep = h_starts < h_ends
-        h_starts, h_ends = h_starts[keep], h_ends[keep]
-        first = np.searchsorted(h_ends, self.starts, "right")  # the holes run k meets: [first, past)
-        past = np.searchsorted(h_starts, self.ends, "left")
-        n = np.maximum(past - first, 0)
-        total = int(n.sum())
-        if not total:
-            return _EMPTY
-        run = np.repeat(np.arange(n.size), n)
-        hole = np.arange(total) - np.repeat(np.cumsum(n) - n, n) + np.repeat(first, n)
-        return Runs(np.maximum(self.starts[run], h_starts[hole]), np.minimum(self.ends[run], h_ends[hole]))
+class Elements(NamedTuple):
+    """The bytes of a strided tensor's elements (all, or its first ones: boxes of
+    pyaclnn._strides.byte_boxes, each ``(address of its lowest byte, [(byte stride, size), ...])``),
+    inside [start, end): what a launch reads or writes of it, exactly (its gaps are not touched)."""
+    start: int
+    end: int
+    boxes: tuple[tuple[int, list[tuple[int, int]]], ...]
 
 
-_EMPTY = Runs(_NONE, _NONE)
+# Bytes read or written exactly, for the uninitialised-read check: a span (a contiguous tensor, a
+# copy, a memset), or the elements of a strided tensor
+Access = Span | Elements
+
+
+def _box(mask: np.ndarray, origin: int, first: int, dims: list[tuple[int, int]]) -> np.ndarray:
+    """The bytes of one box as a strided view of ``mask`` (one bool a byte, from address
+    ``origin``; the box lies inside it)."""
+    return as_strided(mask[first - origin:], tuple(d for _, d in dims), tuple(s for s, _ in dims))
+
+
+def _mark(mask: np.ndarray, origin: int, access: Access) -> None:
+    """Set the bytes of ``access`` in ``mask`` (only what lies in it: a queued task's accesses
+    may be in other allocations)."""
+    start, end = access[0] - origin, access[1] - origin
+    if isinstance(access, Elements):
+        if 0 <= start and end <= mask.size:
+            for first, dims in access.boxes:
+                _box(mask, origin, first, dims)[...] = True
+    else:
+        mask[max(start, 0):max(end, 0)] = True
+
+
+def _first_gap(written: np.ndarray, origin: int, access: Access) -> Span | None:
+    """The first run of the bytes of ``access`` (inside ``written``, a mask from ``origin``)
+    that are not written; None: all are."""
+    start, end = access[0], access[1]
+    have = written[start - origin:end - origin]
+    if isinstance(access, Elements):
+        if all(_box(written, origin, first, dims).all() for first, dims in access.boxes):
+            return None
+        gap = np.zeros(end - start, bool)
+        _mark(gap, start, access)
+        gap &= ~have
+    elif have.all():
+        return None
+    else:
+        gap = ~have
+    i = int(gap.argmax())
+    n = int(gap[i:].argmin()) or gap.size - i  # (0: the gap runs to the end)
+    return start + i, start + i + n
+
+
+def _subtract(gaps: list[Span], writes: Iterable[Access]) -> list[Span]:
+    """``gaps`` less the spans ``writes``."""
+    for ws, we in writes:
+        out: list[Span] = []
+        for gs, ge in gaps:
+            if we <= gs or ge <= ws:
+                out.append((gs, ge))
+                continue
+            if gs < ws:
+                out.append((gs, ws))
+            if we < ge:
+                out.append((we, ge))
+        gaps = out
+        if not gaps:
+            break
+    return gaps
 
 
 class Allocation:
-    __slots__ = ("base", "size", "buf", "kind", "site", "head", "written", "serial", "refs")
+    __slots__ = ("base", "size", "buf", "kind", "site", "head", "mask", "serial", "refs")
 
     def __init__(self, base: int, size: int, buf: np.ndarray, kind: str, site: Site, serial: int) -> None:
         self.base, self.size, self.buf, self.kind, self.site = base, size, buf, kind, site
         self.serial = serial  # the address space's allocation count when it was made
-        # The bytes written since aclrtMalloc: the first run as ints ((0, 0): none), and all of
-        # them as Runs when there are two or more. One run (written whole, or a prefix: the usual
-        # case) is kept, checked and grown in Python, with no NumPy call.
+        # The bytes written since aclrtMalloc: while they are one run (none, all, or a prefix:
+        # the usual case), that run as ints, kept, checked and grown with no NumPy call; once they
+        # are not, a bool a byte (True: written), and ``head`` is (0, 0).
         self.head = (0, 0)
-        self.written: Runs | None = None
+        self.mask: np.ndarray | None = None
         self.refs = 1  # registrations of host memory it holds (kind "registered": see register)
 
-    def runs(self) -> Runs:
-        """The bytes written, as Runs."""
-        if self.written is not None:
-            return self.written
-        return Runs.span(*self.head) if self.head[1] else _EMPTY
+    def written(self) -> np.ndarray:
+        """The written bytes as a mask: ``mask``, or a new one from ``head`` (not kept)."""
+        if self.mask is not None:
+            return self.mask
+        mask = np.zeros(self.size, bool)
+        s, e = self.head
+        if e:
+            mask[s - self.base:e - self.base] = True
+        return mask
 
-    def set_written(self, runs: Runs) -> None:
-        n = len(runs)
-        self.head = runs.first() if n else (0, 0)
-        self.written = runs if n > 1 else None
-
-    def covers(self, start: int, end: int) -> bool:
-        """Whether [start, end) is written: two comparisons in the usual case, else one search."""
-        head = self.head
-        if head[0] <= start and end <= head[1]:
-            return True
-        return self.written is not None and self.written.within(start, end)
+    def to_mask(self) -> np.ndarray:
+        """The mask, made from ``head`` the first time the written bytes may stop being one run."""
+        if self.mask is None:
+            self.mask, self.head = self.written(), (0, 0)
+        return self.mask
 
 
 class AddressSpace:
@@ -287,78 +256,60 @@ class AddressSpace:
         if alloc is None or start >= end:
             return
         end = min(end, alloc.base + alloc.size)
+        if alloc.mask is None:
+            s, e = alloc.head
+            if s <= start and end <= e:  # the usual case: already written
+                return
+            if not e or start <= e and s <= end:  # the first run, or one it meets
+                alloc.head = (start, end) if not e else (min(s, start), max(e, end))
+                return
+        alloc.to_mask()[start - alloc.base:end - alloc.base] = True
+
+    def mark(self, access: Access) -> None:
+        """The bytes of ``access`` (inside one allocation) hold written data now."""
+        if not isinstance(access, Elements):
+            self.mark_written(*access)
+            return
+        alloc = self.find(access.start)
+        if alloc is None or access.end > alloc.base + alloc.size:
+            return  # (out of bounds: the launch named it)
         s, e = alloc.head
-        if s <= start and end <= e:  # the usual case: already written
-            return
-        if alloc.written is None and (not e or start <= e and s <= end):  # the first run, or one it meets
-            alloc.head = (start, end) if not e else (min(s, start), max(e, end))
-            return
-        if not alloc.covers(start, end):
-            alloc.set_written(alloc.runs().union(Runs.span(start, end)))
+        if not (s <= access.start and access.end <= e):
+            _mark(alloc.to_mask(), alloc.base, access)
 
-    def mark_runs(self, runs: Runs) -> None:
-        """The bytes of ``runs`` (one tensor's elements: inside one allocation) hold written data now."""
-        if not len(runs):
-            return
-        start, end = runs.bounds()
+    def unwritten(self, access: Access, later: Sequence[Access] = ()) -> Span | None:
+        """The first run of the bytes of ``access`` nothing has written since aclrtMalloc (none
+        outside an allocation: that is the out-of-bounds check's), taking those of ``later`` (what
+        queued tasks will have written first) as written; None: all of them are written."""
+        start, end = access[0], access[1]
         alloc = self.find(start)
-        if alloc is None or alloc.covers(start, end):
-            return
-        written = alloc.runs()
-        if not runs.inside(written):  # (a search: cheaper than the union, often all written already)
-            alloc.set_written(written.union(runs))
-
-    def unwritten(self, start: int, end: int) -> Runs | None:
-        """The parts of [start, end) nothing has written since aclrtMalloc, or None when it is all
-        written (none outside an allocation: that is the out-of-bounds check's)."""
-        alloc = self.find(start)
-        if alloc is None or start >= end:
+        if alloc is None or start >= end or end > alloc.base + alloc.size:
             return None
         s, e = alloc.head
         if s <= start and end <= e:  # the usual case (this runs for every tensor a launch reads)
             return None
-        if alloc.written is None:  # one run at most: what is left of [start, end) around it
-            if not e or e <= start or end <= s:
-                return Runs.span(start, end)
-            left, right = start < s, e < end
-            if left and right:
-                return Runs(np.array((start, e), np.int64), np.array((s, end), np.int64))
-            return Runs.span(start, s) if left else Runs.span(e, end)
-        if alloc.written.within(start, end):
-            return None
-        gaps = Runs.span(start, end).minus(alloc.written)
-        return gaps if len(gaps) else None
-
-    def unwritten_runs(self, runs: Runs) -> Runs | None:
-        """The bytes of ``runs`` (inside one allocation) nothing has written, or None: all written."""
-        if not len(runs):
-            return None
-        start, end = runs.bounds()
-        alloc = self.find(start)
-        if alloc is None or alloc.covers(start, end):
-            return None
-        written = alloc.runs()
-        if runs.inside(written):
-            return None
-        gaps = runs.minus(written)
-        return gaps if len(gaps) else None
-
-    def is_written(self, start: int, end: int) -> bool:
-        """Whether all of [start, end) (inside one allocation) is written."""
-        alloc = self.find(start)
-        return alloc is not None and alloc.covers(start, end)
+        if alloc.mask is None and not isinstance(access, Elements) and \
+                not any(isinstance(a, Elements) for a in later):  # spans around one run: no NumPy call
+            gaps = _subtract([g for g in ((start, min(end, s)), (max(start, e), end)) if g[0] < g[1]], later)
+            return gaps[0] if gaps else None
+        written = alloc.written()
+        if later:
+            written = written.copy() if written is alloc.mask else written
+            for a in later:
+                _mark(written, alloc.base, a)
+        return _first_gap(written, alloc.base, access)
 
     def copy_written(self, dst: int, src: int, count: int) -> None:
         """A device-to-device copy: what was written at ``src`` is written at ``dst`` now (the
         poison it carries stays unwritten, to be caught where it is used)."""
-        gaps = self.unwritten(src, src + count)
-        self.mark_written(dst, dst + count)
-        if gaps is not None:
-            alloc = self.find(dst)
-            if alloc is not None:
-                self.unwrites += 1
-                shift = dst - src  # punch the unwritten parts back out
-                alloc.set_written(alloc.runs().minus(Runs(gaps.starts + shift, gaps.ends + shift)))
+        if self.unwritten((src, src + count)) is None:
+            self.mark_written(dst, dst + count)
+            return
+        source, target = self.find(src), self.find(dst)
+        if target is not None:
+            self.unwrites += 1
+            bits = source.written()[src - source.base:src - source.base + count].copy()
+            target.to_mask()[dst - target.base:dst - target.base + count] = bits
 
     def bytes_at(self, addr: int, count: int) -> np.ndarray | None:
         """A uint8 view of [addr, addr+count); None if it leaves its allocation (the caller

@@ -46,14 +46,9 @@ from typing import Any, Callable, Iterable
 from .. import _env
 from .._sites import Site, user_site
 from ..errors import AclError, HazardError, HazardWarning
-from .memory import Runs
+from .memory import Access, Span
 
 DEPTH = 1024  # tasks a stream holds before its oldest are taken as done (the device caught up)
-
-Span = tuple[int, int]  # [start, end) device addresses
-# Bytes read or written exactly, for the uninitialised-read check: a span (a contiguous tensor, a
-# copy, a memset), or the runs of a strided tensor's elements (its gaps are not touched)
-Access = Span | Runs
 
 
 class Work:
@@ -137,11 +132,10 @@ class Queues:
             if self.busy > len(q.pending) and (reads or writes):  # other streams have queued work
                 self._check_race(q, api, site, reads, writes)
             for access in check_init:  # (check_written, inline: this runs for every tensor a launch reads)
-                gaps = memory.unwritten_runs(access) if isinstance(access, Runs) else memory.unwritten(*access)
-                if gaps is not None:
-                    gaps = self._still_unwritten(q, gaps)
-                    if gaps is not None:
-                        self._never_written(api, site, gaps.first())
+                if memory.unwritten(access) is not None:
+                    gap = self._still_unwritten(q, access)
+                    if gap is not None:
+                        self._never_written(api, site, gap)
                         break
             q.seq += 1
             work = Work(q.seq, api, site, reads, writes, run, waits, (memory.allocations, memory.frees),
@@ -210,16 +204,8 @@ class Queues:
 
     def _written(self, writes: tuple[Access, ...]) -> None:
         """A task ran: what it writes holds written data now."""
-        memory = self.memory
         for access in writes:
-            if isinstance(access, Runs):
-                memory.mark_runs(access)
-            else:
-                memory.mark_written(*access)
-
-    def _unwritten(self, access: Access) -> Runs | None:
-        """The bytes of ``access`` nothing has written (None: all written)."""
-        return self.memory.unwritten_runs(access) if isinstance(access, Runs) else self.memory.unwritten(*access)
+            self.memory.mark(access)
 
     def flush_all(self, belongs: Callable[[Queue], bool]) -> None:
         with self.lock:
@@ -332,30 +318,28 @@ class Queues:
         for no queued write): bytes never written since aclrtMalloc are a hazard; queued writes
         the task is ordered after (its own stream's, or another's it waits for) count as written."""
         for access in reads:
-            gaps = self._unwritten(access)
-            if gaps is not None and q is not None:
-                gaps = self._still_unwritten(q, gaps)
-            if gaps is not None:
-                self._never_written(api, site, gaps.first())
+            gap = self.memory.unwritten(access)
+            if gap is not None and q is not None:
+                gap = self._still_unwritten(q, access)
+            if gap is not None:
+                self._never_written(api, site, gap)
                 return
 
-    def _still_unwritten(self, q: Queue, gaps: Runs) -> Runs | None:
-        """``gaps`` (in one allocation) less what queued writes that run before ``q``'s next task
-        will fill: the bytes they mark written, exactly (not the spans of their strided outputs)."""
-        alloc = self.memory.find(gaps.first()[0])
+    def _still_unwritten(self, q: Queue, access: Access) -> Span | None:
+        """The first bytes of ``access`` (in one allocation) still unwritten after the queued
+        tasks that run before ``q``'s next task: the bytes they mark written, exactly (not the
+        spans of their strided outputs)."""
+        alloc = self.memory.find(access[0])
         base = alloc.base if alloc is not None else None
+        later = []
         for other in self.queues.values():
             upto = None if other is q else q.after.get(other.key, 0)
             for work in other.pending:
                 if upto is not None and work.seq > upto:
                     break
-                if base not in work.bases:
-                    continue
-                for access in work.mark:
-                    gaps = gaps.minus(access) if isinstance(access, Runs) else gaps.minus_span(*access)
-                    if not len(gaps):
-                        return None
-        return gaps
+                if base in work.bases:
+                    later += work.mark
+        return self.memory.unwritten(access, later)
 
     def _never_written(self, api: str, site: Site, gap: Span) -> None:
         alloc = self.memory.find(gap[0])

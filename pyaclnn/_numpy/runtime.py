@@ -28,10 +28,10 @@ from .. import errors
 from ..dtypes import DType, to_numpy
 from .._registry import OpInfo, Registry, reference_sources
 from .._runtime import HostRuntime
-from .._strides import contiguous_strides, dense, element_runs, extent
+from .._strides import byte_boxes, contiguous_strides, dense, extent
 from . import ops
-from .memory import AddressSpace, Runs
-from .queues import Access, Queue, Queues, hazard
+from .memory import Access, AddressSpace, Elements
+from .queues import Queue, Queues, hazard
 
 ACL_ERROR_INVALID_PARAM = 100000
 ACL_ERROR_UNINITIALIZE = 100001
@@ -672,7 +672,7 @@ class NumpyRuntime:
 
     def _check_written(self, api: str, start: int, count: int) -> None:
         """A device-to-device copy reads its source: bytes never written are a hazard."""
-        if self.memory.unwritten(start, start + count):
+        if self.memory.unwritten((start, start + count)) is not None:
             self.queues.check_written(api, _user_site(), ((start, start + count),))
 
     def _sync_kind_sides(self, api: str, dst: Any, src: Any, count: int, kind: int) -> None:
@@ -1154,8 +1154,8 @@ class NumpyRuntime:
         # its elements' bytes exactly (a strided tensor's gaps are neither read nor written).
         memory = self.memory
         key = (memory.frees, memory.unwrites)
-        reads, check = _spans_and_unknown(spans[0], key, memory)
-        writes, mark = _spans_and_unknown(spans[1], key, memory)
+        reads, check = _spans_and_unknown(spans[0], key)
+        writes, mark = _spans_and_unknown(spans[1], key)
         if spans[2]:  # outputs the kernel writes in part (the spec's ``written``): only that part
             for span, access in spans[2]:
                 writes.append(span)
@@ -1342,29 +1342,21 @@ def _io_spans(ex: Executor) -> tuple[tuple[TensorDesc, ...], tuple[TensorDesc, .
             whole.append(d)
         else:
             access = _written_bytes(d, n)
-            part.append((access.bounds() if isinstance(access, Runs) else access, access))
+            part.append(((access[0], access[1]), access))
     return inputs, tuple(whole), tuple(part)
 
 
-def _written_bytes(desc: TensorDesc, count: int) -> Access:
-    """The bytes of ``desc``'s first ``count`` elements in row-major order of its view: one span
-    for a contiguous tensor, the runs of a strided one (its gaps, and its later elements, stay
-    unwritten)."""
+def _written_bytes(desc: TensorDesc, count: int | None = None) -> Access:
+    """The bytes of the elements of a non-empty ``desc`` (with ``count``, of its first ``count``
+    in row-major order of its view): one span for a contiguous tensor's first elements, else the
+    elements of a strided one (its gaps, and its later elements, are not in them)."""
     item = to_numpy(desc.dtype).itemsize
     first = desc.addr + desc.offset * item
-    if tuple(desc.strides) == contiguous_strides(desc.shape):
+    if count is not None and tuple(desc.strides) == contiguous_strides(desc.shape):
         return first, first + count * item
-    starts, ends = element_runs(desc.shape, desc.strides, count)
-    return Runs(first + starts * item, first + ends * item)
-
-
-def _exact(desc: TensorDesc) -> Runs:
-    """The bytes of the elements of a non-empty tensor that does not fill its span (not
-    ``dense``: strided), as the runs of its elements."""
-    item = to_numpy(desc.dtype).itemsize
-    first = desc.addr + desc.offset * item
-    starts, ends = element_runs(desc.shape, desc.strides)
-    return Runs(first + starts * item, first + ends * item)
+    boxes = tuple((first + start, dims) for start, dims in byte_boxes(desc.shape, desc.strides, item, count))
+    end = max(start + sum((d - 1) * s for s, d in dims) + 1 for start, dims in boxes)
+    return Elements(min(start for start, _ in boxes), end, boxes)
 
 
 def _written_counts(info: OpInfo, args: tuple, by_name: dict[str, Any]) -> tuple[int | None, ...] | None:
@@ -1399,13 +1391,11 @@ def _describe(kind: str, value: Any) -> str:
     return repr(list(value)) if len(value) <= 8 else f"{len(value)} values"
 
 
-def _spans_and_unknown(descs: tuple[TensorDesc, ...], key: tuple[int, int],
-                       memory: AddressSpace) -> tuple[list[tuple[int, int]], list[Access]]:
-    """The spans of ``descs`` (for the race checks), and the exact bytes (``_exact``) of those not
-    known written under ``key`` (the memory's (frees, unwrites)), which are from now on (as an
-    input: checked; as an output: marked). A strided tensor whose whole span is written already
-    needs no runs: its span stands for them (only a copy makes written bytes unwritten, and a
-    synchronous one into a queued launch's span is a race, reported)."""
+def _spans_and_unknown(descs: tuple[TensorDesc, ...], key: tuple[int, int]
+                       ) -> tuple[list[tuple[int, int]], list[Access]]:
+    """The spans of ``descs`` (for the race checks), and the exact bytes (``_written_bytes``) of
+    those not known written under ``key`` (the memory's (frees, unwrites)), which are from now on
+    (as an input: checked; as an output: marked)."""
     spans: list[tuple[int, int]] = []
     unknown: list[Access] = []
     for d in descs:
@@ -1415,7 +1405,7 @@ def _spans_and_unknown(descs: tuple[TensorDesc, ...], key: tuple[int, int],
             d.known_written = key
             if d.dense is None:  # (worked out once per tensor; contiguous ones at once)
                 d.dense = d.strides == contiguous_strides(d.shape) or dense(d.shape, d.strides)
-            unknown.append(span if d.dense or memory.is_written(*span) else _exact(d))
+            unknown.append(span if d.dense else _written_bytes(d))
     return spans, unknown
 
 

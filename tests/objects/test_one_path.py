@@ -131,7 +131,7 @@ def test_a_registration_is_counted():
     assert space.find(base + 8) is not None and space.frees == frees  # one registration is left
     space.unregister(base + 8)
     assert space.find(base) is None and space.frees == frees + 1  # the last: as a free
-    assert space.unwritten(base, base + 64) is None  # the caller's bytes are data, not poison
+    assert space.unwritten((base, base + 64)) is None  # the caller's bytes are data, not poison
 
 
 def test_threads_sharing_an_array_keep_it_registered(use_backend):

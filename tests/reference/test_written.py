@@ -28,9 +28,9 @@ from hypothesis import strategies as st
 import pyaclnn
 from conftest import on_device_0
 from pyaclnn import acl
-from pyaclnn._numpy.memory import AddressSpace, Runs
+from pyaclnn._numpy.memory import Access, AddressSpace, Elements
 from pyaclnn._numpy.runtime import TensorDesc, _written_bytes
-from pyaclnn._strides import dense, element_runs
+from pyaclnn._strides import dense
 from pyaclnn.dtypes import DType
 
 torch = pytest.importorskip("torch")  # the oracle
@@ -249,9 +249,7 @@ def test_written_spans_are_the_bytes_of_the_first_elements_in_row_major_order(sh
             view[index] = 1
         want = set(np.flatnonzero(np.repeat(memory != 0, itemsize)))  # the bytes of the elements set
         desc = TensorDesc(shape, DType.FLOAT, strides, offset, 2, (64,), base)
-        access = _written_bytes(desc, count)
-        runs = zip(access.starts.tolist(), access.ends.tolist()) if isinstance(access, Runs) else [access]
-        got = {b - base for start, end in runs for b in range(start, end)}
+        got = {b - base for b in bytes_of(_written_bytes(desc, count))}
         assert got == want, (count, sorted(got), sorted(want))
 
 
@@ -400,57 +398,105 @@ def test_a_partly_written_strided_output_of_many_runs_is_exact(session: Session)
     model = np.zeros(260, F32)
     model[::2][:130][:100] = 1  # the elements the kernel writes, through the same view
     want = set(np.flatnonzero(np.repeat(model == 0, 4)))  # unwritten bytes
-    gaps = pyaclnn._backend.current().runtime.memory.unwritten(out_addr, out_addr + 260 * 4)
-    got = {b - out_addr for a, e in zip(gaps.starts.tolist(), gaps.ends.tolist()) for b in range(a, e)}
-    assert got == want
+    memory = pyaclnn._backend.current().runtime.memory
+    assert {b for b in range(260 * 4) if memory.unwritten((out_addr + b, out_addr + b + 1))} == want
 
 
-# -- the pieces: element runs and the written set, against brute force -----------------------------
+# -- the pieces: the bytes of strided tensors and the written set, against brute force -------------
+def bytes_of(access: Access) -> set[int]:
+    """The addresses an access names: a span's, or each box's ``first + sum(i_k * stride_k)``
+    over every index (a plain loop)."""
+    if not isinstance(access, Elements):
+        return set(range(*access))
+    got = set()
+    for first, dims in access.boxes:
+        for index in np.ndindex(*(d for _, d in dims)):
+            got.add(first + sum(i * s for i, (s, _) in zip(index, dims)))
+    assert min(got) == access.start and max(got) == access.end - 1
+    return got
+
+
 layouts = st.integers(0, 4).flatmap(lambda nd: st.tuples(st.lists(st.integers(1, 4), min_size=nd, max_size=nd),
                                                           st.lists(st.integers(-6, 6), min_size=nd, max_size=nd)))
 
 
+def offsets(shape: tuple[int, ...], strides: tuple[int, ...]) -> list[int]:
+    """The element offsets of a view in np.ndindex (row-major) order."""
+    return [sum(i * s for i, s in zip(ix, strides)) for ix in np.ndindex(*shape)]
+
+
 @settings(max_examples=300, derandomize=True, deadline=None, database=None)
-@given(layout=layouts, data=st.data())
-def test_element_runs_are_the_offsets_numpy_indexes(layout, data) -> None:
-    """All elements, or the first ``count`` in np.ndindex order: the runs hold exactly their
-    offsets, sorted and apart; ``dense`` says whether they fill the extent."""
+@given(layout=layouts, itemsize=st.sampled_from([1, 2, 4, 8]), data=st.data())
+def test_the_bytes_of_a_strided_tensor_are_those_numpy_indexes(layout, itemsize, data) -> None:
+    """All elements, or the first ``count`` in np.ndindex order: the access names exactly their
+    bytes; ``dense`` says whether they fill the extent."""
     shape, strides = tuple(layout[0]), tuple(layout[1])
     numel = int(np.prod(shape))
     count = data.draw(st.one_of(st.none(), st.integers(1, numel)))
-    index = list(np.ndindex(*shape))
-    offsets = {sum(i * s for i, s in zip(ix, strides)) for ix in index[:numel if count is None else count]}
-    starts, ends = element_runs(shape, strides, count)
-    assert {o for a, b in zip(starts.tolist(), ends.tolist()) for o in range(a, b)} == offsets
-    assert (starts < ends).all() and (starts[1:] > ends[:-1]).all()
-    every = sorted({sum(i * s for i, s in zip(ix, strides)) for ix in index})
-    assert dense(shape, strides) == (len(every) == numel and every[-1] - every[0] + 1 == numel)
+    every = offsets(shape, strides)
+    first = 1000 * itemsize  # the view's first element, with room below it for negative strides
+    want = {first + o * itemsize + k for o in every[:numel if count is None else count] for k in range(itemsize)}
+    desc = TensorDesc(shape, {1: DType.INT8, 2: DType.FLOAT16, 4: DType.FLOAT, 8: DType.INT64}[itemsize],
+                      strides, 1000, len(shape), (4000,), 0)
+    if count is None and strides == tuple(np.cumprod((1, *shape[:0:-1]))[::-1]):
+        return  # (contiguous: the launch takes its span, never asks)
+    assert bytes_of(_written_bytes(desc, count)) == want
+    unique = sorted(set(every))
+    assert dense(shape, strides) == (len(unique) == numel and unique[-1] - unique[0] + 1 == numel)
 
 
-def runs_of(mask: np.ndarray, base: int) -> Runs:
-    """The runs of True in ``mask`` (a plain loop), as addresses from ``base``."""
-    starts, ends = [], []
-    for i, m in enumerate(mask.tolist()):
-        if m and (i == 0 or not mask[i - 1]):
-            starts.append(base + i)
-        if m and (i == len(mask) - 1 or not mask[i + 1]):
-            ends.append(base + i + 1)
-    return Runs(np.array(starts, np.int64), np.array(ends, np.int64))
-
-
-SIZE = 96
+SIZE = 96  # bytes: 24 float32s
 spans = st.tuples(st.integers(0, SIZE - 1), st.integers(1, SIZE)).map(lambda t: (t[0], max(t[0] + 1, t[1])))
-masks = st.lists(st.booleans(), min_size=SIZE, max_size=SIZE).map(lambda m: np.array(m))
-steps = st.one_of(st.tuples(st.just("span"), spans), st.tuples(st.just("runs"), masks),
+small_layouts = st.integers(1, 3).flatmap(
+    lambda nd: st.tuples(st.lists(st.integers(1, 4), min_size=nd, max_size=nd),
+                         st.lists(st.integers(-3, 3), min_size=nd, max_size=nd))
+).filter(lambda l: len(set(offsets(tuple(l[0]), tuple(l[1])))) and
+         max(offsets(tuple(l[0]), tuple(l[1]))) - min(offsets(tuple(l[0]), tuple(l[1]))) < SIZE // 4)
+
+
+@st.composite
+def tensors(draw) -> tuple[int, tuple[int, ...], tuple[int, ...], int | None]:
+    """A float32 view inside the SIZE bytes: (offset in elements, shape, strides, count)."""
+    shape, strides = map(tuple, draw(small_layouts))
+    every = offsets(shape, strides)
+    offset = draw(st.integers(-min(every), SIZE // 4 - 1 - max(every)))
+    return offset, shape, strides, draw(st.one_of(st.none(), st.integers(1, len(every))))
+
+
+def elements(base: int, tensor) -> tuple[Access, np.ndarray]:
+    """The access of a launch to ``tensor`` at ``base``, and its bytes as a model mask (from the
+    offsets NumPy's order gives, not from the access)."""
+    offset, shape, strides, count = tensor
+    desc = TensorDesc(shape, DType.FLOAT, strides, offset, len(shape), (SIZE // 4,), base)
+    model = np.zeros(SIZE, bool)
+    for o in offsets(shape, strides)[:count]:
+        model[(offset + o) * 4:(offset + o + 1) * 4] = True
+    return _written_bytes(desc, count if count is not None else int(np.prod(shape))), model
+
+
+def first_run(mask: np.ndarray, base: int) -> tuple[int, int] | None:
+    """The first run of True in ``mask`` (a plain loop), as addresses from ``base``."""
+    at = [i for i, m in enumerate(mask.tolist()) if m]
+    if not at:
+        return None
+    end = at[0]
+    while end < mask.size and mask[end]:
+        end += 1
+    return base + at[0], base + end
+
+
+steps = st.one_of(st.tuples(st.just("span"), spans), st.tuples(st.just("elements"), tensors()),
                   st.tuples(st.just("copy"), st.tuples(st.integers(0, SIZE - 1), st.integers(0, SIZE - 1),
                                                        st.integers(1, SIZE))))
 
 
 @settings(max_examples=300, derandomize=True, deadline=None, database=None)
-@given(program=st.lists(steps, max_size=12), query=spans, probe=masks)
-def test_the_written_set_is_a_set_of_bytes(program, query, probe) -> None:
-    """mark_written, mark_runs and copy_written against a byte-per-byte model of one allocation;
-    unwritten and unwritten_runs then name exactly the model's unwritten bytes."""
+@given(program=st.lists(steps, max_size=12), query=spans, probe=tensors(),
+       later=st.lists(st.one_of(spans, tensors()), max_size=3))
+def test_the_written_set_is_a_set_of_bytes(program, query, probe, later) -> None:
+    """mark_written, mark (a strided tensor's elements) and copy_written against a byte-per-byte
+    model of one allocation; unwritten then names the model's first unwritten run of a span or of
+    a strided tensor's elements, also counting what queued tasks will write (``later``)."""
     space = AddressSpace()
     base = space.allocate(SIZE, "device", "test")
     model = np.zeros(SIZE, bool)
@@ -458,27 +504,28 @@ def test_the_written_set_is_a_set_of_bytes(program, query, probe) -> None:
         if kind == "span":
             space.mark_written(base + arg[0], base + arg[1])
             model[arg[0]:arg[1]] = True
-        elif kind == "runs":
-            if arg.any():
-                space.mark_runs(runs_of(arg, base))
-            model |= arg
+        elif kind == "elements":
+            access, bits = elements(base, arg)
+            space.mark(access)
+            model |= bits
         else:
             dst, src, n = arg
             n = min(n, SIZE - dst, SIZE - src)
             space.copy_written(base + dst, base + src, n)
             model[dst:dst + n] = model[src:src + n].copy()
-    gaps = space.unwritten(base + query[0], base + query[1])
-    want = ~model[query[0]:query[1]]
-    assert (gaps is None) == (not want.any())
-    if gaps is not None:
-        got = runs_of(np.isin(np.arange(SIZE), [b - base for a, e in zip(gaps.starts.tolist(), gaps.ends.tolist())
-                                                for b in range(a, e)]), base)
-        want_runs = runs_of(np.concatenate((np.zeros(query[0], bool), want, np.zeros(SIZE - query[1], bool))), base)
-        assert got.starts.tolist() == want_runs.starts.tolist() and got.ends.tolist() == want_runs.ends.tolist()
-    if probe.any():
-        gaps = space.unwritten_runs(runs_of(probe, base))
-        bad = probe & ~model
-        assert (gaps is None) == (not bad.any())
-        if gaps is not None:
-            assert gaps.starts.tolist() == runs_of(bad, base).starts.tolist()
-            assert gaps.ends.tolist() == runs_of(bad, base).ends.tolist()
+    queried = np.zeros(SIZE, bool)
+    queried[query[0]:query[1]] = True
+    assert space.unwritten((base + query[0], base + query[1])) == first_run(queried & ~model, base)
+    access, bits = elements(base, probe)
+    assert space.unwritten(access) == first_run(bits & ~model, base)
+    queued, will = [], model.copy()
+    for item in later:
+        if isinstance(item[0], int) and len(item) == 2:
+            queued.append((base + item[0], base + item[1]))
+            will[item[0]:item[1]] = True
+        else:
+            a, b = elements(base, item)
+            queued.append(a)
+            will |= b
+    assert space.unwritten((base + query[0], base + query[1]), queued) == first_run(queried & ~will, base)
+    assert space.unwritten(access, queued) == first_run(bits & ~will, base)
