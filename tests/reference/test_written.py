@@ -529,3 +529,23 @@ def test_the_written_set_is_a_set_of_bytes(program, query, probe, later) -> None
             will |= b
     assert space.unwritten((base + query[0], base + query[1]), queued) == first_run(queried & ~will, base)
     assert space.unwritten(access, queued) == first_run(bits & ~will, base)
+
+
+@settings(max_examples=200, derandomize=True, deadline=None, database=None)
+@given(written=st.one_of(st.none(), spans), query=spans, later=st.lists(spans, max_size=3))
+def test_one_written_run_is_checked_without_a_mask(written, query, later) -> None:
+    """The usual case, memory written in one run (or not at all) and spans read, queued writes
+    counted: the model's first unwritten run, and no mask made for it."""
+    space = AddressSpace()
+    base = space.allocate(SIZE, "device", "test")
+    will = np.zeros(SIZE, bool)
+    if written is not None:
+        space.mark_written(base + written[0], base + written[1])
+        will[written[0]:written[1]] = True
+    for s, e in later:
+        will[s:e] = True
+    queried = np.zeros(SIZE, bool)
+    queried[query[0]:query[1]] = True
+    got = space.unwritten((base + query[0], base + query[1]), [(base + s, base + e) for s, e in later])
+    assert got == first_run(queried & ~will, base)
+    assert space.find(base).mask is None
