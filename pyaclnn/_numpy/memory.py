@@ -24,7 +24,6 @@ import threading
 from typing import Iterable, NamedTuple, Sequence
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from .._sites import UNKNOWN, Site, user_site
 from .._strides import extent
@@ -63,10 +62,19 @@ class Elements(NamedTuple):
 Access = Span | Elements
 
 
-def _box(mask: np.ndarray, origin: int, first: int, dims: list[tuple[int, int]]) -> np.ndarray:
-    """The bytes of one box as a strided view of ``mask`` (one bool a byte, from address
-    ``origin``; the box lies inside it)."""
-    return as_strided(mask[first - origin:], tuple(d for _, d in dims), tuple(s for s, _ in dims))
+_WORDS = {2: (np.uint16, 0x0101), 4: (np.uint32, 0x01010101), 8: (np.uint64, 0x0101010101010101)}
+
+
+def _box(mask: np.ndarray, origin: int, first: int, dims: list[tuple[int, int]]) -> tuple[np.ndarray, object]:
+    """The bytes of one box as a strided view of ``mask`` (a bool a byte, from address
+    ``origin``; the box lies inside it), and the value of a view element all written: an item
+    of 2, 4 or 8 bytes is one word, 0x01 a byte (NumPy then loops over items, not bytes)."""
+    dtype, full = np.bool_, True
+    if dims and dims[-1][0] == 1 and dims[-1][1] in _WORDS:
+        dtype, full = _WORDS[dims[-1][1]]
+        dims = dims[:-1]
+    view = np.ndarray(tuple(d for _, d in dims), dtype, mask, first - origin, tuple(s for s, _ in dims))
+    return view, full
 
 
 def _mark(mask: np.ndarray, origin: int, access: Access) -> None:
@@ -76,7 +84,8 @@ def _mark(mask: np.ndarray, origin: int, access: Access) -> None:
     if isinstance(access, Elements):
         if 0 <= start and end <= mask.size:
             for first, dims in access.boxes:
-                _box(mask, origin, first, dims)[...] = True
+                view, full = _box(mask, origin, first, dims)
+                view[...] = full
     else:
         mask[max(start, 0):max(end, 0)] = True
 
@@ -87,7 +96,7 @@ def _first_gap(written: np.ndarray, origin: int, access: Access) -> Span | None:
     start, end = access[0], access[1]
     have = written[start - origin:end - origin]
     if isinstance(access, Elements):
-        if all(_box(written, origin, first, dims).all() for first, dims in access.boxes):
+        if all(view.min() == full for view, full in (_box(written, origin, *box) for box in access.boxes)):
             return None
         gap = np.zeros(end - start, bool)
         _mark(gap, start, access)
