@@ -21,7 +21,7 @@ from __future__ import annotations
 import bisect
 import ctypes
 import threading
-from typing import Iterable, NamedTuple, Sequence
+from typing import Iterable, NamedTuple, Sequence, cast
 
 import numpy as np
 
@@ -62,16 +62,17 @@ class Elements(NamedTuple):
 Access = Span | Elements
 
 
-_WORDS = {2: (np.uint16, 0x0101), 4: (np.uint32, 0x01010101), 8: (np.uint64, 0x0101010101010101)}
+_WORDS: dict[int, tuple[type, object]] = {2: (np.uint16, 0x0101), 4: (np.uint32, 0x01010101),
+                                           8: (np.uint64, 0x0101010101010101)}
 
 
 def _box(mask: np.ndarray, origin: int, first: int, dims: list[tuple[int, int]]) -> tuple[np.ndarray, object]:
     """The bytes of one box as a strided view of ``mask`` (a bool a byte, from address
     ``origin``; the box lies inside it), and the value of a view element all written: an item
     of 2, 4 or 8 bytes is one word, 0x01 a byte (NumPy then loops over items, not bytes)."""
-    dtype, full = np.bool_, True
-    if dims and dims[-1][0] == 1 and dims[-1][1] in _WORDS:
-        dtype, full = _WORDS[dims[-1][1]]
+    word = _WORDS.get(dims[-1][1]) if dims and dims[-1][0] == 1 else None
+    dtype, full = word if word is not None else (np.bool_, True)
+    if word is not None:
         dims = dims[:-1]
     view = np.ndarray(tuple(d for _, d in dims), dtype, mask, first - origin, tuple(s for s, _ in dims))
     return view, full
@@ -110,7 +111,7 @@ def _first_gap(written: np.ndarray, origin: int, access: Access) -> Span | None:
     return start + i, start + i + n
 
 
-def _subtract(gaps: list[Span], writes: Iterable[Access]) -> list[Span]:
+def _subtract(gaps: list[Span], writes: Iterable[Span]) -> list[Span]:
     """``gaps`` less the spans ``writes``."""
     for ws, we in writes:
         out: list[Span] = []
@@ -299,7 +300,8 @@ class AddressSpace:
             return None
         if alloc.mask is None and not isinstance(access, Elements) and \
                 not any(isinstance(a, Elements) for a in later):  # spans around one run: no NumPy call
-            gaps = _subtract([g for g in ((start, min(end, s)), (max(start, e), end)) if g[0] < g[1]], later)
+            gaps = [g for g in ((start, min(end, s)), (max(start, e), end)) if g[0] < g[1]]
+            gaps = _subtract(gaps, cast(Sequence[Span], later))
             return gaps[0] if gaps else None
         written = alloc.written()
         if later:
@@ -315,7 +317,7 @@ class AddressSpace:
             self.mark_written(dst, dst + count)
             return
         source, target = self.find(src), self.find(dst)
-        if target is not None:
+        if source is not None and target is not None:
             self.unwrites += 1
             bits = source.written()[src - source.base:src - source.base + count].copy()
             target.to_mask()[dst - target.base:dst - target.base + count] = bits

@@ -331,7 +331,7 @@ class Queues:
         spans of their strided outputs)."""
         alloc = self.memory.find(access[0])
         base = alloc.base if alloc is not None else None
-        later = []
+        later: list[Access] = []
         for other in self.queues.values():
             upto = None if other is q else q.after.get(other.key, 0)
             for work in other.pending:
