@@ -416,6 +416,7 @@ def bytes_of(access: Access) -> set[int]:
     return got
 
 
+DTYPES = {1: DType.INT8, 2: DType.FLOAT16, 4: DType.FLOAT, 8: DType.INT64}  # by itemsize
 layouts = st.integers(0, 4).flatmap(lambda nd: st.tuples(st.lists(st.integers(1, 4), min_size=nd, max_size=nd),
                                                           st.lists(st.integers(-6, 6), min_size=nd, max_size=nd)))
 
@@ -436,7 +437,7 @@ def test_the_bytes_of_a_strided_tensor_are_those_numpy_indexes(layout, itemsize,
     every = offsets(shape, strides)
     first = 1000 * itemsize  # the view's first element, with room below it for negative strides
     want = {first + o * itemsize + k for o in every[:numel if count is None else count] for k in range(itemsize)}
-    desc = TensorDesc(shape, {1: DType.INT8, 2: DType.FLOAT16, 4: DType.FLOAT, 8: DType.INT64}[itemsize],
+    desc = TensorDesc(shape, DTYPES[itemsize],
                       strides, 1000, len(shape), (4000,), 0)
     if count is None and strides == tuple(np.cumprod((1, *shape[:0:-1]))[::-1]):
         return  # (contiguous: the launch takes its span, never asks)
@@ -445,32 +446,31 @@ def test_the_bytes_of_a_strided_tensor_are_those_numpy_indexes(layout, itemsize,
     assert dense(shape, strides) == (len(unique) == numel and unique[-1] - unique[0] + 1 == numel)
 
 
-SIZE = 96  # bytes: 24 float32s
+SIZE = 96  # bytes
 spans = st.tuples(st.integers(0, SIZE - 1), st.integers(1, SIZE)).map(lambda t: (t[0], max(t[0] + 1, t[1])))
 small_layouts = st.integers(1, 3).flatmap(
     lambda nd: st.tuples(st.lists(st.integers(1, 4), min_size=nd, max_size=nd),
-                         st.lists(st.integers(-3, 3), min_size=nd, max_size=nd))
-).filter(lambda l: len(set(offsets(tuple(l[0]), tuple(l[1])))) and
-         max(offsets(tuple(l[0]), tuple(l[1]))) - min(offsets(tuple(l[0]), tuple(l[1]))) < SIZE // 4)
+                         st.lists(st.integers(-3, 3), min_size=nd, max_size=nd), st.sampled_from(sorted(DTYPES)))
+).filter(lambda l: max(offsets(tuple(l[0]), tuple(l[1]))) - min(offsets(tuple(l[0]), tuple(l[1]))) < SIZE // l[2])
 
 
 @st.composite
-def tensors(draw) -> tuple[int, tuple[int, ...], tuple[int, ...], int | None]:
-    """A float32 view inside the SIZE bytes: (offset in elements, shape, strides, count)."""
-    shape, strides = map(tuple, draw(small_layouts))
-    every = offsets(shape, strides)
-    offset = draw(st.integers(-min(every), SIZE // 4 - 1 - max(every)))
-    return offset, shape, strides, draw(st.one_of(st.none(), st.integers(1, len(every))))
+def tensors(draw) -> tuple[int, tuple[int, ...], tuple[int, ...], int, int | None]:
+    """A view inside the SIZE bytes: (offset in elements, shape, strides, itemsize, count)."""
+    shape, strides, itemsize = draw(small_layouts)
+    every = offsets(tuple(shape), tuple(strides))
+    offset = draw(st.integers(-min(every), SIZE // itemsize - 1 - max(every)))
+    return offset, tuple(shape), tuple(strides), itemsize, draw(st.one_of(st.none(), st.integers(1, len(every))))
 
 
 def elements(base: int, tensor) -> tuple[Access, np.ndarray]:
     """The access of a launch to ``tensor`` at ``base``, and its bytes as a model mask (from the
     offsets NumPy's order gives, not from the access)."""
-    offset, shape, strides, count = tensor
-    desc = TensorDesc(shape, DType.FLOAT, strides, offset, len(shape), (SIZE // 4,), base)
+    offset, shape, strides, itemsize, count = tensor
+    desc = TensorDesc(shape, DTYPES[itemsize], strides, offset, len(shape), (SIZE // itemsize,), base)
     model = np.zeros(SIZE, bool)
     for o in offsets(shape, strides)[:count]:
-        model[(offset + o) * 4:(offset + o + 1) * 4] = True
+        model[(offset + o) * itemsize:(offset + o + 1) * itemsize] = True
     return _written_bytes(desc, count if count is not None else int(np.prod(shape))), model
 
 
