@@ -21,7 +21,7 @@ from __future__ import annotations
 import bisect
 import ctypes
 import threading
-from typing import Iterable, NamedTuple, Sequence, cast
+from typing import Callable, Iterable, NamedTuple, Sequence, cast
 
 import numpy as np
 
@@ -60,6 +60,7 @@ class Elements(NamedTuple):
 # Bytes read or written exactly, for the uninitialised-read check: a span (a contiguous tensor, a
 # copy, a memset), or the elements of a strided tensor
 Access = Span | Elements
+_Spans = Sequence[Span]
 
 
 _WORDS: dict[int, tuple[type, object]] = {2: (np.uint16, 0x0101), 4: (np.uint32, 0x01010101),
@@ -275,11 +276,8 @@ class AddressSpace:
                 return
         alloc.to_mask()[start - alloc.base:end - alloc.base] = True
 
-    def mark(self, access: Access) -> None:
-        """The bytes of ``access`` (inside one allocation) hold written data now."""
-        if not isinstance(access, Elements):
-            self.mark_written(*access)
-            return
+    def mark_elements(self, access: Elements) -> None:
+        """The bytes of a strided tensor's elements (inside one allocation) hold written data now."""
         alloc = self.find(access.start)
         if alloc is None or access.end > alloc.base + alloc.size:
             return  # (out of bounds: the launch named it)
@@ -287,26 +285,39 @@ class AddressSpace:
         if not (s <= access.start and access.end <= e):
             _mark(alloc.to_mask(), alloc.base, access)
 
-    def unwritten(self, access: Access, later: Sequence[Access] = ()) -> Span | None:
+    def unwritten(self, access: Access, later: Callable[[], Sequence[Access]] | None = None) -> Span | None:
         """The first run of the bytes of ``access`` nothing has written since aclrtMalloc (none
-        outside an allocation: that is the out-of-bounds check's), taking those of ``later`` (what
-        queued tasks will have written first) as written; None: all of them are written."""
+        outside an allocation: that is the out-of-bounds check's), or None: all are written.
+        ``later()``: what queued tasks will have written first, taken as written (asked only when
+        some bytes are not written yet: it scans the queues)."""
         start, end = access[0], access[1]
         alloc = self.find(start)
-        if alloc is None or start >= end or end > alloc.base + alloc.size:
+        if alloc is None:
             return None
         s, e = alloc.head
         if s <= start and end <= e:  # the usual case (this runs for every tensor a launch reads)
             return None
-        if alloc.mask is None and not isinstance(access, Elements) and \
-                not any(isinstance(a, Elements) for a in later):  # spans around one run: no NumPy call
-            gaps = [g for g in ((start, min(end, s)), (max(start, e), end)) if g[0] < g[1]]
-            gaps = _subtract(gaps, cast(Sequence[Span], later))
-            return gaps[0] if gaps else None
+        if start >= end or end > alloc.base + alloc.size:
+            return None
+        if alloc.mask is not None:
+            gap = _first_gap(alloc.mask, alloc.base, access)
+            if gap is None or later is None:
+                return gap
+        # (one run not holding [start, end), whose ends are bytes of ``access``: some are unwritten)
+        queued = later() if later is not None else ()
+        if alloc.mask is None and type(access) is tuple and Elements not in map(type, queued):
+            # spans around one run: what is left of [start, end) around it, less ``queued``; no NumPy call
+            gaps = [(start, min(end, s)), (max(start, e), end)]
+            if queued:
+                gaps = _subtract(gaps, cast(_Spans, queued))
+            for gap in gaps:
+                if gap[0] < gap[1]:
+                    return gap
+            return None
         written = alloc.written()
-        if later:
+        if queued:
             written = written.copy() if written is alloc.mask else written
-            for a in later:
+            for a in queued:
                 _mark(written, alloc.base, a)
         return _first_gap(written, alloc.base, access)
 

@@ -46,7 +46,7 @@ from typing import Any, Callable, Iterable
 from .. import _env
 from .._sites import Site, user_site
 from ..errors import AclError, HazardError, HazardWarning
-from .memory import Access, Span
+from .memory import Access, Elements, Span
 
 DEPTH = 1024  # tasks a stream holds before its oldest are taken as done (the device caught up)
 
@@ -132,11 +132,10 @@ class Queues:
             if self.busy > len(q.pending) and (reads or writes):  # other streams have queued work
                 self._check_race(q, api, site, reads, writes)
             for access in check_init:  # (check_written, inline: this runs for every tensor a launch reads)
-                if memory.unwritten(access) is not None:
-                    gap = self._still_unwritten(q, access)
-                    if gap is not None:
-                        self._never_written(api, site, gap)
-                        break
+                gap = memory.unwritten(access, lambda: self._queued_marks(q, access))
+                if gap is not None:
+                    self._never_written(api, site, gap)
+                    break
             q.seq += 1
             work = Work(q.seq, api, site, reads, writes, run, waits, (memory.allocations, memory.frees),
                         writes if mark is None else mark)
@@ -204,8 +203,12 @@ class Queues:
 
     def _written(self, writes: tuple[Access, ...]) -> None:
         """A task ran: what it writes holds written data now."""
+        memory = self.memory
         for access in writes:
-            self.memory.mark(access)
+            if isinstance(access, Elements):
+                memory.mark_elements(access)
+            else:
+                memory.mark_written(*access)
 
     def flush_all(self, belongs: Callable[[Queue], bool]) -> None:
         with self.lock:
@@ -318,28 +321,25 @@ class Queues:
         for no queued write): bytes never written since aclrtMalloc are a hazard; queued writes
         the task is ordered after (its own stream's, or another's it waits for) count as written."""
         for access in reads:
-            gap = self.memory.unwritten(access)
-            if gap is not None and q is not None:
-                gap = self._still_unwritten(q, access)
+            gap = self.memory.unwritten(access, None if q is None else lambda: self._queued_marks(q, access))
             if gap is not None:
                 self._never_written(api, site, gap)
                 return
 
-    def _still_unwritten(self, q: Queue, access: Access) -> Span | None:
-        """The first bytes of ``access`` (in one allocation) still unwritten after the queued
-        tasks that run before ``q``'s next task: the bytes they mark written, exactly (not the
-        spans of their strided outputs)."""
+    def _queued_marks(self, q: Queue, access: Access) -> list[Access]:
+        """What the queued tasks that run before ``q``'s next task mark written (the exact bytes,
+        not the spans of their strided outputs), of those touching the allocation of ``access``."""
         alloc = self.memory.find(access[0])
         base = alloc.base if alloc is not None else None
-        later: list[Access] = []
+        marks: list[Access] = []
         for other in self.queues.values():
             upto = None if other is q else q.after.get(other.key, 0)
             for work in other.pending:
                 if upto is not None and work.seq > upto:
                     break
                 if base in work.bases:
-                    later += work.mark
-        return self.memory.unwritten(access, later)
+                    marks += work.mark
+        return marks
 
     def _never_written(self, api: str, site: Site, gap: Span) -> None:
         alloc = self.memory.find(gap[0])

@@ -494,7 +494,7 @@ steps = st.one_of(st.tuples(st.just("span"), spans), st.tuples(st.just("elements
 @given(program=st.lists(steps, max_size=12), query=spans, probe=tensors(),
        later=st.lists(st.one_of(spans, tensors()), max_size=3))
 def test_the_written_set_is_a_set_of_bytes(program, query, probe, later) -> None:
-    """mark_written, mark (a strided tensor's elements) and copy_written against a byte-per-byte
+    """mark_written, mark_elements (a strided tensor's) and copy_written against a byte-per-byte
     model of one allocation; unwritten then names the model's first unwritten run of a span or of
     a strided tensor's elements, also counting what queued tasks will write (``later``)."""
     space = AddressSpace()
@@ -506,7 +506,10 @@ def test_the_written_set_is_a_set_of_bytes(program, query, probe, later) -> None
             model[arg[0]:arg[1]] = True
         elif kind == "elements":
             access, bits = elements(base, arg)
-            space.mark(access)
+            if isinstance(access, Elements):
+                space.mark_elements(access)
+            else:  # (a contiguous tensor's first elements: a span)
+                space.mark_written(*access)
             model |= bits
         else:
             dst, src, n = arg
@@ -527,8 +530,8 @@ def test_the_written_set_is_a_set_of_bytes(program, query, probe, later) -> None
             a, b = elements(base, item)
             queued.append(a)
             will |= b
-    assert space.unwritten((base + query[0], base + query[1]), queued) == first_run(queried & ~will, base)
-    assert space.unwritten(access, queued) == first_run(bits & ~will, base)
+    assert space.unwritten((base + query[0], base + query[1]), lambda: queued) == first_run(queried & ~will, base)
+    assert space.unwritten(access, lambda: queued) == first_run(bits & ~will, base)
 
 
 @settings(max_examples=200, derandomize=True, deadline=None, database=None)
@@ -546,6 +549,6 @@ def test_one_written_run_is_checked_without_a_mask(written, query, later) -> Non
         will[s:e] = True
     queried = np.zeros(SIZE, bool)
     queried[query[0]:query[1]] = True
-    got = space.unwritten((base + query[0], base + query[1]), [(base + s, base + e) for s, e in later])
+    got = space.unwritten((base + query[0], base + query[1]), lambda: [(base + s, base + e) for s, e in later])
     assert got == first_run(queried & ~will, base)
     assert space.find(base).mask is None
