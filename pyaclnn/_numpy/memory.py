@@ -285,11 +285,11 @@ class AddressSpace:
         if not (s <= access.start and access.end <= e):
             _mark(alloc.to_mask(), alloc.base, access)
 
-    def unwritten(self, access: Access, later: Callable[[], Sequence[Access]] | None = None) -> Span | None:
+    def unwritten(self, access: Access, later: Callable[[Access], Sequence[Access]] | None = None) -> Span | None:
         """The first run of the bytes of ``access`` nothing has written since aclrtMalloc (none
         outside an allocation: that is the out-of-bounds check's), or None: all are written.
-        ``later()``: what queued tasks will have written first, taken as written (asked only when
-        some bytes are not written yet: it scans the queues)."""
+        ``later(access)``: what queued tasks will have written first, taken as written (asked only
+        when some bytes are not written yet: it scans the queues)."""
         start, end = access[0], access[1]
         alloc = self.find(start)
         if alloc is None:
@@ -304,7 +304,7 @@ class AddressSpace:
             if gap is None or later is None:
                 return gap
         # (one run not holding [start, end), whose ends are bytes of ``access``: some are unwritten)
-        queued = later() if later is not None else ()
+        queued = later(access) if later is not None else ()
         if alloc.mask is None and type(access) is tuple and Elements not in map(type, queued):
             # spans around one run: what is left of [start, end) around it, less ``queued``; no NumPy call
             gaps = [(start, min(end, s)), (max(start, e), end)]

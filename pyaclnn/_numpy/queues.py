@@ -131,11 +131,13 @@ class Queues:
         with self.lock:
             if self.busy > len(q.pending) and (reads or writes):  # other streams have queued work
                 self._check_race(q, api, site, reads, writes)
-            for access in check_init:  # (check_written, inline: this runs for every tensor a launch reads)
-                gap = memory.unwritten(access, lambda: self._queued_marks(q, access))
-                if gap is not None:
-                    self._never_written(api, site, gap)
-                    break
+            if check_init:  # (check_written, inline: this runs for every tensor a launch reads)
+                later = self._marks_before(q)
+                for access in check_init:
+                    gap = memory.unwritten(access, later)
+                    if gap is not None:
+                        self._never_written(api, site, gap)
+                        break
             q.seq += 1
             work = Work(q.seq, api, site, reads, writes, run, waits, (memory.allocations, memory.frees),
                         writes if mark is None else mark)
@@ -321,24 +323,27 @@ class Queues:
         for no queued write): bytes never written since aclrtMalloc are a hazard; queued writes
         the task is ordered after (its own stream's, or another's it waits for) count as written."""
         for access in reads:
-            gap = self.memory.unwritten(access, None if q is None else lambda: self._queued_marks(q, access))
+            gap = self.memory.unwritten(access, None if q is None else self._marks_before(q))
             if gap is not None:
                 self._never_written(api, site, gap)
                 return
 
-    def _queued_marks(self, q: Queue, access: Access) -> list[Access]:
-        """What the queued tasks that run before ``q``'s next task mark written (the exact bytes,
-        not the spans of their strided outputs), of those touching the allocation of ``access``."""
-        alloc = self.memory.find(access[0])
-        base = alloc.base if alloc is not None else None
-        marks: list[Access] = []
-        for other in self.queues.values():
-            upto = None if other is q else q.after.get(other.key, 0)
-            for work in other.pending:
-                if upto is not None and work.seq > upto:
-                    break
-                if base in work.bases:
-                    marks += work.mark
+    def _marks_before(self, q: Queue) -> Callable[[Access], list[Access]]:
+        """For the uninitialised-read check of a task about to be queued on ``q``: what the
+        queued tasks that run before it will mark written (the exact bytes, not the spans of
+        their strided outputs), of those touching the allocation of an access."""
+        def marks(access: Access) -> list[Access]:
+            alloc = self.memory.find(access[0])
+            base = alloc.base if alloc is not None else None
+            found: list[Access] = []
+            for other in self.queues.values():
+                upto = None if other is q else q.after.get(other.key, 0)
+                for work in other.pending:
+                    if upto is not None and work.seq > upto:
+                        break
+                    if base in work.bases:
+                        found += work.mark
+            return found
         return marks
 
     def _never_written(self, api: str, site: Site, gap: Span) -> None:

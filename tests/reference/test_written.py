@@ -530,8 +530,8 @@ def test_the_written_set_is_a_set_of_bytes(program, query, probe, later) -> None
             a, b = elements(base, item)
             queued.append(a)
             will |= b
-    assert space.unwritten((base + query[0], base + query[1]), lambda: queued) == first_run(queried & ~will, base)
-    assert space.unwritten(access, lambda: queued) == first_run(bits & ~will, base)
+    assert space.unwritten((base + query[0], base + query[1]), lambda _: queued) == first_run(queried & ~will, base)
+    assert space.unwritten(access, lambda _: queued) == first_run(bits & ~will, base)
 
 
 @settings(max_examples=200, derandomize=True, deadline=None, database=None)
@@ -549,6 +549,6 @@ def test_one_written_run_is_checked_without_a_mask(written, query, later) -> Non
         will[s:e] = True
     queried = np.zeros(SIZE, bool)
     queried[query[0]:query[1]] = True
-    got = space.unwritten((base + query[0], base + query[1]), lambda: [(base + s, base + e) for s, e in later])
+    got = space.unwritten((base + query[0], base + query[1]), lambda _: [(base + s, base + e) for s, e in later])
     assert got == first_run(queried & ~will, base)
     assert space.find(base).mask is None
