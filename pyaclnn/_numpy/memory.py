@@ -303,7 +303,8 @@ class AddressSpace:
             gap = _first_gap(alloc.mask, alloc.base, access)
             if gap is None or later is None:
                 return gap
-        # (one run not holding [start, end), whose ends are bytes of ``access``: some are unwritten)
+        # Some bytes are unwritten now (the mask's gap, or the ends of [start, end), bytes of ``access``,
+        # are not both in the one run): what queued tasks will write counts too
         queued = later(access) if later is not None else ()
         if alloc.mask is None and type(access) is tuple and Elements not in map(type, queued):
             # spans around one run: what is left of [start, end) around it, less ``queued``; no NumPy call
