@@ -1403,8 +1403,8 @@ def _spans_and_unknown(descs: tuple[TensorDesc, ...], key: tuple[int, int]
         spans.append(span)
         if d.known_written != key:
             d.known_written = key
-            if d.dense is None:  # (worked out once per tensor; contiguous ones at once)
-                d.dense = d.strides == contiguous_strides(d.shape) or dense(d.shape, d.strides)
+            if d.dense is None:  # (worked out once per tensor)
+                d.dense = dense(d.shape, d.strides)
             unknown.append(span if d.dense else _written_bytes(d))
     return spans, unknown
 
