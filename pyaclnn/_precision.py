@@ -68,10 +68,13 @@ def _host(value: Any, name: str) -> np.ndarray:
         return np.asarray(value)
     from ._interop import host_array
     try:
-        return host_array(value)
-    except Exception as exc:  # noqa: BLE001 - named for the caller, whatever the object refused
+        array = host_array(value)
+    except Exception:  # noqa: BLE001 - named for the caller, whatever the object refused
+        array = None
+    if array is None or array.dtype.kind not in "biuf" and array.dtype.name not in STANDARD:
         raise TypeError(f"assert_close: {name} must be a NumPy array, a pyaclnn.Tensor or a torch tensor, "
-                        f"not {type(value).__name__} ({exc})") from None
+                        f"not {type(value).__name__}")
+    return array
 
 
 def _dtype(dtype: Any) -> np.dtype:
