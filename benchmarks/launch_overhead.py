@@ -109,7 +109,7 @@ def main(argv: list[str]) -> int:
         for t in (tg, tx, ty, out):
             t.close()
     results["numpy-io"] = timed(lambda: pyaclnn.mse_loss_backward(g, x, y, "none"), args.batches, args.calls)
-    runtime = pyaclnn._backend.current().runtime
+    runtime = pyaclnn._objects.backend.current().runtime
     if hasattr(runtime, "queues"):  # the device model's own cost per launch
         with pyaclnn.Device(0) as device, device.create_stream() as stream:
             tensors = [pyaclnn.Tensor.zeros((8, 16), np.float32, device) for _ in range(4)]

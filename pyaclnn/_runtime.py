@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 if TYPE_CHECKING:
     import numpy as np
 
-    from ._registry import OpInfo, Registry
+    from ._registry.operators import OpInfo, Registry
 
 Handle = Any
 HostOrDevice = Any  # int device/pinned address, a host buffer object, or None (nullptr)
@@ -116,7 +116,7 @@ class Runtime(Protocol):
     # declares (Signature.launch: aclnnGaussianBlur's src ... dst), in order. op_info raises
     # NotSupportedError for an operator this runtime cannot run (UnknownOperatorError: not
     # declared anywhere; on numpy: no reference); known raises UnknownOperatorError only, from
-    # the header index (nothing parsed). Which operators exist: ``registry`` (pyaclnn._registry,
+    # the header index (nothing parsed). Which operators exist: ``registry`` (pyaclnn._registry.operators,
     # read from headers); nothing else lists operators.
     registry: Registry
     def op_info(self, op: str) -> OpInfo: ...

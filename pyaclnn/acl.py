@@ -14,7 +14,7 @@ executors are emulated, so a ported sample runs in CI unchanged.
 
 Where a handle goes, a function takes the handle, None, its int address, or the pyaclnn object
 of that C type: ``Tensor`` for ``aclTensor *``, ``Stream`` for ``aclrtStream``, ``Event`` for
-``aclrtEvent``, which stays the owner (``pyaclnn._handles`` says exactly what that means)::
+``aclrtEvent``, which stays the owner (``pyaclnn._objects.handles`` says exactly what that means)::
 
     x = pyaclnn.Tensor.from_numpy(a)
     ws_size, executor = acl.aclnnAddGetWorkspaceSize(x, x, alpha, out)
@@ -37,18 +37,21 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as _np
 
-from . import _backend, _current, _handles, errors as _errors
+from . import errors as _errors
+from ._objects import backend as _backend
+from ._objects import current as _current
+from ._objects import handles as _handles
 # The handle types of the signatures below, exported (``X as X``) for users' own annotations.
-from ._handles import (AclBoolArray as AclBoolArray, AclFloatArray as AclFloatArray, AclIntArray as AclIntArray,
+from ._objects.handles import (AclBoolArray as AclBoolArray, AclFloatArray as AclFloatArray, AclIntArray as AclIntArray,
                        AclOpExecutor as AclOpExecutor, AclScalar as AclScalar, AclScalarArray as AclScalarArray,
                        AclScalarList as AclScalarList, AclTensor as AclTensor, AclTensorArray as AclTensorArray,
                        AclTensorList as AclTensorList, AclrtContext as AclrtContext, AclrtEvent as AclrtEvent,
                        AclrtStream as AclrtStream)
-from ._registry import Registry as _Registry, pyaclnn_source as _pyaclnn_source
-from ._interop import host_array
-from ._signature import c_element as _c_element, c_values as _c_values
+from ._registry.operators import Registry as _Registry, pyaclnn_source as _pyaclnn_source
+from ._objects.interop import host_array
+from ._registry.signature import c_element as _c_element, c_values as _c_values
 # Enum constants and status codes, exactly as headers/ declares them (generated: tools/gen_constants.py).
-from ._constants import *  # noqa: F401,F403
+from ._core.constants import *  # noqa: F401,F403
 
 if TYPE_CHECKING:
     from ._runtime import Runtime
@@ -639,7 +642,7 @@ def aclDestroyAclOpExecutor(executor: AclOpExecutor) -> None:
     rt = _rt()
     try:
         rt.destroy_executor(executor)
-    finally:  # what pyaclnn.acl kept for it (its Planned: pyaclnn._handles) goes with it
+    finally:  # what pyaclnn.acl kept for it (its Planned: pyaclnn._objects.handles) goes with it
         if _handles._plans:
             _handles.destroyed(rt, executor)
 
@@ -713,7 +716,7 @@ _NOT_OPS = frozenset({"aclnnInit", "aclnnFinalize"})
 
 
 def _phase1(op: str) -> Callable[..., tuple[int, Handle]]:
-    # the runtime last called, the signature it found, its handle parameters (pyaclnn._handles)
+    # the runtime last called, the signature it found, its handle parameters (pyaclnn._objects.handles)
     seen: list[Any] = [None, None, None]
 
     def phase1(*args: Any) -> tuple[int, Handle]:
@@ -734,7 +737,7 @@ def _phase1(op: str) -> Callable[..., tuple[int, Handle]]:
                 return _handles.phase1(rt, op, seen[2], args)
         try:
             return rt.workspace_size(op, args)
-        except Exception:  # a handle of another type is named (pyaclnn._handles.refused)
+        except Exception:  # a handle of another type is named (pyaclnn._objects.handles.refused)
             seen[2].refused(args)
             raise
     phase1.__name__ = phase1.__qualname__ = f"aclnn{op}GetWorkspaceSize"
@@ -780,7 +783,7 @@ def _phase2(op: str, sig: Any) -> Callable[..., None]:
 
 def _launch_with(op: str, workspace: int | None, workspaceSize: int, executor: Any, extra: tuple, stream: Any) -> None:
     """A launch with extra parameters: each converted as the same parameter of phase 1 is
-    (``_signature.c_values``; handles by ``pyaclnn._handles``), then the one launch routine."""
+    (``_signature.c_values``; handles by ``pyaclnn._objects.handles``), then the one launch routine."""
     rt = _rt()
     sig = rt.op_info(op).signature
     _handles.phase2(rt, op, workspace, workspaceSize, executor, stream, _c_values(sig, extra, launch=True))
@@ -848,7 +851,7 @@ def __dir__() -> list[str]:
 
 
 # Every function above with a handle parameter (annotated AclTensor, AclrtStream...) takes
-# pyaclnn objects and int addresses there too: converted in one place, pyaclnn._handles.
+# pyaclnn objects and int addresses there too: converted in one place, pyaclnn._objects.handles.
 for _name, _fn in list(globals().items()):
     if _name.startswith("acl") and callable(_fn) and getattr(_fn, "__module__", None) == __name__:
         globals()[_name] = _handles.accepting_objects(_fn)

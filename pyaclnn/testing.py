@@ -26,7 +26,7 @@ What fails a checked test
   aclDestroyTensor, aclrtMalloc without aclrtFree, aclrtCreateStream without
   aclrtDestroyStream, ...). What existed before the body ran (made by fixtures, or by earlier
   tests) is not counted, nor what pyaclnn keeps for itself (the default device and streams of
-  the high-level API): ``pyaclnn._check`` says exactly what is.
+  the high-level API): ``pyaclnn._cli.check`` says exactly what is.
 
 Once a checked test has run, pyaclnn records the user's line of every handle made for the rest
 of the session (about a microsecond per handle; ``benchmarks/check_overhead.py``). The hook is
@@ -68,7 +68,8 @@ def _enabled(item: pytest.Item) -> bool:
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     if not _enabled(item):
         return (yield)
-    from . import _backend, _check
+    from ._objects import backend as _backend
+    from ._cli import check as _check
     backend = _backend.current()
     _check.enable_tracking(backend)
     before = _check.snapshot(backend)

@@ -8,7 +8,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .. import _env, errors
+from .. import errors
+from .._core import env as _env
 from ._ffi import FUNCTIONS, ffi
 from ._loader import Discovery, Loaded, discover, load, loading_fix, missing_libraries
 

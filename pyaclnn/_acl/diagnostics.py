@@ -15,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import _env
-from .._registry import Registry, references, cann_sources, pyaclnn_source
+from .._core import env as _env
+from .._registry.operators import Registry, references, cann_sources, pyaclnn_source
 from . import _lib, _loader
 from ._ffi import FUNCTIONS, ffi
 from ._ops import builtin_libraries

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import errors
-from .._registry import OpInfo, Registry, cann_sources
+from .._registry.operators import OpInfo, Registry, cann_sources
 from .._runtime import Runtime
 from ..dtypes import DType, to_numpy
 from ._ffi import libc, libc_ffi
@@ -27,7 +27,7 @@ _EXECUTOR_PP = ffi.typeof("aclOpExecutor **")
 ACL_ERROR_REPEAT_INITIALIZE = 100002
 # aclCreate* report failure only by returning NULL; pyaclnn raises ACLNN_ERR_INNER_NULLPTR for it.
 NULL_RETURNED = 561103
-# acl_meta.h's handle types, by their cffi type: what a handle is, for pyaclnn._handles' TypeError
+# acl_meta.h's handle types, by their cffi type: what a handle is, for pyaclnn._objects.handles' TypeError
 # (aclrtStream/aclrtEvent/aclrtContext are all void * to C: the runtime checks those itself).
 _META_CTYPES = {ffi.typeof(f"{name} *"): f"{name} *" for name in (
     "aclTensor", "aclScalar", "aclIntArray", "aclFloatArray", "aclBoolArray", "aclTensorList", "aclScalarList",

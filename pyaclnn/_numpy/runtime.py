@@ -17,7 +17,7 @@ import itertools
 import math
 import threading
 
-from .._sites import Site, user_site as _user_site
+from .._core.sites import Site, user_site as _user_site
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple, Sequence
@@ -26,9 +26,9 @@ import numpy as np
 
 from .. import errors
 from ..dtypes import DType, to_numpy
-from .._registry import OpInfo, Registry, reference_sources
+from .._registry.operators import OpInfo, Registry, reference_sources
 from .._runtime import HostRuntime
-from .._strides import byte_boxes, contiguous_strides, dense, extent
+from .._core.strides import byte_boxes, contiguous_strides, dense, extent
 from . import ops
 from .memory import Access, AddressSpace, Elements
 from .queues import Queue, Queues, hazard
@@ -1243,7 +1243,7 @@ class NumpyRuntime:
         """The phase-2 kernel a live executor's launch runs: a function of the C arguments with
         ndarray views in the tensor slots (outputs written in place), valid for any arguments of
         the same metadata and plain values, which are all phase 1 looked at. Not a CANN call:
-        the NumPy-in/out functions keep it for a repeated call (pyaclnn._hostcall)."""
+        the NumPy-in/out functions keep it for a repeated call (pyaclnn._functions.hostcall)."""
         ex = self._executors.get(executor)
         if ex is None:
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, "executor_kernel", f"{executor!r} is not a live executor")

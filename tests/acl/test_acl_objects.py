@@ -1,4 +1,4 @@
-"""pyaclnn objects where pyaclnn.acl takes a handle (pyaclnn._handles), on both backends.
+"""pyaclnn objects where pyaclnn.acl takes a handle (pyaclnn._objects.handles), on both backends.
 
 Ports of CANN samples mix the two layers: Tensors and Streams made with the objects, the op run
 through acl's two phases. Where a handle goes, a function takes the handle, None, its int

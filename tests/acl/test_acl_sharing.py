@@ -21,7 +21,8 @@ import pytest
 
 import pyaclnn
 from conftest import live_handles
-from pyaclnn import _backend, acl
+from pyaclnn import acl
+from pyaclnn._objects import backend as _backend
 
 TESTS = Path(__file__).resolve().parents[1]
 F32 = np.float32

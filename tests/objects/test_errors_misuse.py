@@ -205,7 +205,7 @@ def test_huge_broadcast_is_refused_before_allocating(backend) -> None:
 
 
 def test_bad_pyaclnn_device_in_the_cli_is_a_usage_error(capsys, monkeypatch) -> None:
-    from pyaclnn._cli import main
+    from pyaclnn._cli.commands import main
     monkeypatch.setenv("PYACLNN_DEVICE", "abc")
     assert main(["samples", "mse"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

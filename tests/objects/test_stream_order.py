@@ -244,7 +244,7 @@ def test_devices_interleaved_in_several_threads(two_devices, devices):
 
 def test_numpy_backend_follows_the_same_rule(use_backend):
     use_backend("numpy")
-    from pyaclnn import _backend
+    from pyaclnn._objects import backend as _backend
     _backend.current().runtime._device_count = 2
     g, x, y, want = mse_case(seed=7)
     with pyaclnn.Device(0) as d0:

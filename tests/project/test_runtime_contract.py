@@ -17,7 +17,7 @@ from pyaclnn._acl.runtime import AclRuntime
 from pyaclnn._numpy.runtime import NumpyRuntime
 from pyaclnn._runtime import HostRuntime, Runtime
 
-ACL_ONLY = {"loading_hint"}  # used where the acl runtime is made (pyaclnn._backend), before the contract
+ACL_ONLY = {"loading_hint"}  # used where the acl runtime is made (pyaclnn._objects.backend), before the contract
 
 
 def _members(cls: type) -> dict[str, Any]:
@@ -56,7 +56,7 @@ def test_what_both_runtimes_share_is_the_contract():
 
 def test_both_runtime_instances_satisfy_it(emulator):
     """The runtime objects themselves (the registry is an instance attribute)."""
-    from pyaclnn import _backend
+    from pyaclnn._objects import backend as _backend
     acl_runtime = _backend.current().runtime
     assert isinstance(acl_runtime, AclRuntime)
     for runtime in (acl_runtime, NumpyRuntime("Ascend910B")):

@@ -14,7 +14,7 @@ import pytest
 
 import pyaclnn
 from conftest import outcome
-from pyaclnn import _samples
+from pyaclnn._cli import samples as _samples
 from pyaclnn.dtypes import DType
 
 torch = pytest.importorskip("torch")

@@ -21,7 +21,8 @@ import pytest
 
 import pyaclnn
 from conftest import live_handles
-from pyaclnn import _backend, acl
+from pyaclnn import acl
+from pyaclnn._objects import backend as _backend
 
 F32 = np.float32
 PLAN_RUN = 100_000      # two-phase calls, each with a new executor

@@ -27,7 +27,7 @@ import pytest
 
 import pyaclnn
 from conftest import live_handles
-from pyaclnn import _backend
+from pyaclnn._objects import backend as _backend
 
 TESTS = Path(__file__).resolve().parents[1]
 ROOT = TESTS.parent
@@ -123,7 +123,7 @@ t, t2 = pyaclnn.Tensor.from_numpy(x), pyaclnn.Tensor.from_numpy(x * 2)
 out = pyaclnn.Tensor.zeros(4)
 ex = pyaclnn.MseLossBackward(t, t2, t, "mean", out)
 rex = pyaclnn.MseLossBackward(t, t, t, "sum", pyaclnn.Tensor.zeros(4), repeatable=True)
-log_releases(pyaclnn._backend.current().runtime)
+log_releases(pyaclnn._objects.backend.current().runtime)
 
 pid = os.fork()
 if pid == 0:

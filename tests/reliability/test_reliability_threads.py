@@ -17,7 +17,8 @@ import pytest
 
 import pyaclnn
 from conftest import live_handles
-from pyaclnn import _backend, acl
+from pyaclnn import acl
+from pyaclnn._objects import backend as _backend
 from pyaclnn.errors import class_for_status
 
 F32 = np.float32

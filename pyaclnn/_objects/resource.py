@@ -17,22 +17,23 @@ children keep parents alive; "closed" simply means "no longer in the registry".
 
 ``obj._open`` says the same as ``not obj.closed`` as a plain attribute, for the hot paths
 (a launch checks every tensor it uses: a property call there cost ~0.1 us each); this module
-keeps it in step with the registry (which only pyaclnn._check's leak snapshots read besides).
+keeps it in step with the registry (which only pyaclnn._cli.check's leak snapshots read besides).
 """
 from __future__ import annotations
 
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from . import _current, _sites
-from .errors import ClosedError
+from . import current as _current
+from .._core import sites as _sites
+from ..errors import ClosedError
 
 if TYPE_CHECKING:
-    from ._runtime import Runtime
+    from .._runtime import Runtime
 
 
 class Backend(Protocol):
-    """What this module uses of ``pyaclnn._backend.Backend`` (which imports this module)."""
+    """What this module uses of ``pyaclnn._objects.backend.Backend`` (which imports this module)."""
     releases: bool  # False once finalized, and in a forked child: a release does nothing
     runtime: Runtime
 
@@ -41,7 +42,7 @@ KIND_ORDER = {"executor": 0, "tensor": 1, "storage": 2, "event": 3, "stream": 4,
 
 Entry = tuple  # (backend, device or None, kind, release, args)
 _live: dict[weakref.ref, Entry] = {}
-track_sites = False  # pyaclnn._check turns it on
+track_sites = False  # pyaclnn._cli.check turns it on
 
 
 class Resource:
@@ -50,7 +51,7 @@ class Resource:
     _ref: weakref.ref | None = None
     _open = False  # registered and not closed (module docstring)
     _what = "object"
-    # pyaclnn.acl (pyaclnn._handles): the C type whose parameters take this object ("" for none),
+    # pyaclnn.acl (pyaclnn._objects.handles): the C type whose parameters take this object ("" for none),
     # its native handle there, and what the TypeError adds where it is refused
     _ctype = ""
     _raw: Any = None
@@ -123,7 +124,7 @@ def _collected(ref: weakref.ref) -> None:
 
 def live(backend: Backend) -> list[tuple[weakref.ref, Entry]]:
     """The registry's (weak reference, entry) pairs of ``backend``'s live handles, now (for
-    pyaclnn._check's leak snapshots)."""
+    pyaclnn._cli.check's leak snapshots)."""
     return [(ref, entry) for ref, entry in list(_live.items()) if entry[0] is backend]
 
 

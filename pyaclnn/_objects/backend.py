@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from . import _env, errors
-from ._spec import soc_family
+from .. import errors
+from .._core import env as _env
+from .._spec import soc_family
 
 if TYPE_CHECKING:
-    from ._runtime import Runtime
+    from .._runtime import Runtime
 
 
 
@@ -40,11 +41,11 @@ class Backend:
         # False once finalized, and in a forked child (the handles are the parent's): then
         # releasing a handle does nothing. A flag, not a getpid() per release: it is on every close.
         self.releases = True
-        self.default_device: Any = None  # the Device the high-level API uses (pyaclnn._tensor)
+        self.default_device: Any = None  # the Device the high-level API uses (pyaclnn._objects.tensor)
         self._local = threading.local()
         self.lock = threading.Lock()
         self._zeros: Any = np.zeros  # new_output's allocator (the numpy backend sets its own)
-        # The NumPy-in/NumPy-out calls' memos, by their arguments' metadata (pyaclnn._hostcall).
+        # The NumPy-in/NumPy-out calls' memos, by their arguments' metadata (pyaclnn._functions.hostcall).
         self.call_memos: dict[tuple, Any] = {}
 
     def new_output(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
@@ -64,7 +65,7 @@ class Backend:
             return
         # executors, tensors, storage, events, streams, then devices (abi.md §6.3); exit must go
         # on whatever fails, so the first error is dropped rather than raised.
-        from ._resource import close_all
+        from .resource import close_all
         close_all(lambda entry: entry[0] is self)
         self.finalized = True
         self.releases = False
@@ -125,8 +126,8 @@ def _initialise() -> Backend:
 
 
 def _numpy_backend(reason: str) -> Backend:
-    from ._numpy.kernels._parallel import zeros_faulted_in
-    from ._numpy.runtime import NumpyRuntime
+    from .._numpy.kernels._parallel import zeros_faulted_in
+    from .._numpy.runtime import NumpyRuntime
     soc = _env.soc()
     _env.hazards()  # a bad PYACLNN_HAZARDS fails here, not at the first hazard (read again there)
     runtime = NumpyRuntime(soc)
@@ -138,7 +139,7 @@ def _numpy_backend(reason: str) -> Backend:
 
 def _acl_backend() -> Backend:
     """Load CANN, aclInit, and prove a device exists; raise BackendUnavailableError if not."""
-    from ._acl.runtime import AclRuntime
+    from .._acl.runtime import AclRuntime
     runtime = AclRuntime()  # loads CANN once; BackendUnavailableError lists every attempt
     lib = runtime.lib
     try:

@@ -119,7 +119,7 @@ CONVERTERS_MAX = 256  # types kept; a memo starts afresh when full (classes made
 
 def converter(cls: type) -> Converter:
     """How ``host_array`` reads objects of type ``cls`` (worked out once per type): callers
-    that convert many objects may keep it, as pyaclnn._functional._arg does."""
+    that convert many objects may keep it, as pyaclnn._functions.functional._arg does."""
     convert = _CONVERTERS.get(cls)
     if convert is not None:
         return convert
@@ -147,7 +147,7 @@ _torch_reader: Converter | None = None  # made with the first torch tensor (torc
 
 
 def _make_torch_reader(torch: Any) -> Converter:
-    from .dtypes import bfloat16  # NumPy has no bfloat16: a tensor's bits are viewed as ml_dtypes.bfloat16
+    from ..dtypes import bfloat16  # NumPy has no bfloat16: a tensor's bits are viewed as ml_dtypes.bfloat16
     bf16, int16, np_bf16 = torch.bfloat16, torch.int16, bfloat16()
 
     def from_torch(t: Any, in_place: bool = False) -> np.ndarray:
@@ -168,7 +168,7 @@ def _make_torch_reader(torch: Any) -> Converter:
 
 def always_numbers(cls: type) -> bool:
     """Whether every array ``converter(cls)`` gives holds numbers (bfloat16 included), whatever
-    the object, so that a caller may skip its per-object dtype check (pyaclnn._functional._arg,
+    the object, so that a caller may skip its per-object dtype check (pyaclnn._functions.functional._arg,
     issue 16): ``torch.Tensor`` and ``torch.nn.Parameter``, whose ``numpy()`` gives a number
     dtype or refuses with a TypeError. Not other subclasses: their ``__torch_function__`` or
     ``numpy`` may answer anything."""
@@ -187,7 +187,7 @@ def _from_torch(torch: Any, t: Any, in_place: bool) -> np.ndarray:
             raise BufferError("pyaclnn writes into this host array, but this torch tensor is a ZeroTensor "
                               "(lazy zeros, no memory): pass torch.zeros(t.shape, dtype=t.dtype)")
         if t.dtype is torch.bfloat16:
-            from .dtypes import bfloat16
+            from ..dtypes import bfloat16
             return np.zeros(tuple(t.shape), bfloat16())
         return t.numpy(force=True)  # a new zeroed array (torch's own answer for a ZeroTensor)
     if t.is_conj() or t.is_neg():  # torch's DLPack export drops these bits: read the values they mean
@@ -197,7 +197,7 @@ def _from_torch(torch: Any, t: Any, in_place: bool) -> np.ndarray:
                               "lose the writes; pass t.resolve_conj().resolve_neg()")
         t = t.resolve_conj().resolve_neg()
         if t.dtype is torch.bfloat16:
-            from .dtypes import bfloat16
+            from ..dtypes import bfloat16
             return t.view(torch.int16).numpy().view(bfloat16())
     return t.numpy()  # torch's TypeError for what NumPy cannot hold (float8, sparse layouts)
 
@@ -233,7 +233,7 @@ def _from_dlpack(obj: Any, in_place: bool) -> np.ndarray:
     bf16 = _retag(capsule, _KDL_BFLOAT, _KDL_UINT)
     array = np.from_dlpack(_Handover(capsule, (KDL_CPU, device[1])))
     if bf16:
-        from .dtypes import bfloat16
+        from ..dtypes import bfloat16
         array = array.view(bfloat16())
     return array
 
@@ -241,7 +241,7 @@ def _from_dlpack(obj: Any, in_place: bool) -> np.ndarray:
 def to_dlpack(array: np.ndarray, **kwargs: Any) -> Any:
     """``array.__dlpack__(**kwargs)``, for ml_dtypes.bfloat16 too (exported as kDLBfloat)."""
     if array.dtype.kind not in "biufc":
-        from .dtypes import bfloat16
+        from ..dtypes import bfloat16
         if array.dtype == bfloat16():
             capsule = array.view(np.uint16).__dlpack__(**kwargs)
             _retag(capsule, _KDL_UINT, _KDL_BFLOAT)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import ops
+from .. import ops
 
 Emit = Callable[[str], None]
 Expected = dict[str, tuple[float, ...]]

@@ -12,10 +12,16 @@ from typing import Any
 
 import numpy as np
 
-from .cases import CASE_NAMES, make_cases
-from .measure import _load_torch, copy_bandwidth, run_case
-from .report import _machine, format_report
-from .small import SMALL_CASE, measure_small, small_cases
+from .cases import CASE_NAMES
+from .cases import make_cases
+from .measure import _load_torch
+from .measure import copy_bandwidth
+from .measure import run_case
+from .report import _machine
+from .report import format_report
+from .small import SMALL_CASE
+from .small import measure_small
+from .small import small_cases
 
 PROG = "pyaclnn bench"
 SCHEMA = "pyaclnn-bench/2"
@@ -61,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _acl_overhead(quick: bool, json_path: str | None) -> int:
-    script = Path(__file__).resolve().parents[2] / "benchmarks" / "acl_overhead.py"
+    script = Path(__file__).resolve().parents[3] / "benchmarks" / "acl_overhead.py"
     emulator = script.parent.parent / "tests" / "emulator" / "build.py"
     if not (script.is_file() and emulator.is_file()):
         print(f"{PROG}: error: --acl needs a source checkout of pyaclnn (benchmarks/acl_overhead.py and "
@@ -78,7 +84,7 @@ def _acl_overhead(quick: bool, json_path: str | None) -> int:
 
 def _force_reference_backend() -> str | None:
     """Select the NumPy backend for this process; an error text if another one is already in use."""
-    from .. import _backend
+    from ..._objects import backend as _backend
     current = _backend._current
     if current is None:
         os.environ["PYACLNN_BACKEND"] = "numpy"

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from .cases import Case, _outputs
+from .cases import Case
+from .cases import _outputs
 from .cases import nbytes as _nbytes
 
 F32 = np.float32
@@ -145,7 +146,7 @@ def fresh_pages_ms(nbytes: int, repeat: int) -> float:
     """Median time to get ``nbytes`` of new memory ready to write: allocated, zeroed by the OS on
     first touch and faulted in by all kernel threads (one touch per page). Any allocating call
     pays this for its outputs before computing anything, so bound + this is its floor."""
-    from .._numpy.kernels._parallel import zeros_faulted_in
+    from ..._numpy.kernels._parallel import zeros_faulted_in
 
     def fresh() -> None:
         zeros_faulted_in((nbytes,), np.uint8)

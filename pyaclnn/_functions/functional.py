@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
-from ._interop import CONVERTERS_MAX, Converter, always_numbers, converter, host_array
-from ._hostcall import _VALUE_TYPES, CallMemo, _key, memo_for, remember_memo, run_host, run_memo
-from ._signature import c_values
-from ._tensor import Tensor
-from .errors import AclError, OutputTooLargeError
+from .._objects.interop import CONVERTERS_MAX, Converter, always_numbers, converter, host_array
+from .hostcall import _VALUE_TYPES, CallMemo, _key, memo_for, remember_memo, run_host, run_memo
+from .._registry.signature import c_values
+from .._objects.tensor import Tensor
+from ..errors import AclError, OutputTooLargeError
 
 if TYPE_CHECKING:
-    from ._backend import Backend
+    from .._objects.backend import Backend
 
 __all__ = ["Array", "_arg", "_first_call", "_shape", "_dtype", "memo_for", "run_memo", "run_again"]
 
@@ -112,7 +112,7 @@ def _see_torch() -> None:
 def run_again(backend: Backend, op: str, args: tuple, _nd: Any = np.ndarray,
               _values: frozenset = _VALUE_TYPES) -> list[Any] | None:
     """The outputs of ``op`` on ``args`` when a call with their metadata worked before (its
-    memo, pyaclnn._hostcall: the key is ``_hostcall._key``'s), else None: the caller then takes
+    memo, pyaclnn._functions.hostcall: the key is ``_hostcall._key``'s), else None: the caller then takes
     the whole path (_arg, the memo, the first call).
 
     Plain torch tensors (``torch.Tensor``, ``nn.Parameter``) are viewed here, inline, and keyed
@@ -228,7 +228,7 @@ def _first_call(backend: Backend, op: str, api: str, args: tuple, n_arrays: int,
                 specs: Sequence[tuple[tuple[int, ...], np.dtype] | None]) -> list[Any]:
     """Run ``op`` on the caller's ``args`` (its first ``n_arrays`` are the input tensors, host
     arrays by now), ``values`` (the other C arguments) and new outputs of ``specs``; returns
-    the outputs and leaves the memo for calls with ``args``' metadata (pyaclnn._hostcall)."""
+    the outputs and leaves the memo for calls with ``args``' metadata (pyaclnn._functions.hostcall)."""
     zeros = _allocator(api, backend, specs)
     outs = [None if spec is None else zeros(*spec) for spec in specs]
     c_args = c_values(backend.runtime.op_info(op).signature, (*args[:n_arrays], *values, *outs))

@@ -5,7 +5,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-_PKG = Path(__file__).resolve().parent
+_PKG = Path(__file__).resolve().parents[1]  # pyaclnn/
 # Installed wheel: pyaclnn/_headers; source checkout or editable install: <repo>/headers.
 _CANDIDATES = (_PKG / "_headers", _PKG.parent / "headers")
 HEADER_DIR = next((p for p in _CANDIDATES if (p / "acl_base.h").is_file()), _CANDIDATES[-1])

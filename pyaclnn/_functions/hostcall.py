@@ -1,8 +1,8 @@
 """One operator on host arrays, through the executor, on whichever backend runs.
 
-The NumPy-in/out functions (pyaclnn/ops/<op>/api.py, through pyaclnn._functional) call here:
+The NumPy-in/out functions (pyaclnn/ops/<op>/api.py, through pyaclnn._functions.functional) call here:
 their arrays become device Tensors, the executor plans the call (phase 1: the runtime's
-``workspace_size``, aclnn<Op>GetWorkspaceSize) and launches it (pyaclnn._launch.launch) on the
+``workspace_size``, aclnn<Op>GetWorkspaceSize) and launches it (pyaclnn._objects.launch.launch) on the
 thread's default stream, which is then synchronized. Pyaclnn Tensors among the arguments are
 used as they are, once their own queued launches have finished. The arrays become Tensors
 - on the NumPy backend, where device memory is host memory, in place: the runtime makes their
@@ -27,15 +27,15 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
 
 import numpy as np
 
-from . import _streamorder
-from ._device import default_device, default_stream
-from ._executor import Executor
-from ._tensor import Storage, Tensor, host_span
+from .._objects import lifetimes as _streamorder
+from .._objects.device import default_device, default_stream
+from .._objects.executor import Executor
+from .._objects.tensor import Storage, Tensor, host_span
 
 if TYPE_CHECKING:
-    from ._backend import Backend
-    from ._device import Device
-    from ._runtime import HostRuntime
+    from .._objects.backend import Backend
+    from .._objects.device import Device
+    from .._runtime import HostRuntime
 
 __all__ = ["CallMemo", "run_host", "run_call", "memo_for", "run_memo", "remember_memo"]
 

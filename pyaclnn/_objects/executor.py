@@ -4,7 +4,7 @@ Constructing an operator's object (``Op(name, ...)``, or the class of an operato
 ships, pyaclnn/ops/<op>/api.py) is phase 1, ``aclnn<Op>GetWorkspaceSize``: the library checks
 the arguments and returns an executor and its ``workspace_size``. ``run(stream)`` is phase 2,
 ``aclnn<Op>(workspace, size, executor, stream)``, with the workspace taken from the stream's pool. Phase 2 only queues the kernel:
-what it uses stays allocated until the stream has passed it (``pyaclnn._streamorder``).
+what it uses stays allocated until the stream has passed it (``pyaclnn._objects.lifetimes``).
 
 An executor is single-use: phase 2 frees it inside CANN even when it fails, so pyaclnn marks
 it consumed *before* the call, and a second ``run`` raises ExecutorConsumedError. With
@@ -25,17 +25,17 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from . import _backend
-from ._device import Device, Stream, default_device, default_stream
-from ._launch import Planned, launch
-from ._resource import Resource
-from ._signature import KINDS, c_element, c_scalar, c_values
-from ._tensor import Tensor, own_descriptor
-from .dtypes import DType, from_numpy
-from .errors import AclError, AclnnInnerError, AclnnParamInvalidError, ClosedError, ExecutorConsumedError, NotSupportedError
+from . import backend as _backend
+from .device import Device, Stream, default_device, default_stream
+from .launch import Planned, launch
+from .resource import Resource
+from .._registry.signature import KINDS, c_element, c_scalar, c_values
+from .tensor import Tensor, own_descriptor
+from ..dtypes import DType, from_numpy
+from ..errors import AclError, AclnnInnerError, AclnnParamInvalidError, ClosedError, ExecutorConsumedError, NotSupportedError
 
 if TYPE_CHECKING:
-    from ._runtime import Runtime
+    from .._runtime import Runtime
 
 __all__ = ["Executor", "Op", "bind", "scalar_dtype", "default_stream"]
 
@@ -181,7 +181,7 @@ class Executor(Resource):
         repeatable = bool(repeatable)
         self.device, self.repeatable = device, repeatable
         runtime = self._runtime = device._runtime
-        # the executor and what it uses (pyaclnn._launch), shared with the release function;
+        # the executor and what it uses (pyaclnn._objects.launch), shared with the release function;
         # the Tensors it uploaded from ndarrays (closed with the executor)
         planned = self._planned = Planned(self.op)
         self._uploads: list[Tensor] = []
@@ -300,7 +300,7 @@ class Executor(Resource):
 
     def run(self, stream: Stream | None = None) -> None:
         """Phase 2: aclnn<Op>(workspace, workspace_size, executor, stream), through the one
-        launch routine (pyaclnn._launch).
+        launch routine (pyaclnn._objects.launch).
 
         Queues the operator; the workspace comes from the stream's own buffer. What the launch
         uses stays allocated until the stream has passed it. A launch function declared with

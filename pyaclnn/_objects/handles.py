@@ -15,12 +15,12 @@ The object stays the owner, and keeps describing what its attributes say:
 - a call that would free its handle, hand it to another owner or re-describe it refuses it with
   a TypeError naming the object's own way (``_OWNER_ONLY``);
 - phase 1 (``aclnn<Op>GetWorkspaceSize``) gives CANN a descriptor of its own for each Tensor
-  (kept by the executor's ``pyaclnn._launch.Planned``, the objects' own lifetime model), so ``aclSetInputTensorAddr`` & co., which move the aclTensor they are given
+  (kept by the executor's ``pyaclnn._objects.launch.Planned``, the objects' own lifetime model), so ``aclSetInputTensorAddr`` & co., which move the aclTensor they are given
   (hicann/opbase acl_op_api.cpp: ``tensor->SetStorageAddr(addr)``), move that descriptor, never
   the Tensor. The Planned keeps the Tensors alive (and checks them open) until phase 2 consumed
   the executor, or until aclDestroyAclOpExecutor for a repeatable one; phase 2 is the objects'
-  own launch routine (``pyaclnn._launch.launch``): on a pyaclnn Stream their memory outlives
-  the launch and host reads wait for it (``pyaclnn._streamorder``);
+  own launch routine (``pyaclnn._objects.launch.launch``): on a pyaclnn Stream their memory outlives
+  the launch and host reads wait for it (``pyaclnn._objects.lifetimes``);
 - aclCreateTensorList gives a Tensor element a descriptor of its own, for the same reason: the
   list owns (and aclDestroyTensorList destroys) its elements (``create_tensor_list``).
 
@@ -41,15 +41,15 @@ import inspect
 import typing
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Sequence
 
-from . import _backend
-from ._device import Stream
-from ._launch import Planned, launch as _launch
-from ._resource import Resource
-from ._tensor import Tensor, own_descriptor
-from .errors import ClosedError
+from . import backend as _backend
+from .device import Stream
+from .launch import Planned, launch as _launch
+from .resource import Resource
+from .tensor import Tensor, own_descriptor
+from ..errors import ClosedError
 
 if TYPE_CHECKING:
-    from ._runtime import Runtime
+    from .._runtime import Runtime
 
 # Handle parameters, as annotations of pyaclnn.acl's functions: the metadata is the C type.
 AclTensor = Annotated[Any, "aclTensor *"]
@@ -76,7 +76,7 @@ _MADE_BY = {
     "aclrtStream": ("acl.aclrtCreateStream", "pyaclnn.Stream"), "aclrtEvent": ("acl.aclrtCreateEvent", "pyaclnn.Event"),
     "aclrtContext": ("acl.aclrtCreateContext", None),
 }
-# An operator parameter's kind (pyaclnn._signature) -> its handle's C type.
+# An operator parameter's kind (pyaclnn._registry.signature) -> its handle's C type.
 KIND_CTYPES = {"tensor": "aclTensor *", "scalar": "aclScalar *", "int_array": "aclIntArray *",
                "float_array": "aclFloatArray *", "bool_array": "aclBoolArray *",
                "tensor_list": "aclTensorList *", "scalar_list": "aclScalarList *", "stream": "aclrtStream"}
@@ -268,7 +268,7 @@ def accepting_objects(fn: Callable[..., Any]) -> Callable[..., Any]:
                   f"        _refused({api!r}, ({', '.join(typed)},))", "        raise"]
     else:
         lines.append(f"    return _fn({', '.join(params)})")
-    # compiled under this file's name, so pyaclnn._sites counts the wrapper as pyaclnn's own frame
+    # compiled under this file's name, so pyaclnn._core.sites counts the wrapper as pyaclnn's own frame
     exec(compile("\n".join(lines), f"{__file__}<{api}>", "exec"), namespace)  # noqa: S102 - fn's own signature only
     call = functools.update_wrapper(namespace[api], fn)
     call.handle_params = tuple((i, name, ctype.removesuffix("[]"), ctype.endswith("[]"))  # type: ignore[attr-defined]
@@ -380,7 +380,7 @@ def _launch_handles(rt: Runtime, op: str, plan: Planned | None, extra: tuple) ->
 
 def launch(rt: Runtime, op: str, plan: Planned | None, workspace: Any, workspace_size: int, executor: Any, stream: Any,
            order: Any = None, extra: tuple = ()) -> None:
-    """``pyaclnn._launch.launch``; refused, an executor of another type is named."""
+    """``pyaclnn._objects.launch.launch``; refused, an executor of another type is named."""
     try:
         _launch(rt, op, plan, workspace, workspace_size, executor, stream, order, extra)
     except Exception:

@@ -17,13 +17,14 @@ import textwrap
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import __version__, _env
-from .errors import AclError, BackendUnavailableError, PyaclnnError
+from .. import __version__
+from .._core import env as _env
+from ..errors import AclError, BackendUnavailableError, PyaclnnError
 
 OK, FAILED, USAGE = 0, 1, 2
 PROG = "pyaclnn"
 SKIPPED_SHOWN = 20  # doctor's text lists this many skipped declarations (--json: all)
-# Which declaration of an operator declared twice is used (pyaclnn._registry's docstring).
+# Which declaration of an operator declared twice is used (pyaclnn._registry.operators's docstring).
 PRECEDENCE = ("custom packages whose library runs it, then the installed CANN's headers, then pyaclnn's headers/; "
               "within one, the operator's own aclnn_<snake_case>.h, then by file name")
 
@@ -75,7 +76,7 @@ def _backend_or_status() -> dict[str, Any] | int:
     if problems:
         _error(f"{problems[0]['problem']} (fix: {problems[0]['fix']})")
         return USAGE
-    from . import backend_info
+    from .. import backend_info
     try:
         return backend_info()
     except ValueError as exc:
@@ -87,7 +88,7 @@ def _backend_or_status() -> dict[str, Any] | int:
 
 
 def cmd_samples(args: argparse.Namespace) -> int:
-    from ._samples import SAMPLES, run
+    from .samples import SAMPLES, run
 
     info = _backend_or_status()
     if isinstance(info, int):
@@ -116,7 +117,7 @@ def cmd_samples(args: argparse.Namespace) -> int:
 # -- doctor -------------------------------------------------------------------------------------
 def _cann_report() -> dict[str, Any]:
     try:
-        from ._acl import diagnostics
+        from .._acl import diagnostics
     except Exception as exc:  # noqa: BLE001 - cffi or headers/ missing: still report
         error = f"cannot import the acl binding: {type(exc).__name__}: {exc}"
         probe = {"value": None, "error": error}
@@ -131,7 +132,7 @@ def _cann_report() -> dict[str, Any]:
 
 def doctor_report() -> dict[str, Any]:
     """Everything ``doctor`` prints, as one JSON-ready dict (see ``DOCTOR_KEYS``)."""
-    from . import backend_info
+    from .. import backend_info
 
     data: dict[str, Any] = {"pyaclnn": __version__, "python": platform.python_version(),
                             "platform": f"{platform.system()} {platform.machine()}"}
@@ -275,12 +276,12 @@ def _compute_check() -> dict[str, Any]:
     {"ok": bool, "samples": {name: "OK" | "MISMATCH ..." | "<error>"}}. On the numpy backend
     each sample runs twice: the samples are small, so the second run forces the kernels' tiled
     path (the one large inputs take) and both must pass."""
-    from ._backend import current
-    from ._samples import doctor_samples, run
+    from .._objects.backend import current
+    from .samples import doctor_samples, run
 
     passes: list[Any] = [contextlib.nullcontext]
     if current().name == "numpy":
-        from ._numpy.kernels._parallel import tiled_only
+        from .._numpy.kernels._parallel import tiled_only
         passes.append(tiled_only)
     results: dict[str, str] = {}
     for name in doctor_samples():
@@ -448,7 +449,7 @@ def _matches(pattern: str | None, name: str) -> bool:
 def ops_table(pattern: str | None = None) -> list[dict[str, Any]]:
     """The operators of the active backend's registry whose name matches ``pattern`` (a
     substring, or a shell pattern with * ? [...]; case-insensitive), parsed, in name order."""
-    from . import _backend
+    from .._objects import backend as _backend
     registry = _backend.current().runtime.registry
     rows = []
     for name in registry.all():
@@ -477,7 +478,7 @@ def ops_table(pattern: str | None = None) -> list[dict[str, Any]]:
 def _no_match(pattern: str | None, backend: str) -> str:
     """Why ``ops PATTERN`` found nothing: what this backend knows, where it looked, and how to
     make the others visible (a CANN install, a custom operator package)."""
-    from . import _backend
+    from .._objects import backend as _backend
     registry = _backend.current().runtime.registry
     known = sorted(registry.names())
     shown = ", ".join(known[:8]) + (f", ... (`{PROG} ops` lists all)" if len(known) > 8 else "")
@@ -540,19 +541,19 @@ def cmd_ops(args: argparse.Namespace) -> int:
 
 # -- bench ----------------------------------------------------------------------------------------
 def cmd_bench(argv: Sequence[str]) -> int:
-    from . import _bench  # imported here: it is only needed for this command
+    from . import bench as _bench  # imported here: it is only needed for this command
     return int(_bench.main(list(argv)) or 0)
 
 
 # -- check ----------------------------------------------------------------------------------------
 def cmd_check(args: argparse.Namespace) -> int:
-    from . import _check  # imported here: it is only needed for this command
+    from . import check as _check  # imported here: it is only needed for this command
     return _check.run(args.script, args.args)
 
 
 # -- main -----------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
-    from ._samples import ALIASES, SAMPLES
+    from .samples import ALIASES, SAMPLES
 
     parser = argparse.ArgumentParser(
         prog=PROG, description="Drive Huawei CANN aclnn operators from Python (or the NumPy reference backend).",
@@ -615,7 +616,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             args = parser.parse_args(argv)
             if args.command == "samples":
-                from ._samples import ALIASES, SAMPLES, resolve
+                from .samples import ALIASES, SAMPLES, resolve
                 unknown = [n for n in args.names if resolve(n) is None]
                 if unknown:
                     parser.error(f"samples: unknown sample {', '.join(unknown)} (choose from "

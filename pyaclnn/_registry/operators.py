@@ -65,9 +65,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from . import _elf, _env, errors, ops
-from ._headers_path import HEADER_DIR
-from ._signature import Signature, internal_header, parse_header, scan_header
+from .. import errors, ops
+from .._core import elf as _elf
+from .._core import env as _env
+from .._core.headers_path import HEADER_DIR
+from .signature import Signature, internal_header, parse_header, scan_header
 
 __all__ = ["Source", "Skipped", "Declaration", "OpInfo", "Registry", "pyaclnn_source", "cann_sources", "custom_sources",
            "reference_sources", "shipped_roles", "references"]

@@ -10,7 +10,7 @@ import os
 import sys
 from typing import NamedTuple
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # pyaclnn/
 _inside: dict[str, bool] = {}  # co_filename -> whether it is pyaclnn's own (memo: a few dozen files)
 
 

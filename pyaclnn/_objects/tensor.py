@@ -12,15 +12,16 @@ from typing import TYPE_CHECKING, Any, Sequence, cast
 
 import numpy as np
 
-from . import _backend, _streamorder
-from ._device import Device, _free_now, device_arg
-from ._interop import KDL_CPU, host_array, to_dlpack
-from ._resource import Resource
-from ._strides import contiguous_strides, extent, index_view
-from .dtypes import DType, from_numpy, to_numpy
+from . import backend as _backend
+from . import lifetimes as _streamorder
+from .device import Device, _free_now, device_arg
+from .interop import KDL_CPU, host_array, to_dlpack
+from .resource import Resource
+from .._core.strides import contiguous_strides, extent, index_view
+from ..dtypes import DType, from_numpy, to_numpy
 
 if TYPE_CHECKING:
-    from ._runtime import HostRuntime, Runtime
+    from .._runtime import HostRuntime, Runtime
 
 ACL_FORMAT_ND = 2
 KDL_EXT_DEV = 12  # DLDeviceType kDLExtDev: DLPack has no Ascend device type
@@ -40,7 +41,7 @@ class Storage(Resource):
         self.addr = device._runtime.malloc(self.nbytes, ACL_MEM_MALLOC_HUGE_FIRST) if self.nbytes else 0
         self.users = 0  # open tensors viewing this storage
         # streams with queued launches using this memory -> number of the last such launch
-        # (pyaclnn._streamorder): the free waits for them, host reads and writes too
+        # (pyaclnn._objects.lifetimes): the free waits for them, host reads and writes too
         self.uses: dict[_streamorder.Order, int] = {}
         self._own(device.backend, device, "storage", _free, device, self.addr, self.uses)
 
@@ -92,7 +93,7 @@ class Tensor(Resource):
     ``t[1:, ::2]`` and ``t.T`` are views (no copy).
     ``handle`` is the aclTensor pointer (aclCreateTensor), ``data_ptr`` the device address of
     the storage it views. ``pyaclnn.acl`` takes the Tensor itself wherever an ``aclTensor *`` goes
-    (pyaclnn._handles); the Tensor stays the owner.
+    (pyaclnn._objects.handles); the Tensor stays the owner.
 
     The constructor is internal (a view of a ``Storage``): use the factories.
 

@@ -11,7 +11,7 @@ script's stdout is left as it is):
 - the script's own failure: an exception, or ``sys.exit`` with a non-zero status (then the
   leaks are not listed: a script that stopped half-way has not released anything yet);
 - every handle left alive when the script has finished (its globals still alive, as at
-  interpreter exit), each with the user's line that made it (``pyaclnn._sites.user_site``):
+  interpreter exit), each with the user's line that made it (``pyaclnn._core.sites.user_site``):
   what a C program must release, i.e. tensors, scalars, int/float/bool arrays, tensor and
   scalar lists, executors neither launched nor destroyed, streams, events, contexts, device
   and pinned host memory, aclrtSetDevice without aclrtResetDevice, and a script's own aclInit
@@ -28,7 +28,7 @@ Not the user's leaks, because pyaclnn keeps them for itself and releases them at
   device's last aclrtResetDevice);
 - the aclTensor descriptors pyaclnn.acl makes when phase 1 is given pyaclnn Tensors: they go
   with that executor (a leaked executor is one finding);
-- memory whose free waits for a stream to pass the work using it (``pyaclnn._streamorder``) is
+- memory whose free waits for a stream to pass the work using it (``pyaclnn._objects.lifetimes``) is
   counted with that stream.
 An object dropped without ``close()`` was released by the garbage collector: no leak.
 
@@ -46,8 +46,10 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple, Sequence
 
-from . import _env, _resource, _sites
-from .errors import HazardError, HazardWarning, PyaclnnError
+from .._core import env as _env
+from .._objects import resource as _resource
+from .._core import sites as _sites
+from ..errors import HazardError, HazardWarning, PyaclnnError
 
 PROG = "pyaclnn check"
 CLEAN, FOUND, USAGE = 0, 1, 2
@@ -73,7 +75,7 @@ class Finding(NamedTuple):
 
 class Snapshot(NamedTuple):
     """What was alive before (``snapshot``): left out of a later ``leaks``."""
-    objects: frozenset   # the registry's weak references (pyaclnn._resource.live)
+    objects: frozenset   # the registry's weak references (pyaclnn._objects.resource.live)
     handles: frozenset   # LiveHandle.key of the runtime's handles
 
 
@@ -97,7 +99,7 @@ def snapshot(backend: Any) -> Snapshot:
 
 def _internal(backend: Any) -> set[int]:
     """ids of the objects pyaclnn keeps for itself: the default device, the default streams."""
-    from . import _device
+    from .._objects import device as _device
     keep = {id(backend.default_device)} if backend.default_device is not None else set()
     keep |= {id(s) for s in list(_device.default_streams)}
     return keep
@@ -181,7 +183,7 @@ def leaks(backend: Any, since: Snapshot | None = None) -> list[Finding]:
     uploads = {id(t) for _, obj, kind, _ in objects if kind == "executor" for t in obj._uploads}
     # pyaclnn.acl's phase 1 on pyaclnn Tensors gives CANN descriptors of its own, destroyed with
     # the executor: they go with the raw executor, reported alone if it is never launched
-    from . import _handles
+    from .._objects import handles as _handles
     claimed |= {("h", h) for plan in list(_handles._plans.values()) for _, h in plan.owned}
     for ref, obj, kind, held in objects:
         if since is not None and ref in since.objects:
@@ -288,7 +290,7 @@ def run(script: str, args: Sequence[str]) -> int:
     except ValueError as exc:
         _say(f"error: {exc}")
         return USAGE
-    from . import _backend
+    from .._objects import backend as _backend
     if _backend._current is not None and _backend._current.name != "numpy":
         _say(f"error: the {_backend._current.name} backend is already in use in this process: run "
              "`python -m pyaclnn check` in a process of its own")

@@ -9,8 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from .measure import _ms, _usable_cores
-from .small import TARGET, TORCH_INPUT_TARGET, format_small_table
+from .measure import _ms
+from .measure import _usable_cores
+from .small import TARGET
+from .small import TORCH_INPUT_TARGET
+from .small import format_small_table
 
 MiB = 1 << 20
 
@@ -27,7 +30,7 @@ def _cpu_model() -> str:
 
 def _kernel_threads() -> int | None:
     try:
-        from .._numpy.kernels._parallel import num_threads
+        from ..._numpy.kernels._parallel import num_threads
         return int(num_threads())
     except Exception:  # noqa: BLE001 - informational only
         return None

@@ -6,7 +6,7 @@ stream)`` (with the extra launch parameters a header may declare before the stre
 executor phase 1 made is described by a ``Planned``:
 
 - the pyaclnn Tensors it reads and writes: kept alive, checked open at launch, and their
-  memory stream-ordered after the launch (``pyaclnn._streamorder``: freed only once the stream
+  memory stream-ordered after the launch (``pyaclnn._objects.lifetimes``: freed only once the stream
   passed it, host reads wait for it);
 - the handles made for it (private aclTensor descriptors, arrays, scalars, lists), which CANN
   needs until phase 2 returned (abi.md §6.2) and which are destroyed then;
@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import _streamorder
-from .errors import ClosedError
+from . import lifetimes as _streamorder
+from ..errors import ClosedError
 
 if TYPE_CHECKING:
-    from ._runtime import Runtime
+    from .._runtime import Runtime
 
 __all__ = ["Planned", "launch"]
 
@@ -71,7 +71,7 @@ class Planned:
         which moves the aclTensor it is given, never moves the Tensor's own."""
         desc = self.descriptors.get(id(tensor))
         if desc is None:
-            from ._tensor import own_descriptor  # the object layer, imported when first needed
+            from .tensor import own_descriptor  # the object layer, imported when first needed
             desc = self.descriptors[id(tensor)] = own_descriptor(runtime, tensor)
             self.owned.append(("tensor", desc))
             self.use(tensor)

@@ -7,8 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from . import _backend, _current, _streamorder
-from ._resource import Resource, close_all
+from . import backend as _backend
+from . import current as _current
+from . import lifetimes as _streamorder
+from .resource import Resource, close_all
 
 ACL_MEM_MALLOC_HUGE_FIRST = 0
 
@@ -123,13 +125,13 @@ class Stream(Resource):
 
     Work on a stream is asynchronous: ``run(stream)`` only queues the operator. What a queued
     launch uses (tensors' memory, the workspace) stays allocated until the stream has passed it
-    (``pyaclnn._streamorder``): frees wait for the next ``synchronize()`` or ``close()``, or
+    (``pyaclnn._objects.lifetimes``): frees wait for the next ``synchronize()`` or ``close()``, or
     for an Event recorded after the launch to be synchronized.
     Each stream keeps one workspace buffer for the operators it runs: ops on one stream run
     in order, so the buffer can be reused; a bigger one replaces it, and the old one is freed
     once the launches queued on it are done.
     ``Stream.from_handle`` wraps a stream another framework owns (never destroyed by pyaclnn).
-    ``pyaclnn.acl`` takes the Stream itself wherever an ``aclrtStream`` goes (pyaclnn._handles).
+    ``pyaclnn.acl`` takes the Stream itself wherever an ``aclrtStream`` goes (pyaclnn._objects.handles).
     Make one with ``Device.create_stream()``.
 
     Args:
@@ -287,7 +289,7 @@ def _forget_stream(device: Device, raw: Any, workspace: list[int], order: _strea
 
 class Event(Resource):
     """An event (aclrtCreateEvent), for timing work on a stream and waiting for part of it.
-    ``pyaclnn.acl`` takes the Event itself wherever an ``aclrtEvent`` goes (pyaclnn._handles).
+    ``pyaclnn.acl`` takes the Event itself wherever an ``aclrtEvent`` goes (pyaclnn._objects.handles).
     Make one with ``Device.create_event()``; another stream waits for it with
     ``pyaclnn.acl.aclrtStreamWaitEvent(stream, event)``.
 
@@ -395,7 +397,7 @@ def default_device() -> Device:
         with backend.lock:
             device = backend.default_device
             if device is None or device.closed:
-                from . import _env
+                from .._core import env as _env
                 device = backend.default_device = Device(_env.device_id())
     device.use()
     return device
