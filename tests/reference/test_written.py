@@ -29,7 +29,8 @@ import pyaclnn
 from conftest import on_device_0
 from pyaclnn import acl
 from pyaclnn._numpy.memory import Access, AddressSpace, Elements
-from pyaclnn._numpy.runtime import TensorDesc, _written_bytes
+from pyaclnn._numpy.records import TensorDesc
+from pyaclnn._numpy.runtime.executors import _written_bytes
 from pyaclnn._core.strides import dense
 from pyaclnn.dtypes import DType
 

@@ -61,7 +61,7 @@ def live_now():
         emu = emulator()
         live = {{k: emu.live(k) for k in LIVE_KINDS + ("init",)}}
         return live, emu.misuse(), emu.last_misuse()
-    from pyaclnn import _backend
+    from pyaclnn._objects import backend as _backend
     if _backend._current is None:  # a child forked after initialisation has no backend
         return {{}}, 0, ""
     return _backend._current.runtime.live_counts(), 0, ""
@@ -235,7 +235,7 @@ def test_a_child_forked_before_initialisation_works(child_backend):
 EXIT_WITH_LIVE_OBJECTS = """
 import numpy as np
 import pyaclnn
-from pyaclnn import _backend
+from pyaclnn._objects import backend as _backend
 
 log_releases(_backend.current().runtime)
 x = np.arange(24, dtype=np.float32).reshape(2, 4, 3)
