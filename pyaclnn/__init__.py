@@ -25,7 +25,9 @@ The C-shaped layer for porting CANN samples line by line is ``pyaclnn.acl``; ``p
 ops`` lists the operators found.
 """
 from ._objects.backend import backend_info
-from ._objects.device import Device, Event, Stream
+from ._objects.device import Device
+from ._objects.event import Event
+from ._objects.stream import Stream
 from ._objects.executor import Executor, Op
 # The operators pyaclnn ships with a reference (pyaclnn/ops): their classes and NumPy-in/out functions.
 from .ops.cross_entropy_loss_grad.api import CrossEntropyLossGrad, cross_entropy_loss_grad

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
+from .._core.constants import ACL_ERROR_REPEAT_INITIALIZE
 from .._core import env as _env
 from .._registry.operators import Registry, references, cann_sources, pyaclnn_source
 from . import _lib, _loader
@@ -22,7 +23,6 @@ from ._ffi import FUNCTIONS, ffi
 from ._ops import builtin_libraries
 
 ROLES = ("runtime", "nnopbase", "opapi")
-ACL_ERROR_REPEAT_INITIALIZE = 100002
 
 __all__ = ["report", "ROLES"]
 

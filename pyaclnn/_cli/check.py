@@ -99,9 +99,9 @@ def snapshot(backend: Any) -> Snapshot:
 
 def _internal(backend: Any) -> set[int]:
     """ids of the objects pyaclnn keeps for itself: the default device, the default streams."""
-    from .._objects import device as _device
+    from .._objects import stream as _stream
     keep = {id(backend.default_device)} if backend.default_device is not None else set()
-    keep |= {id(s) for s in list(_device.default_streams)}
+    keep |= {id(s) for s in list(_stream.default_streams)}
     return keep
 
 

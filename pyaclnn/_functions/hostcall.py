@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
 import numpy as np
 
 from .._objects import lifetimes as _streamorder
-from .._objects.device import default_device, default_stream
+from .._objects.device import default_device
+from .._objects.stream import default_stream
 from .._objects.executor import Executor
 from .._objects.tensor import Storage, Tensor, host_span
 

@@ -25,14 +25,12 @@ from typing import Callable, Iterable, NamedTuple, Sequence, cast
 
 import numpy as np
 
+from .._core.constants import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_PARAM_INVALID
 from .._core.sites import UNKNOWN, Site, user_site
 from .._core.strides import extent
 from ..errors import from_status
 
 ALIGN = 64
-ACL_ERROR_INVALID_PARAM = 100000
-ACL_ERROR_RT_PARAM_INVALID = 107000
-ACL_ERROR_RT_MEMORY_ALLOCATION = 207001
 POISON = 0xFF
 
 

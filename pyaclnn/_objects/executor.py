@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from . import backend as _backend
-from .device import Device, Stream, default_device, default_stream
+from .device import Device, default_device
+from .stream import Stream, default_stream
 from .launch import Planned, launch
 from .resource import Resource
 from .._registry.signature import KINDS, c_element, c_scalar, c_values

@@ -42,7 +42,7 @@ import typing
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Sequence
 
 from . import backend as _backend
-from .device import Stream
+from .stream import Stream
 from .launch import Planned, launch as _launch
 from .resource import Resource
 from .tensor import Tensor, own_descriptor

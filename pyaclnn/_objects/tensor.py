@@ -14,19 +14,18 @@ import numpy as np
 
 from . import backend as _backend
 from . import lifetimes as _streamorder
-from .device import Device, _free_now, device_arg
+from .device import Device, device_arg, free_now
 from .interop import KDL_CPU, host_array, to_dlpack
 from .resource import Resource
 from .._core.strides import contiguous_strides, extent, index_view
+from .._core.constants import ACL_FORMAT_ND, ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 from ..dtypes import DType, from_numpy, to_numpy
 
 if TYPE_CHECKING:
     from .._runtime import HostRuntime, Runtime
 
-ACL_FORMAT_ND = 2
 KDL_EXT_DEV = 12  # DLDeviceType kDLExtDev: DLPack has no Ascend device type
-ACL_MEM_MALLOC_HUGE_FIRST = 0
-ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST = 1, 2
+
 
 
 class Storage(Resource):
@@ -66,7 +65,7 @@ def _forget() -> None:
 
 def _free(device: Device, addr: int, uses: dict) -> None:
     if addr:  # aclrtFree does not wait for queued work: the free waits for the streams instead
-        _streamorder.free_after_uses(uses, _free_now, device, addr)
+        _streamorder.free_after_uses(uses, free_now, device, addr)
 
 
 def host_span(array: np.ndarray) -> tuple[np.ndarray, int]:

@@ -254,7 +254,8 @@ def s_functional_sync(emu, c: Case) -> None:
     # the stream has passed it (stream-ordered lifetimes): at the next synchronize.
     args, before = host_args("MseLossBackward"), live(emu)
     err = expect_fault(emu, c.func, c.status, lambda: functional("MseLossBackward", args))
-    from pyaclnn._objects.device import default_device, default_stream
+    from pyaclnn._objects.device import default_device
+    from pyaclnn._objects.stream import default_stream
     default_stream(default_device()).synchronize()
     assert live(emu) == before, err
 
