@@ -47,7 +47,8 @@ from ._objects.handles import (AclBoolArray as AclBoolArray, AclFloatArray as Ac
                        AclScalarList as AclScalarList, AclTensor as AclTensor, AclTensorArray as AclTensorArray,
                        AclTensorList as AclTensorList, AclrtContext as AclrtContext, AclrtEvent as AclrtEvent,
                        AclrtStream as AclrtStream)
-from ._registry.operators import Registry as _Registry, pyaclnn_source as _pyaclnn_source
+from ._registry.operators import Registry as _Registry
+from ._registry.sources import pyaclnn_source as _pyaclnn_source
 from ._objects.interop import host_array
 from ._registry.signature import c_element as _c_element, c_values as _c_values
 # Enum constants and status codes, exactly as headers/ declares them (generated: tools/gen_constants.py).

@@ -17,7 +17,8 @@ from typing import Any, Callable
 
 from .._core.constants import ACL_ERROR_REPEAT_INITIALIZE
 from .._core import env as _env
-from .._registry.operators import Registry, references, cann_sources, pyaclnn_source
+from .._registry.operators import Registry, references
+from .._registry.sources import cann_sources, pyaclnn_source
 from . import _lib, _loader
 from ._ffi import FUNCTIONS, ffi
 from ._ops import builtin_libraries

@@ -17,6 +17,7 @@ from . import lifetimes as _streamorder
 from .device import Device, device_arg, free_now
 from .interop import KDL_CPU, host_array, to_dlpack
 from .resource import Resource
+from .storage import Storage
 from .._core.strides import contiguous_strides, extent, index_view
 from .._core.constants import ACL_FORMAT_ND, ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 from ..dtypes import DType, from_numpy, to_numpy
@@ -25,47 +26,6 @@ if TYPE_CHECKING:
     from .._runtime import HostRuntime, Runtime
 
 KDL_EXT_DEV = 12  # DLDeviceType kDLExtDev: DLPack has no Ascend device type
-
-
-
-class Storage(Resource):
-    """One aclrtMalloc allocation (none for 0 bytes: aclrtMalloc rejects size 0), or device
-    memory another framework owns (``Storage.borrowed``: ``owned`` is False, never freed)."""
-    _what = "Storage"
-    owned = True
-
-    def __init__(self, device: Device, nbytes: int) -> None:
-        device.use()
-        self.device, self.nbytes = device, int(nbytes)
-        self.addr = device._runtime.malloc(self.nbytes, ACL_MEM_MALLOC_HUGE_FIRST) if self.nbytes else 0
-        self.users = 0  # open tensors viewing this storage
-        # streams with queued launches using this memory -> number of the last such launch
-        # (pyaclnn._objects.lifetimes): the free waits for them, host reads and writes too
-        self.uses: dict[_streamorder.Order, int] = {}
-        self._own(device.backend, device, "storage", _free, device, self.addr, self.uses)
-
-    @classmethod
-    def borrowed(cls, device: Device, addr: int, nbytes: int) -> "Storage":
-        """``nbytes`` of device memory at ``addr`` that pyaclnn uses but never frees."""
-        self = object.__new__(cls)
-        self.device, self.addr, self.nbytes, self.users, self.owned = device, int(addr), int(nbytes), 0, False
-        self.uses = {}  # as for owned memory: host reads and writes wait for queued launches
-        self._own(device.backend, device, "storage", _forget)
-        return self
-
-    def release_user(self) -> None:
-        self.users -= 1
-        if self.users <= 0:
-            self.close()
-
-
-def _forget() -> None:
-    """Closing borrowed memory frees nothing: its owner does."""
-
-
-def _free(device: Device, addr: int, uses: dict) -> None:
-    if addr:  # aclrtFree does not wait for queued work: the free waits for the streams instead
-        _streamorder.free_after_uses(uses, free_now, device, addr)
 
 
 def host_span(array: np.ndarray) -> tuple[np.ndarray, int]:

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pyaclnn._registry.operators import Registry, Source, cann_sources, custom_sources, pyaclnn_source
+from pyaclnn._registry.operators import Registry, Source
+from pyaclnn._registry.sources import cann_sources, custom_sources, pyaclnn_source
 from pyaclnn._registry.signature import index_header, parse_header
 from conftest import headers_package
 

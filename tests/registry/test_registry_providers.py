@@ -22,7 +22,8 @@ import pytest
 
 import pyaclnn
 from pyaclnn import acl
-from pyaclnn._registry.operators import Registry, Source, pyaclnn_source
+from pyaclnn._registry.operators import Registry, Source
+from pyaclnn._registry.sources import pyaclnn_source
 from conftest import headers_package
 
 TESTS = Path(__file__).resolve().parents[1]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 from ..._core.constants import ACL_ERROR_REPEAT_INITIALIZE
-from ..._registry.operators import Registry, cann_sources
+from ..._registry.operators import Registry
+from ..._registry.sources import cann_sources
 from .._lib import Lib, check, ffi, get, loading_hint, recent_error
 from .._ops import OpLibraries
 

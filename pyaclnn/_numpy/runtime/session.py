@@ -11,7 +11,8 @@ from ..._core.constants import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE,
                                 ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_INVALID_DEVICEID,
                                 ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,
                                 ACLNN_ERR_PARAM_INVALID)
-from ..._registry.operators import Registry, reference_sources
+from ..._registry.operators import Registry
+from ..._registry.sources import reference_sources
 from ..memory import AddressSpace
 from ..queues import Queue, Queues
 from ..records import ExecutorRecord, Scalar, TensorDesc
