@@ -114,7 +114,7 @@ def main(argv: list[str]) -> int:
         with pyaclnn.Device(0) as device, device.create_stream() as stream:
             tensors = [pyaclnn.Tensor.zeros((8, 16), np.float32, device) for _ in range(4)]
             spans = [(t.data_ptr, t.data_ptr + 512) for t in tensors]
-            queues, queue = runtime.queues, runtime._queue(stream._raw)
+            queues, queue = runtime.queues, runtime._queue(stream.raw)
             n = [0]
 
             def bookkeeping() -> None:

@@ -75,7 +75,7 @@ def aclDestroyAclOpExecutor(executor: AclOpExecutor) -> None:
     try:
         rt.destroy_executor(executor)
     finally:  # what pyaclnn.acl kept for it (its Planned: pyaclnn._objects.handles) goes with it
-        if _handles._plans:
+        if _handles.plans:
             _handles.destroyed(rt, executor)
 
 
@@ -190,8 +190,8 @@ def _phase2(op: str, sig: Any) -> Callable[..., None]:
             rt = active_runtime()
             native = rt.handle_class
             if (type(executor) is native and executor and type(stream) is native and stream  # the ported call
-                    and not _handles._plans):
-                _handles.launch(rt, op, None, workspace, workspaceSize, executor, stream)
+                    and not _handles.plans):
+                _handles.launch_refusing(rt, op, None, workspace, workspaceSize, executor, stream)
             else:  # objects, ints, None, or an executor planned on pyaclnn Tensors
                 _handles.phase2(rt, op, workspace, workspaceSize, executor, stream)
         phase2.__name__ = phase2.__qualname__ = f"aclnn{op}"
@@ -276,7 +276,7 @@ def __dir__() -> list[str]:
     """The module's names with the two functions of every operator of headers/ and, once a
     backend is chosen (never chosen here), of every operator it knows (header index only)."""
     ops = set(_SHIPPED.names())
-    backend = _backend._current
+    backend = _backend.active
     if backend is not None:
         ops |= backend.runtime.registry.names()
     return sorted(set(globals()) | {f"aclnn{op}{phase}" for op in ops for phase in ("GetWorkspaceSize", "")})

@@ -90,7 +90,7 @@ def _symbols(handles: dict[str, Any]) -> dict[str, dict[str, bool | None]]:
     out: dict[str, dict[str, bool | None]] = {}
     for role in ROLES:
         handle = handles.get(role)
-        out[role] = {name: (None if handle is None else _lib._has(handle, name)) for name in FUNCTIONS[role]}
+        out[role] = {name: (None if handle is None else _lib.has(handle, name)) for name in FUNCTIONS[role]}
     return out
 
 

@@ -109,7 +109,7 @@ def _holds(obj: Any, kind: str) -> set[tuple[str, int]]:
     """The runtime handles ("h", handle) and allocations ("mem", address) an open object owns."""
     held: set[tuple[str, int]] = set()
     if kind == "tensor":
-        held.add(("h", obj._raw))
+        held.add(("h", obj.raw))
         if obj.storage.owned and obj.storage.addr:
             held.add(("mem", obj.storage.addr))
     elif kind == "storage":
@@ -117,19 +117,19 @@ def _holds(obj: Any, kind: str) -> set[tuple[str, int]]:
             held.add(("mem", obj.addr))
     elif kind == "stream":
         if obj.owned:
-            held.add(("h", obj._raw))
-        if obj._workspace[0]:
-            held.add(("mem", obj._workspace[0]))
-        for _, _release, args in list(obj._order.deferred):  # frees waiting for this stream
+            held.add(("h", obj.raw))
+        if obj.workspace_slot[0]:
+            held.add(("mem", obj.workspace_slot[0]))
+        for _, _release, args in list(obj.order.deferred):  # frees waiting for this stream
             held |= {("mem", a) for a in args if type(a) is int}
     elif kind == "event":
-        held.add(("h", obj._raw))
+        held.add(("h", obj.raw))
     elif kind == "executor":  # its aclOpExecutor until phase 2, what was made for it, its uploads
-        planned = obj._planned
+        planned = obj.planned
         if planned.handle is not None:
             held.add(("h", planned.handle))
         held |= {("h", h) for _, h in planned.owned}
-        for t in obj._uploads:
+        for t in obj.uploads:
             held |= _holds(t, "tensor")
     return held
 
@@ -178,13 +178,13 @@ def leaks(backend: Any, since: Snapshot | None = None) -> list[Finding]:
         held = _holds(obj, kind)
         claimed |= held
         if kind == "device":
-            device_sets += [(obj.id, obj._site)] * obj._state.sets
+            device_sets += [(obj.id, obj.site)] * obj.state.sets
         objects.append((ref, obj, kind, held))
-    uploads = {id(t) for _, obj, kind, _ in objects if kind == "executor" for t in obj._uploads}
+    uploads = {id(t) for _, obj, kind, _ in objects if kind == "executor" for t in obj.uploads}
     # pyaclnn.acl's phase 1 on pyaclnn Tensors gives CANN descriptors of its own, destroyed with
     # the executor: they go with the raw executor, reported alone if it is never launched
     from .._objects import handles as _handles
-    claimed |= {("h", h) for plan in list(_handles._plans.values()) for _, h in plan.owned}
+    claimed |= {("h", h) for plan in list(_handles.plans.values()) for _, h in plan.owned}
     for ref, obj, kind, held in objects:
         if since is not None and ref in since.objects:
             continue
@@ -192,7 +192,7 @@ def leaks(backend: Any, since: Snapshot | None = None) -> list[Finding]:
             continue  # memory is reported with its tensors; uploads with their executor
         if kind != "device" and not held:
             continue  # e.g. an executor phase 2 consumed: nothing native is left in it
-        found.append(Finding(obj._site, f"{_describe(obj, kind)} is never closed: call close(), or use `with`"))
+        found.append(Finding(obj.site, f"{_describe(obj, kind)} is never closed: call close(), or use `with`"))
     handles = _live_handles(backend)
     sets = [h for h in handles if h.kind == "device_set"]
     for device, site in device_sets:  # a Device holds its references: the one made on its line first
@@ -240,7 +240,7 @@ def _runner_frame(filename: str) -> bool:
 def user_frames(tb: Any) -> list[traceback.FrameSummary]:
     """The frames of a traceback that are the user's: neither pyaclnn's nor the runner's."""
     return [f for f in traceback.extract_tb(tb)
-            if not _runner_frame(f.filename) and not os.path.abspath(f.filename).startswith(_sites._PACKAGE)]
+            if not _runner_frame(f.filename) and not os.path.abspath(f.filename).startswith(_sites.PACKAGE)]
 
 
 def _frames_text(frames: Sequence[traceback.FrameSummary]) -> list[str]:
@@ -257,7 +257,7 @@ def _failure_text(exc: BaseException) -> list[str]:
     without the runner's frames."""
     tb = traceback.extract_tb(exc.__traceback__)
     mine = user_frames(exc.__traceback__)
-    raised_inside = bool(tb) and os.path.abspath(tb[-1].filename).startswith(_sites._PACKAGE)
+    raised_inside = bool(tb) and os.path.abspath(tb[-1].filename).startswith(_sites.PACKAGE)
     if mine and (raised_inside or isinstance(exc, HazardError)):
         if isinstance(exc, HazardError):
             head = "hazard"
@@ -291,8 +291,8 @@ def run(script: str, args: Sequence[str]) -> int:
         _say(f"error: {exc}")
         return USAGE
     from .._objects import backend as _backend
-    if _backend._current is not None and _backend._current.name != "numpy":
-        _say(f"error: the {_backend._current.name} backend is already in use in this process: run "
+    if _backend.active is not None and _backend.active.name != "numpy":
+        _say(f"error: the {_backend.active.name} backend is already in use in this process: run "
              "`python -m pyaclnn check` in a process of its own")
         return USAGE
     backend = _backend.current()

@@ -10,7 +10,7 @@ import os
 import sys
 from typing import NamedTuple
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # pyaclnn/
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # pyaclnn/
 _inside: dict[str, bool] = {}  # co_filename -> whether it is pyaclnn's own (memo: a few dozen files)
 
 
@@ -28,13 +28,13 @@ UNKNOWN = Site("<unknown>", 0)
 
 def user_site() -> Site:
     """The (file, line) of the innermost frame that is not pyaclnn's own code."""
-    frame = sys._getframe(1)
+    frame = sys._getframe(1)  # private: CPython's frame access, one C call (inspect.stack builds every frame)
     inside = _inside
     while frame is not None:
         name = frame.f_code.co_filename
         own = inside.get(name)
         if own is None:
-            own = inside[name] = os.path.abspath(name).startswith(_PACKAGE)
+            own = inside[name] = os.path.abspath(name).startswith(PACKAGE)
         if not own:
             return Site(name, frame.f_lineno)
         frame = frame.f_back  # type: ignore[assignment]

@@ -167,7 +167,7 @@ def run_call(backend: Backend, op: str, args: tuple) -> Callable[[tuple], None] 
         stream = default_stream(device)
         with Executor.from_args(op, tensor_args) as executor:
             if host is not None:
-                kernel = host.executor_kernel(executor._planned.handle)
+                kernel = host.executor_kernel(executor.planned.handle)
             executor.run(stream)
         stream.synchronize()
         for array, t in downloads:

@@ -92,7 +92,7 @@ def make(runtime: Runtime, kind: str, value: Any, device: Device, uploads: list[
                 elif not isinstance(t, Tensor):
                     raise TypeError(f"{api}: {name} takes a sequence of Tensors or ndarrays, got "
                                     f"{type(t).__name__} in it")
-                elif not t._open:
+                elif not t.is_open:
                     raise ClosedError(f"aclnn{op}: a tensor of {name} is closed")
                 elif t.device is not device and t.device.id != device.id:
                     raise other_device(op, t, device)

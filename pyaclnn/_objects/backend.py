@@ -44,7 +44,7 @@ class Backend:
         self.default_device: Any = None  # the Device the high-level API uses (pyaclnn._objects.tensor)
         self._local = threading.local()
         self.lock = threading.Lock()
-        self._zeros: Any = np.zeros  # new_output's allocator (the numpy backend sets its own)
+        self.zeros: Any = np.zeros  # new_output's allocator (the numpy backend sets its own)
         # The NumPy-in/NumPy-out calls' memos, by their arguments' metadata (pyaclnn._functions.hostcall).
         self.call_memos: dict[tuple, Any] = {}
 
@@ -52,7 +52,7 @@ class Backend:
         """A zeroed host ndarray for an operator's output (the NumPy-in/NumPy-out functions).
         numpy: a large one has its pages faulted in by the kernel threads first (see
         zeros_faulted_in)."""
-        return self._zeros(shape, dtype)
+        return self.zeros(shape, dtype)
 
     def info(self) -> dict[str, Any]:
         return {"backend": self.name, "reason": self.reason, "soc": self.soc, "soc_name": self.soc_name,
@@ -76,21 +76,21 @@ class Backend:
 
 
 _lock = threading.Lock()
-_current: Backend | None = None
+active: Backend | None = None  # the chosen backend (None until the first use, and in a forked child)
 # Called (no argument) each time a backend is chosen: pyaclnn.acl forgets the operator
 # functions it made for the previous one (what one backend knows, another may not).
 on_choose: list[Callable[[], None]] = []
-_forked_after_init = False
+forked_after_init = False
 
 
 def _mark_forked() -> None:
     # In a child forked after initialisation, forget the backend: the next current() then
     # raises the fork error, and callers holding no backend reference cannot reach CANN.
-    global _forked_after_init, _current
-    if _current is not None:
-        _forked_after_init = True
-        _current.releases = False
-        _current = None
+    global forked_after_init, active
+    if active is not None:
+        forked_after_init = True
+        active.releases = False
+        active = None
 
 
 os.register_at_fork(after_in_child=_mark_forked)
@@ -98,8 +98,8 @@ os.register_at_fork(after_in_child=_mark_forked)
 
 def current() -> Backend:
     """The backend, initialising it on first use (thread-safe, once)."""
-    backend = _current
-    if backend is not None and not _forked_after_init:
+    backend = active
+    if backend is not None and not forked_after_init:
         return backend
     return _initialise()
 
@@ -112,17 +112,17 @@ def forked_error() -> errors.PyaclnnError:
 
 
 def _initialise() -> Backend:
-    global _current
+    global active
     with _lock:
-        if _forked_after_init:
+        if forked_after_init:
             raise forked_error()
-        if _current is None:
+        if active is None:
             backend = _choose()
             atexit.register(backend.shutdown)
-            _current = backend
+            active = backend
             for hook in on_choose:
                 hook()
-    return _current
+    return active
 
 
 def _numpy_backend(reason: str) -> Backend:
@@ -133,7 +133,7 @@ def _numpy_backend(reason: str) -> Backend:
     runtime = NumpyRuntime(soc)
     runtime.init()
     backend = Backend(runtime, "numpy", reason, soc, soc, None, {})
-    backend._zeros = zeros_faulted_in
+    backend.zeros = zeros_faulted_in
     return backend
 
 
@@ -210,9 +210,9 @@ def backend_info() -> dict[str, Any]:
 
 def reset_for_tests() -> None:
     """Shut the current backend down and forget it, so the next use chooses again."""
-    global _current, _forked_after_init
+    global active, forked_after_init
     with _lock:
-        if _current is not None:
-            _current.shutdown()
-            atexit.unregister(_current.shutdown)
-        _current, _forked_after_init = None, False
+        if active is not None:
+            active.shutdown()
+            atexit.unregister(active.shutdown)
+        active, forked_after_init = None, False

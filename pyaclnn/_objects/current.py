@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .._runtime import Runtime
 
-_local = threading.local()
+# This thread's current-device record, the one of pyaclnn: .current, the DeviceState made current;
+# .devices, the Devices opened here (the last open one is the thread's device).
+thread = threading.local()
 
 
 class DeviceState:
@@ -48,7 +50,7 @@ class DeviceState:
         self.runtime.set_device(self.id)
         with self.lock:
             self.sets += 1
-        _local.current = self
+        thread.current = self
 
     def make_current(self) -> None:
         """Make the device current in the calling thread. aclrtSetCurrentContext with the
@@ -59,16 +61,34 @@ class DeviceState:
             self.set_device()
             return
         self.runtime.set_current_context(self.context)
-        _local.current = self
+        thread.current = self
 
 
-def current() -> DeviceState | None:
-    return getattr(_local, "current", None)
+def state() -> DeviceState | None:
+    """The device pyaclnn made current in this thread (its DeviceState), or None."""
+    return getattr(thread, "current", None)
+
+
+def opened(device: Any) -> None:
+    """``device`` (a Device) was opened in this thread: the thread's device until it is closed
+    (aclrtSetDevice makes a device current for the calling thread; pyaclnn's defaults follow)."""
+    stack = getattr(thread, "devices", None)
+    if stack is None:
+        stack = thread.devices = []
+    stack.append(device)
+
+
+def device() -> Any:
+    """The last Device opened in this thread and still open, or None."""
+    stack = getattr(thread, "devices", None)
+    while stack and stack[-1].closed:
+        stack.pop()
+    return stack[-1] if stack else None
 
 
 def forget() -> None:
     """The thread's current device changed behind pyaclnn's back (pyaclnn.acl calls)."""
-    _local.current = None
+    thread.current = None
 
 
 def outer_context(runtime: Runtime) -> Any:
@@ -85,10 +105,10 @@ def restore(previous: DeviceState | None, runtime: Runtime | None = None, outer:
     releases must not leave another device current in the thread they happen to run in); when
     pyaclnn had made none current there, give back ``outer`` (from ``outer_context``) with
     aclrtSetCurrentContext."""
-    now = getattr(_local, "current", None)
+    now = getattr(thread, "current", None)
     if previous is not None:
         if not previous.closed and now is not previous:
             previous.make_current()
     elif outer is not None and now is not None and runtime is not None:
         runtime.set_current_context(outer)
-        _local.current = None
+        thread.current = None

@@ -5,7 +5,7 @@ Device makes them through the classes they set on it when imported (``Device.str
 ``Device.event_class``; pyaclnn/__init__ imports both)."""
 from __future__ import annotations
 
-import threading
+
 from typing import Any
 
 import numpy as np
@@ -15,16 +15,6 @@ from . import current as _current
 from . import lifetimes as _streamorder
 from .resource import Resource, close_all
 
-_local = threading.local()
-
-
-def current_device() -> "Device | None":
-    """The last Device opened in this thread and still open (aclrtSetDevice makes a device
-    current for the calling thread; pyaclnn's defaults follow the same rule)."""
-    stack = getattr(_local, "stack", None)
-    while stack and stack[-1].closed:
-        stack.pop()
-    return stack[-1] if stack else None
 
 
 class Device(Resource):
@@ -61,23 +51,21 @@ class Device(Resource):
         if isinstance(device_id, bool) or not isinstance(device_id, (int, np.integer)):
             raise TypeError(f"Device takes a device id (an int), got {type(device_id).__name__} {device_id!r}")
         self.id = int(device_id)
-        self._runtime = self.backend.runtime
-        self._token = object()  # marks this device's children in the registry
-        self._state = _current.DeviceState(self.id, self._runtime)
-        self._state.open()
-        self._own(self.backend, None, "device", _reset_device, self._token, self._state)
-        if not hasattr(_local, "stack"):
-            _local.stack = []
-        _local.stack.append(self)
+        self.runtime = self.backend.runtime
+        self.token = object()  # marks this device's children in the registry
+        self.state = _current.DeviceState(self.id, self.runtime)
+        self.state.open()
+        self._own(self.backend, None, "device", _reset_device, self.token, self.state)
+        _current.opened(self)
 
     def use(self) -> None:
         """Make this device current in the calling thread (aclrtSetCurrentContext with its
         default context) unless pyaclnn already did and nothing switched it since."""
-        if _backend._forked_after_init:
+        if _backend.forked_after_init:
             raise _backend.forked_error()
-        if getattr(_current._local, "current", None) is not self._state:
-            self._check_open()
-            self._state.make_current()
+        if getattr(_current.thread, "current", None) is not self.state:
+            self.check_open()
+            self.state.make_current()
 
     stream_class: Any  # pyaclnn._objects.stream.Stream, set when that module is imported
     event_class: Any   # pyaclnn._objects.event.Event, likewise
@@ -106,13 +94,13 @@ class Device(Resource):
 def _reset_device(token: object, state: _current.DeviceState) -> None:
     # The children's releases need the device current here (they call device.use(), which
     # would refuse the device being closed): make it current now.
-    if _current.current() is not state:
+    if _current.state() is not state:
         state.make_current()
     # A child that fails to close must not stop the others, nor the device reset: the first
     # error is raised once everything else has been released.
-    error = close_all(lambda entry: entry[1] is not None and entry[1]._token is token)
+    error = close_all(lambda entry: entry[1] is not None and entry[1].token is token)
     state.closed = True
-    if _current.current() is state:
+    if _current.state() is state:
         _current.forget()
     try:
         while state.sets > 0:
@@ -126,7 +114,7 @@ def _reset_device(token: object, state: _current.DeviceState) -> None:
 def free_now(device: Device, addr: int) -> None:
     """aclrtFree with the device current (a deferred free may run in any thread)."""
     device.use()
-    device._runtime.free(addr)
+    device.runtime.free(addr)
 
 
 def need_device(device: Any, what: str) -> None:
@@ -150,7 +138,7 @@ def device_arg(device: Any, what: str) -> Device:
 def default_device() -> Device:
     """The thread's current Device if one is open, else the backend's default device
     (PYACLNN_DEVICE, default 0); made current in the calling thread."""
-    device = current_device()
+    device = _current.device()
     if device is not None:
         device.use()
         return device

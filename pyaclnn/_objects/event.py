@@ -19,22 +19,22 @@ class Event(Resource):
         device: the open Device the event is created on.
     """
     _what = "Event"
-    _ctype = "aclrtEvent"
+    ctype = "aclrtEvent"
 
     def __init__(self, device: Device) -> None:
         need_device(device, "Event")
         device.use()
         self.device = device
-        self._runtime = device._runtime
-        self._raw = self._runtime.create_event()
+        self.runtime = device.runtime
+        self.raw = self.runtime.create_event()
         self._mark: tuple[_streamorder.Order, int] | None = None  # (stream, launches) at the record
-        self._own(device.backend, device, "event", _destroy_event, device, self._raw)
+        self._own(device.backend, device, "event", _destroy_event, device, self.raw)
 
     @property
     def handle(self) -> int:
         """The aclrtEvent pointer, as an int."""
-        self._check_open()
-        return self._runtime.as_int(self._raw)
+        self.check_open()
+        return self.runtime.as_int(self.raw)
 
     def record(self, stream: Stream) -> None:
         """aclrtRecordEvent on ``stream``: the event completes when the work queued on it so
@@ -47,19 +47,19 @@ class Event(Resource):
             TypeError: ``stream`` is not a pyaclnn Stream.
             ClosedError: the event is closed.
         """
-        self._check_open()
+        self.check_open()
         if not isinstance(stream, Stream):
             raise TypeError(f"Event.record takes a pyaclnn.Stream, got {type(stream).__name__} {stream!r}")
         self.device.use()
-        self._runtime.record_event(self._raw, stream._raw)
-        self._mark = (stream._order, stream._order.launches)
+        self.runtime.record_event(self.raw, stream.raw)
+        self._mark = (stream.order, stream.order.launches)
 
     def synchronize(self) -> None:
         """Wait until the work queued before the latest record is done (aclrtSynchronizeEvent);
         memory that only that work used is then freed."""
-        self._check_open()
+        self.check_open()
         self.device.use()
-        self._runtime.synchronize_event(self._raw)
+        self.runtime.synchronize_event(self.raw)
         if self._mark is not None:
             _streamorder.passed(*self._mark)
 
@@ -75,17 +75,17 @@ class Event(Resource):
         Raises:
             TypeError: ``end`` is not a pyaclnn Event.
         """
-        self._check_open()
+        self.check_open()
         if not isinstance(end, Event):
             raise TypeError(f"Event.elapsed_ms takes a pyaclnn.Event, got {type(end).__name__} {end!r}")
-        end._check_open()
+        end.check_open()
         self.device.use()
-        return self._runtime.event_elapsed_time(self._raw, end._raw)
+        return self.runtime.event_elapsed_time(self.raw, end.raw)
 
 
 def _destroy_event(device: Device, raw: Any) -> None:
     device.use()
-    device._runtime.destroy_event(raw)
+    device.runtime.destroy_event(raw)
 
 
 Device.event_class = Event

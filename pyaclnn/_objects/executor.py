@@ -103,7 +103,7 @@ class Executor(Resource):
         outputs: the non-None output Tensors, in parameter order (``set_output``'s indices).
     """
     _what = "Executor"
-    _acl_hint = (" (a pyaclnn executor runs, re-points and frees its aclOpExecutor itself: run(stream), "
+    acl_hint = (" (a pyaclnn executor runs, re-points and frees its aclOpExecutor itself: run(stream), "
                  "set_input/set_output, close())")
     op = ""
     _replan = False
@@ -127,14 +127,14 @@ class Executor(Resource):
         if not isinstance(repeatable, (bool, np.bool_)):  # "no" would read as True
             raise TypeError(f"aclnn{self.op}: repeatable must be True or False, got {type(repeatable).__name__} "
                             f"{repeatable!r}")
-        runtime = (_backend._current or _backend.current()).runtime
+        runtime = (_backend.active or _backend.current()).runtime
         cached = self._cached  # (runtime, slots) of a one-operator class: no registry lookup per call
         if cached is not None and cached[0] is runtime:
             slots = cached[1]
         else:
             slots = _slots(runtime, self.op)
             if type(self) in _BY_OP.values():
-                type(self)._cached = (runtime, slots)
+                type(self)._cached = (runtime, slots)  # private: its own class's cache (self._cached reads it)
         self._slots = slots
         if slots.launch is None:
             sig = slots.info.signature
@@ -161,7 +161,7 @@ class Executor(Resource):
                 raise TypeError(f"aclnn{self.op}: tensor arguments must be pyaclnn.Tensor or None, got "
                                 f"{type_name(t)} (Tensor.from_numpy uploads an array or a DLPack tensor; "
                                 "the pyaclnn.<op>() functions take NumPy arrays)")
-            if not t._open:
+            if not t.is_open:
                 raise ClosedError(f"aclnn{self.op}: a tensor argument is closed")
             if device is None:
                 device = t.device
@@ -171,11 +171,11 @@ class Executor(Resource):
         device.use()
         repeatable = bool(repeatable)
         self.device, self.repeatable = device, repeatable
-        runtime = self._runtime = device._runtime
+        runtime = self.runtime = device.runtime
         # the executor and what it uses (pyaclnn._objects.launch), shared with the release function;
         # the Tensors it uploaded from ndarrays (closed with the executor)
-        planned = self._planned = Planned(self.op)
-        self._uploads: list[Tensor] = []
+        planned = self.planned = Planned(self.op)
+        self.uploads: list[Tensor] = []
         self._members: list[Tensor] = []  # the Tensors of tensor-list arguments
         self._lists: dict[int, list[Tensor]] = {}  # argument slot -> the Tensors of its list
         owned = planned.owned
@@ -190,17 +190,17 @@ class Executor(Resource):
                     owned.append(("tensor", c_args[i]))
             else:
                 for i in present:
-                    c_args[i] = args[i]._raw
+                    c_args[i] = args[i].raw
             for i, kind in slots.made:
                 if args[i] is not None:
                     first = len(self._members)
-                    c_args[i] = make(runtime, kind, args[i], device, self._uploads, self._members, owned,
+                    c_args[i] = make(runtime, kind, args[i], device, self.uploads, self._members, owned,
                                       self.op, slots.names[i])
                     if kind == "tensor_list":  # its Tensors (uploaded ndarrays too), for Op[name]
                         self._lists[i] = self._members[first:]
             for i in slots.streams:
                 if isinstance(args[i], Stream):
-                    c_args[i] = args[i]._raw
+                    c_args[i] = args[i].raw
             self._c_args = c_args
             self.workspace_size, planned.handle = runtime.workspace_size(self.op, tuple(c_args))
             if repeatable:
@@ -211,7 +211,7 @@ class Executor(Resource):
                     self._fall_back_to_replanning(args, c_args)
         except BaseException:
             try:
-                _destroy_executor(device, planned, self._uploads)
+                _destroy_executor(device, planned, self.uploads)
             except Exception:  # noqa: BLE001 - the phase-1 error is the one to report
                 pass
             raise
@@ -223,21 +223,21 @@ class Executor(Resource):
         if repeatable:  # (argument slot, C index) of each non-NULL input and output, for set_input/set_output
             self._in_at, self._out_at = _present(slots, args, slots.inputs), _present(slots, args, slots.outputs)
             self._arg_at = {slot: k for k, slot in enumerate(present)}  # where _set updates planned.tensors
-        self._own(device.backend, device, "executor", _destroy_executor, device, planned, self._uploads)
+        self._own(device.backend, device, "executor", _destroy_executor, device, planned, self.uploads)
 
     def _upload(self, args: tuple, device: Device) -> tuple:
         out = list(args)
         for i in self._slots.tensors:
             if isinstance(args[i], np.ndarray):
                 out[i] = Tensor.from_numpy(args[i], device)
-                self._uploads.append(out[i])
+                self.uploads.append(out[i])
         return tuple(out)
 
     def _fall_back_to_replanning(self, args: tuple, c_args: list[Any]) -> None:
         """aclSetAclOpExecutorRepeatable said 561000: phase 1 gave the op cache's entry for this op
         and layout (hicann/opbase acl_op_api.cpp: a cache wrapper is no executor that can repeat),
         or the op cannot repeat. Free it and plan anew on every run (phase 1 is then a cache hit)."""
-        runtime, planned = self._runtime, self._planned
+        runtime, planned = self.runtime, self.planned
         executor, planned.handle = planned.handle, None
         runtime.destroy_executor(executor)
         descriptors = Planned(self.op)  # the private descriptors go: the plans use the tensors' own
@@ -246,7 +246,7 @@ class Executor(Resource):
         descriptors.release(runtime)
         for i in self._slots.tensors:
             if args[i] is not None:
-                c_args[i] = args[i]._raw
+                c_args[i] = args[i].raw
         self._c_args, self._replan = c_args, True
 
     @property
@@ -261,11 +261,11 @@ class Executor(Resource):
         """Phase 1 on the current tensors, then phase 2, which consumes that executor: a
         single-use Planned of its own, using this executor's Tensors (its arrays, scalars and
         lists stay this executor's, for the next run)."""
-        self._planned.check_open()
-        device, runtime = self.device, self._runtime
+        self.planned.check_open()
+        device, runtime = self.device, self.runtime
         stream = _open(default_stream(device) if stream is None else stream, self.op)
         device.use()
-        once = Planned(self.op, list(self._planned.tensors))
+        once = Planned(self.op, list(self.planned.tensors))
         size, once.handle = runtime.workspace_size(self.op, tuple(self._c_args))
         try:
             workspace = stream.workspace(size) if size > 0 else 0
@@ -273,7 +273,7 @@ class Executor(Resource):
             once.destroy(runtime)
             raise
         at = self._slots.launch  # the extra launch parameters: phase 1's values, by name
-        launch(runtime, self.op, once, workspace, size, once.handle, stream._raw, stream._order,
+        launch(runtime, self.op, once, workspace, size, once.handle, stream.raw, stream.order,
                tuple([self._c_args[i] for i in at]) if at else ())
 
     @classmethod
@@ -281,13 +281,13 @@ class Executor(Resource):
         """Phase 1 from the C-shaped argument tuple of ``op`` (its header's parameter order)."""
         executor = object.__new__(_BY_OP.get(op, Op))
         executor.op = op
-        executor._plan(tuple(args), repeatable)
+        executor._plan(tuple(args), repeatable)  # private: its own class's phase 1, on the instance it just made
         return executor
 
     @property
     def launched(self) -> bool:
         """True once phase 2 consumed this single-use executor."""
-        return self._planned.handle is None and not self.closed and not self._replan
+        return self.planned.handle is None and not self.closed and not self._replan
 
     def run(self, stream: Stream | None = None) -> None:
         """Phase 2: aclnn<Op>(workspace, workspace_size, executor, stream), through the one
@@ -307,9 +307,9 @@ class Executor(Resource):
             ClosedError: the executor, or one of its tensors, is closed.
             AclError: the status phase 2 returned.
         """
-        if not self._open:  # self.closed, without the property call (hot path)
+        if not self.is_open:  # self.closed, without the property call (hot path)
             raise ClosedError(f"{self.op} executor is closed")
-        planned = self._planned
+        planned = self.planned
         executor = planned.handle
         if executor is None:
             if self._replan:
@@ -324,10 +324,10 @@ class Executor(Resource):
         workspace = stream.workspace(size) if size > 0 else 0
         at = self._slots.launch  # the extra launch parameters: phase 1's values, by name
         if at:
-            launch(self._runtime, self.op, planned, workspace, size, executor, stream._raw, stream._order,
+            launch(self.runtime, self.op, planned, workspace, size, executor, stream.raw, stream.order,
                    tuple([self._c_args[i] for i in at]))
         else:
-            launch(self._runtime, self.op, planned, workspace, size, executor, stream._raw, stream._order)
+            launch(self.runtime, self.op, planned, workspace, size, executor, stream.raw, stream.order)
 
     def set_input(self, index: int | str, tensor: Tensor) -> None:
         """Point input ``index`` (non-null input tensors, in parameter order; or the C parameter
@@ -357,12 +357,12 @@ class Executor(Resource):
         self._set(index, tensor, output=True)
 
     def _set(self, index: int | str, tensor: Tensor, output: bool) -> None:
-        if not self._open:  # self._check_open(), without the call (hot path)
+        if not self.is_open:  # self.check_open(), without the call (hot path)
             raise ClosedError(f"{self._what} is closed")
         if not isinstance(tensor, Tensor):
             raise TypeError(f"aclnn{self.op}: set_input/set_output take a pyaclnn.Tensor, got "
                             f"{type(tensor).__name__} (Tensor.from_numpy uploads an array)")
-        if not tensor._open:
+        if not tensor.is_open:
             raise ClosedError(f"aclnn{self.op}: set_input/set_output got a closed Tensor")
         if tensor.device is not self.device and tensor.device.id != self.device.id:
             raise other_device(self.op, tensor, self.device)
@@ -395,14 +395,14 @@ class Executor(Resource):
                              f"offset {old.offset}")
         slot, c_index = at[index]
         if self._replan:  # the next run plans with this tensor
-            self._c_args[slot] = tensor._raw
+            self._c_args[slot] = tensor.raw
         elif output:
-            self._runtime.set_output_tensor_addr(self._planned.handle, c_index, self._c_args[slot], tensor.storage.addr)
+            self.runtime.set_output_tensor_addr(self.planned.handle, c_index, self._c_args[slot], tensor.storage.addr)
         else:
-            self._runtime.set_input_tensor_addr(self._planned.handle, c_index, self._c_args[slot], tensor.storage.addr)
+            self.runtime.set_input_tensor_addr(self.planned.handle, c_index, self._c_args[slot], tensor.storage.addr)
         group[index] = tensor
         self._args[slot] = tensor
-        self._planned.replace(self._arg_at[slot], tensor)
+        self.planned.replace(self._arg_at[slot], tensor)
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else ("launched" if self.launched else
@@ -459,7 +459,7 @@ class Op(Executor):
             raise TypeError(f"pyaclnn.Op takes the operator's name first, a str (the C name without its aclnn "
                             f"prefix), got {type(op).__name__} {op!r}")
         self.op = op
-        backend = _backend._current or _backend.current()
+        backend = _backend.active or _backend.current()
         info = backend.runtime.op_info(op)
         self._plan(bind(info, args, kwargs), repeatable)
 
@@ -482,7 +482,7 @@ def _open(stream: Stream, op: str) -> Stream:
     if not isinstance(stream, Stream):
         raise TypeError(f"aclnn{op}: run takes a pyaclnn.Stream or None, got {type(stream).__name__} "
                         f"{stream!r} (a stream another framework owns: pyaclnn.Stream.from_handle(handle))")
-    if not stream._open:
+    if not stream.is_open:
         raise ClosedError(f"aclnn{op}: the stream is closed (Device.close() closes its streams); "
                           "run on an open stream")
     return stream
@@ -493,7 +493,7 @@ def _destroy_executor(device: Device, planned: Planned, uploads: list[Tensor]) -
     executor that never ran is freed whatever its repeatable flag: Planned.destroy), then the
     handles made for it, then the Tensors it uploaded."""
     try:
-        planned.destroy(device._runtime)
+        planned.destroy(device.runtime)
     finally:
         while uploads:
             uploads.pop().close()

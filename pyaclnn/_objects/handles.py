@@ -94,7 +94,7 @@ _OWNER_ONLY = {
 
 
 def _runtime() -> Runtime:
-    return (_backend._current or _backend.current()).runtime
+    return (_backend.active or _backend.current()).runtime
 
 
 def _expected(ctype: str) -> str:
@@ -124,15 +124,15 @@ def to_handle(value: Any, ctype: str, api: str, name: str, shown: str | None = N
 
 def _object_handle(obj: Resource, ctype: str, api: str, name: str, shown: str) -> Any:
     cls = type(obj).__name__
-    if obj._ctype != ctype:
-        raise TypeError(f"{api}: {name} ({shown}) takes {_expected(ctype)}; got pyaclnn.{cls}{obj._acl_hint}")
+    if obj.ctype != ctype:
+        raise TypeError(f"{api}: {name} ({shown}) takes {_expected(ctype)}; got pyaclnn.{cls}{obj.acl_hint}")
     if obj.closed:
         raise ClosedError(f"{api}: {name} ({shown}) is a closed pyaclnn.{cls}")
     why = _OWNER_ONLY.get(api)
     if why:
         raise TypeError(f"{api}: {name} ({shown}) is a pyaclnn.{cls}, which owns its {_word(ctype)} (pyaclnn.acl never "
                         f"frees, hands over or re-describes it): {why}")
-    return obj._raw
+    return obj.raw
 
 
 def refused(api: str, given: Sequence[tuple[str, str, str, Any]]) -> None:
@@ -255,7 +255,7 @@ def accepting_objects(fn: Callable[..., Any]) -> Callable[..., Any]:
             namespace[f"_default_{name}"] = p.default
             head.append(f"{name}=_default_{name}")
     lines = [f"def {api}({', '.join(head)}):",
-             "    native = (_backend._current or _backend.current()).runtime.handle_class"]
+             "    native = (_backend.active or _backend.current()).runtime.handle_class"]
     for _, name, ctype in slots:
         many = ctype.endswith("[]")
         lines += [f"    if type({name}) is not native or not {name}:",
@@ -277,7 +277,7 @@ def accepting_objects(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 # -- the operators: executors planned on pyaclnn Tensors -------------------------------------------
-_plans: dict[int, Planned] = {}  # executor address -> its Planned (only executors planned on Tensors)
+plans: dict[int, Planned] = {}  # executor address -> its Planned (only executors planned on Tensors)
 
 
 class HandleSlots:
@@ -325,8 +325,8 @@ def phase1(rt: Runtime, op: str, handles: HandleSlots, args: tuple) -> tuple[int
         raise
     if plan is not None:
         plan.handle = executor
-        stale = _plans.pop(key := rt.as_int(executor), None)  # an executor freed where pyaclnn did not see it
-        _plans[key] = plan
+        stale = plans.pop(key := rt.as_int(executor), None)  # an executor freed where pyaclnn did not see it
+        plans[key] = plan
         if stale is not None:
             stale.release(rt)
     return size, executor
@@ -346,20 +346,20 @@ def phase2(rt: Runtime, op: str, workspace: Any, workspace_size: int, executor: 
     order = None
     if type(stream) is not native or not stream:
         if type(stream) is Stream:
-            order = stream._order
+            order = stream.order
         stream = to_handle(stream, "aclrtStream", f"aclnn{op}", "stream")
-    plan = _plans.get(rt.as_int(executor)) if _plans and executor is not None else None
+    plan = plans.get(rt.as_int(executor)) if plans and executor is not None else None
     if extra:
         extra = _launch_handles(rt, op, plan, extra)
     if plan is not None:
         plan.check_open()
         if not plan.repeatable:  # phase 2 consumes a single-use executor, even when it fails
-            _plans.pop(rt.as_int(executor), None)
+            plans.pop(rt.as_int(executor), None)
     try:
-        launch(rt, op, plan, workspace, workspace_size, executor, stream, order, extra)
+        launch_refusing(rt, op, plan, workspace, workspace_size, executor, stream, order, extra)
     except BaseException:
         if plan is not None and not plan.repeatable and plan.handle is not None:
-            _plans[rt.as_int(executor)] = plan  # refused before it ran: still live (_launch.not_run)
+            plans[rt.as_int(executor)] = plan  # refused before it ran: still live (_launch.not_run)
         raise
 
 
@@ -378,9 +378,9 @@ def _launch_handles(rt: Runtime, op: str, plan: Planned | None, extra: tuple) ->
     return tuple(out)
 
 
-def launch(rt: Runtime, op: str, plan: Planned | None, workspace: Any, workspace_size: int, executor: Any, stream: Any,
-           order: Any = None, extra: tuple = ()) -> None:
-    """``pyaclnn._objects.launch.launch``; refused, an executor of another type is named."""
+def launch_refusing(rt: Runtime, op: str, plan: Planned | None, workspace: Any, workspace_size: int, executor: Any,
+                    stream: Any, order: Any = None, extra: tuple = ()) -> None:
+    """The one launch (``pyaclnn._objects.launch.launch``); refused, an executor of another type is named."""
     try:
         _launch(rt, op, plan, workspace, workspace_size, executor, stream, order, extra)
     except Exception:
@@ -390,14 +390,14 @@ def launch(rt: Runtime, op: str, plan: Planned | None, workspace: Any, workspace
 
 def made_repeatable(rt: Runtime, executor: Any) -> None:
     """aclSetAclOpExecutorRepeatable succeeded: the executor's Planned lives until it is destroyed."""
-    plan = _plans.get(rt.as_int(executor)) if _plans and executor is not None else None
+    plan = plans.get(rt.as_int(executor)) if plans and executor is not None else None
     if plan is not None:
         plan.repeatable = True
 
 
 def destroyed(rt: Runtime, executor: Any) -> None:
     """aclDestroyAclOpExecutor returned: its Planned, if any, goes (the executor is gone already)."""
-    plan = _plans.pop(rt.as_int(executor), None) if executor is not None else None
+    plan = plans.pop(rt.as_int(executor), None) if executor is not None else None
     if plan is not None:
         plan.release(rt)
 
@@ -408,7 +408,7 @@ def executor_tensor(rt: Runtime, executor: Any, tensor: Any, api: str) -> Any:
     if not isinstance(tensor, Tensor):
         return to_handle(tensor, "aclTensor *", api, "tensor")
     _object_handle(tensor, "aclTensor *", api, "tensor", "aclTensor *")
-    plan = _plans.get(rt.as_int(executor)) if executor is not None else None
+    plan = plans.get(rt.as_int(executor)) if executor is not None else None
     desc = plan.descriptors.get(id(tensor)) if plan is not None else None
     if desc is None:
         raise TypeError(f"{api}: tensor (aclTensor *) is a pyaclnn.Tensor this executor was not planned with: pass "

@@ -182,7 +182,7 @@ def _from_torch(torch: Any, t: Any, in_place: bool) -> np.ndarray:
     if device.type != "cpu":
         raise BufferError(f"pyaclnn needs host memory here; this torch tensor is on {device}, not the CPU: "
                           "pass t.cpu()")
-    if t._is_zerotensor():  # autograd's lazy zeros (torch._efficientzerotensor): no memory to view
+    if t._is_zerotensor():  # private: torch has no public test; autograd's lazy zeros (torch._efficientzerotensor): no memory to view
         if in_place:
             raise BufferError("pyaclnn writes into this host array, but this torch tensor is a ZeroTensor "
                               "(lazy zeros, no memory): pass torch.zeros(t.shape, dtype=t.dtype)")

@@ -79,7 +79,7 @@ class Planned:
 
     def check_open(self) -> None:
         for t in self.tensors:
-            if not t._open:
+            if not t.is_open:
                 raise ClosedError(f"aclnn{self.op}: a pyaclnn.Tensor this executor was planned with is closed "
                                   "(keep its tensors open until it has run)")
 
@@ -142,7 +142,7 @@ def launch(runtime: Runtime, op: str, planned: Planned | None, workspace: Any, s
         call(op, workspace, size, executor, stream, *extra) if extra else call(op, workspace, size, executor, stream)
         return
     for t in planned.tensors:
-        if not t._open:
+        if not t.is_open:
             planned.check_open()  # raises, naming the operator
     if planned.repeatable:
         call(op, workspace, size, executor, stream, *extra) if extra else call(op, workspace, size, executor, stream)

@@ -15,7 +15,7 @@ children keep parents alive; "closed" simply means "no longer in the registry".
 - While ``track_sites`` is on (``pyaclnn check``, the pytest plugin), each object remembers
   the user's line that made it (``_site``), for the leak report.
 
-``obj._open`` says the same as ``not obj.closed`` as a plain attribute, for the hot paths
+``obj.is_open`` says the same as ``not obj.closed`` as a plain attribute, for the hot paths
 (a launch checks every tensor it uses: a property call there cost ~0.1 us each); this module
 keeps it in step with the registry (which only pyaclnn._cli.check's leak snapshots read besides).
 """
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .._runtime import Runtime
 
 
-class Backend(Protocol):
+class BackendLike(Protocol):
     """What this module uses of ``pyaclnn._objects.backend.Backend`` (which imports this module)."""
     releases: bool  # False once finalized, and in a forked child: a release does nothing
     runtime: Runtime
@@ -49,29 +49,29 @@ class Resource:
     """Base of objects owning a native handle."""
 
     _ref: weakref.ref | None = None
-    _open = False  # registered and not closed (module docstring)
+    is_open = False  # registered and not closed (module docstring)
     _what = "object"
     # pyaclnn.acl (pyaclnn._objects.handles): the C type whose parameters take this object ("" for none),
     # its native handle there, and what the TypeError adds where it is refused
-    _ctype = ""
-    _raw: Any = None
-    _acl_hint = ""
-    _site: _sites.Site | None = None  # the user's line that made it (only while track_sites is on)
+    ctype = ""
+    raw: Any = None
+    acl_hint = ""
+    site: _sites.Site | None = None  # the user's line that made it (only while track_sites is on)
 
-    def _own(self, backend: Backend, device: Any, kind: str, release: Callable[..., None], *args: Any) -> None:
+    def _own(self, backend: BackendLike, device: Any, kind: str, release: Callable[..., None], *args: Any) -> None:
         """Register ``release(*args)`` as the one way this handle is freed. ``device`` is the
         Device it belongs to (None for a device itself)."""
         ref = weakref.ref(self, _collected)
         _live[ref] = (backend, device, kind, release, args)
         self._ref = ref
-        self._open = True
+        self.is_open = True
         if track_sites:
-            self._site = _sites.user_site()
+            self.site = _sites.user_site()
 
     @property
     def closed(self) -> bool:
         """True once ``close()`` released the handle (or its device, or exit, did)."""
-        return not self._open
+        return not self.is_open
 
     def close(self) -> None:
         """Release the native handle now. Calling it again does nothing.
@@ -84,10 +84,10 @@ class Resource:
             entry = _live.pop(ref, None)
             if entry is not None:
                 self._ref = None  # drop the weak reference: no callback when the owner dies
-                self._open = False
+                self.is_open = False
                 _release(entry)
 
-    def _check_open(self) -> None:
+    def check_open(self) -> None:
         if self.closed:
             raise ClosedError(f"{self._what} is closed")
 
@@ -111,7 +111,7 @@ def _collected(ref: weakref.ref) -> None:
     thread it happens in: the device current there before is made current again after."""
     entry = _live.pop(ref, None)
     if entry is not None:
-        previous = _current.current()
+        previous = _current.state()
         runtime = entry[0].runtime
         # a thread where pyaclnn made no device current (a host framework's, or the raw layer's):
         # its context, given back after the release
@@ -122,7 +122,7 @@ def _collected(ref: weakref.ref) -> None:
             _current.restore(previous, runtime, outer)
 
 
-def live(backend: Backend) -> list[tuple[weakref.ref, Entry]]:
+def live(backend: BackendLike) -> list[tuple[weakref.ref, Entry]]:
     """The registry's (weak reference, entry) pairs of ``backend``'s live handles, now (for
     pyaclnn._cli.check's leak snapshots)."""
     return [(ref, entry) for ref, entry in list(_live.items()) if entry[0] is backend]
@@ -142,7 +142,7 @@ def close_all(belongs: Callable[[Entry], bool]) -> BaseException | None:
             continue
         owner = ref()
         if owner is not None:
-            owner._open = False
+            owner.is_open = False
         try:
             _release(entry)
         except Exception as exc:  # noqa: BLE001 - the first one is returned

@@ -16,7 +16,7 @@ class Storage(Resource):
     def __init__(self, device: Device, nbytes: int) -> None:
         device.use()
         self.device, self.nbytes = device, int(nbytes)
-        self.addr = device._runtime.malloc(self.nbytes, ACL_MEM_MALLOC_HUGE_FIRST) if self.nbytes else 0
+        self.addr = device.runtime.malloc(self.nbytes, ACL_MEM_MALLOC_HUGE_FIRST) if self.nbytes else 0
         self.users = 0  # open tensors viewing this storage
         # streams with queued launches using this memory -> number of the last such launch
         # (pyaclnn._objects.lifetimes): the free waits for them, host reads and writes too

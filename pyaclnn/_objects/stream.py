@@ -29,20 +29,20 @@ class Stream(Resource):
         device: the open Device the stream is created on.
     """
     _what = "Stream"
-    _ctype = "aclrtStream"
+    ctype = "aclrtStream"
     owned = True
 
     def __init__(self, device: Device) -> None:
         need_device(device, "Stream")
         device.use()
         self.device = device
-        self._runtime = device._runtime
-        self._raw = self._runtime.create_stream()
-        self._workspace = [0, 0]  # [address, size], shared with the release function
+        self.runtime = device.runtime
+        self.raw = self.runtime.create_stream()
+        self.workspace_slot = [0, 0]  # [address, size], shared with the release function
         self._ws_lock = threading.Lock()  # two threads may share a Stream: one grows it at a time
-        self._order = _stream_order(device, self._raw)
-        self._own(device.backend, device, "stream", _destroy_stream, device, self._raw, self._workspace,
-                  self._order)
+        self.order = _stream_order(device, self.raw)
+        self._own(device.backend, device, "stream", _destroy_stream, device, self.raw, self.workspace_slot,
+                  self.order)
 
     @classmethod
     def from_handle(cls, handle: Any, device: Device | None = None) -> "Stream":
@@ -70,26 +70,26 @@ class Stream(Resource):
         device = device_arg(device, "Stream.from_handle")
         if not isinstance(handle, int):
             try:
-                handle = device._runtime.pointer_address(handle)
+                handle = device.runtime.pointer_address(handle)
             except TypeError:
                 pass
         if isinstance(handle, bool) or not isinstance(handle, int) or handle <= 0:
             raise TypeError(f"Stream.from_handle takes the stream's address as a positive int, got {handle!r}")
         device.use()
         self = object.__new__(cls)
-        self.device, self._runtime, self.owned = device, device._runtime, False
-        self._raw = self._runtime.handle_from_int(handle)
-        self._workspace = [0, 0]
+        self.device, self.runtime, self.owned = device, device.runtime, False
+        self.raw = self.runtime.handle_from_int(handle)
+        self.workspace_slot = [0, 0]
         self._ws_lock = threading.Lock()
-        self._order = _stream_order(device, self._raw)
-        self._own(device.backend, device, "stream", _forget_stream, device, self._raw, self._workspace,
-                  self._order)
+        self.order = _stream_order(device, self.raw)
+        self._own(device.backend, device, "stream", _forget_stream, device, self.raw, self.workspace_slot,
+                  self.order)
         return self
 
     @property
     def handle(self) -> int:
         """The aclrtStream pointer, as an int."""
-        return self._runtime.as_int(self._raw)
+        return self.runtime.as_int(self.raw)
 
     def synchronize(self) -> None:
         """Wait until everything queued on the stream is done (aclrtSynchronizeStream), then
@@ -100,25 +100,25 @@ class Stream(Resource):
             AclError: a queued kernel failed, e.g. RtAicoreExceptionError (507015) for a tensor
                 over memory that is not allocated.
         """
-        self._check_open()
-        self._order.sync()
+        self.check_open()
+        self.order.sync()
 
     def workspace(self, size: int) -> int:
         """A device buffer of at least ``size`` bytes for the next op on this stream (0 if size is 0)."""
         if size <= 0:
             return 0
-        addr, have = self._workspace  # one list read (atomic): big enough needs no lock
+        addr, have = self.workspace_slot  # one list read (atomic): big enough needs no lock
         if size <= have:
             return addr
         with self._ws_lock:  # read, grow and replace as one step (else a buffer leaks or is freed twice)
-            addr, have = self._workspace
+            addr, have = self.workspace_slot
             if size > have:
                 self.device.use()
-                new = self._runtime.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
-                self._workspace[:] = [new, size]
+                new = self.runtime.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
+                self.workspace_slot[:] = [new, size]
                 if addr:  # a queued op may still use the old one: free it once the stream passed it
-                    _streamorder.release_after(self._order, free_now, self.device, addr)
-            return self._workspace[0]
+                    _streamorder.release_after(self.order, free_now, self.device, addr)
+            return self.workspace_slot[0]
 
     def __repr__(self) -> str:
         borrowed = "" if self.owned else " (borrowed)"
@@ -131,7 +131,7 @@ def _stream_order(device: Device, raw: Any) -> _streamorder.Order:
     must not keep it alive)."""
     def sync() -> None:
         device.use()
-        device._runtime.synchronize_stream(raw)
+        device.runtime.synchronize_stream(raw)
         _streamorder.passed(order)
     order = _streamorder.Order(sync)
     return order
@@ -140,7 +140,7 @@ def _stream_order(device: Device, raw: Any) -> _streamorder.Order:
 
 def _destroy_stream(device: Device, raw: Any, workspace: list[int], order: _streamorder.Order) -> None:
     device.use()
-    runtime = device._runtime
+    runtime = device.runtime
     try:
         runtime.synchronize_stream(raw)
     finally:
@@ -163,12 +163,12 @@ def _forget_stream(device: Device, raw: Any, workspace: list[int], order: _strea
     device.use()
     try:
         if not order.idle:
-            device._runtime.synchronize_stream(raw)
+            device.runtime.synchronize_stream(raw)
     finally:
         try:
             if workspace[0]:
                 addr, workspace[:] = workspace[0], [0, 0]
-                device._runtime.free(addr)
+                device.runtime.free(addr)
         finally:
             _streamorder.passed(order)
 

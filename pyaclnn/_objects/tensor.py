@@ -65,12 +65,12 @@ class Tensor(Resource):
                [3., 5.]], dtype=float32)
     """
     _what = "Tensor"
-    _ctype = "aclTensor *"
+    ctype = "aclTensor *"
 
     def __init__(self, storage: Storage, shape: Sequence[int], dtype: Any,
                  strides: Sequence[int] | None = None, offset: int = 0) -> None:
-        if not storage._open:
-            storage._check_open()  # raises
+        if not storage.is_open:
+            storage.check_open()  # raises
         device = storage.device
         device.use()
         self.storage, self.device = storage, device
@@ -79,13 +79,13 @@ class Tensor(Resource):
         contiguous = contiguous_strides(shape)
         self.strides = strides = contiguous if strides is None else tuple(map(int, strides))
         self.offset = offset = int(offset)
-        self._runtime = runtime = device._runtime
+        self.runtime = runtime = device.runtime
         item = dtype.itemsize
         whole = offset == 0 and strides == contiguous and math.prod(shape) * item == storage.nbytes
-        self._raw = runtime.create_tensor(shape, acl_dtype, strides, offset, ACL_FORMAT_ND,
+        self.raw = runtime.create_tensor(shape, acl_dtype, strides, offset, ACL_FORMAT_ND,
                                           shape if whole else (storage.nbytes // item,), storage.addr)
         storage.users += 1
-        self._own(device.backend, device, "tensor", _destroy_tensor, runtime, self._raw, storage)
+        self._own(device.backend, device, "tensor", _destroy_tensor, runtime, self.raw, storage)
 
     # -- factories ---------------------------------------------------------------------------
     @classmethod
@@ -130,7 +130,7 @@ class Tensor(Resource):
         t = cls._allocate(shape, dtype, device, "Tensor.zeros")
         if t.storage.nbytes:
             try:
-                t._runtime.memset(t.storage.addr, t.storage.nbytes, 0, t.storage.nbytes)
+                t.runtime.memset(t.storage.addr, t.storage.nbytes, 0, t.storage.nbytes)
             except BaseException:
                 t.close()  # a factory that fails half-way releases what it made now, not at GC
                 raise
@@ -169,7 +169,7 @@ class Tensor(Resource):
             t = cls.empty(array.shape, array.dtype, device)
             if array.nbytes:
                 try:
-                    t._runtime.memcpy(t.storage.addr, t.storage.nbytes, np.ascontiguousarray(array),
+                    t.runtime.memcpy(t.storage.addr, t.storage.nbytes, np.ascontiguousarray(array),
                                       array.nbytes, ACL_MEMCPY_HOST_TO_DEVICE)
                 except BaseException:
                     t.close()
@@ -178,7 +178,7 @@ class Tensor(Resource):
         span, first = host_span(array)
         storage = Storage(device, span.nbytes)
         try:
-            device._runtime.memcpy(storage.addr, storage.nbytes, span, span.nbytes, ACL_MEMCPY_HOST_TO_DEVICE)
+            device.runtime.memcpy(storage.addr, storage.nbytes, span, span.nbytes, ACL_MEMCPY_HOST_TO_DEVICE)
         except BaseException:
             storage.close()
             raise
@@ -258,7 +258,7 @@ class Tensor(Resource):
     def __dlpack_device__(self) -> tuple[int, int]:
         """(kDLCPU, 0) on the NumPy backend, whose device memory is host memory; on an Ascend
         device (kDLExtDev, device id): DLPack has no Ascend device type."""
-        self._check_open()
+        self.check_open()
         if self.device.backend.name == "numpy":
             return (KDL_CPU, 0)
         return (KDL_EXT_DEV, self.device.id)
@@ -275,12 +275,12 @@ class Tensor(Resource):
         not host memory and no DLPack consumer can read it: BufferError (use ``numpy()`` for a
         host copy).
         """
-        self._check_open()
+        self.check_open()
         if self.device.backend.name != "numpy":
             raise BufferError("a pyaclnn Tensor on an Ascend device is device memory, which DLPack consumers "
                               "cannot read: use t.numpy() (or np.asarray(t)) for a host copy")
         _streamorder.wait_for(self.storage.uses)  # queued launches using it finish first: shared memory
-        runtime = cast("HostRuntime", self.device._runtime)  # the numpy backend's: device memory is host memory
+        runtime = cast("HostRuntime", self.device.runtime)  # the numpy backend's: device memory is host memory
         view = runtime.host_view(self.storage.addr, self.shape, self.dtype, self.strides, self.offset)
         if view is None:  # no C call failed: nothing to export (DLPack's error, as on a device)
             raise BufferError(f"Tensor.__dlpack__: the tensor's memory at {self.storage.addr:#x} (offset "
@@ -305,8 +305,8 @@ class Tensor(Resource):
     @property
     def handle(self) -> int:
         """The aclTensor pointer, as an int."""
-        self._check_open()
-        return self._runtime.as_int(self._raw)
+        self.check_open()
+        return self.runtime.as_int(self.raw)
 
     @property
     def data_ptr(self) -> int:
@@ -331,7 +331,7 @@ class Tensor(Resource):
         Raises:
             ClosedError: the tensor is closed.
         """
-        self._check_open()
+        self.check_open()
         out = np.empty(self.shape, self.dtype)
         if out.size == 0:
             return out
@@ -341,7 +341,7 @@ class Tensor(Resource):
         lo, hi = extent(self.shape, self.strides)
         nbytes = (hi - lo + 1) * item
         raw = np.empty(nbytes, np.uint8)
-        self._runtime.memcpy(raw, nbytes, self.storage.addr + (self.offset + lo) * item, nbytes,
+        self.runtime.memcpy(raw, nbytes, self.storage.addr + (self.offset + lo) * item, nbytes,
                              ACL_MEMCPY_DEVICE_TO_HOST)
         out[...] = np.ndarray(self.shape, self.dtype, buffer=raw, offset=-lo * item,
                               strides=[s * item for s in self.strides])
@@ -365,7 +365,7 @@ class Tensor(Resource):
             ValueError: ``array`` does not broadcast to the tensor's shape.
             ClosedError: the tensor is closed.
         """
-        self._check_open()
+        self.check_open()
         src = np.broadcast_to(np.asarray(host_array(array), dtype=self.dtype), self.shape)
         if self.size == 0:
             return
@@ -377,19 +377,19 @@ class Tensor(Resource):
         start = self.storage.addr + (self.offset + lo) * item
         if self.is_contiguous():
             data = np.ascontiguousarray(src)
-            self._runtime.memcpy(start, nbytes, data, nbytes, ACL_MEMCPY_HOST_TO_DEVICE)
+            self.runtime.memcpy(start, nbytes, data, nbytes, ACL_MEMCPY_HOST_TO_DEVICE)
             return
         raw = np.empty(nbytes, np.uint8)  # read-modify-write the span the view touches
-        self._runtime.memcpy(raw, nbytes, start, nbytes, ACL_MEMCPY_DEVICE_TO_HOST)
+        self.runtime.memcpy(raw, nbytes, start, nbytes, ACL_MEMCPY_DEVICE_TO_HOST)
         np.ndarray(self.shape, self.dtype, buffer=raw, offset=-lo * item,
                    strides=[s * item for s in self.strides])[...] = src
-        self._runtime.memcpy(start, nbytes, raw, nbytes, ACL_MEMCPY_HOST_TO_DEVICE)
+        self.runtime.memcpy(start, nbytes, raw, nbytes, ACL_MEMCPY_HOST_TO_DEVICE)
 
     # -- views ---------------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> "Tensor":
         """Basic indexing (ints, negative ints, slices with steps, ``...``, ``None``) as a view of
         the same storage, computed from shape and strides alone (all ints give a 0-d view)."""
-        self._check_open()
+        self.check_open()
         shape, strides, delta = index_view(self.shape, self.strides, key)
         return Tensor(self.storage, shape, self.dtype, strides, self.offset + delta)
 
@@ -405,7 +405,7 @@ class Tensor(Resource):
         Raises:
             ValueError: ``axes`` is not a permutation of the dimensions.
         """
-        self._check_open()
+        self.check_open()
         order = list(axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes) \
             or list(range(self.ndim))[::-1]
         if sorted(order) != list(range(self.ndim)):

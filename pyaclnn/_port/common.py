@@ -20,7 +20,7 @@ Buffer = Any  # a host buffer (NumPy array, bytearray, torch CPU tensor...) or a
 
 def active_runtime() -> "Runtime":
     # The backend's fast path; after a fork the backend is forgotten, so current() raises.
-    return (_backend._current or _backend.current()).runtime
+    return (_backend.active or _backend.current()).runtime
 
 
 def data_type_arg(api: str, value: Any) -> int:

@@ -65,8 +65,8 @@ def test_add_through_pyaclnn_acl_as_the_cann_sample(device_acl):
     alpha = acl.aclCreateScalar(1.2, acl.ACL_FLOAT)
     ws_size, executor = acl.aclnnAddGetWorkspaceSize(tx, ty, alpha, tout)
     ws = acl.aclrtMalloc(ws_size, acl.ACL_MEM_MALLOC_HUGE_FIRST) if ws_size else None
-    acl.aclnnAdd(ws, ws_size, executor, stream._raw)
-    acl.aclrtSynchronizeStream(stream._raw)
+    acl.aclnnAdd(ws, ws_size, executor, stream.raw)
+    acl.aclrtSynchronizeStream(stream.raw)
     out = np.zeros_like(x)
     acl.aclrtMemcpy(out, out.nbytes, aout, out.nbytes, acl.ACL_MEMCPY_DEVICE_TO_HOST)
     expected = torch.add(torch.from_numpy(x), torch.from_numpy(y), alpha=float(np.float32(1.2)))
@@ -174,8 +174,8 @@ def test_custom_package_op_through_acl_and_the_generic_object(device_acl, custom
     x, y = np.arange(6, dtype=np.float16), np.full(6, 0.25, np.float16)
     (tx, ax), (ty, ay), (tz, az) = _acl_tensor(x), _acl_tensor(y), _acl_tensor(np.zeros_like(x))
     size, executor = acl.aclnnAddCustomGetWorkspaceSize(tx, ty, tz)
-    acl.aclnnAddCustom(None, size, executor, stream._raw)
-    acl.aclrtSynchronizeStream(stream._raw)
+    acl.aclnnAddCustom(None, size, executor, stream.raw)
+    acl.aclrtSynchronizeStream(stream.raw)
     out = np.zeros_like(x)
     acl.aclrtMemcpy(out, out.nbytes, az, out.nbytes, acl.ACL_MEMCPY_DEVICE_TO_HOST)
     assert out.tolist() == (torch.from_numpy(x) + torch.from_numpy(y)).tolist()
@@ -230,9 +230,9 @@ def test_arguments_are_checked_against_the_signature(backend):
     with pytest.raises(TypeError, match=r"reduction \(int64_t\) must be an int, got float 1.0"):
         pyaclnn.Op("MseLossBackward", x, x, x, 1.0, x)
     with pytest.raises(TypeError, match=r"reduction \(int64_t\) must be an int, got str 'mean'"):
-        acl.aclnnMseLossBackwardGetWorkspaceSize(x._raw, x._raw, x._raw, "mean", x._raw)
+        acl.aclnnMseLossBackwardGetWorkspaceSize(x.raw, x.raw, x.raw, "mean", x.raw)
     with pytest.raises(ValueError, match=r"reduction \(int64_t\) = 9223372036854775808 is out of the int64_t range"):
-        acl.aclnnMseLossBackwardGetWorkspaceSize(x._raw, x._raw, x._raw, 2 ** 63, x._raw)
+        acl.aclnnMseLossBackwardGetWorkspaceSize(x.raw, x.raw, x.raw, 2 ** 63, x.raw)
 
 
 def test_value_types_of_found_operators_are_checked_from_their_headers(device_acl):
@@ -651,7 +651,7 @@ def test_a_python_object_where_a_handle_goes_names_the_parameter_on_both_backend
     t = pyaclnn.Tensor.from_numpy(x)
     with pytest.raises(TypeError, match=r"^aclnnMseLossBackwardGetWorkspaceSize: self \(const aclTensor \*\) "
                                         r"takes an aclTensor handle \(acl.aclCreateTensor\), .*; got ndarray "):
-        acl.aclnnMseLossBackwardGetWorkspaceSize(t._raw, x, t._raw, 1, t._raw)
+        acl.aclnnMseLossBackwardGetWorkspaceSize(t.raw, x, t.raw, 1, t.raw)
     with pytest.raises(pyaclnn.AclError):
         acl.aclnnMseLossBackward(None, 0, None, None)
     t.close()

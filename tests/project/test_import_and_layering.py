@@ -21,7 +21,7 @@ def test_import_loads_no_native_library_and_no_cffi():
             "bad = [n for n in ('libascendcl', 'libacl_rt', 'libnnopbase', 'libopapi') if n in maps]\n"
             "assert not bad, bad\n"
             "assert 'cffi' not in sys.modules and '_cffi_backend' not in sys.modules, 'cffi imported'\n"
-            "assert pyaclnn._objects.backend._current is None, 'backend chosen at import'\n"
+            "assert pyaclnn._objects.backend.active is None, 'backend chosen at import'\n"
             "print('ok')")
     result = run(code, PYACLNN_BACKEND="auto")
     assert result.returncode == 0 and "ok" in result.stdout, result.stderr

@@ -327,7 +327,7 @@ def s_destroy_stream_on_device_close(emu, c: Case) -> None:
     # the device reset, and the error is raised.
     dev = pyaclnn.Device(0)
     stream = dev.create_stream()
-    raw = stream._raw  # noqa: SLF001 - to destroy the stream the runtime refused to destroy
+    raw = stream.raw  # noqa: SLF001 - to destroy the stream the runtime refused to destroy
     event = dev.create_event()
     t = pyaclnn.Tensor.from_numpy(np.ones(8, F32), dev)
     ex = pyaclnn.MseLossBackward(t, t, t, "sum", pyaclnn.Tensor.zeros(8, device=dev))
@@ -344,7 +344,7 @@ def s_destroy_stream_on_device_close(emu, c: Case) -> None:
 def s_destroy_event(emu, c: Case) -> None:
     with pyaclnn.Device(0) as dev:
         ev = dev.create_event()
-        raw = ev._raw  # noqa: SLF001
+        raw = ev.raw  # noqa: SLF001
         expect_fault(emu, c.func, c.status, ev.close)
         assert ev.closed
         acl.aclrtDestroyEvent(raw)
@@ -365,7 +365,7 @@ def s_reset_device(emu, c: Case) -> None:
 def s_destroy_tensor(emu, c: Case) -> None:
     with pyaclnn.Device(0):
         t = pyaclnn.Tensor.from_numpy(np.ones(8, F32))
-        raw, before = t._raw, live(emu)  # noqa: SLF001
+        raw, before = t.raw, live(emu)  # noqa: SLF001
         expect_fault(emu, c.func, c.status, t.close)
         after = live(emu)
         assert after["device_alloc"] == before["device_alloc"] - 1  # the memory is freed anyway
@@ -380,7 +380,7 @@ def s_destroy_private_descriptor(emu, c: Case) -> None:
         dargs, _ = device_args("MseLossBackward")
         ex = pyaclnn.Executor.from_args("MseLossBackward", dargs, repeatable=True)
         ex.run(stream)
-        descriptors = [h for kind, h in ex._planned.owned if kind == "tensor"]  # noqa: SLF001
+        descriptors = [h for kind, h in ex.planned.owned if kind == "tensor"]  # noqa: SLF001
         before = live(emu)
         expect_fault(emu, c.func, c.status, ex.close)
         after = live(emu)
@@ -440,16 +440,16 @@ def s_release_fails_too(emu, c: Case) -> None:
         if c.func.endswith("GetWorkspaceSize"):
             action = lambda: pyaclnn.Executor.from_args("GroupNormBackward", dargs)  # noqa: E731
             masks = []
-            real = dev._runtime.create_bool_array  # noqa: SLF001 - to learn the handle it makes
-            dev._runtime.create_bool_array = lambda v: masks.append(real(v)) or masks[-1]
+            real = dev.runtime.create_bool_array  # noqa: SLF001 - to learn the handle it makes
+            dev.runtime.create_bool_array = lambda v: masks.append(real(v)) or masks[-1]
             try:
                 emu.fail("aclDestroyBoolArray", 161002, 0, 1)
                 expect_fault(emu, c.func, c.status, action)
             finally:
-                del dev._runtime.create_bool_array
+                del dev.runtime.create_bool_array
         else:
             ex = pyaclnn.Executor.from_args("GroupNormBackward", dargs)
-            masks = [h for kind, h in ex._planned.owned if kind == "bool_array"]  # noqa: SLF001
+            masks = [h for kind, h in ex.planned.owned if kind == "bool_array"]  # noqa: SLF001
             emu.fail("aclDestroyBoolArray", 161002, 0, 1)
             expect_fault(emu, c.func, c.status, lambda: ex.run(stream))
         assert emu.calls("aclDestroyBoolArray") == 1
@@ -477,7 +477,7 @@ def s_destroy_executor(emu, c: Case) -> None:
             ex = pyaclnn.Executor.from_args("MseLossBackward", dargs, repeatable)
             if repeatable:
                 ex.run(stream)
-            raw = ex._planned.handle  # noqa: SLF001 - to free the executor the runtime kept
+            raw = ex.planned.handle  # noqa: SLF001 - to free the executor the runtime kept
             before = live(emu)
             expect_fault(emu, c.func, c.status, ex.close)
             after = live(emu)
@@ -537,7 +537,7 @@ def s_destroy_bool_array(emu, c: Case) -> None:
     with pyaclnn.Device(0) as dev, dev.create_stream() as stream:
         dargs, outs = device_args("GroupNormBackward")
         ex = pyaclnn.Executor.from_args("GroupNormBackward", dargs)
-        mask = next(h for kind, h in ex._planned.owned if kind == "bool_array")  # noqa: SLF001
+        mask = next(h for kind, h in ex.planned.owned if kind == "bool_array")  # noqa: SLF001
         before = live(emu)
         expect_fault(emu, c.func, c.status, lambda: ex.run(stream))
         assert live(emu)["bool_array"] == before["bool_array"]  # refused: still live

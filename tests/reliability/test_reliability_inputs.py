@@ -64,12 +64,12 @@ class Backends:
 
 @contextmanager
 def active(backend: Any) -> Iterator[None]:
-    saved = _backend._current
-    _backend._current = backend
+    saved = _backend.active
+    _backend.active = backend
     try:
         yield
     finally:
-        _backend._current = saved
+        _backend.active = saved
 
 
 @pytest.fixture

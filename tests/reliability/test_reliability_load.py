@@ -83,10 +83,10 @@ def test_100k_operator_calls_leak_nothing(backend, capsys):
                 pyaclnn.mse_loss_backward(g, x, y)
 
         def c_layer(n: int) -> None:
-            handles = (tg._raw, tx._raw, ty._raw, 1, out._raw)  # noqa: SLF001 - raw aclTensor handles
+            handles = (tg.raw, tx.raw, ty.raw, 1, out.raw)  # noqa: SLF001 - raw aclTensor handles
             for _ in range(n):
                 ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(*handles)
-                acl.aclnnMseLossBackward(stream.workspace(ws), ws, ex, stream._raw)  # noqa: SLF001
+                acl.aclnnMseLossBackward(stream.workspace(ws), ws, ex, stream.raw)  # noqa: SLF001
 
         def refused(n: int) -> None:
             for _ in range(n):

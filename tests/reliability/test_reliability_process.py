@@ -62,9 +62,9 @@ def live_now():
         live = {{k: emu.live(k) for k in LIVE_KINDS + ("init",)}}
         return live, emu.misuse(), emu.last_misuse()
     from pyaclnn._objects import backend as _backend
-    if _backend._current is None:  # a child forked after initialisation has no backend
+    if _backend.active is None:  # a child forked after initialisation has no backend
         return {{}}, 0, ""
-    return _backend._current.runtime.live_counts(), 0, ""
+    return _backend.active.runtime.live_counts(), 0, ""
 
 def report():
     live, misuse, last = live_now() if "pyaclnn" in sys.modules else ({{}}, 0, "")

@@ -85,7 +85,7 @@ def _acl_overhead(quick: bool, json_path: str | None) -> int:
 def _force_reference_backend() -> str | None:
     """Select the NumPy backend for this process; an error text if another one is already in use."""
     from ..._objects import backend as _backend
-    current = _backend._current
+    current = _backend.active
     if current is None:
         os.environ["PYACLNN_BACKEND"] = "numpy"
         return None

@@ -174,7 +174,7 @@ def case(N: int, C: int) -> Case:
         # cross_entropy = nll_loss(log_softmax(z)); its backward is this pair of aten kernels.
         g = torch.ops.aten.nll_loss_backward(t["grad_loss"], t["log_prob"], t["target"], None, 1, -100,
                                              t["total_weight"])
-        return torch.ops.aten._log_softmax_backward_data(g, t["log_prob"], 1, torch.float32)
+        return torch.ops.aten._log_softmax_backward_data(g, t["log_prob"], 1, torch.float32)  # private: aten's kernel
 
     def plan_pyaclnn(t: dict[str, Any], outs: list[Any]) -> Any:
         return CrossEntropyLossGrad(t["grad_loss"], t["log_prob"], t["target"], reduction="mean", out=outs[0])
@@ -188,7 +188,7 @@ def case(N: int, C: int) -> Case:
         import torch
         g = torch.ops.aten.nll_loss_backward.grad_input(t["grad_loss"], t["log_prob"], t["target"], None, 1,
                                                         -100, t["total_weight"], grad_input=outs[1])
-        return torch.ops.aten._log_softmax_backward_data.out(g, t["log_prob"], 1, torch.float32, out=outs[0])
+        return torch.ops.aten._log_softmax_backward_data.out(g, t["log_prob"], 1, torch.float32, out=outs[0])  # private: aten's kernel
 
     return Case(ALIAS, f"{OP} N={N} C={C} mean",
                 {"N": N, "C": C, "reduction": "mean", "target_dtype": "int64", "weight": None},

@@ -129,7 +129,7 @@ def case(shape: tuple[int, ...]) -> Case:
         # The kernel returns the weight gradient at the input's shape; autograd then sums it to
         # the weight's shape (sum_to_size). Both are needed for the same two outputs.
         import torch
-        gi, gw = torch.ops.aten._prelu_kernel_backward(t["dy"], t["x"], t["weight"].view(per_channel))
+        gi, gw = torch.ops.aten._prelu_kernel_backward(t["dy"], t["x"], t["weight"].view(per_channel))  # private: aten's kernel
         return gi, gw.sum(dim=other_dims)
 
     def plan_pyaclnn(t: dict[str, Any], outs: list[Any]) -> Any:
