@@ -25,6 +25,7 @@ from pyaclnn import acl, errors
 from pyaclnn._functions import functional as _functional
 
 from conftest import headers_package, live_handles, subprocess_env
+from helpers.oracles import ce_oracle  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 F32 = np.float32
@@ -181,16 +182,6 @@ def test_ops_without_a_match_when_everything_was_found_explains_the_pattern(emul
     assert main(["ops", "NoSuchOperator"]) == 1
     err = capsys.readouterr().err
     assert "found no" not in err and "PATTERN is a name substring or a shell pattern" in err
-
-
-# -- cross-entropy 'mean' / 'sum' read grad_loss[0] only (ops.md §3.1) --------------------------------
-def ce_oracle(g0: float, log_prob: np.ndarray, target: np.ndarray, weight: np.ndarray, reduction: str) -> np.ndarray:
-    torch = pytest.importorskip("torch")
-    z = torch.from_numpy(log_prob.astype(np.float64)).requires_grad_()
-    loss = torch.nn.functional.cross_entropy(z, torch.from_numpy(target), weight=torch.from_numpy(
-        weight.astype(np.float64)), reduction=reduction)
-    loss.backward(torch.tensor(g0, dtype=torch.float64))  # the scalar loss's gradient: grad_loss[0]
-    return z.grad.numpy()
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum"])

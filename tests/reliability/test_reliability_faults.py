@@ -22,6 +22,7 @@ import pytest
 import pyaclnn
 from pyaclnn import acl
 from pyaclnn.errors import class_for_status
+from helpers.threads import in_thread  # noqa: E402
 
 F32 = np.float32
 KINDS = ("tensor", "bool_array", "executor", "stream", "event", "device_alloc", "host_alloc",
@@ -54,25 +55,6 @@ def expect_fault(emu, func: str, status: int, action: Callable[[], Any], *, skip
         err.cann_message
     assert func in str(err)  # the message names the C function
     return err
-
-
-def in_thread(fn: Callable[[], Any]) -> Any:
-    """Run ``fn`` in a new thread; return its result or re-raise its exception here."""
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller
-            box["error"] = exc
-
-    t = threading.Thread(target=target)
-    t.start()
-    t.join(30)
-    assert not t.is_alive(), "thread hung"
-    if "error" in box:
-        raise box["error"]
-    return box.get("value")
 
 
 def host_args(op: str) -> tuple:
