@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
 
 import numpy as np
 
-from .._objects import lifetimes as _streamorder
+from .._objects import lifetimes
 from .._objects.device import default_device
 from .._objects.stream import default_stream
 from .._objects.executor import Executor
@@ -163,7 +163,7 @@ def run_call(backend: Backend, op: str, args: tuple) -> Callable[[tuple], None] 
                 made.append(t)
                 tensor_args[i] = t
             elif isinstance(a, Tensor):  # used on the default stream: its queued launches finish first
-                _streamorder.wait_for(a.storage.uses)
+                lifetimes.wait_for(a.storage.uses)
         stream = default_stream(device)
         with Executor.from_args(op, tensor_args) as executor:
             if host is not None:

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import backend as _backend
 from . import current as _current
-from . import lifetimes as _streamorder
+from . import lifetimes
 from .resource import Resource, close_all
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import lifetimes as _streamorder
+from . import lifetimes
 from .device import Device, need_device
 from .resource import Resource
 from .stream import Stream
@@ -27,7 +27,7 @@ class Event(Resource):
         self.device = device
         self.runtime = device.runtime
         self.raw = self.runtime.create_event()
-        self._mark: tuple[_streamorder.Order, int] | None = None  # (stream, launches) at the record
+        self._mark: tuple[lifetimes.Order, int] | None = None  # (stream, launches) at the record
         self._own(device.backend, device, "event", _destroy_event, device, self.raw)
 
     @property
@@ -61,7 +61,7 @@ class Event(Resource):
         self.device.use()
         self.runtime.synchronize_event(self.raw)
         if self._mark is not None:
-            _streamorder.passed(*self._mark)
+            lifetimes.passed(*self._mark)
 
     def elapsed_ms(self, end: "Event") -> float:
         """Milliseconds from this event to ``end`` (aclrtEventElapsedTime); both recorded.

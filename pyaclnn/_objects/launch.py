@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import lifetimes as _streamorder
+from . import lifetimes
 from ..errors import ClosedError
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ class Planned:
         self.handle: Any = None
         self.repeatable = False
         self.tensors: list[Any] = tensors if tensors is not None else []
-        self.uses: list[dict] = _streamorder.uses_of(self.tensors)
+        self.uses: list[dict] = lifetimes.uses_of(self.tensors)
         self.owned: list[tuple[str, Any]] = []
         self.descriptors: dict[int, Any] = {}
 
@@ -128,7 +128,7 @@ def not_run(runtime: Runtime, op: str, exc: BaseException) -> bool:
 
 
 def launch(runtime: Runtime, op: str, planned: Planned | None, workspace: Any, size: int, executor: Any, stream: Any,
-           order: _streamorder.Order | None, extra: tuple = ()) -> None:
+           order: lifetimes.Order | None, extra: tuple = ()) -> None:
     """aclnn<op>(workspace, size, executor, <extra>, stream): phase 2, for every layer.
 
     ``planned`` describes ``executor`` (None: an executor pyaclnn did not plan, launched as
@@ -160,6 +160,6 @@ def launch(runtime: Runtime, op: str, planned: Planned | None, workspace: Any, s
                 planned.release(runtime, quiet=True)
             raise
     if order is not None:  # what the launch uses outlives it
-        _streamorder.launched(order, planned.uses)
+        lifetimes.launched(order, planned.uses)
     if not planned.repeatable:
         planned.release(runtime)

@@ -1,7 +1,7 @@
 """Storage: one aclrtMalloc allocation that tensors view; freed when its last tensor is closed, once the streams that use it have passed it."""
 from __future__ import annotations
 
-from . import lifetimes as _streamorder
+from . import lifetimes
 from .device import Device, free_now
 from .resource import Resource
 from .._core.constants import ACL_MEM_MALLOC_HUGE_FIRST
@@ -20,7 +20,7 @@ class Storage(Resource):
         self.users = 0  # open tensors viewing this storage
         # streams with queued launches using this memory -> number of the last such launch
         # (pyaclnn._objects.lifetimes): the free waits for them, host reads and writes too
-        self.uses: dict[_streamorder.Order, int] = {}
+        self.uses: dict[lifetimes.Order, int] = {}
         self._own(device.backend, device, "storage", _free, device, self.addr, self.uses)
 
     @classmethod
@@ -44,4 +44,4 @@ def _forget() -> None:
 
 def _free(device: Device, addr: int, uses: dict) -> None:
     if addr:  # aclrtFree does not wait for queued work: the free waits for the streams instead
-        _streamorder.free_after_uses(uses, free_now, device, addr)
+        lifetimes.free_after_uses(uses, free_now, device, addr)

@@ -6,7 +6,7 @@ import weakref
 from typing import Any
 
 from .._core.constants import ACL_MEM_MALLOC_HUGE_FIRST
-from . import lifetimes as _streamorder
+from . import lifetimes
 from .device import Device, device_arg, free_now, need_device
 from .resource import Resource
 
@@ -117,7 +117,7 @@ class Stream(Resource):
                 new = self.runtime.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
                 self.workspace_slot[:] = [new, size]
                 if addr:  # a queued op may still use the old one: free it once the stream passed it
-                    _streamorder.release_after(self.order, free_now, self.device, addr)
+                    lifetimes.release_after(self.order, free_now, self.device, addr)
             return self.workspace_slot[0]
 
     def __repr__(self) -> str:
@@ -125,20 +125,20 @@ class Stream(Resource):
         return f"<pyaclnn.Stream {'closed' if self.closed else hex(self.handle)}{borrowed} on device {self.device.id}>"
 
 
-def _stream_order(device: Device, raw: Any) -> _streamorder.Order:
+def _stream_order(device: Device, raw: Any) -> lifetimes.Order:
     """The stream's launch bookkeeping; its ``sync`` is aclrtSynchronizeStream on ``raw``, then
     the deferred frees (no reference to the Stream object: storages that remember the stream
     must not keep it alive)."""
     def sync() -> None:
         device.use()
         device.runtime.synchronize_stream(raw)
-        _streamorder.passed(order)
-    order = _streamorder.Order(sync)
+        lifetimes.passed(order)
+    order = lifetimes.Order(sync)
     return order
 
 
 
-def _destroy_stream(device: Device, raw: Any, workspace: list[int], order: _streamorder.Order) -> None:
+def _destroy_stream(device: Device, raw: Any, workspace: list[int], order: lifetimes.Order) -> None:
     device.use()
     runtime = device.runtime
     try:
@@ -152,10 +152,10 @@ def _destroy_stream(device: Device, raw: Any, workspace: list[int], order: _stre
                     addr, workspace[:] = workspace[0], [0, 0]
                     runtime.free(addr)
             finally:
-                _streamorder.passed(order)
+                lifetimes.passed(order)
 
 
-def _forget_stream(device: Device, raw: Any, workspace: list[int], order: _streamorder.Order) -> None:
+def _forget_stream(device: Device, raw: Any, workspace: list[int], order: lifetimes.Order) -> None:
     """Release a borrowed stream: never destroyed; pyaclnn's workspace and deferred frees go
     once the stream has passed pyaclnn's launches."""
     if order.idle and not workspace[0]:
@@ -170,7 +170,7 @@ def _forget_stream(device: Device, raw: Any, workspace: list[int], order: _strea
                 addr, workspace[:] = workspace[0], [0, 0]
                 device.runtime.free(addr)
         finally:
-            _streamorder.passed(order)
+            lifetimes.passed(order)
 
 
 Device.stream_class = Stream

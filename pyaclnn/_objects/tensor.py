@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Sequence, cast
 import numpy as np
 
 from . import backend as _backend
-from . import lifetimes as _streamorder
+from . import lifetimes
 from .device import Device, device_arg, free_now
 from .interop import KDL_CPU, host_array, to_dlpack
 from .resource import Resource
@@ -279,7 +279,7 @@ class Tensor(Resource):
         if self.device.backend.name != "numpy":
             raise BufferError("a pyaclnn Tensor on an Ascend device is device memory, which DLPack consumers "
                               "cannot read: use t.numpy() (or np.asarray(t)) for a host copy")
-        _streamorder.wait_for(self.storage.uses)  # queued launches using it finish first: shared memory
+        lifetimes.wait_for(self.storage.uses)  # queued launches using it finish first: shared memory
         runtime = cast("HostRuntime", self.device.runtime)  # the numpy backend's: device memory is host memory
         view = runtime.host_view(self.storage.addr, self.shape, self.dtype, self.strides, self.offset)
         if view is None:  # no C call failed: nothing to export (DLPack's error, as on a device)
@@ -335,7 +335,7 @@ class Tensor(Resource):
         out = np.empty(self.shape, self.dtype)
         if out.size == 0:
             return out
-        _streamorder.wait_for(self.storage.uses)  # queued launches writing it finish first
+        lifetimes.wait_for(self.storage.uses)  # queued launches writing it finish first
         self.device.use()
         item = self.dtype.itemsize
         lo, hi = extent(self.shape, self.strides)
@@ -369,7 +369,7 @@ class Tensor(Resource):
         src = np.broadcast_to(np.asarray(host_array(array), dtype=self.dtype), self.shape)
         if self.size == 0:
             return
-        _streamorder.wait_for(self.storage.uses)  # queued launches using it finish first
+        lifetimes.wait_for(self.storage.uses)  # queued launches using it finish first
         self.device.use()
         item = self.dtype.itemsize
         lo, hi = extent(self.shape, self.strides)
