@@ -5,7 +5,7 @@ On the reference backend, each case is timed with tracking off, then on, batch a
 one process (interleaved, so load on the machine hits both alike), in CPU time of this process
 (time.process_time: time spent waiting for a core is not counted). Reported: the minimum over
 batches of the mean time per call, and the ratio on/off. Tracking records the user's line
-(pyaclnn._sites.user_site) for each handle, allocation and object made; ``run()`` of a planned
+(pyaclnn._core.sites.user_site) for each handle, allocation and object made; ``run()`` of a planned
 executor and the NumPy-in/NumPy-out functions make none on this backend.
 
 Usage:
@@ -27,7 +27,10 @@ os.environ["PYACLNN_BACKEND"] = "numpy"
 import numpy as np  # noqa: E402
 
 import pyaclnn  # noqa: E402
-from pyaclnn import _backend, _resource, _sites, acl  # noqa: E402
+from pyaclnn import acl
+from pyaclnn._objects import backend as _backend
+from pyaclnn._objects import resource as _resource
+from pyaclnn._core import sites as _sites  # noqa: E402
 
 
 def cases() -> tuple[dict[str, tuple[Callable[[], None], int]], Callable[[], None]]:

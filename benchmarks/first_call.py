@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Host cost of a first call: a NumPy-in/out function on argument metadata it has not seen.
 
-A repeated call with the same metadata reuses what the first one worked out (pyaclnn._hostcall:
+A repeated call with the same metadata reuses what the first one worked out (pyaclnn._functions.hostcall:
 the backend's memo table); a caller whose shapes vary makes first calls only. Here the memo table
 is cleared before each call (``call_memos``, or ``host_plans`` in the code before issue 18, so
 the script runs against an older checkout for an A/B: ``PYTHONPATH=<checkout> python
@@ -26,7 +26,7 @@ os.environ.setdefault("PYACLNN_BACKEND", "numpy")
 import numpy as np  # noqa: E402
 
 import pyaclnn  # noqa: E402
-import pyaclnn._backend  # noqa: E402
+import pyaclnn._objects.backend  # noqa: E402
 
 CLOCK = time.thread_time
 
@@ -63,7 +63,7 @@ CASES = {"MseLossBackward": _mse, "GroupNormBackward": _group_norm,
 
 def _memos() -> dict:
     """The backend's table of what first calls worked out (its name differs between versions)."""
-    backend = pyaclnn._backend.current()
+    backend = pyaclnn._objects.backend.current()
     for name in ("call_memos", "host_plans"):
         if hasattr(backend, name):
             return getattr(backend, name)

@@ -109,12 +109,12 @@ def main(argv: list[str]) -> int:
         for t in (tg, tx, ty, out):
             t.close()
     results["numpy-io"] = timed(lambda: pyaclnn.mse_loss_backward(g, x, y, "none"), args.batches, args.calls)
-    runtime = pyaclnn._backend.current().runtime
+    runtime = pyaclnn._objects.backend.current().runtime
     if hasattr(runtime, "queues"):  # the device model's own cost per launch
         with pyaclnn.Device(0) as device, device.create_stream() as stream:
             tensors = [pyaclnn.Tensor.zeros((8, 16), np.float32, device) for _ in range(4)]
             spans = [(t.data_ptr, t.data_ptr + 512) for t in tensors]
-            queues, queue = runtime.queues, runtime._queue(stream._raw)
+            queues, queue = runtime.queues, runtime._queue(stream.raw)
             n = [0]
 
             def bookkeeping() -> None:

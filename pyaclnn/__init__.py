@@ -24,15 +24,17 @@ Any operator the installed CANN (or a custom operator package) declares, by its 
 The C-shaped layer for porting CANN samples line by line is ``pyaclnn.acl``; ``python -m pyaclnn
 ops`` lists the operators found.
 """
-from ._backend import backend_info
-from ._device import Device, Event, Stream
-from ._executor import Executor, Op
+from ._objects.backend import backend_info
+from ._objects.device import Device
+from ._objects.event import Event
+from ._objects.stream import Stream
+from ._objects.executor import Executor, Op
 # The operators pyaclnn ships with a reference (pyaclnn/ops): their classes and NumPy-in/out functions.
 from .ops.cross_entropy_loss_grad.api import CrossEntropyLossGrad, cross_entropy_loss_grad
 from .ops.group_norm_backward.api import GroupNormBackward, group_norm_backward
 from .ops.mse_loss_backward.api import MseLossBackward, mse_loss_backward
 from .ops.prelu_backward.api import PreluBackward, prelu_backward
-from ._tensor import Tensor
+from ._objects.tensor import Tensor
 from .dtypes import DType
 # The hierarchy, and the status classes users meet; every status has its class in pyaclnn.errors.
 from .errors import (

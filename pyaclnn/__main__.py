@@ -1,6 +1,6 @@
 """``python -m pyaclnn`` (and the ``pyaclnn`` console script): samples, doctor, bench.
 
-See ``pyaclnn._cli`` for the commands and their exit codes.
+See ``pyaclnn._cli.commands`` for the commands and their exit codes.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Sequence
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: sys.argv[1:]); returns the exit code."""
-    from ._cli import main as cli_main
+    from ._cli.commands import main as cli_main
     return cli_main(argv)
 
 

@@ -26,7 +26,7 @@ What fails a checked test
   aclDestroyTensor, aclrtMalloc without aclrtFree, aclrtCreateStream without
   aclrtDestroyStream, ...). What existed before the body ran (made by fixtures, or by earlier
   tests) is not counted, nor what pyaclnn keeps for itself (the default device and streams of
-  the high-level API): ``pyaclnn._check`` says exactly what is.
+  the high-level API): ``pyaclnn._cli.check`` says exactly what is.
 
 Operators without a reference, and CANN's precision standard
 --------------------------------------------------------------
@@ -135,7 +135,8 @@ def _enabled(item: pytest.Item) -> bool:
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     if not _enabled(item):
         return (yield)
-    from . import _backend, _check
+    from ._objects import backend as _backend
+    from ._cli import check as _check
     backend = _backend.current()
     _check.enable_tracking(backend)
     before = _check.snapshot(backend)

@@ -42,7 +42,7 @@ def subprocess_env(**extra: str) -> dict[str, str]:
 @pytest.fixture
 def use_backend(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., object]]:
     """use_backend("numpy", soc="Ascend950") or use_backend("acl", home=...): switch for one test."""
-    from pyaclnn import _backend
+    from pyaclnn._objects import backend as _backend
 
     def switch(name: str, soc: str | None = None, home: str | Path | None = None) -> object:
         monkeypatch.setenv("PYACLNN_BACKEND", name)
@@ -214,7 +214,7 @@ def outcome(result: Any) -> tuple:
 
 def live_handles() -> dict[str, int]:
     """Live native handles of the current backend (emulator counters on acl)."""
-    from pyaclnn import _backend
+    from pyaclnn._objects import backend as _backend
     backend = _backend.current()
     if backend.name == "numpy":
         return backend.runtime.live_counts()

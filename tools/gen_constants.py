@@ -1,7 +1,7 @@
-"""Regenerate pyaclnn/_constants.py: every enum member and integer #define of headers/*.h.
+"""Regenerate pyaclnn/_core/constants.py: every enum member and integer #define of headers/*.h.
 
 Usage: python tools/gen_constants.py [--check]
---check exits 1 (and writes nothing) when _constants.py is out of date; a test runs it.
+--check exits 1 (and writes nothing) when constants.py is out of date; a test runs it.
 
 ``pyaclnn.acl`` star-imports the module, so ``acl.ACL_FLOAT`` and the rest are real module
 attributes that type checkers and IDEs see (they were added with ``globals().update`` before).
@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "pyaclnn" / "_constants.py"
-# The same two forms pyaclnn._headers_path.constants() reads (the tests compare the two).
+OUT = ROOT / "pyaclnn" / "_core" / "constants.py"
+# The same two forms pyaclnn._core.headers_path.constants() reads (the tests compare the two).
 DEFINE = re.compile(r"^#define\s+(\w+)\s+(-?(?:0x[0-9a-fA-F]+|\d+))\s*$")
 MEMBER = re.compile(r"^\s+(\w+)\s*=\s*(-?(?:0x[0-9a-fA-F]+|\d+))\s*,?\s*$")
 HEAD = '''"""The integer constants of CANN's headers (enum members and #defines), for ``pyaclnn.acl``.
@@ -48,7 +48,7 @@ def main(argv: list[str]) -> int:
     new = render()
     if "--check" in argv:
         if not OUT.is_file() or OUT.read_text() != new:
-            print("pyaclnn/_constants.py is out of date: run python tools/gen_constants.py", file=sys.stderr)
+            print("pyaclnn/_core/constants.py is out of date: run python tools/gen_constants.py", file=sys.stderr)
             return 1
         return 0
     OUT.write_text(new)

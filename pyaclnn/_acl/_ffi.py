@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import cffi
 
-from .._headers_path import HEADER_DIR
+from .._core.headers_path import HEADER_DIR
 
 
 def _op_library_headers() -> tuple[str, ...]:
@@ -17,7 +17,7 @@ def _op_library_headers() -> tuple[str, ...]:
     operators of headers/ (ops-math: libopapi_math.so on 9.x) are found like any other, from
     their own prototype (``op_ffi``)."""
     from .. import ops
-    from .._signature import index_header
+    from .._registry.signature import index_header
     found = []
     for path in sorted(HEADER_DIR.glob("aclnn_*.h")):
         names = index_header(path.read_text(encoding="ascii")) if path.name != "aclnn_base.h" else []

@@ -8,7 +8,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .. import _env, errors
+from .. import errors
+from .._core import env as _env
 from ._ffi import FUNCTIONS, ffi
 from ._loader import Discovery, Loaded, discover, load, loading_fix, missing_libraries
 
@@ -36,14 +37,14 @@ class Lib:
         self.by_name_skipped = loaded.by_name_skipped  # found, not preloaded (another implementation's)
         self.missing: dict[str, list[str]] = {}
         for role, lib in (("runtime", self.rt), ("nnopbase", self.nn), ("opapi", self.op)):
-            self.missing[role] = [name for name in FUNCTIONS[role] if not _has(lib, name)]
+            self.missing[role] = [name for name in FUNCTIONS[role] if not has(lib, name)]
         self.has_recent_err_msg = "aclGetRecentErrMsg" not in self.missing["runtime"]
 
     def required_missing(self) -> list[str]:
         return [n for names in self.missing.values() for n in names if n not in OPTIONAL]
 
 
-def _has(lib: Any, name: str) -> bool:
+def has(lib: Any, name: str) -> bool:
     try:
         getattr(lib, name)
     except AttributeError:  # ABI mode: a missing symbol fails on first access

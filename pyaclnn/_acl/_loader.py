@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import _elf, _env
+from .._core import elf as _elf
+from .._core import env as _env
 from ._ffi import ffi, hal_ffi
 
 DEFAULT_DRIVER_ROOT = "/usr/local/Ascend"

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import errors
-from .._registry import OpInfo
+from .._registry.operators import OpInfo
 from ._ffi import FUNCTIONS, ffi, op_ffi
 from ._lib import Lib
 from ._loader import Discovery, open_library

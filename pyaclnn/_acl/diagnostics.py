@@ -15,14 +15,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import _env
-from .._registry import Registry, references, cann_sources, pyaclnn_source
+from .._core.constants import ACL_ERROR_REPEAT_INITIALIZE
+from .._core import env as _env
+from .._registry.operators import Registry, references
+from .._registry.sources import cann_sources, pyaclnn_source
 from . import _lib, _loader
 from ._ffi import FUNCTIONS, ffi
 from ._ops import builtin_libraries
 
 ROLES = ("runtime", "nnopbase", "opapi")
-ACL_ERROR_REPEAT_INITIALIZE = 100002
 
 __all__ = ["report", "ROLES"]
 
@@ -89,7 +90,7 @@ def _symbols(handles: dict[str, Any]) -> dict[str, dict[str, bool | None]]:
     out: dict[str, dict[str, bool | None]] = {}
     for role in ROLES:
         handle = handles.get(role)
-        out[role] = {name: (None if handle is None else _lib._has(handle, name)) for name in FUNCTIONS[role]}
+        out[role] = {name: (None if handle is None else _lib.has(handle, name)) for name in FUNCTIONS[role]}
     return out
 
 

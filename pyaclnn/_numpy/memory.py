@@ -14,7 +14,7 @@ Host memory can also be made device memory in place (``register``, modelled on
 aclrtHostRegister, which maps host memory for the device: on a device the kernels then read and
 write it through the mapped address, with no copy). Here the address is the memory's own, so an
 ndarray's bytes become an allocation of kind "registered" without a copy; the NumPy-in/out
-functions do this to their arrays for the duration of a call (pyaclnn._hostcall).
+functions do this to their arrays for the duration of a call (pyaclnn._functions.hostcall).
 """
 from __future__ import annotations
 
@@ -25,14 +25,12 @@ from typing import Callable, Iterable, NamedTuple, Sequence, cast
 
 import numpy as np
 
-from .._sites import UNKNOWN, Site, user_site
-from .._strides import extent
+from .._core.constants import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_PARAM_INVALID
+from .._core.sites import UNKNOWN, Site, user_site
+from .._core.strides import extent
 from ..errors import from_status
 
 ALIGN = 64
-ACL_ERROR_INVALID_PARAM = 100000
-ACL_ERROR_RT_PARAM_INVALID = 107000
-ACL_ERROR_RT_MEMORY_ALLOCATION = 207001
 POISON = 0xFF
 
 
@@ -50,7 +48,7 @@ Span = tuple[int, int]  # [start, end) device addresses
 
 class Elements(NamedTuple):
     """The bytes of a strided tensor's elements (all, or its first ones: boxes of
-    pyaclnn._strides.byte_boxes, each ``(address of its lowest byte, [(byte stride, size), ...])``),
+    pyaclnn._core.strides.byte_boxes, each ``(address of its lowest byte, [(byte stride, size), ...])``),
     inside [start, end): what a launch reads or writes of it, exactly (its gaps are not touched)."""
     start: int
     end: int

@@ -43,8 +43,8 @@ import warnings
 from collections import deque
 from typing import Any, Callable, Iterable
 
-from .. import _env
-from .._sites import Site, user_site
+from .._core import env as _env
+from .._core.sites import Site, user_site
 from ..errors import AclError, HazardError, HazardWarning
 from .memory import Access, Elements, Span
 

@@ -123,7 +123,7 @@ def test_every_declared_function_is_called(emulator):
     """Drive pyaclnn's own paths, then call what pyaclnn does not use directly: all 93
     declared functions must reach the emulator with headers/' signatures."""
     from pyaclnn._acl._ffi import FUNCTIONS
-    from pyaclnn import _backend
+    from pyaclnn._objects import backend as _backend
     from pyaclnn._acl._lib import ffi
     from pyaclnn._acl._lib import get as get_lib
     lib = get_lib()

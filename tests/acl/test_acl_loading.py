@@ -24,7 +24,7 @@ RUN = """
     import json, os
     import numpy as np
     import pyaclnn
-    from pyaclnn import _backend
+    from pyaclnn._objects import backend as _backend
     from emulator.build import Emulator
     out = pyaclnn.mse_loss_backward(np.arange(4, dtype=np.float32), np.arange(4, dtype=np.float32),
                                     np.ones(4, np.float32))

@@ -1,4 +1,4 @@
-"""pyaclnn objects where pyaclnn.acl takes a handle (pyaclnn._handles), on both backends.
+"""pyaclnn objects where pyaclnn.acl takes a handle (pyaclnn._objects.handles), on both backends.
 
 Ports of CANN samples mix the two layers: Tensors and Streams made with the objects, the op run
 through acl's two phases. Where a handle goes, a function takes the handle, None, its int
@@ -20,30 +20,10 @@ import pytest
 import pyaclnn
 from pyaclnn import acl
 from conftest import live_handles
+from helpers.oracles import mse_oracle, prelu_oracle  # noqa: E402
 
 F32 = np.float32
 HEADERS = Path(__file__).resolve().parents[2] / "headers"
-
-
-def mse_oracle(g, x, y, reduction):
-    try:
-        import torch
-    except ImportError:  # the oldest-dependencies run: the closed form
-        return (x.astype(np.float64) - y) * 2 * g / (x.size if reduction == 1 else 1)
-    t = [torch.from_numpy(np.asarray(a, np.float64)) for a in (g, x, y)]
-    return torch.ops.aten.mse_loss_backward(*t, reduction).numpy()
-
-
-def prelu_oracle(dy, x, w):
-    try:
-        import torch
-    except ImportError:
-        wb = w.reshape((1, -1) + (1,) * (x.ndim - 2))
-        return np.where(x > 0, dy, wb * dy), np.where(x > 0, 0, x * dy).sum(axis=tuple(i for i in range(x.ndim) if i != 1))
-    xt = torch.from_numpy(x.astype(np.float64)).requires_grad_()
-    wt = torch.from_numpy(w.astype(np.float64)).requires_grad_()
-    torch.nn.functional.prelu(xt, wt).backward(torch.from_numpy(dy.astype(np.float64)))
-    return xt.grad.numpy(), wt.grad.numpy()
 
 
 def test_a_sample_ported_on_objects(backend):

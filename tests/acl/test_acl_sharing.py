@@ -21,7 +21,8 @@ import pytest
 
 import pyaclnn
 from conftest import live_handles
-from pyaclnn import _backend, acl
+from pyaclnn import acl
+from pyaclnn._objects import backend as _backend
 
 TESTS = Path(__file__).resolve().parents[1]
 F32 = np.float32
@@ -54,7 +55,7 @@ HOST_FIRST = """
     rt = ctypes.CDLL(home + "/lib64/libascendcl.so", mode=os.RTLD_NOW | os.RTLD_GLOBAL)
     assert rt.aclInit(None) == 0                       # the host application initialises CANN
     import pyaclnn
-    from pyaclnn import _backend
+    from pyaclnn._objects import backend as _backend
     out = pyaclnn.mse_loss_backward(np.arange(4, dtype=np.float32), np.arange(4, dtype=np.float32),
                                     np.ones(4, np.float32))
     _backend.current().shutdown()                      # what pyaclnn's exit hook does

@@ -65,8 +65,8 @@ def test_add_through_pyaclnn_acl_as_the_cann_sample(device_acl):
     alpha = acl.aclCreateScalar(1.2, acl.ACL_FLOAT)
     ws_size, executor = acl.aclnnAddGetWorkspaceSize(tx, ty, alpha, tout)
     ws = acl.aclrtMalloc(ws_size, acl.ACL_MEM_MALLOC_HUGE_FIRST) if ws_size else None
-    acl.aclnnAdd(ws, ws_size, executor, stream._raw)
-    acl.aclrtSynchronizeStream(stream._raw)
+    acl.aclnnAdd(ws, ws_size, executor, stream.raw)
+    acl.aclrtSynchronizeStream(stream.raw)
     out = np.zeros_like(x)
     acl.aclrtMemcpy(out, out.nbytes, aout, out.nbytes, acl.ACL_MEMCPY_DEVICE_TO_HOST)
     expected = torch.add(torch.from_numpy(x), torch.from_numpy(y), alpha=float(np.float32(1.2)))
@@ -137,8 +137,8 @@ def test_cat_takes_a_tensor_list(device_acl):
 def test_generated_op_roles_from_the_op_definition_and_position_index(device_acl):
     """AmpUpdateScale's header declares its outputs const: the ops-info json says which they are."""
     stream = device_acl
-    from pyaclnn._registry import Registry
-    runtime = pyaclnn._backend.current().runtime
+    from pyaclnn._registry.operators import Registry
+    runtime = pyaclnn._objects.backend.current().runtime
     toolkit = Registry([s for s in runtime.registry.sources if s.kind == "builtin"]).get("AmpUpdateScale")
     assert toolkit.source.kind == "builtin" and toolkit.index_rule == "position"  # roles: the ops-info json
     assert [toolkit.names[i] for i in toolkit.outputs] == ["updatedScale", "updatedGrowthTracker"]
@@ -168,14 +168,14 @@ def test_generated_op_roles_from_the_op_definition_and_position_index(device_acl
 
 def test_custom_package_op_through_acl_and_the_generic_object(device_acl, custom_vendor):
     stream = device_acl
-    info = pyaclnn._backend.current().runtime.op_info("AddCustom")
+    info = pyaclnn._objects.backend.current().runtime.op_info("AddCustom")
     assert info.source.kind == "custom" and info.source.library == custom_vendor / "op_api/lib/libcust_opapi.so"
     assert [info.names[i] for i in info.outputs] == ["z"]
     x, y = np.arange(6, dtype=np.float16), np.full(6, 0.25, np.float16)
     (tx, ax), (ty, ay), (tz, az) = _acl_tensor(x), _acl_tensor(y), _acl_tensor(np.zeros_like(x))
     size, executor = acl.aclnnAddCustomGetWorkspaceSize(tx, ty, tz)
-    acl.aclnnAddCustom(None, size, executor, stream._raw)
-    acl.aclrtSynchronizeStream(stream._raw)
+    acl.aclnnAddCustom(None, size, executor, stream.raw)
+    acl.aclrtSynchronizeStream(stream.raw)
     out = np.zeros_like(x)
     acl.aclrtMemcpy(out, out.nbytes, az, out.nbytes, acl.ACL_MEMCPY_DEVICE_TO_HOST)
     assert out.tolist() == (torch.from_numpy(x) + torch.from_numpy(y)).tolist()
@@ -230,9 +230,9 @@ def test_arguments_are_checked_against_the_signature(backend):
     with pytest.raises(TypeError, match=r"reduction \(int64_t\) must be an int, got float 1.0"):
         pyaclnn.Op("MseLossBackward", x, x, x, 1.0, x)
     with pytest.raises(TypeError, match=r"reduction \(int64_t\) must be an int, got str 'mean'"):
-        acl.aclnnMseLossBackwardGetWorkspaceSize(x._raw, x._raw, x._raw, "mean", x._raw)
+        acl.aclnnMseLossBackwardGetWorkspaceSize(x.raw, x.raw, x.raw, "mean", x.raw)
     with pytest.raises(ValueError, match=r"reduction \(int64_t\) = 9223372036854775808 is out of the int64_t range"):
-        acl.aclnnMseLossBackwardGetWorkspaceSize(x._raw, x._raw, x._raw, 2 ** 63, x._raw)
+        acl.aclnnMseLossBackwardGetWorkspaceSize(x.raw, x.raw, x.raw, 2 ** 63, x.raw)
 
 
 def test_value_types_of_found_operators_are_checked_from_their_headers(device_acl):
@@ -267,7 +267,7 @@ def test_op_nowhere_declared_on_acl(device_acl):
 
 
 def test_ops_command_and_doctor_list_what_was_found(device_acl, emulator_home, custom_vendor, capsys):
-    from pyaclnn._cli import doctor_report, main
+    from pyaclnn._cli.commands import doctor_report, main
     assert main(["ops", "add"]) == 0
     text = capsys.readouterr().out
     assert "aclnnAdd  [CANN 8.x aclnnop: aclnn_add.h; NumPy reference]" in text  # the prototype of headers/
@@ -342,7 +342,7 @@ def test_custom_package_runs_through_op_on_the_npu_simulator(tmp_path, custom_ve
         info = pyaclnn.backend_info()
         maps = {{line.split()[-1] for line in open("/proc/self/maps")}}
         np.save({str(tmp_path / "z.npy")!r}, z)
-        print(json.dumps({{"simulator": info.get("simulator"), "source": pyaclnn._backend.current().runtime.op_info("AddCustom").source.label,
+        print(json.dumps({{"simulator": info.get("simulator"), "source": pyaclnn._objects.backend.current().runtime.op_info("AddCustom").source.label,
                            "boot": Emulator(info["paths"]["home"], preload_plugins=False).runtime_plugins(),
                            "lib64_runtime": {str(home / "lib64" / "libruntime.so")!r} in maps,
                            "camodel": {str(sim / "libruntime_camodel.so")!r} in maps}}))
@@ -367,7 +367,7 @@ def test_unsupported_parameter_is_listed_and_named_when_called(
         "    uint64_t *workspaceSize, aclOpExecutor **executor);\n" + LAUNCH.format("Weird")})
     monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", f"{weird}:{custom_vendor}")
     use_backend("acl", home=emulator_home)
-    from pyaclnn._cli import main
+    from pyaclnn._cli.commands import main
     assert main(["ops", "Weird"]) == 0
     assert "outs" in capsys.readouterr().out
     with pytest.raises(pyaclnn.NotSupportedError, match=r"'outs' has C type 'aclTensor \*\*'"):
@@ -390,7 +390,7 @@ def test_a_custom_package_shadows_the_builtin_operator(emulator, emulator_home, 
     vendor = build_custom_opp(tmp_path, "shadow", ops=("AddCustom", "Add"))
     monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", str(vendor))
     use_backend("acl", home=emulator_home)
-    info = pyaclnn._backend.current().runtime.op_info("Add")
+    info = pyaclnn._objects.backend.current().runtime.op_info("Add")
     assert info.names == ("x1", "x2", "y") and info.source.kind == "custom"
     with pyaclnn.Device(0) as dev, dev.create_stream() as stream:
         op = pyaclnn.Op("Add", x1=np.ones(3, np.float32), x2=np.full(3, 2, np.float32), y=np.zeros(3, np.float32))
@@ -409,7 +409,7 @@ def test_vendors_config_ini_packages_are_found(emulator, emulator_home, use_back
     monkeypatch.delenv("ASCEND_CUSTOM_OPP_PATH", raising=False)
     monkeypatch.setenv("ASCEND_OPP_PATH", str(opp))
     use_backend("acl", home=emulator_home)
-    info = pyaclnn._backend.current().runtime.op_info("AddCustom")
+    info = pyaclnn._objects.backend.current().runtime.op_info("AddCustom")
     assert info.source.label == "custom package acme (vendors/config.ini)"
     with pyaclnn.Device(0) as dev, dev.create_stream() as stream:
         op = pyaclnn.Op("AddCustom", np.ones(2, np.float32), np.ones(2, np.float32), np.zeros(2, np.float32))
@@ -422,7 +422,7 @@ def test_vendors_config_ini_packages_are_found(emulator, emulator_home, use_back
 def test_reduce_sum_int_array_bool_and_dtype_parameters(device_acl):
     stream = device_acl
     x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
-    info = pyaclnn._backend.current().runtime.op_info("ReduceSum")
+    info = pyaclnn._objects.backend.current().runtime.op_info("ReduceSum")
     assert info.kinds == ("tensor", "int_array", "bool", "int", "tensor")
     for dims, keep in (([0, 2], False), ([1], True)):
         expected = torch.sum(torch.from_numpy(x), dim=dims, keepdim=keep)
@@ -445,7 +445,7 @@ def test_foreach_mul_scalar_list_tensor_lists_in_and_out(device_acl):
     stream = device_acl
     xs = [np.arange(3, dtype=np.float32), np.full((2, 2), 1.5, np.float32)]
     outs = [pyaclnn.Tensor.zeros((3,)), pyaclnn.Tensor.zeros((2, 2))]
-    info = pyaclnn._backend.current().runtime.op_info("ForeachMulScalarList")
+    info = pyaclnn._objects.backend.current().runtime.op_info("ForeachMulScalarList")
     assert info.inputs == (0,) and info.outputs == (2,)  # the op definition's y is the header's out
     op = pyaclnn.Op("ForeachMulScalarList", x=xs, scalars=[np.float32(2), np.float32(-1)], out=outs)
     op.run(stream)
@@ -545,7 +545,7 @@ def test_meta_object_values_are_refused_never_cast(device_acl, emulator):
     with pytest.raises(ValueError, match=r"scalars takes aclScalarList\*.*out of the int64_t range"):
         pyaclnn.Op("ForeachMulScalarList", [x, x], [1, -2 ** 64], [x.copy(), x.copy()])
     assert {k: emulator.live(k) for k in kinds} == before
-    from pyaclnn._signature import c_element
+    from pyaclnn._registry.signature import c_element
     assert (c_element(np.int32(3), "int"), c_element(2, "float"), c_element(np.bool_(True), "bool")) == (3, 2.0, True)
 
 
@@ -590,7 +590,7 @@ def test_doctor_names_a_custom_package_without_its_library(
     headers_only = headers_package(tmp_path / "headers_only", {header.name: header.read_text()})
     monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", f"{headers_only}:{custom_vendor}")
     use_backend("acl", home=emulator_home)
-    from pyaclnn._cli import doctor_report, doctor_text
+    from pyaclnn._cli.commands import doctor_report, doctor_text
     data = doctor_report()
     text = doctor_text(data)
     missing = headers_only / "op_api" / "lib" / "libcust_opapi.so"
@@ -598,7 +598,7 @@ def test_doctor_names_a_custom_package_without_its_library(
     assert f"library {custom_vendor / 'op_api' / 'lib' / 'libcust_opapi.so'}: 1 exported" in text
     assert any("headers_only" in n and "declares 1 operator(s) but has no library" in n for n in data["notes"])
     # its declaration is skipped: the package that has the library runs the operator
-    info = pyaclnn._backend.current().runtime.op_info("AddCustom")
+    info = pyaclnn._objects.backend.current().runtime.op_info("AddCustom")
     assert info.source.library == custom_vendor / "op_api" / "lib" / "libcust_opapi.so"
 
 
@@ -651,7 +651,7 @@ def test_a_python_object_where_a_handle_goes_names_the_parameter_on_both_backend
     t = pyaclnn.Tensor.from_numpy(x)
     with pytest.raises(TypeError, match=r"^aclnnMseLossBackwardGetWorkspaceSize: self \(const aclTensor \*\) "
                                         r"takes an aclTensor handle \(acl.aclCreateTensor\), .*; got ndarray "):
-        acl.aclnnMseLossBackwardGetWorkspaceSize(t._raw, x, t._raw, 1, t._raw)
+        acl.aclnnMseLossBackwardGetWorkspaceSize(t.raw, x, t.raw, 1, t.raw)
     with pytest.raises(pyaclnn.AclError):
         acl.aclnnMseLossBackward(None, 0, None, None)
     t.close()

@@ -2,7 +2,7 @@
 
 Where an acl_meta.h handle goes (aclTensor *, aclScalar *, the arrays and lists, aclOpExecutor *),
 a live handle of another of those types is a TypeError naming the function, the C parameter and
-its type (pyaclnn._handles.refused). Before, the acl backend gave cffi's own TypeError ("initializer
+its type (pyaclnn._objects.handles.refused). Before, the acl backend gave cffi's own TypeError ("initializer
 for ctype 'aclTensor *' must be a pointer to same type, not cdata 'aclScalar *'") and the NumPy
 backend a status (161002 "not a live aclTensor", 561103 for a list element).
 aclrtStream / aclrtEvent are both ``void *`` in acl_base.h: one given for the other reaches the

@@ -49,7 +49,7 @@ class Session:
         self.tensors: list[object] = []
         # phase 2's workspace, made before any test frees memory (so a later workspace cannot
         # land on a freed address a test means to be invalid)
-        self._workspace = self.malloc(WORKSPACE)
+        self.workspace_slot = self.malloc(WORKSPACE)
 
     def malloc(self, nbytes: int) -> int:
         addr = acl.aclrtMalloc(nbytes, acl.ACL_MEM_MALLOC_HUGE_FIRST)
@@ -63,7 +63,7 @@ class Session:
     def workspace(self, size: int) -> int | None:
         """What a port passes as phase 2's workspace: size bytes of device memory when size > 0, else NULL."""
         assert size <= WORKSPACE, size
-        return self._workspace if size > 0 else None
+        return self.workspace_slot if size > 0 else None
 
     def upload(self, array: np.ndarray) -> int:
         addr = self.malloc(array.nbytes)

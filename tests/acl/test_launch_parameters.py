@@ -77,7 +77,7 @@ def test_op_run_passes_phase_1_values_by_name(stream):
     op.run(stream)  # its aclIntArray, made by phase 1, is alive until phase 2 returned
     stream.synchronize()
     np.testing.assert_allclose(op["dst"].numpy(), box_blur(x, 3, 1 / 3), rtol=1e-6, atol=1e-6)
-    info = pyaclnn._backend.current().runtime.op_info("BoxBlurCustom")
+    info = pyaclnn._objects.backend.current().runtime.op_info("BoxBlurCustom")
     assert info.inputs == (0,) and info.outputs == (4,)  # roles from the launch's `aclTensor *dst`
 
 

@@ -276,8 +276,8 @@ def _on_the_simulator(toolkit, ran_on: dict) -> None:
 
 def test_the_samples_run_unchanged_on_the_simulator(toolkit, unchanged_runs):
     """`python -m pyaclnn samples`: every sample's values match the documented expected ones
-    (pyaclnn._samples.EXPECTED, checked against PyTorch in tests/cli/test_samples.py)."""
-    from pyaclnn import _samples
+    (pyaclnn._cli.samples.EXPECTED, checked against PyTorch in tests/cli/test_samples.py)."""
+    from pyaclnn._cli import samples as _samples
     proc, ran_on = unchanged_runs["samples"]
     assert proc.returncode == 0, proc.stdout + proc.stderr
     _on_the_simulator(toolkit, ran_on)
@@ -288,8 +288,8 @@ def test_the_samples_run_unchanged_on_the_simulator(toolkit, unchanged_runs):
 @pytest.mark.parametrize("op", sorted({p.stem.removesuffix("_acl") for p in EXAMPLES.glob("*.py")}))
 def test_the_examples_run_unchanged_on_the_simulator(toolkit, unchanged_runs, op):
     """Both styles of each example (<op>_acl.py, the C sample's port; <op>.py) print the
-    documented sample's values (the same data as `samples`: pyaclnn._samples.EXPECTED)."""
-    from pyaclnn import _samples
+    documented sample's values (the same data as `samples`: pyaclnn._cli.samples.EXPECTED)."""
+    from pyaclnn._cli import samples as _samples
     expected = _samples.EXPECTED[_camel(op)]
     for script in (f"{op}_acl.py", f"{op}.py"):
         proc, ran_on = unchanged_runs[script]
@@ -379,7 +379,7 @@ def test_doctor_warns_when_ld_library_path_was_changed_after_startup(toolkit):
     code = f"""
         import os, sys
         os.environ["LD_LIBRARY_PATH"] = {later!r}
-        from pyaclnn._cli import main
+        from pyaclnn._cli.commands import main
         sys.exit(main(["doctor", "--json"]))
     """
     report = json.loads(run(["-c", textwrap.dedent(code)], toolkit, simulator=True).stdout)
@@ -427,7 +427,7 @@ def test_the_simulated_device_has_the_simulated_drivers_memory(toolkit):
 def test_ld_library_path_is_the_startup_value_in_process(monkeypatch):
     """In this process too: os.environ changed, the folders pyaclnn reads are the start-up ones
     (/proc/self/environ); where the start-up environment is unreadable, os.environ's."""
-    from pyaclnn import _env
+    from pyaclnn._core import env as _env
     raw = Path("/proc/self/environ").read_bytes().split(b"\0")
     startup = next((item[len(b"LD_LIBRARY_PATH="):].decode() for item in raw if item.startswith(b"LD_LIBRARY_PATH=")), "")
     assert _env.ld_library_path_changed() is None

@@ -108,8 +108,8 @@ def test_what_one_backend_knew_is_forgotten_for_the_next(emulator_home, custom_v
 def test_attribute_lookup_reads_only_the_header_index_once(backend, monkeypatch):
     """No header is parsed to answer, and the index is built once: later lookups of unknown
     names only consult it."""
-    import pyaclnn._registry as reg
-    from pyaclnn import _backend
+    import pyaclnn._registry.operators as reg
+    from pyaclnn._objects import backend as _backend
     _backend.current()
     indexed: list[int] = []
     real_index = reg.scan_header
@@ -125,7 +125,7 @@ def test_attribute_lookup_reads_only_the_header_index_once(backend, monkeypatch)
 
 def test_an_unknown_operator_is_one_error_class_on_both_backends(backend):
     for call in (lambda: pyaclnn.Op("NoSuchOp", np.ones(2, np.float32)),
-                 lambda: pyaclnn._backend.current().runtime.op_info("NoSuchOp")):
+                 lambda: pyaclnn._objects.backend.current().runtime.op_info("NoSuchOp")):
         with pytest.raises(pyaclnn.UnknownOperatorError,
                            match=r"^aclnnNoSuchOp is not a known operator: no header declares "
                                  r"aclnnNoSuchOpGetWorkspaceSize \(searched .*pyaclnn headers/"):

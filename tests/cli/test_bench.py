@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import pyaclnn
-from pyaclnn import _bench
+from pyaclnn._cli import bench as _bench
 
 ROOT = Path(__file__).resolve().parents[2]
 ACL_OVERHEAD = ROOT / "benchmarks" / "acl_overhead.py"

@@ -36,25 +36,9 @@ import pytest
 from test_emulator import (ACL_ERROR_RT_AICORE_EXCEPTION, D2H, H2D, INNER, OK, RUNTIME_ERROR, TESTS, acl,  # noqa: F401
                            dev, mse_tensors, toolkits)
 from test_emulator_streams import mse, raw_read
+from helpers.threads import in_thread  # noqa: E402
 
 ACL_ERROR_RT_CONTEXT_RELEASE_ERROR = 507007
-
-
-def in_thread(body) -> None:
-    """Run ``body`` in a new thread and re-raise what it raised."""
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            body()
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller
-            errors.append(exc)
-
-    th = threading.Thread(target=run)
-    th.start()
-    th.join()
-    if errors:
-        raise errors[0]
 
 
 def test_op_cache_is_per_thread(dev):

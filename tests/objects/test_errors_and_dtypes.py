@@ -18,7 +18,7 @@ from pyaclnn.dtypes import DType, from_numpy, itemsize, to_numpy
 
 
 def test_every_status_in_headers_has_its_class():
-    from pyaclnn._headers_path import constants
+    from pyaclnn._core.headers_path import constants
     codes = {v for k, v in constants().items() if k.startswith(("ACL_ERROR", "ACLNN_ERR")) and v}
     for code in codes:
         cls = errors.class_for_status(code)
@@ -116,7 +116,7 @@ def test_dtype_round_trip(dt, npdt, size):
 
 
 def test_dtype_values_are_the_c_values_with_their_gaps():
-    from pyaclnn._headers_path import constants
+    from pyaclnn._core.headers_path import constants
     c = constants()
     for dt in DType:
         assert c[dt.c_name] == dt.value

@@ -68,8 +68,8 @@ def test_acl_mse_reduction_of_a_wrong_type_names_the_c_parameter(backend, reduct
     with pytest.raises(TypeError, match=re.escape(
             f"aclnnMseLossBackwardGetWorkspaceSize: reduction (int64_t) must be an int, got {expected} "
             "(0 = none, 1 = mean, 2 = sum)")):
-        acl.aclnnMseLossBackwardGetWorkspaceSize(g._raw, g._raw, g._raw, reduction, out._raw)
-    ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(g._raw, g._raw, g._raw, np.int64(1), out._raw)
+        acl.aclnnMseLossBackwardGetWorkspaceSize(g.raw, g.raw, g.raw, reduction, out.raw)
+    ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(g.raw, g.raw, g.raw, np.int64(1), out.raw)
     acl.aclDestroyAclOpExecutor(ex)
 
 
@@ -90,8 +90,8 @@ def test_group_norm_ints_of_a_wrong_type(backend, name, value, expected) -> None
                                   Tensor.zeros(6), Tensor.zeros(6))
     mask = acl.aclCreateBoolArray([True, False, False], 3)
     with pytest.raises(TypeError, match=re.escape(f"{GN_API}: {expected}")):
-        acl.aclnnGroupNormBackwardGetWorkspaceSize(*(x._raw for x in t), None, *args.values(), mask,
-                                                   Tensor.zeros((2, 6, 4))._raw, None, None)
+        acl.aclnnGroupNormBackwardGetWorkspaceSize(*(x.raw for x in t), None, *args.values(), mask,
+                                                   Tensor.zeros((2, 6, 4)).raw, None, None)
     acl.aclDestroyBoolArray(mask)
 
 
@@ -205,7 +205,7 @@ def test_huge_broadcast_is_refused_before_allocating(backend) -> None:
 
 
 def test_bad_pyaclnn_device_in_the_cli_is_a_usage_error(capsys, monkeypatch) -> None:
-    from pyaclnn._cli import main
+    from pyaclnn._cli.commands import main
     monkeypatch.setenv("PYACLNN_DEVICE", "abc")
     assert main(["samples", "mse"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

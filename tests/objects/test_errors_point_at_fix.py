@@ -22,9 +22,10 @@ import pytest
 
 import pyaclnn
 from pyaclnn import acl, errors
-from pyaclnn import _functional
+from pyaclnn._functions import functional as _functional
 
 from conftest import headers_package, live_handles, subprocess_env
+from helpers.oracles import ce_oracle  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 F32 = np.float32
@@ -144,7 +145,7 @@ def test_cross_entropy_1d_log_prob_names_the_shape_to_pass(use_backend) -> None:
 
 # -- python -m pyaclnn ops PATTERN, nothing found ----------------------------------------------------
 def test_ops_without_a_match_names_what_the_backend_knows_and_how_to_see_more(tmp_path: Path) -> None:
-    from pyaclnn._env import DEFAULT_HOMES
+    from pyaclnn._core.env import DEFAULT_HOMES
     if any(Path(home).exists() for home in DEFAULT_HOMES):
         pytest.skip("a CANN install is present: its operators are found")
     proc = subprocess.run([sys.executable, "-m", "pyaclnn", "ops", "ForeachAddScalarList"], capture_output=True, text=True,
@@ -160,10 +161,10 @@ def test_ops_without_a_match_names_what_the_backend_knows_and_how_to_see_more(tm
 
 
 def test_ops_without_a_match_on_cann_counts_its_operators(emulator, emulator_home, capsys) -> None:
-    from pyaclnn._cli import main
+    from pyaclnn._cli.commands import main
     assert main(["ops", "NoSuchOperator"]) == 1
     err = capsys.readouterr().err
-    known = pyaclnn._backend.current().runtime.registry.names()
+    known = pyaclnn._objects.backend.current().runtime.registry.names()
     assert f"on the acl backend, which knows {len(known)} operator(s): " in err and "Add, " in err
     assert "(`pyaclnn ops` lists all)" in err and "searched CANN 8.x aclnnop: " in err  # its own headers first
     assert "found no custom operator package" in err and "set ASCEND_CUSTOM_OPP_PATH" in err
@@ -177,20 +178,10 @@ def test_ops_without_a_match_when_everything_was_found_explains_the_pattern(emul
         "    uint64_t *workspaceSize, aclOpExecutor **executor);\n")})
     monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", str(vendor))
     use_backend("acl", home=emulator_home)
-    from pyaclnn._cli import main
+    from pyaclnn._cli.commands import main
     assert main(["ops", "NoSuchOperator"]) == 1
     err = capsys.readouterr().err
     assert "found no" not in err and "PATTERN is a name substring or a shell pattern" in err
-
-
-# -- cross-entropy 'mean' / 'sum' read grad_loss[0] only (ops.md §3.1) --------------------------------
-def ce_oracle(g0: float, log_prob: np.ndarray, target: np.ndarray, weight: np.ndarray, reduction: str) -> np.ndarray:
-    torch = pytest.importorskip("torch")
-    z = torch.from_numpy(log_prob.astype(np.float64)).requires_grad_()
-    loss = torch.nn.functional.cross_entropy(z, torch.from_numpy(target), weight=torch.from_numpy(
-        weight.astype(np.float64)), reduction=reduction)
-    loss.backward(torch.tensor(g0, dtype=torch.float64))  # the scalar loss's gradient: grad_loss[0]
-    return z.grad.numpy()
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum"])

@@ -1,5 +1,5 @@
 """Repeated NumPy-in/NumPy-out calls reuse what the first call with the same metadata worked
-out (pyaclnn._hostcall.CallMemo, issue 12): never a result, never a failure, never across
+out (pyaclnn._functions.hostcall.CallMemo, issue 12): never a result, never a failure, never across
 backends or SoCs, and only for argument types whose metadata is all the checks see."""
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import pyaclnn
-from pyaclnn import _backend, _hostcall
+from pyaclnn._objects import backend as _backend
+from pyaclnn._functions import hostcall as _hostcall
 from pyaclnn._numpy.kernels import _parallel
 from pyaclnn.ops.group_norm_backward import kernel as gn_kernel
 from pyaclnn.ops.mse_loss_backward import spec as mse

@@ -137,7 +137,7 @@ def test_tensor_dlpack_export_refused_on_a_device(emulator):
         with pytest.raises(BufferError, match="device memory"):
             t.__dlpack__()
         # where pyaclnn reads a host array from it, the __array__ fallback downloads a copy
-        from pyaclnn._interop import host_array
+        from pyaclnn._objects.interop import host_array
         same(host_array(t), np.ones((2, 2), F32))
         with pytest.raises(BufferError, match="host"):  # but nothing is written into a copy
             host_array(t, in_place=True)
@@ -198,7 +198,7 @@ def test_other_devices_and_array_likes(use_backend):
 
 def test_imported_bfloat16_memory_outlives_the_producer(use_backend):
     use_backend("numpy")
-    from pyaclnn._interop import host_array
+    from pyaclnn._objects.interop import host_array
     a = host_array((torch.arange(1000, dtype=torch.float32) / 8).bfloat16())
     gc.collect()
     np.testing.assert_array_equal(a, (np.arange(1000, dtype=F32) / 8).astype(ml_dtypes.bfloat16))
@@ -219,7 +219,7 @@ class _LegacyProducer:
 
 def test_legacy_dlpack_producers_bfloat16_included(use_backend):
     use_backend("numpy")
-    from pyaclnn._interop import host_array
+    from pyaclnn._objects.interop import host_array
     for dtype in (torch.float32, torch.bfloat16):
         t = (torch.arange(6, dtype=torch.float32) / 3).to(dtype).reshape(2, 3)
         a = host_array(_LegacyProducer(t))
@@ -263,7 +263,7 @@ def test_torch_views_and_dtypes_are_read_exactly(use_backend, dtype):
 
 
 def test_host_array_views_torch_memory_without_a_copy():
-    from pyaclnn._interop import host_array
+    from pyaclnn._objects.interop import host_array
     t = torch.arange(24, dtype=torch.float32).reshape(4, 6)[1:, ::2]
     a = host_array(t)
     assert a.shape == (3, 3) and a.strides == (24, 8)
@@ -310,7 +310,7 @@ def test_lazy_conjugate_views_are_read_as_torch_sees_them(backend):
     assert c.is_conj()
     with pyaclnn.Tensor.from_numpy(c) as t:
         np.testing.assert_array_equal(t.numpy(), np.array([1 - 2j, 3 + 4j, -5 - 0.5j], np.complex64))
-    from pyaclnn._interop import host_array
+    from pyaclnn._objects.interop import host_array
     np.testing.assert_array_equal(host_array(c), c.resolve_conj().numpy())
     assert c.is_conj() and z[0] == 1 + 2j  # the caller's tensors are left as they were
 
@@ -363,7 +363,7 @@ def test_read_only_inputs(use_backend):
         def __dlpack_device__(self):
             return self.a.__dlpack_device__()
 
-    from pyaclnn._interop import host_array
+    from pyaclnn._objects.interop import host_array
     assert not host_array(Exporter(frozen)).flags.writeable
     ones = torch.ones(2, 3)
     for x in (t, Exporter(frozen)):
@@ -403,7 +403,7 @@ def test_other_dlpack_producers_bfloat16_included(use_backend):
         def __dlpack_device__(self):
             return self.t.__dlpack_device__()
 
-    from pyaclnn._interop import host_array
+    from pyaclnn._objects.interop import host_array
     for dtype in (torch.float32, torch.float16, torch.bfloat16):
         t = (torch.arange(12, dtype=torch.float32) / 7).to(dtype).reshape(3, 4)[:, 1::2]
         a = host_array(Forwarder(t))
@@ -497,7 +497,7 @@ def test_only_plain_torch_tensors_skip_the_dtype_check(use_backend):
     """torch.Tensor and nn.Parameter go straight from numpy() to the call (their arrays hold
     numbers); a subclass may answer anything, so its arrays are checked every call."""
     use_backend("numpy")
-    from pyaclnn._interop import always_numbers
+    from pyaclnn._objects.interop import always_numbers
     assert always_numbers(torch.Tensor) and always_numbers(torch.nn.Parameter)
     assert not always_numbers(_TextTensor) and not always_numbers(np.ndarray)
     ones = torch.ones(2, 3)
@@ -513,8 +513,8 @@ def test_only_plain_torch_tensors_skip_the_dtype_check(use_backend):
 def torch_view(request, monkeypatch):
     """Both ways run_again views a plain torch tensor: numpy() itself, and _interop's reader
     (which tests for grad and bfloat16 first), where it goes after numpy() refused a tensor."""
-    from pyaclnn import _functional
-    from pyaclnn._interop import converter
+    from pyaclnn._functions import functional as _functional
+    from pyaclnn._objects.interop import converter
     pyaclnn.mse_loss_backward(torch.ones(1), torch.ones(1), torch.ones(1))  # torch seen: run_again knows its types
     view = torch.Tensor.numpy if request.param == "numpy() untested" else converter(torch.Tensor)
     monkeypatch.setattr(_functional, "_TORCH_VIEW", view)
@@ -540,7 +540,7 @@ def test_a_repeat_on_torch_tensors_takes_the_memo_of_their_arrays(use_backend, t
     Mixed with ndarrays, None and plain values too. Fails when torch tensors are keyed apart
     from their arrays, or converted through the whole path every call."""
     use_backend("numpy")
-    from pyaclnn import _backend
+    from pyaclnn._objects import backend as _backend
     calls = _count_arg_calls(monkeypatch)
     gen = torch.Generator().manual_seed(7)
     g, x, y = (torch.randn(4, 6, generator=gen) for _ in range(3))
@@ -602,8 +602,8 @@ def test_after_numpy_refuses_a_tensor_later_ones_are_tested_first(use_backend, t
     """numpy()'s refusals are C++ exceptions of ~10 us: after one, run_again views tensors
     through _interop's reader, which tests for grad and bfloat16 before numpy()."""
     use_backend("numpy")
-    from pyaclnn import _functional
-    from pyaclnn._interop import converter
+    from pyaclnn._functions import functional as _functional
+    from pyaclnn._objects.interop import converter
     x = torch.ones(2, 3)
     pyaclnn.mse_loss_backward(x, x, x, "none")
     pyaclnn.mse_loss_backward(x, x, x.clone().requires_grad_(), "none")

@@ -1,7 +1,7 @@
 """The NumPy-in/out functions are thin wrappers over the executor on both backends (issue 18
 point 3): a first call is phase 1 through the runtime (aclnn<Op>GetWorkspaceSize) and one launch
-through pyaclnn._launch; a repeat runs the kernel that executor was planned with. On the NumPy
-backend the caller's arrays are the device memory of the call (pyaclnn._hostcall: register_host,
+through pyaclnn._objects.launch; a repeat runs the kernel that executor was planned with. On the NumPy
+backend the caller's arrays are the device memory of the call (pyaclnn._functions.hostcall: register_host,
 modelled on aclrtHostRegister), given back whatever happens. Oracle: torch's aten kernels."""
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import pyaclnn
-from pyaclnn import _backend, _executor
+from pyaclnn._objects import backend as _backend
+from pyaclnn._objects import executor as _executor
 from pyaclnn._numpy import ops as numpy_ops
 from pyaclnn._numpy.memory import AddressSpace
 from pyaclnn.ops.mse_loss_backward import kernel as mse_kernel

@@ -13,22 +13,16 @@ import pytest
 import pyaclnn
 
 torch = pytest.importorskip("torch")
+from helpers.data import rand  # noqa: E402
+from helpers.oracles import ce_oracle, t64  # noqa: E402
 F = torch.nn.functional
 BF16 = np.dtype(ml_dtypes.bfloat16)
 TOL = {np.dtype(np.float32): (2e-5, 1e-6), np.dtype(np.float16): (4e-3, 1e-3), BF16: (3e-2, 1e-2)}
 
 
-def t64(a):
-    return torch.from_numpy(np.asarray(a, dtype=np.float64))
-
-
 def close(got, want, dtype):
     rtol, atol = TOL[np.dtype(dtype)]
     np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64), rtol=rtol, atol=atol)
-
-
-def rand(rng, shape, dtype=np.float32, lo=-2, hi=2):
-    return rng.uniform(lo, hi, shape).astype(np.float32).astype(dtype)
 
 
 def dtypes_for(backend):
@@ -87,14 +81,6 @@ def test_group_norm_mask_and_flat_layouts(backend):
         t64(np.ones(4)), 2, 4, 3, 2, [True, False, True])  # gamma None means ones
     close(dx.reshape(2, 4, 3), want[0].numpy(), np.float32)
     close(db, want[2].numpy(), np.float32)
-
-
-def ce_oracle(grad_loss, log_prob, target, weight, reduction, ignore_index):
-    z = t64(log_prob).requires_grad_()
-    loss = F.cross_entropy(z, torch.from_numpy(target), weight=None if weight is None else t64(weight),
-                           ignore_index=ignore_index, reduction=reduction)
-    loss.backward(t64(grad_loss).reshape(loss.shape))
-    return z.grad.numpy()
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])

@@ -80,10 +80,10 @@ def test_workspace_grows_while_a_launch_is_queued(emu):
         want = pyaclnn.group_norm_backward(dy, x, mean, rstd, gamma, n, c, hw, grp)
         args = [pyaclnn.Tensor.from_numpy(a) for a in (dy, x, mean, rstd, gamma)]
         outs = [pyaclnn.Tensor.zeros(s) for s in ((n, c, hw), (c,), (c,))]
-        small = stream._workspace[0]
+        small = stream.workspace_slot[0]
         ex = pyaclnn.GroupNormBackward(*args, n, c, hw, grp, (True, True, True), *outs)
         ex.run(stream)                      # replaces the 16-byte buffer while it may be in use
-        assert stream._workspace[0] != small
+        assert stream.workspace_slot[0] != small
         stream.synchronize()
         for got, w in zip(outs, want):
             np.testing.assert_allclose(got.numpy(), w, rtol=1e-5, atol=1e-6)
@@ -244,7 +244,7 @@ def test_devices_interleaved_in_several_threads(two_devices, devices):
 
 def test_numpy_backend_follows_the_same_rule(use_backend):
     use_backend("numpy")
-    from pyaclnn import _backend
+    from pyaclnn._objects import backend as _backend
     _backend.current().runtime._device_count = 2
     g, x, y, want = mse_case(seed=7)
     with pyaclnn.Device(0) as d0:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from pyaclnn import Tensor
-from pyaclnn._strides import index_view
+from pyaclnn._core.strides import index_view
 
 E = Ellipsis
 KEYS = [

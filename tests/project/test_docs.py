@@ -87,8 +87,8 @@ def test_each_example_says_how_to_run_it_and_is_in_the_docs(name: str) -> None:
 
 
 # The modules whose docstrings the API pages (docs/api/) render.
-API_MODULES = ("pyaclnn", "pyaclnn._functional", "pyaclnn._backend", "pyaclnn._device", "pyaclnn._tensor",
-               "pyaclnn._executor", "pyaclnn.acl", "pyaclnn.errors", "pyaclnn.dtypes",
+API_MODULES = ("pyaclnn", "pyaclnn._functions.functional", "pyaclnn._objects.backend", "pyaclnn._objects.device", "pyaclnn._objects.tensor",
+               "pyaclnn._objects.executor", "pyaclnn.acl", "pyaclnn.errors", "pyaclnn.dtypes",
                # each operator's public face (pyaclnn/ops/<op>/api.py: its class and function)
                *(f"pyaclnn.ops.{name}.api" for name in ("mse_loss_backward", "group_norm_backward",
                                                         "cross_entropy_loss_grad", "prelu_backward")))

@@ -21,7 +21,7 @@ def test_import_loads_no_native_library_and_no_cffi():
             "bad = [n for n in ('libascendcl', 'libacl_rt', 'libnnopbase', 'libopapi') if n in maps]\n"
             "assert not bad, bad\n"
             "assert 'cffi' not in sys.modules and '_cffi_backend' not in sys.modules, 'cffi imported'\n"
-            "assert pyaclnn._backend._current is None, 'backend chosen at import'\n"
+            "assert pyaclnn._objects.backend.active is None, 'backend chosen at import'\n"
             "print('ok')")
     result = run(code, PYACLNN_BACKEND="auto")
     assert result.returncode == 0 and "ok" in result.stdout, result.stderr
@@ -109,11 +109,11 @@ def test_layering_rules():
 
 def test_only_the_binding_core_turns_statuses_into_exceptions():
     """`check(` / from_status on a raw C status appear only in _acl/_lib.py (and the NULL-return
-    constructors of _acl/runtime.py, which have no status to check)."""
+    constructors of _acl/runtime/descriptors.py, which have no status to check)."""
     offenders = []
     for path in (PKG / "_acl").rglob("*.py"):
         text = path.read_text()
-        if path.name not in ("_lib.py", "runtime.py") and ("from_status(" in text or "def check(" in text):
+        if path.relative_to(PKG / "_acl").as_posix() not in ("_lib.py", "runtime/descriptors.py") and ("from_status(" in text or "def check(" in text):
             offenders.append(path.name)
     assert not offenders
 
@@ -141,7 +141,7 @@ def _import_graph() -> dict[str, set[str]]:
     for name, path in modules.items():
         deps = set()
         for imported in _imports(path):
-            # "from . import _env" yields "pyaclnn" and "pyaclnn._env": keep the most precise module
+            # "from . import _env" yields "pyaclnn" and "pyaclnn._core.env": keep the most precise module
             if imported in modules and imported != "pyaclnn":
                 deps.add(imported)
             elif imported.rsplit(".", 1)[0] in modules and imported.rsplit(".", 1)[0] != "pyaclnn":
@@ -176,14 +176,14 @@ def test_no_import_cycle():
     assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
 
 
-OBJECT_LAYER = ("pyaclnn._tensor", "pyaclnn._executor", "pyaclnn._device", "pyaclnn._hostcall",
-                "pyaclnn._functional", "pyaclnn._resource", "pyaclnn._backend", "pyaclnn.acl")
+OBJECT_LAYER = ("pyaclnn._objects.tensor", "pyaclnn._objects.executor", "pyaclnn._objects.device", "pyaclnn._functions.hostcall",
+                "pyaclnn._functions.functional", "pyaclnn._objects.resource", "pyaclnn._objects.backend", "pyaclnn.acl")
 
 
 def test_backends_import_nothing_of_the_object_layer():
     graph = _import_graph()
     offenders = [f"{m} imports {d}" for m, deps in graph.items()
-                 if m.startswith(("pyaclnn._acl", "pyaclnn._numpy", "pyaclnn._registry", "pyaclnn._signature"))
+                 if m.startswith(("pyaclnn._acl", "pyaclnn._numpy", "pyaclnn._registry.operators", "pyaclnn._registry.signature"))
                  for d in deps if d.startswith(OBJECT_LAYER)]
     assert not offenders, offenders
 

@@ -9,10 +9,12 @@ import pytest
 
 import pyaclnn
 from conftest import outcome
-from pyaclnn import _samples, acl
+from pyaclnn import acl
+from pyaclnn._cli import samples as _samples
 from pyaclnn._spec import TensorMeta
 from pyaclnn.dtypes import DType
 from pyaclnn.ops.cat import spec as cat_spec
+from helpers.data import random_array
 
 torch = pytest.importorskip("torch")
 
@@ -195,11 +197,7 @@ EMULATED = [np.dtype(d) for d in (np.float32, np.float16, np.float64, np.int8, n
 
 def _random_case(rng: np.random.Generator) -> tuple:
     def array(shape, dt):
-        if dt == np.bool_:
-            return np.asarray(rng.integers(0, 2, shape), bool)
-        if dt.kind in "iu":
-            return np.asarray(rng.integers(-20 if dt.kind == "i" else 0, 20, shape)).astype(dt)
-        return np.asarray(rng.standard_normal(shape) * 8, np.float32).astype(dt)
+        return random_array(rng, shape, dt)
 
     rank = int(rng.integers(1, 4))
     dim = int(rng.integers(-rank, rank))

@@ -17,6 +17,8 @@ torch = pytest.importorskip("torch")
 from pyaclnn import ops  # noqa: E402
 from pyaclnn._numpy.kernels._layout import reshape_view  # noqa: E402
 from pyaclnn.errors import AclnnParamInvalidError  # noqa: E402
+from helpers.data import rand  # noqa: E402
+from helpers.oracles import ce_oracle, f64, mse_oracle, prelu_oracle, t64  # noqa: E402
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F16, F32 = np.dtype(np.float16), np.dtype(np.float32)
@@ -75,18 +77,6 @@ def run_prelu(g, x, w, soc=DEFAULT_SOC, outs=None):
 
 RTOL = {F32: 1e-5, F16: 2e-3, BF16: 1.6e-2}
 TINY = {F32: 1e-38, F16: 6e-8, BF16: 1e-38}  # absolute floor: subnormal spacing
-
-
-def rand(rng, shape, dtype, lo=-2.0, hi=2.0):
-    return rng.uniform(lo, hi, size=shape).astype(np.float32).astype(dtype)
-
-
-def t64(a):
-    return torch.from_numpy(np.asarray(a, dtype=np.float64).copy())
-
-
-def f64(a):
-    return np.asarray(a).astype(np.float64)
 
 
 def close(actual, expected, dtype, scale=None, rtol=None):
@@ -157,15 +147,6 @@ MSE_SHAPES = [  # (grad, self, target): every operand broadcasts somewhere
     ((6, 7, 2, 3, 2), (6, 7, 2, 3, 2), (1,)),
     ((1, 300), (200, 1), ()),
 ]
-
-
-def mse_oracle(g, x, y, reduction):
-    shape = np.broadcast_shapes(g.shape, x.shape, y.shape)
-    gb, xb, yb = (t64(np.broadcast_to(f64(a), shape)) for a in (g, x, y))
-    # aten's "sum" gives 2*(x-y)*g; the device's mean divides by self.numel() (ops.md §1.1),
-    # which aten's own mean cannot express once grad_output is larger than self.
-    ref = torch.ops.aten.mse_loss_backward(gb, xb, yb, 2).numpy()
-    return ref / x.size if reduction == 1 else ref
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
@@ -433,18 +414,6 @@ def ce_inputs(rng, N, C, dtype):
     return lp
 
 
-def ce_oracle(grad_loss, lp, target, weight, reduction, ignore_index, label_smoothing=0.0):
-    """Autograd of torch cross_entropy on logits whose log_softmax is (up to rounding) lp."""
-    z = t64(lp).requires_grad_()
-    w = None if weight is None else t64(weight)
-    loss = torch.nn.functional.cross_entropy(z, torch.from_numpy(np.asarray(target, np.int64)),
-                                             weight=w, ignore_index=ignore_index,
-                                             reduction=reduction,
-                                             label_smoothing=label_smoothing)
-    loss.backward(t64(grad_loss).reshape(loss.shape))
-    return z.grad.numpy()
-
-
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_ce_against_torch(dtype, reduction):
@@ -585,14 +554,6 @@ def test_ce_large_rows_split_into_column_tiles():
 # --------------------------------------------------------------------------------------------
 # PreluBackward
 # --------------------------------------------------------------------------------------------
-
-def prelu_oracle(g, x, w):
-    """torch autograd of F.prelu (weight flattened; channel dim 1) in float64."""
-    xt = t64(x).requires_grad_()
-    wt = t64(np.reshape(f64(w), -1)).requires_grad_()
-    y = torch.nn.functional.prelu(xt, wt)
-    y.backward(t64(np.broadcast_to(f64(g), x.shape)))
-    return xt.grad.numpy(), wt.grad.numpy()
 
 
 PRELU_CASES = [  # (grad shape, self shape, weight shape)

@@ -14,8 +14,9 @@ import pytest
 
 import pyaclnn
 from conftest import outcome
-from pyaclnn import _samples
+from pyaclnn._cli import samples as _samples
 from pyaclnn.dtypes import DType
+from helpers.data import random_array
 
 torch = pytest.importorskip("torch")
 
@@ -218,11 +219,7 @@ def _random_case(rng: np.random.Generator) -> tuple:
         return EMULATED[rng.integers(len(EMULATED))]
 
     def array(shape, dt):
-        if dt == np.bool_:
-            return np.asarray(rng.integers(0, 2, shape), bool)
-        if dt.kind in "iu":
-            return np.asarray(rng.integers(-20 if dt.kind == "i" else 0, 20, shape)).astype(dt)
-        return np.asarray(rng.standard_normal(shape) * 8, np.float32).astype(dt)
+        return random_array(rng, shape, dt)
 
     rank = int(rng.integers(0, 4))
     shape = tuple(int(d) for d in rng.integers(1, 4, rank))

@@ -29,8 +29,9 @@ import pyaclnn
 from conftest import on_device_0
 from pyaclnn import acl
 from pyaclnn._numpy.memory import Access, AddressSpace, Elements
-from pyaclnn._numpy.runtime import TensorDesc, _written_bytes
-from pyaclnn._strides import dense
+from pyaclnn._numpy.records import TensorDesc
+from pyaclnn._numpy.runtime.executors import _written_bytes
+from pyaclnn._core.strides import dense
 from pyaclnn.dtypes import DType
 
 torch = pytest.importorskip("torch")  # the oracle
@@ -398,7 +399,7 @@ def test_a_partly_written_strided_output_of_many_runs_is_exact(session: Session)
     model = np.zeros(260, F32)
     model[::2][:130][:100] = 1  # the elements the kernel writes, through the same view
     want = set(np.flatnonzero(np.repeat(model == 0, 4)))  # unwritten bytes
-    memory = pyaclnn._backend.current().runtime.memory
+    memory = pyaclnn._objects.backend.current().runtime.memory
     assert {b for b in range(260 * 4) if memory.unwritten((out_addr + b, out_addr + b + 1))} == want
 
 

@@ -168,7 +168,7 @@ def test_acl_constants_are_generated_from_headers():
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     from pyaclnn import acl
-    from pyaclnn._headers_path import constants
+    from pyaclnn._core.headers_path import constants
     assert {name: getattr(acl, name) for name in constants()} == constants()
 
 
@@ -181,7 +181,7 @@ def test_operator_headers_beyond_the_spec_match_the_real_ones():
     """headers/ declares, for the operators beyond abi.json's four (pyaclnn/ops: Add, InplaceAdd),
     each phase-1 function exactly as CANN's own header does: the same parameters, names, C types
     and constness (read with pyaclnn's header parser from ../shared/headers, never a copy)."""
-    from pyaclnn._signature import parse_header
+    from pyaclnn._registry.signature import parse_header
     if not REAL_HEADERS.is_dir():
         pytest.skip("../shared/headers is not there")
     spec = set(HEADER_ORDER)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_folder
-from pyaclnn._registry import Registry, Source, own_header
+from pyaclnn._registry.operators import Registry, Source, own_header
 
 REAL = shared_folder("headers")
 pytestmark = pytest.mark.skipif(REAL is None, reason="shared/headers (the real op_api headers) is not beside "
@@ -126,8 +126,8 @@ def real_package(tmp_path: Path) -> Path:
 def test_ops_and_doctor_name_the_conflict(emulator, emulator_home, real_package, monkeypatch, capsys):
     """On the emulator's toolkit with shared/headers as a custom package (its library missing: every
     declaration is skipped, and the first stands where no source provides the operator)."""
-    from pyaclnn import _backend
-    from pyaclnn._cli import doctor_report, doctor_text, main
+    from pyaclnn._objects import backend as _backend
+    from pyaclnn._cli.commands import doctor_report, doctor_text, main
     monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", str(real_package))
     _backend.reset_for_tests()
     assert main(["ops", "aclnnGroupNorm"]) == 0

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from pyaclnn._registry import Registry, Source, cann_sources, custom_sources, pyaclnn_source
-from pyaclnn._signature import index_header, parse_header
+from pyaclnn._registry.operators import Registry, Source
+from pyaclnn._registry.sources import cann_sources, custom_sources, pyaclnn_source
+from pyaclnn._registry.signature import index_header, parse_header
 from conftest import headers_package
 
 HAND_WRITTEN = r'''/**
@@ -295,7 +296,7 @@ def test_headers_are_parsed_only_when_used_and_once(tmp_path, monkeypatch):
     (tmp_path / "aclnn_add.h").write_text(HAND_WRITTEN)
     (tmp_path / "aclnn_broken.h").write_text("aclnnBrokenGetWorkspaceSize(\naclnnBroken(")
     calls = []
-    import pyaclnn._registry as reg
+    import pyaclnn._registry.operators as reg
     real = reg.parse_header
     monkeypatch.setattr(reg, "parse_header", lambda text: calls.append(1) or real(text))
     registry = Registry([Source("builtin", "toolkit", (tmp_path,))])
@@ -308,7 +309,7 @@ def test_headers_are_parsed_only_when_used_and_once(tmp_path, monkeypatch):
 
 def test_op_definitions_are_read_one_file_at_a_time(tmp_path, monkeypatch):
     """A toolkit ships one large ops-info json per SoC: only as many are parsed as needed."""
-    import pyaclnn._registry as reg
+    import pyaclnn._registry.operators as reg
     vendor = _package(tmp_path, "multi", GENERATED, OPDEF)
     other = vendor / "op_impl/ai_core/tbe/config/ascend310p/aic-ascend310p-ops-info.json"
     other.parent.mkdir(parents=True)
@@ -329,7 +330,7 @@ def test_the_installed_cann_header_comes_before_pyaclnn_headers(tmp_path, monkey
     """The toolkit's own declaration describes the library it installed: it is used, and one that
     differs from headers/ is a named conflict, without the NumPy reference (written for headers/'
     prototype). The same prototype keeps the reference."""
-    from pyaclnn._headers_path import HEADER_DIR
+    from pyaclnn._core.headers_path import HEADER_DIR
     monkeypatch.delenv("ASCEND_CUSTOM_OPP_PATH", raising=False)
     monkeypatch.delenv("ASCEND_OPP_PATH", raising=False)
     folder = tmp_path / "include" / "aclnnop"

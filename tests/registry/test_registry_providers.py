@@ -22,7 +22,8 @@ import pytest
 
 import pyaclnn
 from pyaclnn import acl
-from pyaclnn._registry import Registry, Source, pyaclnn_source
+from pyaclnn._registry.operators import Registry, Source
+from pyaclnn._registry.sources import pyaclnn_source
 from conftest import headers_package
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -59,7 +60,7 @@ def test_a_package_without_its_library_does_not_hide_the_next_package(
     empty = _headers_only(tmp_path / "empty", custom_vendor / "op_api" / "include" / "aclnn_add_custom.h")
     monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", f"{empty}:{custom_vendor}")
     use_backend("acl", home=emulator_home)
-    info = pyaclnn._backend.current().runtime.op_info("AddCustom")
+    info = pyaclnn._objects.backend.current().runtime.op_info("AddCustom")
     assert info.source.library == custom_vendor / LIB
     assert [(s.source.library, s.reason) for s in info.skipped] == [
         (empty / LIB, f"its library {empty / LIB} is missing")]
@@ -78,7 +79,7 @@ def test_a_package_not_exporting_the_op_does_not_hide_the_toolkit(emulator, emul
     monkeypatch.delenv("ASCEND_CUSTOM_OPP_PATH", raising=False)
     monkeypatch.setenv("ASCEND_OPP_PATH", str(opp))
     use_backend("acl", home=emulator_home)
-    info = pyaclnn._backend.current().runtime.op_info("Add")
+    info = pyaclnn._objects.backend.current().runtime.op_info("Add")
     assert info.source.kind == "builtin" and info.names == ("self", "other", "alpha", "out")
     assert len(info.skipped) == 1 and info.skipped[0].source.label == "custom package partial (vendors/config.ini)"
     assert info.skipped[0].reason == (f"its library {vendor / LIB} does not export "
@@ -89,7 +90,7 @@ def test_a_package_not_exporting_the_op_does_not_hide_the_toolkit(emulator, emul
             op.run(stream)
             stream.synchronize()
             np.testing.assert_array_equal(op["out"].numpy(), x + 4 * y)
-    assert pyaclnn._backend.current().runtime.op_info("AddCustom").source == info.skipped[0].source
+    assert pyaclnn._objects.backend.current().runtime.op_info("AddCustom").source == info.skipped[0].source
     _run_add_custom()  # the package still runs what it does export
     # the NumPy backend (same machine, no device) searches its headers/ first: Add has a reference there
     resolved = use_backend("numpy", home=emulator_home).runtime.registry.resolve("Add")
@@ -99,7 +100,7 @@ def test_a_package_not_exporting_the_op_does_not_hide_the_toolkit(emulator, emul
 def test_doctor_and_ops_name_the_skipped_package_and_why(emulator, emulator_home, custom_vendor, use_backend,
                                                          monkeypatch, tmp_path, capsys):
     from emulator.build import INCLUDE
-    from pyaclnn._cli import doctor_report, doctor_text, main
+    from pyaclnn._cli.commands import doctor_report, doctor_text, main
     empty = _headers_only(tmp_path / "empty", custom_vendor / "op_api" / "include" / "aclnn_add_custom.h")
     partial = tmp_path / "partial"
     shutil.copytree(custom_vendor, partial, symlinks=True)
@@ -152,7 +153,7 @@ def test_an_op_no_package_provides_still_says_why_when_called(emulator, emulator
     assert f"declared in {one / 'op_api/include/aclnn_add_custom.h'}" in message
     assert f"also custom package two (ASCEND_CUSTOM_OPP_PATH) declares aclnnAddCustom" in message
     assert f"its library {two / LIB} is missing" in message
-    from pyaclnn._cli import main
+    from pyaclnn._cli.commands import main
     assert main(["ops", "AddCustom"]) == 0
     assert "note: no source provides it: calling it raises NotSupportedError" in capsys.readouterr().out
 
@@ -198,8 +199,8 @@ def test_library_problem_reads_the_symbol_table(tmp_path):
     """Missing file, not an ELF file, a library exporting only phase 1, and one exporting both:
     compiled here from C, so which symbol is exported is known independently of the reader."""
     from emulator.build import _compiler
-    from pyaclnn._elf import exported_functions
-    from pyaclnn._registry import library_problem
+    from pyaclnn._core.elf import exported_functions
+    from pyaclnn._registry.operators import library_problem
     src = tmp_path / "ops.c"
     src.write_text("int aclnnFooGetWorkspaceSize(void) { return 0; }\n"
                    "int aclnnBar(void) { return 0; }\nint aclnnBarGetWorkspaceSize(void) { return 0; }\n"
@@ -222,7 +223,7 @@ def test_library_problem_reads_the_symbol_table(tmp_path):
 
 
 def test_doctor_text_caps_the_skipped_list(use_backend):
-    from pyaclnn._cli import doctor_report, doctor_text
+    from pyaclnn._cli.commands import doctor_report, doctor_text
     use_backend("numpy")
     data = doctor_report()
     data["operators"]["skipped"] = [{"op": f"aclnnOp{i}", "source": "pkg", "header": "/x/aclnn_op.h",

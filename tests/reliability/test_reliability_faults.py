@@ -22,6 +22,7 @@ import pytest
 import pyaclnn
 from pyaclnn import acl
 from pyaclnn.errors import class_for_status
+from helpers.threads import in_thread  # noqa: E402
 
 F32 = np.float32
 KINDS = ("tensor", "bool_array", "executor", "stream", "event", "device_alloc", "host_alloc",
@@ -54,25 +55,6 @@ def expect_fault(emu, func: str, status: int, action: Callable[[], Any], *, skip
         err.cann_message
     assert func in str(err)  # the message names the C function
     return err
-
-
-def in_thread(fn: Callable[[], Any]) -> Any:
-    """Run ``fn`` in a new thread; return its result or re-raise its exception here."""
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller
-            box["error"] = exc
-
-    t = threading.Thread(target=target)
-    t.start()
-    t.join(30)
-    assert not t.is_alive(), "thread hung"
-    if "error" in box:
-        raise box["error"]
-    return box.get("value")
 
 
 def host_args(op: str) -> tuple:
@@ -254,7 +236,8 @@ def s_functional_sync(emu, c: Case) -> None:
     # the stream has passed it (stream-ordered lifetimes): at the next synchronize.
     args, before = host_args("MseLossBackward"), live(emu)
     err = expect_fault(emu, c.func, c.status, lambda: functional("MseLossBackward", args))
-    from pyaclnn._device import default_device, default_stream
+    from pyaclnn._objects.device import default_device
+    from pyaclnn._objects.stream import default_stream
     default_stream(default_device()).synchronize()
     assert live(emu) == before, err
 
@@ -326,7 +309,7 @@ def s_destroy_stream_on_device_close(emu, c: Case) -> None:
     # the device reset, and the error is raised.
     dev = pyaclnn.Device(0)
     stream = dev.create_stream()
-    raw = stream._raw  # noqa: SLF001 - to destroy the stream the runtime refused to destroy
+    raw = stream.raw  # noqa: SLF001 - to destroy the stream the runtime refused to destroy
     event = dev.create_event()
     t = pyaclnn.Tensor.from_numpy(np.ones(8, F32), dev)
     ex = pyaclnn.MseLossBackward(t, t, t, "sum", pyaclnn.Tensor.zeros(8, device=dev))
@@ -343,7 +326,7 @@ def s_destroy_stream_on_device_close(emu, c: Case) -> None:
 def s_destroy_event(emu, c: Case) -> None:
     with pyaclnn.Device(0) as dev:
         ev = dev.create_event()
-        raw = ev._raw  # noqa: SLF001
+        raw = ev.raw  # noqa: SLF001
         expect_fault(emu, c.func, c.status, ev.close)
         assert ev.closed
         acl.aclrtDestroyEvent(raw)
@@ -364,7 +347,7 @@ def s_reset_device(emu, c: Case) -> None:
 def s_destroy_tensor(emu, c: Case) -> None:
     with pyaclnn.Device(0):
         t = pyaclnn.Tensor.from_numpy(np.ones(8, F32))
-        raw, before = t._raw, live(emu)  # noqa: SLF001
+        raw, before = t.raw, live(emu)  # noqa: SLF001
         expect_fault(emu, c.func, c.status, t.close)
         after = live(emu)
         assert after["device_alloc"] == before["device_alloc"] - 1  # the memory is freed anyway
@@ -379,7 +362,7 @@ def s_destroy_private_descriptor(emu, c: Case) -> None:
         dargs, _ = device_args("MseLossBackward")
         ex = pyaclnn.Executor.from_args("MseLossBackward", dargs, repeatable=True)
         ex.run(stream)
-        descriptors = [h for kind, h in ex._planned.owned if kind == "tensor"]  # noqa: SLF001
+        descriptors = [h for kind, h in ex.planned.owned if kind == "tensor"]  # noqa: SLF001
         before = live(emu)
         expect_fault(emu, c.func, c.status, ex.close)
         after = live(emu)
@@ -439,16 +422,16 @@ def s_release_fails_too(emu, c: Case) -> None:
         if c.func.endswith("GetWorkspaceSize"):
             action = lambda: pyaclnn.Executor.from_args("GroupNormBackward", dargs)  # noqa: E731
             masks = []
-            real = dev._runtime.create_bool_array  # noqa: SLF001 - to learn the handle it makes
-            dev._runtime.create_bool_array = lambda v: masks.append(real(v)) or masks[-1]
+            real = dev.runtime.create_bool_array  # noqa: SLF001 - to learn the handle it makes
+            dev.runtime.create_bool_array = lambda v: masks.append(real(v)) or masks[-1]
             try:
                 emu.fail("aclDestroyBoolArray", 161002, 0, 1)
                 expect_fault(emu, c.func, c.status, action)
             finally:
-                del dev._runtime.create_bool_array
+                del dev.runtime.create_bool_array
         else:
             ex = pyaclnn.Executor.from_args("GroupNormBackward", dargs)
-            masks = [h for kind, h in ex._planned.owned if kind == "bool_array"]  # noqa: SLF001
+            masks = [h for kind, h in ex.planned.owned if kind == "bool_array"]  # noqa: SLF001
             emu.fail("aclDestroyBoolArray", 161002, 0, 1)
             expect_fault(emu, c.func, c.status, lambda: ex.run(stream))
         assert emu.calls("aclDestroyBoolArray") == 1
@@ -476,7 +459,7 @@ def s_destroy_executor(emu, c: Case) -> None:
             ex = pyaclnn.Executor.from_args("MseLossBackward", dargs, repeatable)
             if repeatable:
                 ex.run(stream)
-            raw = ex._planned.handle  # noqa: SLF001 - to free the executor the runtime kept
+            raw = ex.planned.handle  # noqa: SLF001 - to free the executor the runtime kept
             before = live(emu)
             expect_fault(emu, c.func, c.status, ex.close)
             after = live(emu)
@@ -536,7 +519,7 @@ def s_destroy_bool_array(emu, c: Case) -> None:
     with pyaclnn.Device(0) as dev, dev.create_stream() as stream:
         dargs, outs = device_args("GroupNormBackward")
         ex = pyaclnn.Executor.from_args("GroupNormBackward", dargs)
-        mask = next(h for kind, h in ex._planned.owned if kind == "bool_array")  # noqa: SLF001
+        mask = next(h for kind, h in ex.planned.owned if kind == "bool_array")  # noqa: SLF001
         before = live(emu)
         expect_fault(emu, c.func, c.status, lambda: ex.run(stream))
         assert live(emu)["bool_array"] == before["bool_array"]  # refused: still live

@@ -39,7 +39,7 @@ from hypothesis.control import currently_in_test_context
 
 import pyaclnn
 from conftest import live_handles
-from pyaclnn import _backend
+from pyaclnn._objects import backend as _backend
 
 F32, F16, BF16 = np.dtype(np.float32), np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)
 FLOATS = (F32, F16, BF16)
@@ -64,12 +64,12 @@ class Backends:
 
 @contextmanager
 def active(backend: Any) -> Iterator[None]:
-    saved = _backend._current
-    _backend._current = backend
+    saved = _backend.active
+    _backend.active = backend
     try:
         yield
     finally:
-        _backend._current = saved
+        _backend.active = saved
 
 
 @pytest.fixture

@@ -21,7 +21,8 @@ import pytest
 
 import pyaclnn
 from conftest import live_handles
-from pyaclnn import _backend, acl
+from pyaclnn import acl
+from pyaclnn._objects import backend as _backend
 
 F32 = np.float32
 PLAN_RUN = 100_000      # two-phase calls, each with a new executor
@@ -82,10 +83,10 @@ def test_100k_operator_calls_leak_nothing(backend, capsys):
                 pyaclnn.mse_loss_backward(g, x, y)
 
         def c_layer(n: int) -> None:
-            handles = (tg._raw, tx._raw, ty._raw, 1, out._raw)  # noqa: SLF001 - raw aclTensor handles
+            handles = (tg.raw, tx.raw, ty.raw, 1, out.raw)  # noqa: SLF001 - raw aclTensor handles
             for _ in range(n):
                 ws, ex = acl.aclnnMseLossBackwardGetWorkspaceSize(*handles)
-                acl.aclnnMseLossBackward(stream.workspace(ws), ws, ex, stream._raw)  # noqa: SLF001
+                acl.aclnnMseLossBackward(stream.workspace(ws), ws, ex, stream.raw)  # noqa: SLF001
 
         def refused(n: int) -> None:
             for _ in range(n):

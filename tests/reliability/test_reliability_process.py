@@ -27,7 +27,7 @@ import pytest
 
 import pyaclnn
 from conftest import live_handles
-from pyaclnn import _backend
+from pyaclnn._objects import backend as _backend
 
 TESTS = Path(__file__).resolve().parents[1]
 ROOT = TESTS.parent
@@ -61,10 +61,10 @@ def live_now():
         emu = emulator()
         live = {{k: emu.live(k) for k in LIVE_KINDS + ("init",)}}
         return live, emu.misuse(), emu.last_misuse()
-    from pyaclnn import _backend
-    if _backend._current is None:  # a child forked after initialisation has no backend
+    from pyaclnn._objects import backend as _backend
+    if _backend.active is None:  # a child forked after initialisation has no backend
         return {{}}, 0, ""
-    return _backend._current.runtime.live_counts(), 0, ""
+    return _backend.active.runtime.live_counts(), 0, ""
 
 def report():
     live, misuse, last = live_now() if "pyaclnn" in sys.modules else ({{}}, 0, "")
@@ -123,7 +123,7 @@ t, t2 = pyaclnn.Tensor.from_numpy(x), pyaclnn.Tensor.from_numpy(x * 2)
 out = pyaclnn.Tensor.zeros(4)
 ex = pyaclnn.MseLossBackward(t, t2, t, "mean", out)
 rex = pyaclnn.MseLossBackward(t, t, t, "sum", pyaclnn.Tensor.zeros(4), repeatable=True)
-log_releases(pyaclnn._backend.current().runtime)
+log_releases(pyaclnn._objects.backend.current().runtime)
 
 pid = os.fork()
 if pid == 0:
@@ -235,7 +235,7 @@ def test_a_child_forked_before_initialisation_works(child_backend):
 EXIT_WITH_LIVE_OBJECTS = """
 import numpy as np
 import pyaclnn
-from pyaclnn import _backend
+from pyaclnn._objects import backend as _backend
 
 log_releases(_backend.current().runtime)
 x = np.arange(24, dtype=np.float32).reshape(2, 4, 3)

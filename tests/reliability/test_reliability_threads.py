@@ -17,8 +17,10 @@ import pytest
 
 import pyaclnn
 from conftest import live_handles
-from pyaclnn import _backend, acl
+from pyaclnn import acl
+from pyaclnn._objects import backend as _backend
 from pyaclnn.errors import class_for_status
+from helpers.threads import in_thread  # noqa: E402
 
 F32 = np.float32
 THREADS = 8
@@ -57,10 +59,6 @@ def run_threads(fn: Callable[[int], Any], n: int = THREADS, timeout: float = 120
     if errors:
         raise errors[0]
     return results
-
-
-def in_thread(fn: Callable[[], Any]) -> Any:
-    return run_threads(lambda _k: fn(), n=1)[0]
 
 
 def other_ops_inputs() -> dict[str, tuple]:

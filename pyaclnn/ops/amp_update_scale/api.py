@@ -7,11 +7,11 @@ from typing import Callable
 
 import numpy as np
 
-from ... import _env
-from ..._device import Device
-from ..._executor import Op
-from ..._samples import print_values
-from ..._tensor import Tensor
+from ..._core import env as _env
+from ..._objects.device import Device
+from ..._objects.executor import Op
+from ..._cli.samples import print_values
+from ..._objects.tensor import Tensor
 from .spec import OP
 
 __all__ = ["sample", "EXPECTED", "ALIAS", "IN_DOCTOR"]

@@ -6,17 +6,18 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from ... import _backend, _env
-from ..._device import Device
-from ..._executor import Executor
-from ..._functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_again, run_memo
-from ..._samples import print_values
-from ..._tensor import Tensor
+from ..._objects import backend as _backend
+from ..._core import env as _env
+from ..._objects.device import Device
+from ..._objects.executor import Executor
+from ..._functions.functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_again, run_memo
+from ..._cli.samples import print_values
+from ..._objects.tensor import Tensor
 from ...errors import AclnnParamInvalidError
 from .spec import API, OP
 
 if TYPE_CHECKING:
-    from ..._bench.cases import Case
+    from ..._cli.bench.cases import Case
 
 __all__ = ["CrossEntropyLossGrad", "cross_entropy_loss_grad", "reduction_text", "sample", "EXPECTED", "ALIAS",
            "IN_DOCTOR", "bench_case", "small_case"]
@@ -154,7 +155,9 @@ def sample(emit: Callable[[str], None] = print) -> None:
 def case(N: int, C: int) -> Case:
     """float32 (N, C) log-probabilities, mean, int64 targets, no weight, against aten's
     nll_loss_backward then _log_softmax_backward_data (cross_entropy = nll_loss(log_softmax))."""
-    from ..._bench.cases import F32, Case, nbytes
+    from ..._cli.bench.cases import F32
+    from ..._cli.bench.cases import Case
+    from ..._cli.bench.cases import nbytes
 
     def make(rng: np.random.Generator) -> dict[str, Any]:
         logits = rng.standard_normal((N, C), dtype=F32)
@@ -171,7 +174,7 @@ def case(N: int, C: int) -> Case:
         # cross_entropy = nll_loss(log_softmax(z)); its backward is this pair of aten kernels.
         g = torch.ops.aten.nll_loss_backward(t["grad_loss"], t["log_prob"], t["target"], None, 1, -100,
                                              t["total_weight"])
-        return torch.ops.aten._log_softmax_backward_data(g, t["log_prob"], 1, torch.float32)
+        return torch.ops.aten._log_softmax_backward_data(g, t["log_prob"], 1, torch.float32)  # private: aten's kernel
 
     def plan_pyaclnn(t: dict[str, Any], outs: list[Any]) -> Any:
         return CrossEntropyLossGrad(t["grad_loss"], t["log_prob"], t["target"], reduction="mean", out=outs[0])
@@ -185,7 +188,7 @@ def case(N: int, C: int) -> Case:
         import torch
         g = torch.ops.aten.nll_loss_backward.grad_input(t["grad_loss"], t["log_prob"], t["target"], None, 1,
                                                         -100, t["total_weight"], grad_input=outs[1])
-        return torch.ops.aten._log_softmax_backward_data.out(g, t["log_prob"], 1, torch.float32, out=outs[0])
+        return torch.ops.aten._log_softmax_backward_data.out(g, t["log_prob"], 1, torch.float32, out=outs[0])  # private: aten's kernel
 
     return Case(ALIAS, f"{OP} N={N} C={C} mean",
                 {"N": N, "C": C, "reduction": "mean", "target_dtype": "int64", "weight": None},

@@ -24,7 +24,7 @@ API = f"aclnn{OP}GetWorkspaceSize"
 REPO = "ops-nn"  # its sources: hicann/ops-nn (9.x: libopapi_nn.so, the op library pyaclnn loads)
 # Its header is generated (every tensor const): the op definition traced in shared/reference/ops.md
 # names the output, and nnopbase's executors index tensors by their position there.
-ROLES = (("out",), "position")  # outputs, index rule (pyaclnn._registry)
+ROLES = (("out",), "position")  # outputs, index rule (pyaclnn._registry.operators)
 
 __all__ = ["OP", "API", "REPO", "ROLES", "SUPPORTED_SOCS", "REDUCTIONS", "check", "effective_reduction",
            "target_dtypes", "workspace_size"]

@@ -6,17 +6,18 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, overload
 
 import numpy as np
 
-from ... import _backend, _env
-from ..._device import Device
-from ..._executor import Executor
-from ..._functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_again, run_memo
-from ..._samples import print_values
-from ..._signature import c_values
-from ..._tensor import Tensor
+from ..._objects import backend as _backend
+from ..._core import env as _env
+from ..._objects.device import Device
+from ..._objects.executor import Executor
+from ..._functions.functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_again, run_memo
+from ..._cli.samples import print_values
+from ..._registry.signature import c_values
+from ..._objects.tensor import Tensor
 from .spec import API, OP, output_shapes
 
 if TYPE_CHECKING:
-    from ..._bench.cases import Case
+    from ..._cli.bench.cases import Case
 
 __all__ = ["GroupNormBackward", "group_norm_backward", "output_mask", "sample", "EXPECTED", "NOTE", "ALIAS",
            "IN_DOCTOR", "bench_case", "small_case"]
@@ -192,7 +193,9 @@ def sample(emit: Callable[[str], None] = print) -> None:
 # -- benchmark cases (python -m pyaclnn bench) -------------------------------------------------------
 def case(N: int, C: int, H: int, W: int, G: int) -> Case:
     """float32 (N, C, H, W) with gamma, all three outputs, against aten's native_group_norm_backward."""
-    from ..._bench.cases import F32, Case, nbytes
+    from ..._cli.bench.cases import F32
+    from ..._cli.bench.cases import Case
+    from ..._cli.bench.cases import nbytes
     HxW = H * W
 
     def make(rng: np.random.Generator) -> dict[str, Any]:

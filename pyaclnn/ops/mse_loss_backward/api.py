@@ -7,17 +7,18 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from ... import _backend, _env
-from ..._device import Device
-from ..._executor import Executor
-from ..._samples import print_values
-from ..._functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_again, run_memo
-from ..._tensor import Tensor
+from ..._objects import backend as _backend
+from ..._core import env as _env
+from ..._objects.device import Device
+from ..._objects.executor import Executor
+from ..._cli.samples import print_values
+from ..._functions.functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_again, run_memo
+from ..._objects.tensor import Tensor
 from ...errors import AclnnParamInvalidError
 from .spec import API, OP, out_shape
 
 if TYPE_CHECKING:
-    from ..._bench.cases import Case
+    from ..._cli.bench.cases import Case
 
 __all__ = ["MseLossBackward", "mse_loss_backward", "reduction_code", "sample", "EXPECTED", "ALIAS", "IN_DOCTOR",
            "bench_case", "small_case"]
@@ -126,7 +127,9 @@ def sample(emit: Callable[[str], None] = print) -> None:
 # -- benchmark cases (python -m pyaclnn bench) -------------------------------------------------------
 def case(shape: tuple[int, ...]) -> Case:
     """Reduction none on three float32 inputs of ``shape``, against aten's mse_loss_backward."""
-    from ..._bench.cases import F32, Case, nbytes
+    from ..._cli.bench.cases import F32
+    from ..._cli.bench.cases import Case
+    from ..._cli.bench.cases import nbytes
 
     def make(rng: np.random.Generator) -> dict[str, Any]:
         return {k: rng.standard_normal(shape, dtype=F32) for k in ("grad", "x", "y")}

@@ -6,16 +6,17 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from ... import _backend, _env
-from ..._device import Device
-from ..._executor import Executor
-from ..._functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_again, run_memo
-from ..._samples import print_values
-from ..._tensor import Tensor
+from ..._objects import backend as _backend
+from ..._core import env as _env
+from ..._objects.device import Device
+from ..._objects.executor import Executor
+from ..._functions.functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_again, run_memo
+from ..._cli.samples import print_values
+from ..._objects.tensor import Tensor
 from .spec import API, OP, output_shapes
 
 if TYPE_CHECKING:
-    from ..._bench.cases import Case
+    from ..._cli.bench.cases import Case
 
 __all__ = ["PreluBackward", "prelu_backward", "sample", "EXPECTED", "NOTE", "ALIAS", "IN_DOCTOR",
            "bench_case", "small_case"]
@@ -110,7 +111,9 @@ def sample(emit: Callable[[str], None] = print) -> None:
 def case(shape: tuple[int, ...]) -> Case:
     """float32 ``shape`` with one weight per channel (dim 1), against aten's _prelu_kernel_backward
     and the weight gradient summed to (C,) as autograd's sum_to_size does."""
-    from ..._bench.cases import F32, Case, nbytes
+    from ..._cli.bench.cases import F32
+    from ..._cli.bench.cases import Case
+    from ..._cli.bench.cases import nbytes
     C = shape[1]
     per_channel = (1, C) + (1,) * (len(shape) - 2)  # the weight as aten's kernel takes it
     other_dims = tuple(d for d in range(len(shape)) if d != 1)
@@ -126,7 +129,7 @@ def case(shape: tuple[int, ...]) -> Case:
         # The kernel returns the weight gradient at the input's shape; autograd then sums it to
         # the weight's shape (sum_to_size). Both are needed for the same two outputs.
         import torch
-        gi, gw = torch.ops.aten._prelu_kernel_backward(t["dy"], t["x"], t["weight"].view(per_channel))
+        gi, gw = torch.ops.aten._prelu_kernel_backward(t["dy"], t["x"], t["weight"].view(per_channel))  # private: aten's kernel
         return gi, gw.sum(dim=other_dims)
 
     def plan_pyaclnn(t: dict[str, Any], outs: list[Any]) -> Any:

@@ -1,0 +1,1 @@
+"""``python -m pyaclnn``: the commands (commands), samples, check, bench."""

@@ -1,0 +1,1 @@
+"""Foundations every layer may import: the generated constants, environment, ELF reader, strides, call sites, headers/."""

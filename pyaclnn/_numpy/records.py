@@ -1,0 +1,55 @@
+"""What the reference runtime keeps for each handle phase 1 reads or makes: a tensor
+descriptor (aclTensor), a scalar (aclScalar), an executor (aclOpExecutor)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ..dtypes import DType
+from . import ops
+
+
+@dataclass
+class TensorDesc:
+    shape: tuple[int, ...]
+    dtype: DType
+    strides: tuple[int, ...]
+    offset: int
+    fmt: int
+    storage_shape: tuple[int, ...]
+    addr: int
+    cached_span: tuple[int, int, int] | None = None  # (addr, start, end) of the last span_of
+    dense: bool | None = None  # whether its elements fill that span, exactly once (None: not asked yet)
+    known_written: tuple[int, int] | None = None  # memory (frees, unwrites) when its bytes were known written
+    cached_view: tuple[int, int, np.ndarray] | None = None  # (addr, memory frees, view) of the last _view
+
+    def meta(self) -> ops.TensorMeta:
+        return ops.TensorMeta(self.shape, self.dtype, self.strides)
+
+
+@dataclass
+class Scalar:
+    value: Any
+    dtype: DType
+
+
+@dataclass
+class ExecutorRecord:
+    op: str
+    args: tuple                  # C-shaped args with TensorDesc in tensor positions
+    empty: bool
+    inputs: list[TensorDesc | None]
+    outputs: list[TensorDesc | None]  # None: a NULL optional slot (index rule "position")
+    repeatable: bool = False
+    workspace_size: int = 0
+    workspace_used: bool = False  # the kernels read or write it (a 0-byte tiling request is never touched)
+    handles: tuple[int, ...] = ()  # the aclTensors phase 1 captured (list elements included)
+    names: tuple[str, ...] = ()    # the C parameter names, for messages
+    spans: tuple | None = None     # what a launch reads and writes (_io_spans), for pyaclnn._numpy.queues
+    written: tuple[int | None, ...] | None = None  # per output, the elements its kernel writes (None: all;
+    #                                                the spec's ``written``); None: every output whole
+    generated: bool = False      # a generated (nnopbase) op: phase 2 is NnopbaseRunWithWorkspace
+    kernel: Callable[[tuple], None] | None = None  # its phase 2, once made (NumpyRuntime._kernel)
+    fills_empty: bool = False    # an empty call whose phase 2 still writes (the spec's ``empty_fills``)

@@ -1,0 +1,451 @@
+"""The reference runtime's operators: phase 1 (the op spec's checks, an executor), phase 2 (the
+launch queued on its stream, with its reads and writes for the hazard checks), executor
+addresses and repeatability."""
+from __future__ import annotations
+
+import math
+from ..._core.sites import user_site as _user_site
+from typing import Any, Callable
+import numpy as np
+from ... import errors
+from ..._core.constants import (ACL_ERROR_RT_AICORE_EXCEPTION, ACLNN_ERR_RUNTIME_ERROR, ACLNN_ERR_PARAM_NULLPTR,
+                                ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_INNER_NULLPTR)
+from ...dtypes import to_numpy
+from ..._registry.operators import OpInfo
+from ..._core.strides import byte_boxes, contiguous_strides, dense, extent
+from .. import ops
+from ..memory import Access, Elements
+from ..queues import hazard
+from ..records import ExecutorRecord, Scalar, TensorDesc
+from .descriptors import NumpyDescriptors
+
+
+# What the NumPy backend looks for besides headers/, for an unknown operator's message.
+_SEARCHED = (("custom", "custom operator package (ASCEND_CUSTOM_OPP_PATH, $ASCEND_OPP_PATH/vendors/config.ini)"),
+             ("builtin", "CANN aclnnop headers (ASCEND_HOME_PATH, ASCEND_TOOLKIT_HOME, /usr/local/Ascend)"))
+
+
+
+def _span_of(desc: TensorDesc) -> tuple[int, int]:
+    """The bytes [start, end) a tensor's shape, strides and offset reach (kept until its
+    address changes: aclSet*TensorAddr)."""
+    cached = desc.cached_span
+    if cached is not None and cached[0] == desc.addr:
+        return cached[1], cached[2]
+    lo, hi = extent(desc.shape, desc.strides)
+    item = to_numpy(desc.dtype).itemsize
+    start, end = desc.addr + (lo + desc.offset) * item, desc.addr + (hi + desc.offset + 1) * item
+    desc.cached_span = (desc.addr, start, end)
+    return start, end
+
+
+def _io_spans(ex: ExecutorRecord) -> tuple[tuple[TensorDesc, ...], tuple[TensorDesc, ...],
+                                      tuple[tuple[tuple[int, int], Access], ...]]:
+    """What a launch of ``ex`` touches: its non-empty inputs, the non-empty outputs its kernel
+    writes whole, and (span, exact bytes) of what it writes of those it writes in part only
+    (``written``; an output it does not write at all is in none of them: the device's kernel
+    never touches it)."""
+    inputs = tuple(d for d in ex.inputs if d is not None and 0 not in d.shape)
+    if ex.written is None:
+        return inputs, tuple(d for d in ex.outputs if d is not None and 0 not in d.shape), ()
+    whole, part = [], []
+    for d, n in zip(ex.outputs, ex.written):
+        if d is None or 0 in d.shape or n == 0:
+            continue
+        if n is None or n >= math.prod(d.shape):
+            whole.append(d)
+        else:
+            access = _written_bytes(d, n)
+            part.append(((access[0], access[1]), access))
+    return inputs, tuple(whole), tuple(part)
+
+
+def _written_bytes(desc: TensorDesc, count: int | None = None) -> Access:
+    """The bytes of the elements of a non-empty ``desc`` (with ``count``, of its first ``count``
+    in row-major order of its view): one span for a contiguous tensor's first elements, else the
+    elements of a strided one (its gaps, and its later elements, are not in them)."""
+    item = to_numpy(desc.dtype).itemsize
+    first = desc.addr + desc.offset * item
+    if count is not None and tuple(desc.strides) == contiguous_strides(desc.shape):
+        return first, first + count * item
+    boxes = tuple((first + start, dims) for start, dims in byte_boxes(desc.shape, desc.strides, item, count))
+    end = max(start + sum((d - 1) * s for s, d in dims) + 1 for start, dims in boxes)
+    return Elements(min(start for start, _ in boxes), end, boxes)
+
+
+def _written_counts(info: OpInfo, args: tuple, by_name: dict[str, Any]) -> tuple[int | None, ...] | None:
+    """The spec's ``written`` (C output parameter name -> elements, or a tuple per list member)
+    as one count per output of ``_split_io``, in its order (None: written whole); None when every
+    output is written whole."""
+    assert info.outputs is not None
+    unknown = set(by_name) - {info.names[i] for i in info.outputs}
+    if unknown:
+        raise ValueError(f"aclnn{info.name}: the spec's written() names no output {sorted(unknown)}")
+    keep_null = info.index_rule == "position"
+    counts: list[int | None] = []
+    for i in info.outputs:
+        if not keep_null and args[i] is None:
+            continue
+        n = by_name.get(info.names[i])
+        if isinstance(args[i], tuple):  # a list's members one by one, as _split_io counts them
+            counts += n if n is not None else (None,) * len(args[i])
+        else:
+            counts.append(n)
+    return tuple(counts) if any(n is not None for n in counts) else None
+
+
+def _spans_and_unknown(descs: tuple[TensorDesc, ...], key: tuple[int, int]
+                       ) -> tuple[list[tuple[int, int]], list[Access]]:
+    """The spans of ``descs`` (for the race checks), and the exact bytes (``_written_bytes``) of
+    those not known written under ``key`` (the memory's (frees, unwrites)), which are from now on
+    (as an input: checked; as an output: marked)."""
+    spans: list[tuple[int, int]] = []
+    unknown: list[Access] = []
+    for d in descs:
+        span = _span_of(d)
+        spans.append(span)
+        if d.known_written != key:
+            d.known_written = key
+            if d.dense is None:  # (worked out once per tensor)
+                d.dense = dense(d.shape, d.strides)
+            unknown.append(span if d.dense else _written_bytes(d))
+    return spans, unknown
+
+
+def _is_list(value: Any) -> bool:
+    """Whether a resolved argument is an aclTensorList's tensors (a tuple of TensorDesc or views;
+    an aclScalarList is a tuple of Scalar, an aclBoolArray one of bools)."""
+    return isinstance(value, tuple) and bool(value) and isinstance(value[0], (TensorDesc, np.ndarray))
+
+
+def _list_views(view: Callable[[TensorDesc], np.ndarray | None], value: Any) -> Any:
+    """An aclTensorList's members as a tuple of ndarray views (None: outside its allocation);
+    any other value as it is."""
+    return tuple(view(d) for d in value) if _is_list(value) else value
+
+
+def _outside(args: tuple, views: tuple) -> TensorDesc | None:
+    """The first tensor (or list member) whose view is None: it reaches outside its allocation."""
+    for a, v in zip(args, views):
+        if isinstance(a, TensorDesc) and v is None:
+            return a
+        if _is_list(a):
+            for d, w in zip(a, v):
+                if w is None:
+                    return d
+    return None
+
+
+def _nothing(args: tuple) -> None:
+    """Phase 2 of a call on empty inputs: nothing to compute (outputs are left as they are)."""
+
+
+def _split_io(info: OpInfo, args: tuple) -> tuple[list[Any], list[Any]]:
+    """The tensors aclSetInputTensorAddr / aclSetOutputTensorAddr index, by the op's rule:
+    the non-null ones in parameter order, or every position (NULL optional slots included)."""
+    keep_null = info.index_rule == "position"
+    assert info.inputs is not None and info.outputs is not None  # ops with a reference have roles
+    def tensors(positions: tuple[int, ...]) -> list[Any]:  # a list's members count one by one, in order
+        return [t for i in positions if keep_null or args[i] is not None
+                for t in (args[i] if isinstance(args[i], tuple) else (args[i],))]
+    return tensors(info.inputs), tensors(info.outputs)
+
+
+class NumpyExecutors(NumpyDescriptors):
+    """aclnn<Op>GetWorkspaceSize / aclnn<Op>, aclSet*TensorAddr, aclDestroyAclOpExecutor."""
+
+    def set_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
+        self._need_tensor_arg(tensor, "aclSetTensorAddr")
+        ex = self._executors.get(executor)
+        if ex is None:
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, "aclSetTensorAddr", f"{executor!r} is not a live executor")
+        n = len(ex.inputs)  # inputs first, then the outputs continue the numbering
+        self._set_addr(executor, index if index < n else index - n, tensor, addr, output=index >= n)
+
+    def set_dynamic_tensor_addr(self, which: str, executor: Any, ir_index: int, relative_index: int,
+                                tensors: Any, addr: int) -> None:
+        api = f"aclSetDynamic{which}TensorAddr"
+        self._need_tensor_arg(tensors, api, "tensors")
+        if executor not in self._executors:
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"{executor!r} is not a live executor")
+        raise self._fail(ACLNN_ERR_PARAM_INVALID, api, ("the NumPy reference does not model aclSetDynamic*TensorAddr (moving one "
+                                                        "member of an executor's aclTensorList): make a new executor"))
+
+    # -- operators -------------------------------------------------------------------------------
+    def op_info(self, op: str) -> OpInfo:
+        """The registry entry of ``op``; NotSupportedError unless it has a NumPy reference
+        (UnknownOperatorError if no header declares it)."""
+        info = self.registry.get(op) if op in ops.references() else None
+        if info is None or not info.has_reference:
+            exc = self._cannot_run(op)
+            self._thread.error = str(exc)
+            raise exc
+        return info
+
+    def known(self, op: str) -> None:
+        """UnknownOperatorError unless a header declares ``op`` (index only: nothing parsed)."""
+        if not self.registry.declares(op):
+            raise self._unknown(op)
+
+    def _unknown(self, op: str) -> errors.UnknownOperatorError:
+        kinds = {s.kind for s in self.registry.sources}
+        missing = [what for kind, what in _SEARCHED if kind not in kinds]
+        return self.registry.unknown(op, (f"; found no {' and no '.join(missing)}" if missing else "")
+                                     + f". Operators with a NumPy reference: {', '.join(ops.references())}")
+
+    def _cannot_run(self, op: str) -> errors.NotSupportedError:
+        """Why this backend cannot run ``op``: not declared anywhere, or no NumPy reference."""
+        return ops.no_reference(op) if self.registry.declares(op) else self._unknown(op)
+
+    def _resolve(self, info: OpInfo, args: tuple, api: str) -> tuple:
+        """Replace handles by what they hold, checking they are live (CANN: 161002 otherwise)."""
+        out = []
+        for kind, value in zip(info.kinds, args):
+            if value is None or kind not in self._kinds:
+                out.append(value)
+                continue
+            table, what = self._kinds[kind]
+            if type(value) is not int:  # handles are ints here (cdata on acl): cffi's TypeError there
+                raise TypeError(f"{api}: {type(value).__name__} {value!r} is no {what} handle")
+            held = table.get(value)
+            if held is None:
+                raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"{value!r} is not a live {what}")
+            if kind == "tensor_list":
+                held = tuple(self._tensors[h] for h in held)
+            elif kind == "scalar_list":
+                held = tuple(self._scalars[h] for h in held)
+            out.append(held)
+        return tuple(out)
+
+    def workspace_size(self, op: str, args: tuple) -> tuple[int, int]:
+        api = f"aclnn{op}GetWorkspaceSize"
+        info = self.op_info(op)
+        if len(args) != len(info.kinds):
+            raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"expected {len(info.kinds)} arguments, got {len(args)}")
+        resolved = self._resolve(info, args, api)
+        metas = ops.metas(resolved)
+        try:
+            empty = ops.check(op, self.soc, metas)
+        except errors.AclError as exc:
+            self._thread.error = str(exc)
+            raise
+        inputs, outputs = _split_io(info, resolved)
+        by_name = ops.written(op, self.soc, metas)
+        written = _written_counts(info, resolved, by_name) if by_name else None
+        handles = [h for kind, a in zip(info.kinds, args) if a is not None
+                   for h in ((a,) if kind == "tensor" else self._tensor_lists[a] if kind == "tensor_list" else ())]
+        ws = ops.workspace_size(op, self.soc, metas)  # what the real operator asks for
+        fills = empty and ops.fills_when_empty(op, self.soc, metas)
+        return ws.size, self._register(self._executors, ExecutorRecord(op, resolved, empty, inputs, outputs,
+                                                                 workspace_size=ws.size, workspace_used=ws.used,
+                                                                 handles=tuple(handles), names=tuple(info.names),
+                                                                 generated=info.index_rule == "position",
+                                                                 written=written, fills_empty=fills))
+
+    def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any,
+               *extra: Any) -> None:
+        # ``extra``: the launch arguments a header declares beyond the four; no operator with a
+        # reference has any (an operator without one never gets an executor here)
+        api = f"aclnn{op}"
+        if executor is None:  # opbase CommonOpExecutorRun: checked first, ACLNN_ERR_PARAM_NULLPTR
+            if op not in ops.references():  # ... of an operator this backend can run at all
+                raise self._cannot_run(op)
+            raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "executor is nullptr")
+        with self._lock:
+            ex = self._executors.get(executor)
+            if ex is not None and ex.generated and ex.op == op:
+                # NnopbaseRunWithWorkspace (opbase individual_op_api.cpp) checks the workspace
+                # before it runs the executor: refused there, the executor stays live
+                if workspace_size > 0 and not workspace:
+                    raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "workspace is nullptr but workspaceSize > 0 "
+                                                                   "(the executor was not run: it is still live)")
+                if workspace_size < ex.workspace_size:
+                    raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"The passed workspace size {workspace_size} does "
+                                                                   f"not meet the minimum workspace size "
+                                                                   f"{ex.workspace_size} actually required by the "
+                                                                   "operator (the executor was not run: it is still live)")
+            if ex is not None and not ex.repeatable:
+                del self._executors[executor]  # phase 2 consumes it, whatever the result
+        if ex is None and op not in ops.references():
+            raise self._cannot_run(op)
+        if ex is None:
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, api,
+                             f"executor {executor!r} is not live (already launched or destroyed?)")
+        made_by = ""
+        if ex.op != op:
+            self._other_op(api, op, ex.op)
+            made_by = f" (an executor of aclnn{ex.op}, which it runs)"
+            op = ex.op  # it runs as the operator that made it
+        self._launch_workspace(api, made_by, op, ex.workspace_size, workspace, workspace_size)
+        self._need_context(api)
+        self._need_stream(stream, api, launch=True)
+        if ex.empty and not ex.fills_empty:
+            return
+        dead = next((h for h in ex.handles if h not in self._tensors), None)
+        if dead is not None:  # phase 2 would read a freed aclTensor: refused, as the emulator does
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"tensor {dead!r} was destroyed before phase 2 "
+                                                           f"(keep the tensors alive until phase 2 has returned){made_by}")
+        self._launch_fault(stream, api)
+        if ex.workspace_used and not workspace:  # a composite op's kernels fault on it
+            self._add_fault(stream, f"{api}{made_by} queued on stream {stream!r}: the kernels' workspace "
+                                    f"({ex.workspace_size} bytes, as phase 1 reported) is at NULL: the kernel's "
+                                    f"AI Core exception (allocate workspaceSize bytes and pass them)")
+            return
+        view = self._view
+        views = tuple([view(a) if type(a) is TensorDesc else _list_views(view, a) for a in ex.args])
+        bad = _outside(ex.args, views)
+        if bad is not None:
+            # Phase 2 does not look at tensor addresses (opbase CommonOpExecutorRun launches the
+            # kernels; the launch is asynchronous): the kernel's out-of-bounds access is an AI
+            # Core exception on the device, which the next synchronisation of the stream reports
+            # (hicann/runtime errcode_manage.cc: RT_ERROR_TSFW_AICORE_EXCEPTION ->
+            # ACL_ERROR_RT_AICORE_EXCEPTION; an AIV-only kernel reports 507035 instead). The
+            # reference names it here first: a hazard, at the line that launched it.
+            name = next((f"{n}[{a.index(bad)}]" if isinstance(a, tuple) else n) for n, a in zip(ex.names, ex.args)
+                        if a is bad or isinstance(a, tuple) and any(t is bad for t in a)) if ex.names else "a tensor"
+            site = _user_site()
+            hazard(f"{api} at {site}: {name} at {bad.addr:#x} (offset {bad.offset}, shape {bad.shape}, strides "
+                   f"{bad.strides}, {to_numpy(bad.dtype)}) reaches outside its device allocation: the kernel would "
+                   "read or write out of bounds (an AI Core exception at the next synchronize on a device, or "
+                   "garbage inside the allocator's padding)", site)
+            self._add_fault(stream, f"{api}{made_by} queued on stream {stream!r}: tensor at {bad.addr:#x} (offset "
+                                    f"{bad.offset}, shape {bad.shape}, strides {bad.strides}) reaches outside "
+                                    f"its device allocation: the kernel's AI Core exception")
+            return
+        spans = ex.spans
+        if spans is None:  # until aclSet*TensorAddr moves one of its tensors
+            spans = ex.spans = _io_spans(ex)
+        # A tensor whose bytes were found written (or marked, as a launch's output), with no free
+        # or un-write of memory since, needs neither again: only the others are checked and marked.
+        # The race checks take each tensor's span; the uninitialised-read check and the marking
+        # its elements' bytes exactly (a strided tensor's gaps are neither read nor written).
+        memory = self.memory
+        key = (memory.frees, memory.unwrites)
+        reads, check = _spans_and_unknown(spans[0], key)
+        writes, mark = _spans_and_unknown(spans[1], key)
+        if spans[2]:  # outputs the kernel writes in part (the spec's ``written``): only that part
+            for span, access in spans[2]:
+                writes.append(span)
+                mark.append(access)
+        if workspace_size > 0 and workspace:
+            writes.append((int(workspace), int(workspace) + workspace_size))
+        run = self._kernel(ex)
+
+        def kernel() -> None:
+            run(views)
+        try:
+            self.queues.put(self._queue(stream), api, tuple(reads), tuple(writes), kernel, check_init=tuple(check),
+                            mark=tuple(mark))
+        except BaseException:  # a hazard: nothing was queued, so nothing is known written
+            for d in spans[0] + spans[1]:
+                d.known_written = None
+            raise
+
+    def _launch_workspace(self, api: str, made_by: str, op: str, need: int, workspace: Any,
+                          workspace_size: int) -> None:
+        """Phase 2's workspace checks. Both runners look at the workspaceSize argument, not at
+        what phase 1 reported (hicann/opbase op_executor.cpp CommonOpExecutorRun,
+        individual_op_api.cpp NnopbaseRunWithWorkspace): NULL with a size > 0 is 161001. Only a
+        generated op compares the size with its executor's (161002); a composite op's kernels use
+        the address they get (a NULL one faults, ``launch``). A workspace that is not ``need``
+        bytes of device memory is refused as the emulator does (emu_nnopbase.c, 361001)."""
+        if workspace_size > 0 and not workspace:
+            raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, f"workspace is nullptr but workspaceSize is "
+                                                           f"{workspace_size} (phase 1 asked for {need}){made_by}")
+        if self._generated(op) and workspace_size < need:  # (of another generated op: the same check)
+            raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"The passed workspace size {workspace_size} does not "
+                                                           f"meet the minimum workspace size {need} actually "
+                                                           f"required by the operator{made_by}")
+        if need > 0 and workspace and not self._in_device_allocation(int(workspace), need):
+            raise self._fail(ACLNN_ERR_RUNTIME_ERROR, api, f"workspace {int(workspace):#x} (+{need} bytes) is not "
+                                                           f"inside a live aclrtMalloc allocation{made_by}")
+
+    def _generated(self, op: str) -> bool:
+        """A generated op (nnopbase executor): its header is generated (the registry's "position" rule)."""
+        info = self.registry.get(op)
+        return info is not None and info.index_rule == "position"
+
+    def _other_op(self, api: str, op: str, made_by: str) -> None:
+        """Phase 2 of ``op`` given an executor of ``made_by``. Phase 2 does not know which operator
+        made an executor: a composite op's (hicann/opbase op_executor.cpp CommonOpExecutorRun)
+        runs the kernels the aclOpExecutor holds, a generated op's (individual_op_api.cpp
+        NnopbaseRunWithWorkspace) the NnopbaseExecutor's own opType; so an executor of the same kind
+        runs as the operator that made it. Across the kinds each would read the other's object as
+        its own (PtrCastTo), undefined behaviour on a device: refused, 561103, as the emulator does
+        (emu_nnopbase.c launch). The executor is consumed either way (the caller took it)."""
+        generated = self._generated(op)
+        if generated != self._generated(made_by):
+            kind = "composite (aclOpExecutor)" if generated else "generated (nnopbase)"
+            runner = "NnopbaseRunWithWorkspace" if generated else "CommonOpExecutorRun"
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, api,
+                             f"{api} was given an executor made by aclnn{made_by}GetWorkspaceSize: a {kind} executor, "
+                             f"which {runner} would read as its own kind (undefined behaviour on a device); "
+                             f"launch it with aclnn{made_by}")
+
+    def executor_kernel(self, executor: Any) -> Callable[[tuple], None]:
+        """The phase-2 kernel a live executor's launch runs: a function of the C arguments with
+        ndarray views in the tensor slots (outputs written in place), valid for any arguments of
+        the same metadata and plain values, which are all phase 1 looked at. Not a CANN call:
+        the NumPy-in/out functions keep it for a repeated call (pyaclnn._functions.hostcall)."""
+        ex = self._executors.get(executor)
+        if ex is None:
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, "executor_kernel", f"{executor!r} is not a live executor")
+        return self._kernel(ex)
+
+    def _kernel(self, ex: ExecutorRecord) -> Callable[[tuple], None]:
+        """The operator's kernel bound to ``ex``'s plain values (made once per executor);
+        nothing to run on an empty call that writes nothing (``fills_empty``)."""
+        run = ex.kernel
+        if run is None:
+            writes = not ex.empty or ex.fills_empty
+            run = ex.kernel = ops.prepare(ex.op, self.soc, ex.args, ex.empty) if writes else _nothing
+        return run
+
+    def _view(self, desc: TensorDesc) -> np.ndarray | None:
+        """The ndarray a tensor's kernel reads or writes (None: outside its allocation). Kept
+        with the descriptor while its address is the same and nothing was freed since (a free
+        may end the allocation under it): a launch then costs no new view."""
+        memory = self.memory
+        cached = desc.cached_view
+        if cached is not None and cached[0] == desc.addr and cached[1] == memory.frees:
+            return cached[2]
+        view = memory.view(desc.addr, desc.shape, to_numpy(desc.dtype), desc.strides, desc.offset,
+                           _span_of(desc))  # (its span is kept: the launch's hazard spans use it too)
+        desc.cached_view = (desc.addr, memory.frees, view) if view is not None else None
+        return view
+
+    def set_executor_repeatable(self, executor: Any) -> None:
+        ex = self._executors.get(executor)
+        if ex is None:
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, "aclSetAclOpExecutorRepeatable", f"{executor!r} is not a live executor")
+        ex.repeatable = True
+
+    def destroy_executor(self, executor: Any) -> None:
+        with self._lock:
+            if self._executors.pop(executor, None) is None:
+                raise self._fail(ACLNN_ERR_INNER_NULLPTR, "aclDestroyAclOpExecutor", f"{executor!r} is not a live executor")
+
+    def _set_addr(self, executor: Any, index: int, tensor: Any, addr: int, output: bool) -> None:
+        api = "aclSetOutputTensorAddr" if output else "aclSetInputTensorAddr"
+        self._need_tensor_arg(tensor, api)
+        ex = self._executors.get(executor)
+        if ex is None:
+            raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"{executor!r} is not a live executor")
+        group = ex.outputs if output else ex.inputs
+        if not 0 <= index < len(group):
+            raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"index {index} out of range [0, {len(group)})")
+        slot = group[index]
+        if slot is None:  # a generated op's NULL optional slot (NnopbaseSetInputTensorAddr)
+            raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"The {index}th {'output' if output else 'input'} in "
+                             f"operator {ex.op} is a null pointer. The address cannot be updated")
+        if self._tensors.get(tensor) is not slot:
+            raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"tensor is not {'output' if output else 'input'} {index} of this executor")
+        slot.addr = int(addr)
+        slot.known_written = None
+        ex.spans = None
+
+    def set_input_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
+        self._set_addr(executor, index, tensor, addr, output=False)
+
+    def set_output_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
+        self._set_addr(executor, index, tensor, addr, output=True)

@@ -1,0 +1,142 @@
+"""Phase 1's arguments: Python values bound to an operator's C parameters, and made the handles CANN takes (tensors, scalars, arrays, lists), with the uploads they need."""
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .device import Device
+from .._registry.signature import KINDS, c_element, c_scalar
+from .tensor import Tensor, own_descriptor
+from ..dtypes import DType, from_numpy
+from ..errors import AclError, ClosedError, NotSupportedError
+
+if TYPE_CHECKING:
+    from .._runtime import Runtime
+
+_MISSING = object()
+
+
+def type_name(value: Any) -> str:
+    """The type of ``value`` as a user tells it apart: torch.Tensor, not a bare Tensor."""
+    cls = type(value)
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__.split('.')[0]}.{cls.__qualname__}"
+
+
+def upload_hint(value: Any) -> str:
+    return ("; pyaclnn.Tensor.from_numpy uploads a DLPack tensor (a torch CPU tensor...)"
+            if hasattr(value, "__dlpack__") and not isinstance(value, np.ndarray) else "")
+
+
+def bind(info: Any, args: tuple, kwargs: dict[str, Any]) -> tuple:
+    """The C argument tuple of ``info``'s phase 1 from positional and C-named arguments.
+    Every parameter must be given (None is the nullptr). An operator pyaclnn cannot call (its
+    declaration unparsed, or a parameter of a C type it cannot pass) is a NotSupportedError first."""
+    if info.signature.problem:
+        raise NotSupportedError(f"aclnn{info.name} cannot be called from pyaclnn: {info.signature.problem}")
+    names = info.names
+    api = f"aclnn{info.name}GetWorkspaceSize"
+    if len(args) > len(names):
+        raise TypeError(f"{api} takes {len(names)} arguments ({', '.join(names)}), got {len(args)}")
+    values: list[Any] = list(args) + [_MISSING] * (len(names) - len(args))
+    for key, value in kwargs.items():
+        if key not in names:
+            raise TypeError(f"{api} has no parameter {key!r} (parameters: {', '.join(names)})")
+        i = names.index(key)
+        if values[i] is not _MISSING:
+            raise TypeError(f"{api}: {key!r} given twice (by position and by name)")
+        values[i] = value
+    missing = [n for n, v in zip(names, values) if v is _MISSING]
+    if missing:
+        raise TypeError(f"{api} needs {', '.join(missing)} (pass None for a nullptr)")
+    return tuple(values)
+
+
+def scalar_dtype(value: Any) -> int:
+    """The aclDataType an aclScalar gets for ``value`` (see Op)."""
+    if isinstance(value, np.generic):
+        return int(from_numpy(value.dtype))
+    if isinstance(value, bool):
+        return int(DType.BOOL)
+    if isinstance(value, int):
+        return int(DType.INT64)
+    if isinstance(value, float):
+        return int(DType.DOUBLE)
+    if isinstance(value, complex):
+        return int(DType.COMPLEX128)
+    raise TypeError(f"an aclScalar takes a Python or NumPy number, got {type(value).__name__}")
+
+
+def make(runtime: Runtime, kind: str, value: Any, device: Device, uploads: list[Tensor], members: list[Tensor],
+          owned: list[tuple[str, Any]], op: str, name: str) -> Any:
+    """The aclnn meta object a Python value becomes for a parameter of ``kind``; it is owned."""
+    api = f"aclnn{op}GetWorkspaceSize"
+    try:
+        if kind != "scalar":
+            _check_sequence(kind, value)
+        if kind == "scalar":
+            handle = runtime.create_scalar(c_scalar(value), scalar_dtype(value))
+        elif kind == "bool_array":
+            handle = runtime.create_bool_array(tuple(c_element(v, "bool") for v in value))
+        elif kind == "int_array":
+            handle = runtime.create_int_array([c_element(v, "int") for v in value])
+        elif kind == "float_array":
+            handle = runtime.create_float_array([c_element(v, "float") for v in value])
+        elif kind == "tensor_list":
+            tensors: list[Tensor] = []
+            for t in value:
+                if isinstance(t, np.ndarray):
+                    t = Tensor.from_numpy(t, device)
+                    uploads.append(t)
+                elif not isinstance(t, Tensor):
+                    raise TypeError(f"{api}: {name} takes a sequence of Tensors or ndarrays, got "
+                                    f"{type(t).__name__} in it")
+                elif not t.is_open:
+                    raise ClosedError(f"aclnn{op}: a tensor of {name} is closed")
+                elif t.device is not device and t.device.id != device.id:
+                    raise other_device(op, t, device)
+                tensors.append(t)
+            members += tensors
+            descriptors: list[Any] = []
+            try:
+                for t in tensors:
+                    descriptors.append(own_descriptor(runtime, t))  # the list owns (destroys) them
+                handle = runtime.create_tensor_list(descriptors)
+            except BaseException:
+                for d in descriptors:
+                    runtime.destroy_tensor(d)
+                raise
+        else:  # scalar_list: the list owns its scalars
+            scalars: list[Any] = []
+            try:
+                for v in value:
+                    scalars.append(runtime.create_scalar(c_scalar(v), scalar_dtype(v)))
+                handle = runtime.create_scalar_list(scalars)
+            except BaseException:
+                for sc in scalars:
+                    runtime.destroy_scalar(sc)
+                raise
+    except (TypeError, ValueError) as exc:
+        if api in str(exc) or isinstance(exc, AclError):
+            raise
+        raise type(exc)(f"{api}: {name} takes {KINDS[kind]}: {exc}") from None
+    owned.append((kind, handle))
+    return handle
+
+
+def _check_sequence(kind: str, value: Any) -> None:
+    """Refuse, before iterating it, a value that is no sequence for a list/array parameter: a
+    number is not iterable, and one Tensor or ndarray given for a tensor list would be split
+    along its first dimension into a list of its rows."""
+    if kind == "tensor_list" and isinstance(value, (Tensor, np.ndarray)):
+        raise TypeError(f"got one {type(value).__name__}; pass a list of them, e.g. [x]")
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"got {type(value).__name__} {value!r}; pass a sequence, e.g. [{value!r}]")
+
+
+def other_device(op: str, tensor: Tensor, device: Device) -> ValueError:
+    """A tensor of another Device: its memory is no address a kernel on ``device`` can use."""
+    return ValueError(f"aclnn{op}: a tensor is on device {tensor.device.id}, the operator's other "
+                      f"tensors on device {device.id}: every tensor of one operator "
+                      "must be on the same Device (copy it through the host: Tensor.from_numpy(t.numpy(), device))")

@@ -1,0 +1,114 @@
+"""The device pyaclnn last made current in each thread (CANN keeps one current device per thread).
+
+aclrtSetDevice makes a device current in the calling thread only (hicann/runtime
+``ApiImpl::SetDevice`` sets the thread's current context), and every call adds one reference
+to the device that aclrtResetDevice takes back (``Runtime::PrimaryContextRetain``: one IncRef
+per call, even in the same thread). So a Device calls aclrtSetDevice once when opened (one
+reset at close), and pyaclnn remembers per thread which device it made current: when another
+one is needed, aclrtSetCurrentContext with that device's default context switches at no
+reference cost.
+"""
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .._runtime import Runtime
+
+# This thread's current-device record, the one of pyaclnn: .current, the DeviceState made current;
+# .devices, the Devices opened here (the last open one is the thread's device).
+thread = threading.local()
+
+
+class DeviceState:
+    """What a Device shares with its release function: id, runtime, the device's default
+    context and how many aclrtSetDevice calls close() must give back."""
+
+    __slots__ = ("id", "runtime", "sets", "lock", "closed", "context")
+
+    def __init__(self, device_id: int, runtime: Runtime) -> None:
+        self.id, self.runtime = device_id, runtime
+        self.sets = 0
+        self.lock = threading.Lock()
+        self.closed = False
+        self.context: Any = None
+
+    def open(self) -> None:
+        """aclrtSetDevice (one reference, given back by close), then remember the device's
+        default context (aclrtGetCurrentContext) to switch back to it later."""
+        self.set_device()
+        try:
+            self.context = self.runtime.get_current_context()
+        except BaseException:
+            self.runtime.reset_device(self.id)  # give the reference back: the Device is not made
+            self.sets -= 1
+            forget()
+            raise
+
+    def set_device(self) -> None:
+        self.runtime.set_device(self.id)
+        with self.lock:
+            self.sets += 1
+        thread.current = self
+
+    def make_current(self) -> None:
+        """Make the device current in the calling thread. aclrtSetCurrentContext with the
+        device's default context switches device without adding a reference (CANN's
+        aclrtSetDevice would add one per call: ``Runtime::PrimaryContextRetain``), so
+        switching back and forth costs no resets at close."""
+        if self.context is None:
+            self.set_device()
+            return
+        self.runtime.set_current_context(self.context)
+        thread.current = self
+
+
+def state() -> DeviceState | None:
+    """The device pyaclnn made current in this thread (its DeviceState), or None."""
+    return getattr(thread, "current", None)
+
+
+def opened(device: Any) -> None:
+    """``device`` (a Device) was opened in this thread: the thread's device until it is closed
+    (aclrtSetDevice makes a device current for the calling thread; pyaclnn's defaults follow)."""
+    stack = getattr(thread, "devices", None)
+    if stack is None:
+        stack = thread.devices = []
+    stack.append(device)
+
+
+def device() -> Any:
+    """The last Device opened in this thread and still open, or None."""
+    stack = getattr(thread, "devices", None)
+    while stack and stack[-1].closed:
+        stack.pop()
+    return stack[-1] if stack else None
+
+
+def forget() -> None:
+    """The thread's current device changed behind pyaclnn's back (pyaclnn.acl calls)."""
+    thread.current = None
+
+
+def outer_context(runtime: Runtime) -> Any:
+    """The calling thread's current context (aclrtGetCurrentContext), for a thread where
+    pyaclnn made no device current: the one to give back after a release; None if none."""
+    try:
+        return runtime.get_current_context()
+    except Exception:  # noqa: BLE001 - no context in this thread (107002), or no runtime left
+        return None
+
+
+def restore(previous: DeviceState | None, runtime: Runtime | None = None, outer: Any = None) -> None:
+    """Make ``previous`` current again in this thread if a release switched devices (GC-run
+    releases must not leave another device current in the thread they happen to run in); when
+    pyaclnn had made none current there, give back ``outer`` (from ``outer_context``) with
+    aclrtSetCurrentContext."""
+    now = getattr(thread, "current", None)
+    if previous is not None:
+        if not previous.closed and now is not previous:
+            previous.make_current()
+    elif outer is not None and now is not None and runtime is not None:
+        runtime.set_current_context(outer)
+        thread.current = None

@@ -1,0 +1,194 @@
+"""Stream: a queue of work on a device (aclrtCreateStream), its workspace, and the thread's default stream."""
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any
+
+from .._core.constants import ACL_MEM_MALLOC_HUGE_FIRST
+from . import lifetimes
+from .device import Device, device_arg, free_now, need_device
+from .resource import Resource
+
+
+class Stream(Resource):
+    """A stream (aclrtCreateStream). ``close()`` synchronizes, then aclrtDestroyStream.
+
+    Work on a stream is asynchronous: ``run(stream)`` only queues the operator. What a queued
+    launch uses (tensors' memory, the workspace) stays allocated until the stream has passed it
+    (``pyaclnn._objects.lifetimes``): frees wait for the next ``synchronize()`` or ``close()``, or
+    for an Event recorded after the launch to be synchronized.
+    Each stream keeps one workspace buffer for the operators it runs: ops on one stream run
+    in order, so the buffer can be reused; a bigger one replaces it, and the old one is freed
+    once the launches queued on it are done.
+    ``Stream.from_handle`` wraps a stream another framework owns (never destroyed by pyaclnn).
+    ``pyaclnn.acl`` takes the Stream itself wherever an ``aclrtStream`` goes (pyaclnn._objects.handles).
+    Make one with ``Device.create_stream()``.
+
+    Args:
+        device: the open Device the stream is created on.
+    """
+    _what = "Stream"
+    ctype = "aclrtStream"
+    owned = True
+
+    def __init__(self, device: Device) -> None:
+        need_device(device, "Stream")
+        device.use()
+        self.device = device
+        self.runtime = device.runtime
+        self.raw = self.runtime.create_stream()
+        self.workspace_slot = [0, 0]  # [address, size], shared with the release function
+        self._ws_lock = threading.Lock()  # two threads may share a Stream: one grows it at a time
+        self.order = _stream_order(device, self.raw)
+        self._own(device.backend, device, "stream", _destroy_stream, device, self.raw, self.workspace_slot,
+                  self.order)
+
+    @classmethod
+    def from_handle(cls, handle: Any, device: Device | None = None) -> "Stream":
+        """A stream pyaclnn does not own, given as its aclrtStream address (an int, e.g.
+        torch_npu's ``torch.npu.current_stream().npu_stream``) or as a ``pyaclnn.acl`` handle.
+        Ops run on it like on any Stream; ``device`` (default: the current one) must be the
+        device it belongs to.
+
+        pyaclnn never destroys it: ``close()`` only forgets it, after waiting for the stream
+        (aclrtSynchronizeStream) if pyaclnn queued work on it since the last synchronize, and
+        frees pyaclnn's own workspace for it. ``synchronize()`` is aclrtSynchronizeStream: it
+        waits for everything queued on the stream, the owner's work included.
+
+        Args:
+            handle: the aclrtStream, as its address (a positive int) or a ``pyaclnn.acl`` handle.
+            device: the Device the stream belongs to; None for the current one.
+
+        Returns:
+            A Stream with ``owned`` False.
+
+        Raises:
+            TypeError: ``handle`` is neither a positive int nor a stream handle, or ``device``
+                is not a Device.
+        """
+        device = device_arg(device, "Stream.from_handle")
+        if not isinstance(handle, int):
+            try:
+                handle = device.runtime.pointer_address(handle)
+            except TypeError:
+                pass
+        if isinstance(handle, bool) or not isinstance(handle, int) or handle <= 0:
+            raise TypeError(f"Stream.from_handle takes the stream's address as a positive int, got {handle!r}")
+        device.use()
+        self = object.__new__(cls)
+        self.device, self.runtime, self.owned = device, device.runtime, False
+        self.raw = self.runtime.handle_from_int(handle)
+        self.workspace_slot = [0, 0]
+        self._ws_lock = threading.Lock()
+        self.order = _stream_order(device, self.raw)
+        self._own(device.backend, device, "stream", _forget_stream, device, self.raw, self.workspace_slot,
+                  self.order)
+        return self
+
+    @property
+    def handle(self) -> int:
+        """The aclrtStream pointer, as an int."""
+        return self.runtime.as_int(self.raw)
+
+    def synchronize(self) -> None:
+        """Wait until everything queued on the stream is done (aclrtSynchronizeStream), then
+        free what waited for it.
+
+        Raises:
+            ClosedError: the stream is closed.
+            AclError: a queued kernel failed, e.g. RtAicoreExceptionError (507015) for a tensor
+                over memory that is not allocated.
+        """
+        self.check_open()
+        self.order.sync()
+
+    def workspace(self, size: int) -> int:
+        """A device buffer of at least ``size`` bytes for the next op on this stream (0 if size is 0)."""
+        if size <= 0:
+            return 0
+        addr, have = self.workspace_slot  # one list read (atomic): big enough needs no lock
+        if size <= have:
+            return addr
+        with self._ws_lock:  # read, grow and replace as one step (else a buffer leaks or is freed twice)
+            addr, have = self.workspace_slot
+            if size > have:
+                self.device.use()
+                new = self.runtime.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
+                self.workspace_slot[:] = [new, size]
+                if addr:  # a queued op may still use the old one: free it once the stream passed it
+                    lifetimes.release_after(self.order, free_now, self.device, addr)
+            return self.workspace_slot[0]
+
+    def __repr__(self) -> str:
+        borrowed = "" if self.owned else " (borrowed)"
+        return f"<pyaclnn.Stream {'closed' if self.closed else hex(self.handle)}{borrowed} on device {self.device.id}>"
+
+
+def _stream_order(device: Device, raw: Any) -> lifetimes.Order:
+    """The stream's launch bookkeeping; its ``sync`` is aclrtSynchronizeStream on ``raw``, then
+    the deferred frees (no reference to the Stream object: storages that remember the stream
+    must not keep it alive)."""
+    def sync() -> None:
+        device.use()
+        device.runtime.synchronize_stream(raw)
+        lifetimes.passed(order)
+    order = lifetimes.Order(sync)
+    return order
+
+
+
+def _destroy_stream(device: Device, raw: Any, workspace: list[int], order: lifetimes.Order) -> None:
+    device.use()
+    runtime = device.runtime
+    try:
+        runtime.synchronize_stream(raw)
+    finally:
+        try:
+            runtime.destroy_stream(raw)  # waits for queued work too (CANN's aclrtDestroyStream)
+        finally:  # a refused destroy must not keep the memory alive
+            try:
+                if workspace[0]:
+                    addr, workspace[:] = workspace[0], [0, 0]
+                    runtime.free(addr)
+            finally:
+                lifetimes.passed(order)
+
+
+def _forget_stream(device: Device, raw: Any, workspace: list[int], order: lifetimes.Order) -> None:
+    """Release a borrowed stream: never destroyed; pyaclnn's workspace and deferred frees go
+    once the stream has passed pyaclnn's launches."""
+    if order.idle and not workspace[0]:
+        return
+    device.use()
+    try:
+        if not order.idle:
+            device.runtime.synchronize_stream(raw)
+    finally:
+        try:
+            if workspace[0]:
+                addr, workspace[:] = workspace[0], [0, 0]
+                device.runtime.free(addr)
+        finally:
+            lifetimes.passed(order)
+
+
+Device.stream_class = Stream
+
+
+_streams = threading.local()
+# every thread's default streams: pyaclnn's own, not the user's to close (pyaclnn check)
+default_streams: "weakref.WeakSet[Stream]" = weakref.WeakSet()
+
+
+def default_stream(device: Device) -> Stream:
+    """This thread's stream on ``device`` (created on first use, closed with the device): where
+    a launch or copy given no stream goes."""
+    cache = getattr(_streams, "by_device", None)
+    if cache is None:
+        cache = _streams.by_device = {}
+    stream = cache.get(id(device))
+    if stream is None or stream.closed or stream.device is not device:
+        stream = cache[id(device)] = device.create_stream()
+        default_streams.add(stream)
+    return stream

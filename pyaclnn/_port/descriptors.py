@@ -1,0 +1,214 @@
+"""``pyaclnn.acl``: tensors, scalars, arrays and lists of acl_meta.h (the descriptors family of pyaclnn._runtime).
+
+Part of ``pyaclnn.acl`` (which re-exports every ``acl*`` function here): see its docstring."""
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+from .._objects import handles as _handles
+from .._objects.handles import (AclBoolArray, AclFloatArray, AclIntArray, AclScalar, AclScalarArray, AclScalarList,
+                                AclTensor, AclTensorArray, AclTensorList)
+from .._registry.signature import c_element as _c_element
+from .common import Handle, active_runtime, data_type_arg, device_address_arg
+
+__all__ = ["aclCreateTensor", "aclDestroyTensor", "aclCreateBoolArray", "aclDestroyBoolArray", "aclCreateIntArray",
+           "aclDestroyIntArray", "aclCreateFloatArray", "aclDestroyFloatArray", "aclCreateScalar",
+           "aclDestroyScalar", "aclCreateTensorList", "aclDestroyTensorList", "aclCreateScalarList",
+           "aclDestroyScalarList", "aclInitTensor", "aclGetViewShape", "aclGetStorageShape", "aclGetViewStrides",
+           "aclGetViewOffset", "aclGetFormat", "aclGetDataType", "aclGetIntArraySize", "aclGetFloatArraySize",
+           "aclGetBoolArraySize", "aclGetTensorListSize", "aclGetScalarListSize"]
+
+
+def aclCreateTensor(viewDims: Sequence[int], viewDimsNum: int, dataType: int, stride: Sequence[int] | None,
+                    offset: int, format: int, storageDims: Sequence[int], storageDimsNum: int,
+                    tensorData: int) -> Handle:
+    """aclCreateTensor -> aclTensor*. ``stride`` None means contiguous; counts must match.
+    Lists and tuples go to C as they are; other sequences (a NumPy array...) become lists.
+
+    Args:
+        viewDims: the shape.
+        viewDimsNum: ``len(viewDims)``.
+        dataType: an ``aclDataType`` (``ACL_FLOAT``...).
+        stride: the strides, in elements; None for contiguous.
+        offset: the first element's offset from ``tensorData``, in elements.
+        format: an ``aclFormat``, e.g. ``ACL_FORMAT_ND``.
+        storageDims: the shape of the memory the view lies in.
+        storageDimsNum: ``len(storageDims)``.
+        tensorData: the device address (an int; None is nullptr).
+
+    Returns:
+        The aclTensor handle; free it with ``aclDestroyTensor``.
+
+    Raises:
+        AclnnParamInvalidError: a count that does not match its dims.
+        TypeError: a ``tensorData`` that is no address (a host array: aclrtMemcpy it first).
+    """
+    if len(viewDims) != viewDimsNum or len(storageDims) != storageDimsNum:
+        from ..errors import AclnnParamInvalidError
+        raise AclnnParamInvalidError("aclCreateTensor", f"viewDimsNum {viewDimsNum} / storageDimsNum "
+                                     f"{storageDimsNum} do not match {len(viewDims)} / {len(storageDims)} dims")
+    # inline checks, not a helper call per sequence: this sits on every ported operator call
+    if not isinstance(viewDims, (list, tuple)):
+        viewDims = [int(v) for v in viewDims]
+    if stride is not None and not isinstance(stride, (list, tuple)):
+        stride = [int(v) for v in stride]
+    if not isinstance(storageDims, (list, tuple)):
+        storageDims = [int(v) for v in storageDims]
+    if type(dataType) is not int:
+        dataType = data_type_arg("aclCreateTensor", dataType)
+    if type(tensorData) is not int:
+        tensorData = device_address_arg("aclCreateTensor", "tensorData", tensorData)
+    return active_runtime().create_tensor(viewDims, dataType, stride, offset, format, storageDims, tensorData)
+
+
+def aclDestroyTensor(tensor: AclTensor) -> None:
+    active_runtime().destroy_tensor(tensor)
+
+
+def aclCreateBoolArray(value: Sequence[bool], size: int) -> Handle:
+    """aclCreateBoolArray(value, size) -> aclBoolArray* (the values are copied)."""
+    return active_runtime().create_bool_array(_elements("aclCreateBoolArray", value, size, "bool"))
+
+
+def _elements(api: str, values: Sequence[Any], size: int, kind: str) -> list[Any]:
+    """The first ``size`` values, each checked as C would need it (``_signature.c_element``): on
+    both backends a value of no C meaning is a TypeError, never cast."""
+    out = []
+    for i, v in enumerate(list(values)[:size]):
+        try:
+            out.append(_c_element(v, kind))
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{api}: value[{i}] must be {_ELEMENT[kind]}: {exc}") from None
+    return out
+
+
+_ELEMENT = {"int": "an int (int64_t)", "float": "a real number (float)", "bool": "a bool"}
+
+
+def aclDestroyBoolArray(array: AclBoolArray) -> None:
+    active_runtime().destroy_bool_array(array)
+
+
+def aclCreateIntArray(value: Sequence[int], size: int) -> Handle:
+    """aclCreateIntArray(value, size) -> aclIntArray* (the values are copied)."""
+    return active_runtime().create_int_array(_elements("aclCreateIntArray", value, size, "int"))
+
+
+def aclDestroyIntArray(array: AclIntArray) -> None:
+    active_runtime().destroy_int_array(array)
+
+
+def aclCreateFloatArray(value: Sequence[float], size: int) -> Handle:
+    """aclCreateFloatArray(value, size) -> aclFloatArray* (the values are copied, as float32)."""
+    return active_runtime().create_float_array(_elements("aclCreateFloatArray", value, size, "float"))
+
+
+def aclDestroyFloatArray(array: AclFloatArray) -> None:
+    active_runtime().destroy_float_array(array)
+
+
+def aclCreateScalar(value: Any, dataType: int) -> Handle:
+    """aclCreateScalar(&value, dataType) -> aclScalar*. ``value`` is a number (stored as
+    ``dataType``, as the C sample's typed variable holds it) or a buffer with its bytes. Text is
+    a TypeError; a number ``dataType`` cannot hold at all (2**70 for ACL_INT64) a ValueError."""
+    if isinstance(value, str):
+        raise TypeError(f"aclCreateScalar: value must be a number or a buffer of its bytes, got str {value!r}")
+    if type(dataType) is not int:
+        dataType = data_type_arg("aclCreateScalar", dataType)
+    try:
+        return active_runtime().create_scalar(value, dataType)
+    except OverflowError as exc:  # raised by the host-side conversion, before any handle exists
+        raise ValueError(f"aclCreateScalar: {value!r} does not fit aclDataType {dataType} ({exc})") from None
+
+
+def aclDestroyScalar(scalar: AclScalar) -> None:
+    active_runtime().destroy_scalar(scalar)
+
+
+def aclCreateTensorList(value: AclTensorArray, size: int) -> Handle:
+    """aclCreateTensorList(value, size) -> aclTensorList*. The list owns the tensors from now
+    on: aclDestroyTensorList destroys them (do not aclDestroyTensor them yourself). A
+    pyaclnn.Tensor element gets a descriptor of its own, the list's; the Tensor keeps its own
+    and is kept alive until aclDestroyTensorList (do not close() it before)."""
+    return _handles.create_tensor_list(active_runtime(), value, size)
+
+
+def aclDestroyTensorList(array: AclTensorList) -> None:
+    """aclDestroyTensorList: the list and its elements (descriptors made for Tensors included)."""
+    rt = active_runtime()
+    rt.destroy_tensor_list(array)
+    _handles.list_destroyed(rt, array)
+
+
+def aclCreateScalarList(value: AclScalarArray, size: int) -> Handle:
+    """aclCreateScalarList(value, size) -> aclScalarList* (owns the scalars, as a tensor list does)."""
+    return active_runtime().create_scalar_list(list(value)[:size])
+
+
+def aclDestroyScalarList(array: AclScalarList) -> None:
+    active_runtime().destroy_scalar_list(array)
+
+
+def aclInitTensor(tensor: AclTensor, viewDims: Sequence[int], viewDimsNum: int, dataType: int,
+                  stride: Sequence[int] | None, offset: int, format: int, storageDims: Sequence[int],
+                  storageDimsNum: int, tensorDataAddr: int) -> None:
+    """aclInitTensor: re-describe an existing aclTensor (same arguments as aclCreateTensor)."""
+    if len(viewDims) != viewDimsNum or len(storageDims) != storageDimsNum:
+        from ..errors import AclnnParamInvalidError
+        raise AclnnParamInvalidError("aclInitTensor", f"viewDimsNum {viewDimsNum} / storageDimsNum "
+                                     f"{storageDimsNum} do not match {len(viewDims)} / {len(storageDims)} dims")
+    if type(dataType) is not int:
+        dataType = data_type_arg("aclInitTensor", dataType)
+    active_runtime().init_tensor(tensor, [int(v) for v in viewDims], dataType,
+                      None if stride is None else [int(v) for v in stride], offset, format,
+                      [int(v) for v in storageDims], tensorDataAddr)
+
+
+def aclGetViewShape(tensor: AclTensor) -> list[int]:
+    """aclGetViewShape(tensor, &viewDims, &viewDimsNum) -> viewDims (the C array is freed)."""
+    return active_runtime().tensor_meta("ViewShape", tensor)
+
+
+def aclGetStorageShape(tensor: AclTensor) -> list[int]:
+    """aclGetStorageShape(tensor, &storageDims, &storageDimsNum) -> storageDims."""
+    return active_runtime().tensor_meta("StorageShape", tensor)
+
+
+def aclGetViewStrides(tensor: AclTensor) -> list[int]:
+    """aclGetViewStrides(tensor, &stridesValue, &stridesNum) -> strides (in elements)."""
+    return active_runtime().tensor_meta("ViewStrides", tensor)
+
+
+def aclGetViewOffset(tensor: AclTensor) -> int:
+    """aclGetViewOffset(tensor, &offset) -> offset (in elements)."""
+    return active_runtime().tensor_meta("ViewOffset", tensor)
+
+
+def aclGetFormat(tensor: AclTensor) -> int:
+    """aclGetFormat(tensor, &format) -> format."""
+    return active_runtime().tensor_meta("Format", tensor)
+
+
+def aclGetDataType(tensor: AclTensor) -> int:
+    """aclGetDataType(tensor, &dataType) -> dataType."""
+    return active_runtime().tensor_meta("DataType", tensor)
+
+
+def aclGetIntArraySize(array: AclIntArray) -> int:
+    return active_runtime().meta_size("IntArray", array)
+
+
+def aclGetFloatArraySize(array: AclFloatArray) -> int:
+    return active_runtime().meta_size("FloatArray", array)
+
+
+def aclGetBoolArraySize(array: AclBoolArray) -> int:
+    return active_runtime().meta_size("BoolArray", array)
+
+
+def aclGetTensorListSize(tensorList: AclTensorList) -> int:
+    return active_runtime().meta_size("TensorList", tensorList)
+
+
+def aclGetScalarListSize(scalarList: AclScalarList) -> int:
+    return active_runtime().meta_size("ScalarList", scalarList)

@@ -1,0 +1,151 @@
+"""``pyaclnn.acl``: aclInit/aclFinalize, versions, devices and contexts (the session family of pyaclnn._runtime).
+
+Part of ``pyaclnn.acl`` (which re-exports every ``acl*`` function here): see its docstring."""
+from __future__ import annotations
+
+from .._objects import current as _current
+from .._objects.handles import AclrtContext
+from .common import Handle, active_runtime
+
+__all__ = ["aclInit", "aclFinalize", "aclFinalizeReference", "aclsysGetCANNVersion", "aclsysGetVersionStr",
+           "aclsysGetVersionNum", "aclrtGetVersion", "aclrtGetRunMode", "aclrtGetLastError",
+           "aclrtPeekAtLastError", "aclrtGetDeviceInfo", "aclGetDeviceCapability", "aclFloat16ToFloat",
+           "aclFloatToFloat16", "aclnnInit", "aclnnFinalize", "aclGetRecentErrMsg", "aclrtSetDevice",
+           "aclrtResetDevice", "aclrtGetDevice", "aclrtGetDeviceCount", "aclrtGetSocName", "aclrtCreateContext",
+           "aclrtDestroyContext", "aclrtSetCurrentContext", "aclrtGetCurrentContext"]
+
+
+def aclInit(configPath: str | None = None) -> None:
+    """aclInit. A repeated call is harmless (CANN's ACL_ERROR_REPEAT_INITIALIZE is ignored)."""
+    active_runtime().init(configPath)
+
+
+def aclFinalize() -> None:
+    """aclFinalize."""
+    active_runtime().finalize()
+
+
+def aclFinalizeReference() -> int:
+    """aclFinalizeReference(&refCount) -> refCount: drop one aclInit reference (finalizes at 0)."""
+    return active_runtime().finalize_reference()
+
+
+def aclsysGetCANNVersion(name: int) -> dict[str, str]:
+    """aclsysGetCANNVersion(name, &version) -> the aclCANNPackageVersion fields as a dict
+    (version, majorVersion, minorVersion, releaseVersion, patchVersion)."""
+    return active_runtime().cann_package_version(name)
+
+
+def aclsysGetVersionStr(pkgName: str) -> str:
+    """aclsysGetVersionStr(pkgName, versionStr) -> versionStr."""
+    return active_runtime().version_str(pkgName)
+
+
+def aclsysGetVersionNum(pkgName: str) -> int:
+    """aclsysGetVersionNum(pkgName, &versionNum) -> versionNum."""
+    return active_runtime().version_num(pkgName)
+
+
+def aclrtGetVersion() -> tuple[int, int, int]:
+    """aclrtGetVersion(&major, &minor, &patch) -> (major, minor, patch)."""
+    return active_runtime().runtime_version()
+
+
+def aclrtGetRunMode() -> int:
+    """aclrtGetRunMode(&runMode) -> runMode (ACL_DEVICE or ACL_HOST)."""
+    return active_runtime().run_mode()
+
+
+def aclrtGetLastError(level: int) -> int:
+    """aclrtGetLastError(level) -> the thread's last failing status (0 if none), cleared. Its
+    value is a status to read, so it is returned, never raised."""
+    return active_runtime().last_error(level, peek=False)
+
+
+def aclrtPeekAtLastError(level: int) -> int:
+    """aclrtPeekAtLastError(level) -> the thread's last failing status, not cleared."""
+    return active_runtime().last_error(level, peek=True)
+
+
+def aclrtGetDeviceInfo(deviceId: int, attr: int) -> int:
+    """aclrtGetDeviceInfo(deviceId, attr, &value) -> value."""
+    return active_runtime().device_info(deviceId, attr)
+
+
+def aclGetDeviceCapability(deviceId: int, deviceInfo: int) -> int:
+    """aclGetDeviceCapability(deviceId, deviceInfo, &value) -> value."""
+    return active_runtime().device_capability(deviceId, deviceInfo)
+
+
+def aclFloat16ToFloat(value: int) -> float:
+    """aclFloat16ToFloat: the IEEE half whose bits are ``value`` (a uint16) as a float."""
+    import numpy as np
+    return float(np.array(value & 0xFFFF, np.uint16).view(np.float16))
+
+
+def aclFloatToFloat16(value: float) -> int:
+    """aclFloatToFloat16: ``value`` rounded to IEEE half (nearest even), as its uint16 bits."""
+    import numpy as np
+    with np.errstate(over="ignore"):  # overflow is inf, as in C
+        return int(np.array(value, np.float32).astype(np.float16).view(np.uint16))
+
+
+def aclnnInit(configPath: str | None = None) -> None:
+    """aclnnInit (libnnopbase)."""
+    active_runtime().aclnn_init(configPath)
+
+
+def aclnnFinalize() -> None:
+    """aclnnFinalize (libnnopbase)."""
+    active_runtime().aclnn_finalize()
+
+
+def aclGetRecentErrMsg() -> str | None:
+    """aclGetRecentErrMsg: the text of this thread's last failure, cleared on read."""
+    return active_runtime().recent_error()
+
+
+def aclrtSetDevice(deviceId: int) -> None:
+    active_runtime().set_device(deviceId)
+    _current.forget()  # the thread's current device changed behind pyaclnn's objects
+
+
+def aclrtResetDevice(deviceId: int) -> None:
+    active_runtime().reset_device(deviceId)
+    _current.forget()
+
+
+def aclrtGetDevice() -> int:
+    """aclrtGetDevice(&deviceId) -> deviceId."""
+    return active_runtime().get_device()
+
+
+def aclrtGetDeviceCount() -> int:
+    """aclrtGetDeviceCount(&count) -> count."""
+    return active_runtime().device_count()
+
+
+def aclrtGetSocName() -> str:
+    return active_runtime().soc_name()
+
+
+def aclrtCreateContext(deviceId: int) -> Handle:
+    """aclrtCreateContext(&context, deviceId) -> context (it becomes this thread's context)."""
+    context = active_runtime().create_context(deviceId)
+    _current.forget()
+    return context
+
+
+def aclrtDestroyContext(context: AclrtContext) -> None:
+    active_runtime().destroy_context(context)
+    _current.forget()
+
+
+def aclrtSetCurrentContext(context: AclrtContext) -> None:
+    active_runtime().set_current_context(context)
+    _current.forget()
+
+
+def aclrtGetCurrentContext() -> Handle:
+    """aclrtGetCurrentContext(&context) -> context."""
+    return active_runtime().get_current_context()
