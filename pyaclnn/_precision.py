@@ -59,14 +59,14 @@ STANDARD: dict[str, Tolerance] = {
 
 def _host(value: Any, name: str) -> np.ndarray:
     """``value`` as an ndarray: a pyaclnn Tensor is read back, torch and DLPack objects viewed."""
-    from ._tensor import Tensor
+    from ._objects.tensor import Tensor
     if isinstance(value, Tensor):
         return value.numpy()
     if isinstance(value, np.ndarray):
         return value
     if isinstance(value, (int, float, bool, list, tuple, np.generic)):
         return np.asarray(value)
-    from ._interop import host_array
+    from ._objects.interop import host_array
     try:
         array = host_array(value)
     except Exception:  # noqa: BLE001 - named for the caller, whatever the object refused

@@ -61,7 +61,8 @@ def reference_missing(op: str) -> str | None:
     operator a header declares; the NumPy backend only those with a reference (NotSupportedError
     otherwise, UnknownOperatorError when no header declares it).
     """
-    from . import _backend, errors
+    from . import errors
+    from ._objects import backend as _backend
     name = op[5:] if op.startswith("aclnn") else op
     runtime = _backend.current().runtime
     try:
@@ -86,7 +87,7 @@ def _skip_reason(ops: tuple[Any, ...], caller: str) -> str | None:
             raise TypeError(f"{caller}: operator names are strings such as 'Softmax', not {op!r}")
         why = reference_missing(op)
         if why is not None:
-            from . import _backend
+            from ._objects import backend as _backend
             name = op if op.startswith("aclnn") else f"aclnn{op}"
             return f"{name} has no reference on the {_backend.current().name} backend: {why}"
     return None
