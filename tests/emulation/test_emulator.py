@@ -19,6 +19,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -824,6 +825,27 @@ def test_memory_rules(dev):
     assert rt.aclrtFreeHost(h[0]) == OK
     free_, total = ffi.new("size_t *"), ffi.new("size_t *")
     assert rt.aclrtGetMemInfo(1, free_, total) == OK and 0 < free_[0] <= total[0]
+
+
+def test_malloc_beyond_device_memory_fails_at_once(dev):
+    """An allocation the device cannot hold fails with ACL_ERROR_RT_MEMORY_ALLOCATION before any
+    memory is touched (the driver's halMemAlloc: DRV_ERROR_OUT_OF_MEMORY -> 207001, errcode_manage.cc);
+    1 << 36 bytes, padded past the 64 GiB, used to be mapped and filled for a minute. A size the
+    padding would wrap around is ACL_ERROR_INVALID_PARAM ("size too large", memory.cpp
+    GetAlignedAndPaddingSize)."""
+    ffi, rt, emu = dev.ffi, dev.rt, dev.emu
+    p = ffi.new("void **")
+    allocs = emu.live("device_alloc")
+    total = ffi.new("int64_t *")
+    assert rt.aclrtGetDeviceInfo(0, 301, total) == OK     # ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE
+    for size in (1 << 36, total[0] - 16, total[0] + 1):   # each padded beyond the device memory
+        start = time.monotonic()
+        assert rt.aclrtMalloc(p, size, 0) == ACL_ERROR_RT_MEMORY_ALLOCATION
+        assert time.monotonic() - start < 2.0
+        assert "out of memory" in dev.acl.errmsg()
+    assert rt.aclrtMalloc(p, 2**64 - 40, 0) == ACL_ERROR_INVALID_PARAM   # + 64 wraps around
+    assert rt.aclrtMalloc(p, 2**64 - 40, 6) == ACL_ERROR_RT_MEMORY_ALLOCATION  # HUGE1G_ONLY: + 32, no pad
+    assert emu.live("device_alloc") == allocs
 
 
 def test_streams_events_contexts(dev):

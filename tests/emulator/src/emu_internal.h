@@ -355,6 +355,7 @@ typedef struct emu_event {
     uint64_t rec_seq;                         /* records queued so far */
     uint64_t done_seq;                        /* the latest record that has executed */
     void *rec_stream;                         /* stream of the latest queued record */
+    uint32_t polls;                           /* aclrtQueryEventStatus calls since the record */
 } emu_event;
 
 typedef struct alloc_rec {
