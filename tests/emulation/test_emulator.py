@@ -459,14 +459,45 @@ def test_stub_build_and_lifecycle_in_a_subprocess(tmp_path):
         assert rt.aclFinalize() == 0 and rt.aclFinalize() == 100037
         assert rt.aclrtMalloc(p, 64, 0) == 100001 and rt.aclrtFree(p[0]) == 100001
         assert rt.aclInit(ffi.NULL) == 0
-        assert rt.aclrtMalloc(p, 64, 0) == 107002             # finalize reset the devices
-        assert rt.aclrtSetDevice(1) == 0 and rt.aclrtFree(p[0]) == 0
+        assert rt.aclrtMalloc(p, 64, 0) == 0                  # aclFinalize reset no device
+        assert rt.aclrtFree(p[0]) == 0 and rt.aclrtResetDevice(1) == 0
         r = ffi.new("uint64_t *")
         assert rt.aclInit(ffi.NULL) == 100002 and rt.aclFinalizeReference(r) == 0 and r[0] == 1
         assert rt.aclFinalizeReference(r) == 0 and r[0] == 0 and emu.live("init") == 0
+        r[0] = 7
+        assert rt.aclFinalizeReference(r) == 100037 and r[0] == 0   # the count, 0, even then
         print("okstub")
     """)
     assert "okstub" in out
+
+
+def test_finalize_leaves_the_device_session(toolkits):
+    """aclFinalize de-initialises acl only (hicann/runtime acl.cpp aclFinalizeInternal): the
+    device's default context, a stream and the work queued on it, device memory and the device
+    reference all survive, and after a new aclInit (allowed: the runtime's UT duplicate_aclinit)
+    they are used as before; aclrtResetDevice still owes one reset per set. The emulator used to
+    reset every device at aclFinalize (then 107002 without a new aclrtSetDevice, the stream lost)."""
+    out = run_script(toolkits["8.x"], """
+        rt, nn, op = load_all()
+        emu = Emulator(home)
+        emu.set_stream_mode("deferred")                       # the copy stays queued
+        assert rt.aclInit(ffi.NULL) == 0 and rt.aclrtSetDevice(0) == 0
+        s, p = ffi.new("aclrtStream *"), ffi.new("void **")
+        assert rt.aclrtCreateStream(s) == 0 and rt.aclrtMalloc(p, 64, 0) == 0
+        host = ffi.new("char[64]", b"x" * 64)
+        assert rt.aclrtMemcpyAsync(p[0], 64, host, 64, 1, s[0]) == 0
+        assert rt.aclFinalize() == 0
+        assert emu.live("queued") == 1 and emu.live("device_set") == 1 and emu.live("device_alloc") == 1
+        assert rt.aclInit(ffi.NULL) == 0                      # count 0: a full init again
+        assert rt.aclrtSynchronizeStream(s[0]) == 0 and emu.live("queued") == 0
+        back = ffi.new("char[64]")
+        assert rt.aclrtMemcpy(back, 64, p[0], 64, 2) == 0 and ffi.buffer(back)[:] == b"x" * 64
+        assert rt.aclrtDestroyStream(s[0]) == 0 and rt.aclrtFree(p[0]) == 0
+        assert rt.aclrtResetDevice(0) == 0 and rt.aclrtResetDevice(0) == 507007   # one set, one reset
+        assert rt.aclFinalize() == 0 and emu.misuse() == 1                        # the extra reset
+        print("oksession")
+    """)
+    assert "oksession" in out
 
 
 # ------------------------------------------------------------------------------------------------
