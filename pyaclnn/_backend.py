@@ -46,6 +46,9 @@ class Backend:
         self._zeros: Any = np.zeros  # new_output's allocator (the numpy backend sets its own)
         # The NumPy-in/NumPy-out calls' memos, by their arguments' metadata (pyaclnn._hostcall).
         self.call_memos: dict[tuple, Any] = {}
+        # The user's call (through pyaclnn.acl) that ended the CANN session pyaclnn's aclInit
+        # reference was part of, e.g. "aclFinalize()"; current() then takes a reference back.
+        self.lost: str | None = None
 
     def new_output(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         """A zeroed host ndarray for an operator's output (the NumPy-in/NumPy-out functions).
@@ -56,6 +59,27 @@ class Backend:
     def info(self) -> dict[str, Any]:
         return {"backend": self.name, "reason": self.reason, "soc": self.soc, "soc_name": self.soc_name,
                 "cann_version": self.cann_version, "paths": dict(self.paths), "simulator": self.simulator}
+
+    def recover(self) -> None:
+        """After the user's aclFinalize (pyaclnn.acl), take pyaclnn's aclInit reference back.
+
+        aclFinalize de-initialises acl only: devices, contexts, streams and memory survive it and
+        aclInit may be called again (hicann/runtime acl.cpp aclFinalizeInternal, aclInitImpl), so
+        an aclInit is all pyaclnn's session needs (100002 after the user's own aclInit is one
+        reference too, given back at exit). /work/notes/i25-sessions.md has the trace.
+        """
+        with self.lock:
+            lost = self.lost
+            if lost is None:
+                return
+            try:
+                self.runtime.init()
+            except errors.AclError as exc:
+                raise errors.PyaclnnError(
+                    f"pyaclnn's CANN session was ended by your {lost}, and aclInit to start it again "
+                    f"failed: {exc}. Call pyaclnn.acl.aclInit() (with the configuration the process "
+                    f"first used) before using pyaclnn again.") from exc
+            self.lost = None
 
     def shutdown(self) -> None:
         """Close every live object in dependency order, then give back pyaclnn's aclInit (a
@@ -99,6 +123,8 @@ def current() -> Backend:
     """The backend, initialising it on first use (thread-safe, once)."""
     backend = _current
     if backend is not None and not _forked_after_init:
+        if backend.lost is not None:  # the user's aclFinalize (pyaclnn.acl): see recover
+            backend.recover()
         return backend
     return _initialise()
 

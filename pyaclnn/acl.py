@@ -69,13 +69,26 @@ def aclInit(configPath: str | None = None) -> None:
 
 
 def aclFinalize() -> None:
-    """aclFinalize."""
+    """aclFinalize. pyaclnn's own aclInit reference goes with it (the count is cleared): the next
+    high-level pyaclnn call takes one back (devices, streams and memory survive aclFinalize)."""
     _rt().finalize()
+    _session_ended("aclFinalize()")
 
 
 def aclFinalizeReference() -> int:
-    """aclFinalizeReference(&refCount) -> refCount: drop one aclInit reference (finalizes at 0)."""
-    return _rt().finalize_reference()
+    """aclFinalizeReference(&refCount) -> refCount: drop one aclInit reference (finalizes at 0;
+    then, as after aclFinalize, the next high-level pyaclnn call takes a reference back)."""
+    count = _rt().finalize_reference()
+    if count == 0:
+        _session_ended("aclFinalizeReference()")
+    return count
+
+
+def _session_ended(call: str) -> None:
+    # pyaclnn's reference was cleared with the others: tell the backend (pyaclnn._backend.recover)
+    backend = _backend._current
+    if backend is not None:
+        backend.lost = call
 
 
 def aclsysGetCANNVersion(name: int) -> dict[str, str]:
