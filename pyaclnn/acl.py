@@ -88,7 +88,7 @@ def _session_ended(call: str) -> None:
     # pyaclnn's reference was cleared with the others: tell the backend (pyaclnn._backend.recover)
     backend = _backend._current
     if backend is not None:
-        backend.lost = call
+        backend.lost, backend.init_lost = call, True
 
 
 def aclsysGetCANNVersion(name: int) -> dict[str, str]:
@@ -169,11 +169,23 @@ def aclGetRecentErrMsg() -> str | None:
 def aclrtSetDevice(deviceId: int) -> None:
     _rt().set_device(deviceId)
     _current.forget()  # the thread's current device changed behind pyaclnn's objects
+    backend = _backend._current
+    if backend is not None:  # the user's reference (pyaclnn._backend.recover)
+        backend.user_sets[deviceId] = backend.user_sets.get(deviceId, 0) + 1
 
 
 def aclrtResetDevice(deviceId: int) -> None:
+    """aclrtResetDevice. One beyond your own aclrtSetDevice calls takes one of pyaclnn's
+    references: the next high-level pyaclnn call repairs that (pyaclnn._backend.recover)."""
     _rt().reset_device(deviceId)
     _current.forget()
+    backend = _backend._current
+    if backend is not None:
+        left = backend.user_sets.get(deviceId, 0) - 1
+        backend.user_sets[deviceId] = max(left, 0)
+        if left < 0:
+            backend.taken_sets[deviceId] = backend.taken_sets.get(deviceId, 0) + 1
+            backend.lost = backend.lost or f"aclrtResetDevice({deviceId})"
 
 
 def aclrtGetDevice() -> int:
