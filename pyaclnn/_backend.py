@@ -50,6 +50,7 @@ class Backend:
         # "aclFinalize()"; current() then repairs it (recover).
         self.lost: str | None = None
         self.init_lost = False  # that call ended the aclInit count, pyaclnn's reference included
+        self._recover_lock = threading.RLock()  # not self.lock: current() runs under that one
         # pyaclnn.acl's aclrtSetDevice calls not yet reset, per device (the user's references),
         # and the resets the user made beyond them (pyaclnn's references they took), per device
         self.user_sets: dict[int, int] = {}
@@ -75,7 +76,7 @@ class Backend:
         reference too, given back at exit). After aclrtResetDevice beyond the user's own
         aclrtSetDevice calls: see _recover_device. /work/notes/i25-sessions.md has the trace.
         """
-        with self.lock:
+        with self._recover_lock:
             lost = self.lost
             if lost is None:
                 return
