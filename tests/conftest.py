@@ -86,6 +86,7 @@ def emulator(emulator_home: Path, use_backend: Callable[..., object]):
     emu.reset_faults()
     emu.clear_op_cache()  # each test starts with an empty op cache (every thread's: it is per thread, like CANN's)
     use_backend("acl", home=emulator_home)
+    emu.release_devices()  # what earlier tests left set (aclFinalize resets no device, as CANN)
     yield emu
     emu.reset_faults()
 

@@ -47,6 +47,15 @@ class Backend:
         self.zeros: Any = np.zeros  # new_output's allocator (the numpy backend sets its own)
         # The NumPy-in/NumPy-out calls' memos, by their arguments' metadata (pyaclnn._functions.hostcall).
         self.call_memos: dict[tuple, Any] = {}
+        # The user's call (through pyaclnn.acl) that took what pyaclnn's session holds, e.g.
+        # "aclFinalize()"; current() then repairs it (recover).
+        self.lost: str | None = None
+        self.init_lost = False  # that call ended the aclInit count, pyaclnn's reference included
+        self._recover_lock = threading.RLock()  # not self.lock: current() runs under that one
+        # pyaclnn.acl's aclrtSetDevice calls not yet reset, per device (the user's references),
+        # and the resets the user made beyond them (pyaclnn's references they took), per device
+        self.user_sets: dict[int, int] = {}
+        self.taken_sets: dict[int, int] = {}
 
     def new_output(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         """A zeroed host ndarray for an operator's output (the NumPy-in/NumPy-out functions).
@@ -57,6 +66,63 @@ class Backend:
     def info(self) -> dict[str, Any]:
         return {"backend": self.name, "reason": self.reason, "soc": self.soc, "soc_name": self.soc_name,
                 "cann_version": self.cann_version, "paths": dict(self.paths), "simulator": self.simulator}
+
+    def recover(self) -> None:
+        """Repair what the user's calls through pyaclnn.acl took from pyaclnn's session.
+
+        After aclFinalize (or the last aclFinalizeReference): take pyaclnn's aclInit reference
+        back. aclFinalize de-initialises acl only: devices, contexts, streams and memory survive it and
+        aclInit may be called again (hicann/runtime acl.cpp aclFinalizeInternal, aclInitImpl), so
+        an aclInit is all pyaclnn's session needs (100002 after the user's own aclInit is one
+        reference too, given back at exit). After aclrtResetDevice beyond the user's own
+        aclrtSetDevice calls: see _recover_device. /work/notes/i25-sessions.md has the trace.
+        """
+        with self._recover_lock:
+            lost = self.lost
+            if lost is None:
+                return
+            try:
+                if self.init_lost:
+                    self.runtime.init()
+                    self.init_lost = False
+                for device_id, taken in list(self.taken_sets.items()):
+                    self._recover_device(device_id, taken)
+                    del self.taken_sets[device_id]
+            except errors.AclError as exc:
+                raise errors.PyaclnnError(
+                    f"pyaclnn's CANN session was broken by your {lost}, and pyaclnn could not start "
+                    f"it again: {exc}. Give pyaclnn.acl's aclInit / aclrtSetDevice calls back with "
+                    f"as many aclFinalize / aclrtResetDevice calls, no more.") from exc
+            self.lost = None
+
+    def _recover_device(self, device_id: int, taken: int) -> None:
+        """The user reset device ``device_id`` ``taken`` times beyond their own aclrtSetDevice
+        calls, i.e. took as many of pyaclnn's references. aclrtResetDevice counts references per
+        device and releases the device at 0: its default context, the streams made in it
+        (context.cc TearDown) and, when the device closes, its memory (hicann/driver devmm_svm.c
+        drvMemDeviceCloseInner); one more reset then gives 507007 (runtime.cc
+        PrimaryContextRelease). So: if pyaclnn held more, the device lives on and pyaclnn takes its
+        references back (aclrtSetDevice); else pyaclnn's Devices there, and all made on them, are
+        dropped without calling CANN (their handles are gone) and the high-level calls open a new
+        Device. (A host application's own aclrtSetDevice, outside pyaclnn.acl, is not counted.)"""
+        from . import current as _current
+        from .resource import forget_all, live
+        devices = [entry for _, entry in live(self) if entry[2] == "device" and entry[4][1].id == device_id]
+        states = [entry[4][1] for entry in devices]
+        held = sum(state.sets for state in states)
+        if held > taken:
+            for _ in range(taken):
+                self.runtime.set_device(device_id)
+            _current.forget()  # the thread's current context: set again by the next use()
+            return
+        tokens = {entry[4][0] for entry in devices}
+        forget_all(lambda entry: entry[0] is self and (
+            (entry[2] == "device" and entry[4][0] in tokens) or
+            (entry[1] is not None and getattr(entry[1], "token", None) in tokens)))
+        for state in states:
+            state.sets, state.closed = 0, True
+            if _current.state() is state:
+                _current.forget()
 
     def shutdown(self) -> None:
         """Close every live object in dependency order, then give back pyaclnn's aclInit (a
@@ -100,6 +166,8 @@ def current() -> Backend:
     """The backend, initialising it on first use (thread-safe, once)."""
     backend = active
     if backend is not None and not forked_after_init:
+        if backend.lost is not None:  # the user's aclFinalize (pyaclnn.acl): see recover
+            backend.recover()
         return backend
     return _initialise()
 

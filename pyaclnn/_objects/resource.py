@@ -128,6 +128,20 @@ def live(backend: BackendLike) -> list[tuple[weakref.ref, Entry]]:
     return [(ref, entry) for ref, entry in list(_live.items()) if entry[0] is backend]
 
 
+def forget_all(belongs: Callable[[Entry], bool]) -> int:
+    """Mark every live handle for which ``belongs(entry)`` closed WITHOUT releasing it: its
+    native object is gone already (a device released behind pyaclnn's back: CANN tore its
+    streams down and its memory went with the device). Returns how many were forgotten."""
+    count = 0
+    for ref, entry in list(_live.items()):
+        if belongs(entry) and _live.pop(ref, None) is not None:
+            owner = ref()
+            if owner is not None:
+                owner.is_open = False  # its close() then finds no entry: releases nothing
+            count += 1
+    return count
+
+
 def close_all(belongs: Callable[[Entry], bool]) -> BaseException | None:
     """Close every live handle for which ``belongs(entry)``, in dependency order.
 

@@ -3,6 +3,7 @@
 Part of ``pyaclnn.acl`` (which re-exports every ``acl*`` function here): see its docstring."""
 from __future__ import annotations
 
+from .._objects import backend as _backend
 from .._objects import current as _current
 from .._objects.handles import AclrtContext
 from .common import Handle, active_runtime
@@ -21,13 +22,26 @@ def aclInit(configPath: str | None = None) -> None:
 
 
 def aclFinalize() -> None:
-    """aclFinalize."""
+    """aclFinalize. pyaclnn's own aclInit reference goes with it (the count is cleared): the next
+    high-level pyaclnn call takes one back (devices, streams and memory survive aclFinalize)."""
     active_runtime().finalize()
+    _session_ended("aclFinalize()")
 
 
 def aclFinalizeReference() -> int:
-    """aclFinalizeReference(&refCount) -> refCount: drop one aclInit reference (finalizes at 0)."""
-    return active_runtime().finalize_reference()
+    """aclFinalizeReference(&refCount) -> refCount: drop one aclInit reference (finalizes at 0;
+    then, as after aclFinalize, the next high-level pyaclnn call takes a reference back)."""
+    count = active_runtime().finalize_reference()
+    if count == 0:
+        _session_ended("aclFinalizeReference()")
+    return count
+
+
+def _session_ended(call: str) -> None:
+    # pyaclnn's reference was cleared with the others: tell the backend (Backend.recover)
+    backend = _backend.active
+    if backend is not None:
+        backend.lost, backend.init_lost = call, True
 
 
 def aclsysGetCANNVersion(name: int) -> dict[str, str]:
@@ -108,11 +122,23 @@ def aclGetRecentErrMsg() -> str | None:
 def aclrtSetDevice(deviceId: int) -> None:
     active_runtime().set_device(deviceId)
     _current.forget()  # the thread's current device changed behind pyaclnn's objects
+    backend = _backend.active
+    if backend is not None:  # the user's reference (Backend.recover)
+        backend.user_sets[deviceId] = backend.user_sets.get(deviceId, 0) + 1
 
 
 def aclrtResetDevice(deviceId: int) -> None:
+    """aclrtResetDevice. One beyond your own aclrtSetDevice calls takes one of pyaclnn's
+    references: the next high-level pyaclnn call repairs that (Backend.recover)."""
     active_runtime().reset_device(deviceId)
     _current.forget()
+    backend = _backend.active
+    if backend is not None:
+        left = backend.user_sets.get(deviceId, 0) - 1
+        backend.user_sets[deviceId] = max(left, 0)
+        if left < 0:
+            backend.taken_sets[deviceId] = backend.taken_sets.get(deviceId, 0) + 1
+            backend.lost = backend.lost or f"aclrtResetDevice({deviceId})"
 
 
 def aclrtGetDevice() -> int:

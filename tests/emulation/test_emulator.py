@@ -19,6 +19,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -458,14 +459,45 @@ def test_stub_build_and_lifecycle_in_a_subprocess(tmp_path):
         assert rt.aclFinalize() == 0 and rt.aclFinalize() == 100037
         assert rt.aclrtMalloc(p, 64, 0) == 100001 and rt.aclrtFree(p[0]) == 100001
         assert rt.aclInit(ffi.NULL) == 0
-        assert rt.aclrtMalloc(p, 64, 0) == 107002             # finalize reset the devices
-        assert rt.aclrtSetDevice(1) == 0 and rt.aclrtFree(p[0]) == 0
+        assert rt.aclrtMalloc(p, 64, 0) == 0                  # aclFinalize reset no device
+        assert rt.aclrtFree(p[0]) == 0 and rt.aclrtResetDevice(1) == 0
         r = ffi.new("uint64_t *")
         assert rt.aclInit(ffi.NULL) == 100002 and rt.aclFinalizeReference(r) == 0 and r[0] == 1
         assert rt.aclFinalizeReference(r) == 0 and r[0] == 0 and emu.live("init") == 0
+        r[0] = 7
+        assert rt.aclFinalizeReference(r) == 100037 and r[0] == 0   # the count, 0, even then
         print("okstub")
     """)
     assert "okstub" in out
+
+
+def test_finalize_leaves_the_device_session(toolkits):
+    """aclFinalize de-initialises acl only (hicann/runtime acl.cpp aclFinalizeInternal): the
+    device's default context, a stream and the work queued on it, device memory and the device
+    reference all survive, and after a new aclInit (allowed: the runtime's UT duplicate_aclinit)
+    they are used as before; aclrtResetDevice still owes one reset per set. The emulator used to
+    reset every device at aclFinalize (then 107002 without a new aclrtSetDevice, the stream lost)."""
+    out = run_script(toolkits["8.x"], """
+        rt, nn, op = load_all()
+        emu = Emulator(home)
+        emu.set_stream_mode("deferred")                       # the copy stays queued
+        assert rt.aclInit(ffi.NULL) == 0 and rt.aclrtSetDevice(0) == 0
+        s, p = ffi.new("aclrtStream *"), ffi.new("void **")
+        assert rt.aclrtCreateStream(s) == 0 and rt.aclrtMalloc(p, 64, 0) == 0
+        host = ffi.new("char[64]", b"x" * 64)
+        assert rt.aclrtMemcpyAsync(p[0], 64, host, 64, 1, s[0]) == 0
+        assert rt.aclFinalize() == 0
+        assert emu.live("queued") == 1 and emu.live("device_set") == 1 and emu.live("device_alloc") == 1
+        assert rt.aclInit(ffi.NULL) == 0                      # count 0: a full init again
+        assert rt.aclrtSynchronizeStream(s[0]) == 0 and emu.live("queued") == 0
+        back = ffi.new("char[64]")
+        assert rt.aclrtMemcpy(back, 64, p[0], 64, 2) == 0 and ffi.buffer(back)[:] == b"x" * 64
+        assert rt.aclrtDestroyStream(s[0]) == 0 and rt.aclrtFree(p[0]) == 0
+        assert rt.aclrtResetDevice(0) == 0 and rt.aclrtResetDevice(0) == 507007   # one set, one reset
+        assert rt.aclFinalize() == 0 and emu.misuse() == 1                        # the extra reset
+        print("oksession")
+    """)
+    assert "oksession" in out
 
 
 # ------------------------------------------------------------------------------------------------
@@ -824,6 +856,27 @@ def test_memory_rules(dev):
     assert rt.aclrtFreeHost(h[0]) == OK
     free_, total = ffi.new("size_t *"), ffi.new("size_t *")
     assert rt.aclrtGetMemInfo(1, free_, total) == OK and 0 < free_[0] <= total[0]
+
+
+def test_malloc_beyond_device_memory_fails_at_once(dev):
+    """An allocation the device cannot hold fails with ACL_ERROR_RT_MEMORY_ALLOCATION before any
+    memory is touched (the driver's halMemAlloc: DRV_ERROR_OUT_OF_MEMORY -> 207001, errcode_manage.cc);
+    1 << 36 bytes, padded past the 64 GiB, used to be mapped and filled for a minute. A size the
+    padding would wrap around is ACL_ERROR_INVALID_PARAM ("size too large", memory.cpp
+    GetAlignedAndPaddingSize)."""
+    ffi, rt, emu = dev.ffi, dev.rt, dev.emu
+    p = ffi.new("void **")
+    allocs = emu.live("device_alloc")
+    total = ffi.new("int64_t *")
+    assert rt.aclrtGetDeviceInfo(0, 301, total) == OK     # ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE
+    for size in (1 << 36, total[0] - 16, total[0] + 1):   # each padded beyond the device memory
+        start = time.monotonic()
+        assert rt.aclrtMalloc(p, size, 0) == ACL_ERROR_RT_MEMORY_ALLOCATION
+        assert time.monotonic() - start < 2.0
+        assert "out of memory" in dev.acl.errmsg()
+    assert rt.aclrtMalloc(p, 2**64 - 40, 0) == ACL_ERROR_INVALID_PARAM   # + 64 wraps around
+    assert rt.aclrtMalloc(p, 2**64 - 40, 6) == ACL_ERROR_RT_MEMORY_ALLOCATION  # HUGE1G_ONLY: + 32, no pad
+    assert emu.live("device_alloc") == allocs
 
 
 def test_streams_events_contexts(dev):

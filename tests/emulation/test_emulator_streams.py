@@ -134,6 +134,40 @@ def test_event_synchronize_runs_up_to_the_record(dev):
         dev.emu.set_stream_mode(None)
 
 
+def test_polling_an_event_sees_it_complete(dev, mode):
+    """A device runs its queues on its own, and aclrtQueryEventStatus reads how far it got
+    (hicann/runtime event.cc Event::QueryEventStatus): a correct program that polls instead of
+    synchronizing must see the record complete, in deferred mode too (it used to poll forever).
+    The poll runs the recording stream up to the record only: a launch queued after it stays."""
+    ffi, rt = dev.ffi, dev.rt
+    args, po, want = mse(dev, seed=7)
+    args2, _, _ = mse(dev, seed=8)
+    ev = ffi.new("aclrtEvent *")
+    status = ffi.new("aclrtEventRecordedStatus *")
+    assert rt.aclrtCreateEvent(ev) == OK
+    dev.emu.set_worker_delay(0.05)                # worker mode: the poll, not the thread, gets there
+    try:
+        assert dev.run("MseLossBackward", *args) == OK
+        assert rt.aclrtRecordEvent(ev[0], dev.acl.stream) == OK
+        assert dev.run("MseLossBackward", *args2) == OK
+        polls = 0
+        while polls < 1000:
+            polls += 1
+            assert rt.aclrtQueryEventStatus(ev[0], status) == OK
+            if status[0] == 1:                    # ACL_EVENT_RECORDED_STATUS_COMPLETE
+                break
+        assert status[0] == 1, "polling never saw the event complete"
+        if mode == "deferred":
+            assert polls == 2                     # the first poll: NOT_READY, the device was busy
+            assert dev.emu.live("queued") == 1    # the launch after the record did not run
+        np.testing.assert_allclose(raw_read(dev, po, 6), want, rtol=1e-6)
+        assert rt.aclrtQueryEventStatus(ev[0], status) == OK and status[0] == 1   # stays complete
+    finally:
+        dev.emu.set_worker_delay(0.0002)
+    assert rt.aclrtSynchronizeStream(dev.acl.stream) == OK
+    assert rt.aclrtDestroyEvent(ev[0]) == OK
+
+
 def test_stream_wait_event_orders_two_streams(dev, mode):
     ffi, rt = dev.ffi, dev.rt
     other = ffi.new("aclrtStream *")

@@ -553,6 +553,7 @@ class Emulator:
             ("emu_reset_faults", None, []),
             ("emu_reset_counters", None, []),
             ("emu_set_device_count", None, [ctypes.c_int]),
+            ("emu_release_devices", None, []),
             ("emu_set_stream_mode", None, [ctypes.c_int]),
             ("emu_set_worker_delay_us", None, [ctypes.c_long]),
             ("emu_clear_op_cache", None, []),
@@ -590,6 +591,11 @@ class Emulator:
 
     def reset_faults(self) -> None:
         self._lib.emu_reset_faults()
+
+    def release_devices(self) -> None:
+        """Release every device as a process end would (aclFinalize resets none): default
+        contexts, device references and failure modes, for a clean start between tests."""
+        self._lib.emu_release_devices()
 
     def reset_counters(self) -> None:
         """Zero the call counters and the misuse count (live counts are real state: kept)."""

@@ -158,6 +158,8 @@ class AclSession:
     def finalize_reference(self) -> int:
         count = ffi.new("uint64_t *")
         check(self.rt.aclFinalizeReference(count), "aclFinalizeReference")
+        if count[0] == 0:  # the last reference: pyaclnn's are gone too (as after finalize)
+            self._inits.clear()
         return int(count[0])
 
     def cann_package_version(self, name: int) -> dict[str, str]:

@@ -90,6 +90,7 @@ class NumpySession:
         self._prune_sites_at = 4096
         self._set_sites: dict[int, list[Site]] = {}
         self._inits = 0
+        self._init_refs = 0  # aclInit references not yet given back (aclFinalizeReference)
         self._init_site: Site | None = None
         # the operators this backend knows: pyaclnn's headers/ (those with a reference run), then
         # those of the custom packages and CANN headers found here (known, so named right, not run)
@@ -202,20 +203,24 @@ class NumpySession:
         with self._lock:
             self._initialized = True  # a repeated aclInit returns 100002, which callers ignore
             self._inits += 1
+            self._init_refs += 1  # each one a reference (acl.cpp aclInitImpl)
             self._init_site = self._init_site or site
 
     def finalize(self) -> None:
         with self._lock:
             if not self._initialized:
                 raise self._fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize", "aclFinalize called twice")
+            # acl only (hicann/runtime acl.cpp aclFinalizeInternal): no device is reset, so a
+            # device's failure mode, its contexts, streams and memory stay; the count is cleared
             self._initialized = False
+            self._init_refs = self._inits = 0  # the next aclInit starts a session (not a leak)
             self._init_site = None
-            self._poisoned.clear()  # aclFinalize resets the devices, failure mode and all
 
     def release_init(self) -> None:
         """The emulated runtime belongs to pyaclnn alone: giving back its aclInit finalizes it."""
         with self._lock:
             self._initialized = False
+            self._init_refs = 0
             self._init_site = None
             self._poisoned.clear()
 
@@ -337,7 +342,16 @@ class NumpySession:
 
     # -- the rest of headers/: as the acl runtime, emulated --------------------------------------
     def finalize_reference(self) -> int:
-        """The emulated runtime keeps one reference (a repeated aclInit adds none): finalizes."""
+        """One aclInit reference back; the last one finalizes (hicann/runtime acl.cpp
+        aclFinalizeReferenceImpl); none left: 100037."""
+        with self._lock:
+            if self._initialized and self._init_refs > 1:
+                self._init_refs -= 1
+                if self._init_refs == 1:  # back to one: nothing the user owes
+                    self._init_site = None
+                return self._init_refs
+        if not self._initialized:
+            raise self._fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalizeReference", "no aclInit reference left")
         self.finalize()
         return 0
 

@@ -355,6 +355,7 @@ typedef struct emu_event {
     uint64_t rec_seq;                         /* records queued so far */
     uint64_t done_seq;                        /* the latest record that has executed */
     void *rec_stream;                         /* stream of the latest queued record */
+    uint32_t polls;                           /* aclrtQueryEventStatus calls since the record */
 } emu_event;
 
 typedef struct alloc_rec {
@@ -450,7 +451,6 @@ emu_task *queued_user(const void *p, uint64_t n, int writes, emu_stream **on);
 void check_host_access(const char *func, const void *p, uint64_t n, int writes);  /* lock not needed */
 void release_block(void *p, char *alias, size_t map);
 void drain_stream_until(emu_stream *s, const emu_event *e, uint64_t seq);
-void drain_all(void);
 int stream_live(const void *p);
 void device_clear_fault(int d);
 int launch_fault(const char *func, aclrtStream stream);

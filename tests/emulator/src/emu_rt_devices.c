@@ -85,6 +85,27 @@ aclError aclrtResetDevice(int32_t deviceId)
     return ACL_SUCCESS;
 }
 
+/* Control API (tests): release every device as at the end of a process (the last
+ * aclrtResetDevice of each): default contexts die after their queued work, references drop to 0,
+ * failure modes end. aclFinalize does not do this (emu_runtime.c finalize_locked), so the test
+ * suite calls it between tests for a clean device state. */
+EMU_EXPORT void emu_release_devices(void)
+{
+    emu_lock();
+    for (int d = 0; d < EMU_MAX_DEVICES; d++) {
+        if (g_default_ctx[d]) {
+            for (emu_stream *s = g_streams; s; s = s->next_live)
+                if (s->ctx == g_default_ctx[d])
+                    drain_stream_until(s, NULL, 0);
+            ctx_release(g_default_ctx[d]);
+        }
+        g_default_ctx[d] = NULL;
+        g_dev_refs[d] = 0;
+        device_clear_fault(d);
+    }
+    emu_unlock();
+}
+
 aclError aclrtGetDevice(int32_t *deviceId)
 {
     API_ENTER(CTX);

@@ -72,6 +72,7 @@ aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
     emu_event *e = event;
     t->event = e;
     t->seq = ++e->rec_seq;                    /* the event completes when this record has run */
+    e->polls = 0;
     emu_ctx *c = cur_ctx();
     e->rec_stream = stream ? stream : c ? c->dflt : NULL;   /* NULL: the default stream */
     emu_unlock();
@@ -119,6 +120,18 @@ aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endE
     return ACL_SUCCESS;
 }
 
+/* A device runs its queues on its own: the real query reads how far it got (hicann/runtime
+ * src/acl/aclrt_impl/event.cpp aclrtQueryEventStatusImpl -> rtEventQueryStatus;
+ * src/runtime/core/src/event/event.cc Event::QueryEventStatus -> QueryEventTask: the recording
+ * stream's queue head against the record's position on STARS chips, else the last completed task
+ * id in the completion queue's shared memory), so a program that polls sees the record complete
+ * once the work before it has run. In deferred mode nothing else runs the queues, so the polls
+ * are what moves the device: the first query of a pending record reports NOT_READY (the device
+ * may still be busy: a program must not take one query for a synchronisation), and the
+ * EMU_QUERY_POLLS-th runs the recording stream up to the record, as aclrtSynchronizeEvent does
+ * (later work stays queued). Worker mode is the same, its thread may just get there first. */
+#define EMU_QUERY_POLLS 2
+
 aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
 {
     API_ENTER(INIT);
@@ -126,7 +139,9 @@ aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *statu
     if ((st = known_event(__func__, event)))
         return st;
     emu_lock();
-    const emu_event *e = event;
+    emu_event *e = event;
+    if (e->done_seq < e->rec_seq && ++e->polls >= EMU_QUERY_POLLS)
+        wait_record(e);
     *status = e->recorded && e->done_seq >= e->rec_seq ? ACL_EVENT_RECORDED_STATUS_COMPLETE
                                                         : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     emu_unlock();

@@ -187,19 +187,26 @@ static void *aligned_alloc64(size_t size)
     return p;
 }
 
-/* 1 when the NPU Simulator's driver has room for a device block of ``block`` bytes (always, on
- * the toolkit's runtime). Its driver allocates every block, rounded up to 512 bytes, from one pool
- * (emu_driver.c emu_drv_hbm_size; hicann/runtime src/cmodel_driver/driver_mem.c drvMemAlloc):
- * DRV_ERROR_OUT_OF_MEMORY beyond it, which the runtime reports as ACL_ERROR_RT_MEMORY_ALLOCATION
- * (src/runtime/core/src/common/errcode_manage.cc: DRV_ERROR_OUT_OF_MEMORY -> RT_ERROR_DRV_OUT_MEMORY
- * -> ACL_ERROR_RT_MEMORY_ALLOCATION). The pool is first-fit, so fragmentation can refuse earlier
- * than this sum (not modelled). */
-static int simulator_pool_fits(size_t block)
+/* 1 when the device has room for a block of ``block`` bytes. The driver allocates every block,
+ * rounded up to 512 bytes (MEM_SET_ALIGN_SIZE(9): hicann/runtime src/runtime/driver/npu_driver_mem.cc
+ * NpuDriver::DevMemAllocOnline), from the device's memory: the NPU Simulator's pool
+ * (emu_driver.c emu_drv_hbm_size; hicann/runtime src/cmodel_driver/driver_mem.c drvMemAlloc), else
+ * EMU_DEVICE_MEM_TOTAL. Beyond it halMemAlloc fails with DRV_ERROR_OUT_OF_MEMORY, which the runtime
+ * reports as ACL_ERROR_RT_MEMORY_ALLOCATION (src/runtime/core/src/common/errcode_manage.cc:
+ * DRV_ERROR_OUT_OF_MEMORY -> RT_ERROR_DRV_OUT_MEMORY -> ACL_ERROR_RT_MEMORY_ALLOCATION, "driver
+ * error:out of memory"; ApiImpl::DevMalloc in api_impl.cc retries once after trimming the memory
+ * pools, then returns it). Checked before anything is mapped: a block the device cannot hold fails
+ * at once (1 << 36 bytes, padded past the 64 GiB, used to be mapped and filled for a minute).
+ * The pool is first-fit, so fragmentation can refuse earlier than this sum (not modelled). */
+static uint64_t device_pool(void)
 {
     uint64_t pool = emu_keeper_device_memory();
-    if (pool == 0)
-        return 1;
-    uint64_t used = 0, want = ((uint64_t)block + 511) & ~511ull;
+    return pool ? pool : EMU_DEVICE_MEM_TOTAL;
+}
+
+static int device_pool_fits(size_t block)
+{
+    uint64_t pool = device_pool(), used = 0, want = ((uint64_t)block + 511) & ~511ull;
     emu_lock();
     for (size_t i = 0; i < g_dev_mem.n; i++)
         used += ((uint64_t)g_dev_mem.v[i].block + 511) & ~511ull;
@@ -207,17 +214,30 @@ static int simulator_pool_fits(size_t block)
     return want <= pool && used + want <= pool;
 }
 
+/* 1 when this host could back a block of ``bytes`` (the emulated device memory is host memory,
+ * filled when it is mapped): a block larger than the host's RAM is out of memory on the emulated
+ * device too (ACL_ERROR_RT_MEMORY_ALLOCATION), not a process killed by the OOM killer. */
+static int host_can_back(uint64_t bytes)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages <= 0 || page <= 0 || bytes <= (uint64_t)pages * (uint64_t)page;
+}
+
 /* The shared second half of aclrtMalloc / aclrtMallocHost, after their own argument checks:
  * allocate ``size`` bytes and record the block in ``t`` (``side``: "device" or "host"). */
 static aclError alloc_tracked(const char *func, alloc_table *t, const char *side, size_t size, size_t block,
                               void **out)
 {
-    if (size > EMU_DEVICE_MEM_TOTAL)
+    if (t != &g_dev_mem && size > EMU_DEVICE_MEM_TOTAL)
         return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, func, "out of %s memory (%zu bytes requested)", side, size);
-    if (t == &g_dev_mem && !simulator_pool_fits(block))
+    if (t == &g_dev_mem && !device_pool_fits(block))
         return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, func,
-                         "driver error:out of memory (the NPU Simulator's device memory: %llu bytes; %zu requested)",
-                         (unsigned long long)emu_keeper_device_memory(), block);
+                         "driver error:out of memory (device memory: %llu bytes, of which %llu in use; %zu requested)",
+                         (unsigned long long)device_pool(), (unsigned long long)g_dev_mem.bytes, block);
+    if (!host_can_back(block))
+        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, func,
+                         "out of %s memory (%zu bytes requested: more than the RAM of the host backing the emulator)",
+                         side, block);
     char *alias = NULL;
     size_t map = 0;
     void *p = t == &g_dev_mem ? device_map(block, &alias, &map) : aligned_alloc64(size);
@@ -276,6 +296,12 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
     NEED_ARG(devPtr);
     if (size == 0)
         return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "size must not be 0");
+    /* memory.cpp aclMallocMemInner -> GetAlignedAndPaddingSize: size + the alignment (32) and
+     * padding (32; none for the HUGE1G policies) must not wrap around, else ACL_ERROR_INVALID_PARAM
+     * "size too large", before the runtime is asked */
+    int huge1g = policy == ACL_MEM_MALLOC_HUGE1G_ONLY || policy == ACL_MEM_MALLOC_HUGE1G_ONLY_P2P;
+    if (size > SIZE_MAX - (huge1g ? 32 : 64))
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "size too large: %zu", size);
     if (!policy_ok(policy))
         return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "policy %d is invalid", (int)policy);
     NEED_CTX(__func__);

@@ -28,7 +28,7 @@
  *    context), aclrtSynchronizeEvent (the recording stream, up to the record), aclrtDestroyStream
  *    (which waits for the queued tasks: 03-02_stream_management.md "if the stream has unfinished
  *    tasks, destroying it waits for them to complete"; context.cc Context::TearDownOwnedStream
- *    flushes the pending tasks), aclrtResetDevice when the default context dies, aclFinalize;
+ *    flushes the pending tasks), aclrtResetDevice when the default context dies;
  *  - and, with EMU_STREAM_MODE=worker, on a background "device" thread at any later time.
  * EMU_STREAM_MODE=deferred (the default) runs work only at those points: deterministic, and the
  * harshest schedule for a caller that forgets to synchronize.
@@ -173,7 +173,7 @@ int stream_live(const void *p)
  * (context.cc Context::CheckStatus: the device status) and every launch (Context::CheckTaskSend)
  * returns it, ACL_ERROR_RT_AICORE_EXCEPTION, not just the next one; synchronous copies and
  * memsets still run (api_impl.cc MemCopySync / MemSetSync only stop on RT_ERROR_DEVICE_TASK_ABORT).
- * It lasts until the device is released: the last aclrtResetDevice (or aclFinalize).
+ * It lasts until the device is released: the last aclrtResetDevice (aclFinalize resets no device).
  * The device also leaves an error message (fetched by aclGetRecentErrMsg through rtGetDevMsg) and
  * an active fault event (rtGetFaultEvent), see aclGetRecentErrMsg. Lock held. */
 static void device_page_fault(emu_stream *s, const emu_task *t)
@@ -292,12 +292,6 @@ void drain_stream_until(emu_stream *s, const emu_event *e, uint64_t seq)
 {
     while ((!e || e->done_seq < seq) && run_one(s))
         ;
-}
-
-void drain_all(void)
-{
-    for (emu_stream *s = g_streams; s; s = s->next_live)
-        drain_stream_until(s, NULL, 0);
 }
 
 /* EMU_STREAM_MODE=worker: one background thread plays the device, running the oldest task of

@@ -396,20 +396,20 @@ aclFloat16 aclFloatToFloat16(float value)
 /* ========================================================================================== */
 /* Init / finalize / errors / versions                                                         */
 /* ========================================================================================== */
-/* Finalize: all devices are reset (their default contexts die). User-created contexts, streams,
- * events and allocations are NOT released, so a leak stays visible in emu_live. Lock held. */
+/* Finalize de-initialises acl, not the devices: hicann/runtime src/acl/aclrt_impl/acl.cpp
+ * aclFinalizeInternal (lines 547-628) finalizes the device log report, profiling, the modules that
+ * registered a finalize callback (op compiler, model/GE executor, dvpp, "other": GE's stream and
+ * device state callbacks), dump, the kernel-launch fill function and the aclInit config's default
+ * device, then sets the count to 0; it resets no device and destroys no context, stream, event or
+ * memory, and the aclrt* functions do not check for init (acl_rt_wrapper.h ACL_RT_CPP forwards each
+ * to its *Impl). So the default contexts, their queued work, a page fault's failure mode and every
+ * allocation survive; aclInit may be called again (acl.cpp aclInitImpl: count 0 -> a full init; the
+ * runtime's own UT duplicate_aclinit, tests/ut/acl/testcase/acl_common_unittest.cpp:443). The
+ * emulator still answers 100001 to most calls while not initialised (see API_ENTER). Lock held. */
 static void finalize_locked(void)
 {
-    drain_all();                              /* the devices finish their queued work */
     g_initialized = 0;
     g_init_refs = 0;
-    for (int d = 0; d < EMU_MAX_DEVICES; d++) {
-        if (g_default_ctx[d])
-            ctx_release(g_default_ctx[d]);
-        g_default_ctx[d] = NULL;
-        g_dev_refs[d] = 0;
-        device_clear_fault(d);
-    }
 }
 
 aclError aclInit(const char *configPath)
@@ -458,6 +458,8 @@ aclError aclFinalizeReference(uint64_t *refCount)
     emu_lock();
     if (!g_initialized) {
         emu_unlock();
+        if (refCount)                         /* acl.cpp aclFinalizeReferenceImpl: the count (0) */
+            *refCount = 0;
         return emu_error(ACL_ERROR_REPEAT_FINALIZE, __func__, "acl is not initialized or already finalized");
     }
     if (--g_init_refs <= 0)
