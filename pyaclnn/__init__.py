@@ -24,33 +24,38 @@ Any operator the installed CANN (or a custom operator package) declares, by its 
 The C-shaped layer for porting CANN samples line by line is ``pyaclnn.acl``; ``python -m pyaclnn
 ops`` lists the operators found.
 """
-from ._objects.backend import backend_info
-from ._objects.device import Device
-from ._objects.event import Event
-from ._objects.stream import Stream
-from ._objects.executor import Executor, Op
-# The operators pyaclnn ships with a reference (pyaclnn/ops): their classes and NumPy-in/out functions.
-from .ops.cross_entropy_loss_grad.api import CrossEntropyLossGrad, cross_entropy_loss_grad
-from .ops.group_norm_backward.api import GroupNormBackward, group_norm_backward
-from .ops.mse_loss_backward.api import MseLossBackward, mse_loss_backward
-from .ops.prelu_backward.api import PreluBackward, prelu_backward
-from ._objects.tensor import Tensor
-from .dtypes import DType
-# The hierarchy, and the status classes users meet; every status has its class in pyaclnn.errors.
-from .errors import (
-    PyaclnnError, BackendUnavailableError, ClosedError, ExecutorConsumedError, NotSupportedError,
-    UnknownOperatorError, HazardError, HazardWarning,
-    AclError, AclParamError, AclResourceError, AclRuntimeError, AclInternalError,
-    # aclnn: argument checks, and what fails inside the library
-    AclnnParamNullptrError, AclnnParamInvalidError, AclnnRuntimeError, AclnnInnerError,
-    AclnnInnerInfershapeError, AclnnInnerTilingError, AclnnInnerFindKernelError, AclnnInnerNullptrError,
-    AclnnInnerOppPathNotFoundError,
-    # acl and runtime: initialisation, devices, contexts, memory, a faulting kernel
-    AclInvalidParamError, AclUninitializeError, AclRepeatInitializeError, RtParamInvalidError,
-    RtInvalidDeviceidError, RtContextNullError, AclBadAllocError, RtMemoryAllocationError, RtNoDeviceError,
-    RtDeviceOomError, RtAicoreExceptionError,
-)
-from . import errors as _errors
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what type checkers see; at run time each name is imported on first use
+    from ._objects.backend import backend_info
+    from ._objects.device import Device
+    from ._objects.event import Event
+    from ._objects.stream import Stream
+    from ._objects.executor import Executor, Op
+    # The operators pyaclnn ships with a reference (pyaclnn/ops): their classes and NumPy-in/out functions.
+    from .ops.cross_entropy_loss_grad.api import CrossEntropyLossGrad, cross_entropy_loss_grad
+    from .ops.group_norm_backward.api import GroupNormBackward, group_norm_backward
+    from .ops.mse_loss_backward.api import MseLossBackward, mse_loss_backward
+    from .ops.prelu_backward.api import PreluBackward, prelu_backward
+    from ._objects.tensor import Tensor
+    from .dtypes import DType
+    # The hierarchy, and the status classes users meet; every status has its class in pyaclnn.errors.
+    from .errors import (
+        PyaclnnError, BackendUnavailableError, ClosedError, ExecutorConsumedError, NotSupportedError,
+        UnknownOperatorError, HazardError, HazardWarning,
+        AclError, AclParamError, AclResourceError, AclRuntimeError, AclInternalError,
+        # aclnn: argument checks, and what fails inside the library
+        AclnnParamNullptrError, AclnnParamInvalidError, AclnnRuntimeError, AclnnInnerError,
+        AclnnInnerInfershapeError, AclnnInnerTilingError, AclnnInnerFindKernelError, AclnnInnerNullptrError,
+        AclnnInnerOppPathNotFoundError,
+        # acl and runtime: initialisation, devices, contexts, memory, a faulting kernel
+        AclInvalidParamError, AclUninitializeError, AclRepeatInitializeError, RtParamInvalidError,
+        RtInvalidDeviceidError, RtContextNullError, AclBadAllocError, RtMemoryAllocationError, RtNoDeviceError,
+        RtDeviceOomError, RtAicoreExceptionError,
+    )
 
 __version__ = "0.1.0"
 
@@ -71,8 +76,50 @@ __all__ = [
     "RtInvalidDeviceidError", "RtContextNullError", "AclBadAllocError", "RtMemoryAllocationError", "RtNoDeviceError",
     "RtDeviceOomError", "RtAicoreExceptionError",
 ]
-for _name in __all__:  # the error classes are shown (and pickled, as classes) under the name users write
-    _value = globals()[_name]
-    if isinstance(_value, type) and _value.__module__ == _errors.__name__:
-        _value.__module__ = "pyaclnn"
-del _name, _value
+
+# ``import pyaclnn`` imports none of its modules (issue 23: it cost 122 ms over NumPy): a name of
+# __all__, or a public submodule, is imported when first used. The error classes pyaclnn
+# re-exports are shown (and pickled) as pyaclnn's: pyaclnn.errors does that when it loads.
+_MODULES = {  # each public name's module, imported on first use (PEP 562)
+    "._objects.backend": ("backend_info",),
+    "._objects.device": ("Device",),
+    "._objects.event": ("Event",),
+    "._objects.stream": ("Stream",),
+    "._objects.executor": ("Executor", "Op"),
+    ".ops.cross_entropy_loss_grad.api": ("CrossEntropyLossGrad", "cross_entropy_loss_grad"),
+    ".ops.group_norm_backward.api": ("GroupNormBackward", "group_norm_backward"),
+    ".ops.mse_loss_backward.api": ("MseLossBackward", "mse_loss_backward"),
+    ".ops.prelu_backward.api": ("PreluBackward", "prelu_backward"),
+    "._objects.tensor": ("Tensor",),
+    ".dtypes": ("DType",),
+    ".errors": (
+        "PyaclnnError", "BackendUnavailableError", "ClosedError", "ExecutorConsumedError",
+        "NotSupportedError", "UnknownOperatorError", "HazardError", "HazardWarning", "AclError",
+        "AclParamError", "AclResourceError", "AclRuntimeError", "AclInternalError",
+        "AclnnParamNullptrError", "AclnnParamInvalidError", "AclnnRuntimeError", "AclnnInnerError",
+        "AclnnInnerInfershapeError", "AclnnInnerTilingError", "AclnnInnerFindKernelError",
+        "AclnnInnerNullptrError", "AclnnInnerOppPathNotFoundError", "AclInvalidParamError",
+        "AclUninitializeError", "AclRepeatInitializeError", "RtParamInvalidError",
+        "RtInvalidDeviceidError", "RtContextNullError", "AclBadAllocError",
+        "RtMemoryAllocationError", "RtNoDeviceError", "RtDeviceOomError", "RtAicoreExceptionError",
+    ),
+}
+_WHERE = {name: module for module, names in _MODULES.items() for name in names}
+_SUBMODULES = ("acl", "dtypes", "errors", "ops", "testing")
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module, __name__), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module 'pyaclnn' has no attribute {name!r}")
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    # the API and the public submodules; not this module's own imports (importlib, Any...)
+    return sorted(set(__all__) | set(_SUBMODULES) | {n for n in globals() if n.startswith("__")})

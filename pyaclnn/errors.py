@@ -489,3 +489,10 @@ class AclnnInnerStaticBlockDimInvalidError(AclInternalError, status=561119, symb
 
 __all__ += [_n for _n, _v in list(globals().items())
             if isinstance(_v, type) and issubclass(_v, AclError) and _n not in __all__]
+
+# The classes pyaclnn re-exports are shown and pickled under the name users write
+# (pyaclnn.AclnnParamInvalidError): pyaclnn/__init__.py, which always runs first, lists them.
+for _n in getattr(__import__("sys").modules.get("pyaclnn"), "__all__", ()):
+    _v = globals().get(_n)
+    if isinstance(_v, type) and _v.__module__ == __name__:
+        _v.__module__ = "pyaclnn"

@@ -2,7 +2,7 @@
 
 Streams and events (pyaclnn._objects.stream, .event) sit above it: they need a Device, and a
 Device makes them through the classes they set on it when imported (``Device.stream_class``,
-``Device.event_class``; pyaclnn/__init__ imports both)."""
+``Device.event_class``; the package pyaclnn._objects imports both)."""
 from __future__ import annotations
 
 

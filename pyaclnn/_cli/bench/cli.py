@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--acl", action="store_true",
                    help="instead, measure the acl path's host overhead through the CANN emulator "
                         "(benchmarks/acl_overhead.py; needs a source checkout and a C compiler)")
+    p.add_argument("--import-time", action="store_true",
+                   help="instead, measure what `import pyaclnn` costs after `import numpy` (fresh "
+                        "interpreters; --repeat runs, default 15)")
     return p
 
 
@@ -110,6 +113,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     modes = ("alloc", "reuse") if mode == "both" else (mode,)
     if args.acl:
         return _acl_overhead(args.quick, args.json)
+    if args.import_time:
+        from . import imports
+        print(imports.report(imports.measure(args.repeat or (3 if args.quick else 15))), flush=True)
+        return 0
     json_path = args.json or DEFAULT_JSON
     repeat = args.repeat or (1 if args.quick else DEFAULT_REPEAT)
     problem = _force_reference_backend()
