@@ -17,7 +17,8 @@ import numpy as np
 import pyaclnn
 
 logits = np.array([[1.0, 2.0, 0.5], [0.1, 0.2, 3.0], [2.0, -1.0, 0.0], [0.5, 0.5, 1.5]])
-log_prob = (logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))).astype(np.float32)  # log_softmax
+# log_softmax
+log_prob = (logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))).astype(np.float32)
 
 info = pyaclnn.backend_info()
 print("backend: %s (SoC %s)" % (info["backend"], info["soc_name"]))

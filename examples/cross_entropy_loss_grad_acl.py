@@ -74,7 +74,8 @@ def main():
                        [2.0, -1.0, 0.0],
                        [0.5, 0.5, 1.5]], dtype=np.float64)
     # logProb is the forward log_softmax result
-    logProbHostData = (logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))).astype(np.float32).ravel()
+    logProbHostData = (logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+                       ).astype(np.float32).ravel()
     gradLossHostData = np.array([1.0], dtype=np.float32)
     targetHostData = np.array([1, 2, 0, 2], dtype=np.int64)
     weightHostData = np.array([0.2, 0.3, 0.5], dtype=np.float32)

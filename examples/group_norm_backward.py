@@ -35,7 +35,8 @@ with pyaclnn.Device(0) as device, device.create_stream() as stream:
     executor.run(stream)
     stream.synchronize()
 
-    for label, tensor in (("gradInputResultData", grad_input), ("gradGammaOutResultData", grad_gamma),
+    for label, tensor in (("gradInputResultData", grad_input),
+                          ("gradGammaOutResultData", grad_gamma),
                           ("gradBetaOutResultData", grad_beta)):
         for i, value in enumerate(tensor.numpy().ravel()):
             print("%s[%d] is: %f" % (label, i, value))

@@ -90,13 +90,17 @@ def main():
     rstdDeviceAddr, rstd = CreateAclTensor(rstdHostData, rstdShape, acl.ACL_FLOAT)
     gammaDeviceAddr, gamma = CreateAclTensor(gammaHostData, gammaShape, acl.ACL_FLOAT)
     outputMask = acl.aclCreateBoolArray(outputMaskData, len(outputMaskData))
-    gradInputDeviceAddr, gradInput = CreateAclTensor(gradInputHostData, gradInputShape, acl.ACL_FLOAT)
-    gradGammaOutDeviceAddr, gradGammaOut = CreateAclTensor(gradGammaOutHostData, gradGammaOutShape, acl.ACL_FLOAT)
-    gradBetaOutDeviceAddr, gradBetaOut = CreateAclTensor(gradBetaOutHostData, gradBetaOutShape, acl.ACL_FLOAT)
+    gradInputDeviceAddr, gradInput = CreateAclTensor(gradInputHostData, gradInputShape,
+                                                     acl.ACL_FLOAT)
+    gradGammaOutDeviceAddr, gradGammaOut = CreateAclTensor(gradGammaOutHostData, gradGammaOutShape,
+                                                           acl.ACL_FLOAT)
+    gradBetaOutDeviceAddr, gradBetaOut = CreateAclTensor(gradBetaOutHostData, gradBetaOutShape,
+                                                         acl.ACL_FLOAT)
 
     # 3. the two phases: workspace size + executor, then launch
     workspaceSize, executor = acl.aclnnGroupNormBackwardGetWorkspaceSize(
-        gradOut, input, mean, rstd, gamma, N, C, HxW, group, outputMask, gradInput, gradGammaOut, gradBetaOut)
+        gradOut, input, mean, rstd, gamma, N, C, HxW, group, outputMask, gradInput, gradGammaOut,
+        gradBetaOut)
     workspaceAddr = None
     if workspaceSize > 0:
         workspaceAddr = acl.aclrtMalloc(workspaceSize, acl.ACL_MEM_MALLOC_HUGE_FIRST)
@@ -114,14 +118,14 @@ def main():
         LOG_PRINT("gradInputResultData[%d] is: %f\n", i, gradInputResultData[i])
     size = GetShapeSize(gradGammaOutShape)
     gradGammaOutResultData = np.zeros(size, dtype=np.float32)
-    acl.aclrtMemcpy(gradGammaOutResultData, gradGammaOutResultData.nbytes, gradGammaOutDeviceAddr, size * 4,
-                    acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    acl.aclrtMemcpy(gradGammaOutResultData, gradGammaOutResultData.nbytes, gradGammaOutDeviceAddr,
+                    size * 4, acl.ACL_MEMCPY_DEVICE_TO_HOST)
     for i in range(size):
         LOG_PRINT("gradGammaOutResultData[%d] is: %f\n", i, gradGammaOutResultData[i])
     size = GetShapeSize(gradBetaOutShape)
     gradBetaOutResultData = np.zeros(size, dtype=np.float32)
-    acl.aclrtMemcpy(gradBetaOutResultData, gradBetaOutResultData.nbytes, gradBetaOutDeviceAddr, size * 4,
-                    acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    acl.aclrtMemcpy(gradBetaOutResultData, gradBetaOutResultData.nbytes, gradBetaOutDeviceAddr,
+                    size * 4, acl.ACL_MEMCPY_DEVICE_TO_HOST)
     for i in range(size):
         LOG_PRINT("gradBetaOutResultData[%d] is: %f\n", i, gradBetaOutResultData[i])
 

@@ -71,14 +71,16 @@ def main():
     selfHostData = np.array([0, 1, 2, 3], dtype=np.float32)
     targetHostData = np.array([1, 1, 1, 1], dtype=np.float32)
     outHostData = np.zeros(4, dtype=np.float32)
-    gradOutputDeviceAddr, gradOutput = CreateAclTensor(gradOutputHostData, gradOutputShape, acl.ACL_FLOAT)
+    gradOutputDeviceAddr, gradOutput = CreateAclTensor(gradOutputHostData, gradOutputShape,
+                                                       acl.ACL_FLOAT)
     selfDeviceAddr, self = CreateAclTensor(selfHostData, selfShape, acl.ACL_FLOAT)
     targetDeviceAddr, target = CreateAclTensor(targetHostData, targetShape, acl.ACL_FLOAT)
     outDeviceAddr, out = CreateAclTensor(outHostData, outShape, acl.ACL_FLOAT)
     reduction = 1  # mean
 
     # 3. the two phases: workspace size + executor, then launch
-    workspaceSize, executor = acl.aclnnMseLossBackwardGetWorkspaceSize(gradOutput, self, target, reduction, out)
+    workspaceSize, executor = acl.aclnnMseLossBackwardGetWorkspaceSize(gradOutput, self, target,
+                                                                       reduction, out)
     workspaceAddr = None
     if workspaceSize > 0:
         workspaceAddr = acl.aclrtMalloc(workspaceSize, acl.ACL_MEM_MALLOC_HUGE_FIRST)

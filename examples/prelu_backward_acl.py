@@ -78,12 +78,16 @@ def main():
     gradWeightHostData = np.zeros(2, dtype=np.float32)
     weightDeviceAddr, weight = CreateAclTensor(weightHostData, weightShape, acl.ACL_FLOAT)
     selfDeviceAddr, self = CreateAclTensor(selfHostData, selfShape, acl.ACL_FLOAT)
-    gradOutputDeviceAddr, gradOutput = CreateAclTensor(gradOutputHostData, gradOutputShape, acl.ACL_FLOAT)
-    gradInputDeviceAddr, gradInput = CreateAclTensor(gradInputHostData, gradInputShape, acl.ACL_FLOAT)
-    gradWeightDeviceAddr, gradWeight = CreateAclTensor(gradWeightHostData, gradWeightShape, acl.ACL_FLOAT)
+    gradOutputDeviceAddr, gradOutput = CreateAclTensor(gradOutputHostData, gradOutputShape,
+                                                       acl.ACL_FLOAT)
+    gradInputDeviceAddr, gradInput = CreateAclTensor(gradInputHostData, gradInputShape,
+                                                     acl.ACL_FLOAT)
+    gradWeightDeviceAddr, gradWeight = CreateAclTensor(gradWeightHostData, gradWeightShape,
+                                                       acl.ACL_FLOAT)
 
     # 3. the two phases: workspace size + executor, then launch
-    workspaceSize, executor = acl.aclnnPreluBackwardGetWorkspaceSize(gradOutput, self, weight, gradInput, gradWeight)
+    workspaceSize, executor = acl.aclnnPreluBackwardGetWorkspaceSize(gradOutput, self, weight,
+                                                                     gradInput, gradWeight)
     workspaceAddr = None
     if workspaceSize > 0:
         workspaceAddr = acl.aclrtMalloc(workspaceSize, acl.ACL_MEM_MALLOC_HUGE_FIRST)
@@ -95,14 +99,14 @@ def main():
     # 5. copy the two results back to the host
     gradInputSize = GetShapeSize(gradInputShape)
     gradInputResultData = np.zeros(gradInputSize, dtype=np.float32)
-    acl.aclrtMemcpy(gradInputResultData, gradInputResultData.nbytes, gradInputDeviceAddr, gradInputSize * 4,
-                    acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    acl.aclrtMemcpy(gradInputResultData, gradInputResultData.nbytes, gradInputDeviceAddr,
+                    gradInputSize * 4, acl.ACL_MEMCPY_DEVICE_TO_HOST)
     for i in range(gradInputSize):
         LOG_PRINT("gradInput[%d] is: %f\n", i, gradInputResultData[i])
     gradWeightSize = GetShapeSize(gradWeightShape)
     gradWeightResultData = np.zeros(gradWeightSize, dtype=np.float32)
-    acl.aclrtMemcpy(gradWeightResultData, gradWeightResultData.nbytes, gradWeightDeviceAddr, gradWeightSize * 4,
-                    acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    acl.aclrtMemcpy(gradWeightResultData, gradWeightResultData.nbytes, gradWeightDeviceAddr,
+                    gradWeightSize * 4, acl.ACL_MEMCPY_DEVICE_TO_HOST)
     for i in range(gradWeightSize):
         LOG_PRINT("gradWeight[%d] is: %f\n", i, gradWeightResultData[i])
 

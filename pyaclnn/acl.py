@@ -2,9 +2,11 @@
 
 Names are the C names; enum constants are those of CANN's headers (``ACL_FLOAT``,
 ``ACL_FORMAT_ND``, ``ACL_MEM_MALLOC_HUGE_FIRST``, ``ACL_MEMCPY_HOST_TO_DEVICE``, status codes...).
-Out-parameters become return values::
+Out-parameters become return values:
 
-    ws_size, executor = acl.aclnnAddGetWorkspaceSize(x, y, alpha, out)
+```python
+ws_size, executor = acl.aclnnAddGetWorkspaceSize(x, y, alpha, out)
+```
 
 A failing status raises ``pyaclnn.AclError`` (the right subclass), so there are no return
 codes to check. Host buffers are NumPy arrays, other buffer objects or DLPack host tensors (a
@@ -14,12 +16,15 @@ executors are emulated, so a ported sample runs in CI unchanged.
 
 Where a handle goes, a function takes the handle, None, its int address, or the pyaclnn object
 of that C type: ``Tensor`` for ``aclTensor *``, ``Stream`` for ``aclrtStream``, ``Event`` for
-``aclrtEvent``, which stays the owner (``pyaclnn._objects.handles`` says exactly what that means)::
+``aclrtEvent``, which stays the owner (the guide's *Devices, streams and lifetimes* says
+exactly what that means):
 
-    x = pyaclnn.Tensor.from_numpy(a)
-    ws_size, executor = acl.aclnnAddGetWorkspaceSize(x, x, alpha, out)
-    acl.aclnnAdd(None, ws_size, executor, stream)   # stream: a pyaclnn.Stream
-    acl.aclrtSynchronizeStream(stream)
+```python
+x = pyaclnn.Tensor.from_numpy(a)
+ws_size, executor = acl.aclnnAddGetWorkspaceSize(x, x, alpha, out)
+acl.aclnnAdd(None, ws_size, executor, stream)   # stream: a pyaclnn.Stream
+acl.aclrtSynchronizeStream(stream)
+```
 
 Every function of ``headers/`` is here, and ``aclnn<Name>GetWorkspaceSize`` / ``aclnn<Name>``
 for any operator the backend finds (custom packages, the installed CANN's aclnnop headers,

@@ -28,6 +28,11 @@ What fails a checked test
   tests) is not counted, nor what pyaclnn keeps for itself (the default device and streams of
   the high-level API): ``pyaclnn._cli.check`` says exactly what is.
 
+pyaclnn's own frames are left out of the traceback of a test that fails with a pyaclnn error
+(a ``pyaclnn.PyaclnnError``: a HazardError, an AclError...), checked or not: the traceback ends
+at the test's call into pyaclnn. Any other exception raised inside pyaclnn (a bug) keeps them,
+and ``pytest --fulltrace`` shows every frame.
+
 Operators without a reference, and CANN's precision standard
 --------------------------------------------------------------
 - ``@pytest.mark.aclnn_reference("Softmax", ...)`` (or ``require_reference("Softmax")`` in the
@@ -42,6 +47,7 @@ a new-style pytest wrapper: pytest 8 (pluggy 1.2) or later.
 """
 from __future__ import annotations
 
+import sys
 from typing import Any, Iterator
 
 import pytest
@@ -130,6 +136,24 @@ def pyaclnn_check() -> Iterator[None]:
 def _enabled(item: pytest.Item) -> bool:
     return bool(item.config.getoption("pyaclnn_check", False) or item.get_closest_marker(FIXTURE)
                 or FIXTURE in getattr(item, "fixturenames", ()))
+
+
+def _hide_own_frames(excinfo: Any) -> bool:
+    """pytest's ``__tracebackhide__`` of pyaclnn's modules: hide their frames from the traceback of
+    an error pyaclnn raised on purpose (it names the user's call), keep them for anything else."""
+    from .errors import PyaclnnError
+    return excinfo is not None and isinstance(excinfo.value, PyaclnnError)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[Any]:
+    # The report's traceback is made inside this hook: mark every pyaclnn module loaded by now
+    # (pytest reads ``__tracebackhide__`` from each frame's globals).
+    if call.excinfo is not None:
+        for name, module in list(sys.modules.items()):
+            if (name == "pyaclnn" or name.startswith("pyaclnn.")) and module is not None:
+                vars(module).setdefault("__tracebackhide__", _hide_own_frames)
+    return (yield)
 
 
 @pytest.hookimpl(wrapper=True)

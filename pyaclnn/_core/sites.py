@@ -1,26 +1,51 @@
-"""Where in the user's code a call came from: the first stack frame outside pyaclnn.
+"""Where in the user's code a call came from: the first stack frame outside pyaclnn, and the
+user's frames that called it.
 
 Hazard messages and the leak report name the user's line ("port.py:44"), never pyaclnn's own.
-A site is captured as a (filename, line) pair on every tracked call, so it costs one frame walk
-(about a microsecond) and formats only when a message is written.
+When that line is in the user's own helper, the helper's callers are named too, up to CALLERS
+of them ("helpers.py:12 (called from port.py:44, port.py:90)"): the stack stops at the first
+frame of the standard library, of an installed package (pytest, runpy, threading...) or of
+pyaclnn. A site is captured on every tracked call, so it costs one frame walk (about a
+microsecond) and formats only when a message is written.
 """
 from __future__ import annotations
 
 import os
 import sys
+import sysconfig
 from typing import NamedTuple
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # pyaclnn/
+CALLERS = 3  # the user's frames named after the user's line: enough to get out of a helper
+# Frames that end the user's stack: the standard library and installed packages (a test
+# framework, the interpreter's runners), and pyaclnn itself.
+_FOREIGN = tuple(sorted({os.path.abspath(p) + os.sep for k in ("stdlib", "platstdlib", "purelib", "platlib")
+                         if (p := sysconfig.get_paths().get(k))}))
 _inside: dict[str, bool] = {}  # co_filename -> whether it is pyaclnn's own (memo: a few dozen files)
+_foreign: dict[str, bool] = {}  # co_filename -> whether it ends the user's stack (memo)
 
 
 class Site(NamedTuple):
-    """A source line: ``str(site)`` is ``file.py:44`` (the file's base name)."""
+    """A source line and the user's lines that called it (innermost first): ``str(site)`` is
+    ``file.py:44``, or ``file.py:44 (called from main.py:9)`` (the files' base names)."""
     filename: str
     line: int
+    callers: tuple[tuple[str, int], ...] = ()
 
     def __str__(self) -> str:
-        return f"{os.path.basename(self.filename)}:{self.line}"
+        here = f"{os.path.basename(self.filename)}:{self.line}"
+        if not self.callers:
+            return here
+        return f"{here} (called from {', '.join(f'{os.path.basename(f)}:{n}' for f, n in self.callers)})"
+
+
+def _ends_stack(name: str) -> bool:
+    end = _foreign.get(name)
+    if end is None:
+        path = os.path.abspath(name)
+        end = _foreign[name] = (name.startswith("<frozen") or path.startswith(PACKAGE)
+                                or path.startswith(_FOREIGN))
+    return end
 
 
 UNKNOWN = Site("<unknown>", 0)
@@ -36,6 +61,12 @@ def user_site() -> Site:
         if own is None:
             own = inside[name] = os.path.abspath(name).startswith(PACKAGE)
         if not own:
-            return Site(name, frame.f_lineno)
+            line = frame.f_lineno
+            callers: list[tuple[str, int]] = []
+            caller = frame.f_back
+            while caller is not None and len(callers) < CALLERS and not _ends_stack(caller.f_code.co_filename):
+                callers.append((caller.f_code.co_filename, caller.f_lineno))
+                caller = caller.f_back
+            return Site(name, line, tuple(callers))
         frame = frame.f_back  # type: ignore[assignment]
     return UNKNOWN

@@ -262,7 +262,7 @@ def backend_info() -> dict[str, Any]:
             (None on the NumPy backend), ``paths`` (the CANN libraries loaded, by role; under the
             NPU Simulator also ``simulator``, its lib folder) and ``simulator`` (the chip of the
             NPU Simulator acl runs on, e.g. 'Ascend950PR'; None on a device or the NumPy
-            backend; ``reason`` then starts "acl on the NPU Simulator (<chip>)").
+            backend; ``reason`` then starts ``acl on the NPU Simulator (<chip>)``).
 
     Raises:
         BackendUnavailableError: ``PYACLNN_BACKEND=acl`` and CANN or a device is missing.

@@ -11,7 +11,7 @@ from .stream import Stream
 
 class Event(Resource):
     """An event (aclrtCreateEvent), for timing work on a stream and waiting for part of it.
-    ``pyaclnn.acl`` takes the Event itself wherever an ``aclrtEvent`` goes (pyaclnn._objects.handles).
+    ``pyaclnn.acl`` takes the Event itself wherever an ``aclrtEvent`` goes (the guide's *Devices, streams and lifetimes*).
     Make one with ``Device.create_event()``; another stream waits for it with
     ``pyaclnn.acl.aclrtStreamWaitEvent(stream, event)``.
 

@@ -1,7 +1,7 @@
-"""Two-phase operator calls as objects.
+"""Two-phase operator calls as objects (docs/api/executors.md says the same to users).
 
 Constructing an operator's object (``Op(name, ...)``, or the class of an operator pyaclnn
-ships, pyaclnn/ops/<op>/api.py) is phase 1, ``aclnn<Op>GetWorkspaceSize``: the library checks
+ships, ``pyaclnn/ops/<op>/api.py``) is phase 1, ``aclnn<Op>GetWorkspaceSize``: the library checks
 the arguments and returns an executor and its ``workspace_size``. ``run(stream)`` is phase 2,
 ``aclnn<Op>(workspace, size, executor, stream)``, with the workspace taken from the stream's pool. Phase 2 only queues the kernel:
 what it uses stays allocated until the stream has passed it (``pyaclnn._objects.lifetimes``).
@@ -96,7 +96,7 @@ class Executor(Resource):
 
     Attributes:
         op: the operator's name without ``aclnn`` (e.g. ``MseLossBackward``).
-        workspace_size: the bytes phase 2 needs (aclnn<Op>GetWorkspaceSize's ``*workspaceSize``).
+        workspace_size: the bytes phase 2 needs (the ``*workspaceSize`` of ``aclnn<Op>GetWorkspaceSize``).
         repeatable: whether the executor runs many times.
         device: the Device of its tensors.
         inputs: the non-None input Tensors, in parameter order (``set_input``'s indices).
@@ -290,8 +290,8 @@ class Executor(Resource):
         return self.planned.handle is None and not self.closed and not self._replan
 
     def run(self, stream: Stream | None = None) -> None:
-        """Phase 2: aclnn<Op>(workspace, workspace_size, executor, stream), through the one
-        launch routine (pyaclnn._objects.launch).
+        """Phase 2: ``aclnn<Op>(workspace, workspace_size, executor, stream)``, through the one
+        launch routine that ``pyaclnn.acl`` uses too.
 
         Queues the operator; the workspace comes from the stream's own buffer. What the launch
         uses stays allocated until the stream has passed it. A launch function declared with

@@ -16,13 +16,13 @@ class Stream(Resource):
 
     Work on a stream is asynchronous: ``run(stream)`` only queues the operator. What a queued
     launch uses (tensors' memory, the workspace) stays allocated until the stream has passed it
-    (``pyaclnn._objects.lifetimes``): frees wait for the next ``synchronize()`` or ``close()``, or
+    (the guide's *Devices, streams and lifetimes*): frees wait for the next ``synchronize()`` or ``close()``, or
     for an Event recorded after the launch to be synchronized.
     Each stream keeps one workspace buffer for the operators it runs: ops on one stream run
     in order, so the buffer can be reused; a bigger one replaces it, and the old one is freed
     once the launches queued on it are done.
     ``Stream.from_handle`` wraps a stream another framework owns (never destroyed by pyaclnn).
-    ``pyaclnn.acl`` takes the Stream itself wherever an ``aclrtStream`` goes (pyaclnn._objects.handles).
+    ``pyaclnn.acl`` takes the Stream itself wherever an ``aclrtStream`` goes (the guide's *Devices, streams and lifetimes*).
     Make one with ``Device.create_stream()``.
 
     Args:

@@ -52,7 +52,7 @@ class Tensor(Resource):
     ``t[1:, ::2]`` and ``t.T`` are views (no copy).
     ``handle`` is the aclTensor pointer (aclCreateTensor), ``data_ptr`` the device address of
     the storage it views. ``pyaclnn.acl`` takes the Tensor itself wherever an ``aclTensor *`` goes
-    (pyaclnn._objects.handles); the Tensor stays the owner.
+    (the guide's *Devices, streams and lifetimes*); the Tensor stays the owner.
 
     The constructor is internal (a view of a ``Storage``): use the factories.
 

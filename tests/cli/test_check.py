@@ -39,7 +39,8 @@ def line_of(path: Path, fragment: str) -> int:
 
 def leak_lines(stderr: str) -> dict[int, str]:
     """{line: message} of the leak report ("  port.py:12: ...")."""
-    return {int(m.group(1)): m.group(2) for m in re.finditer(r"^  port\.py:(\d+): (.*)$", stderr, re.M)}
+    return {int(m.group(1)): m.group(2)
+            for m in re.finditer(r"^  port\.py:(\d+)(?: \(called from [^)]*\))?: (.*)$", stderr, re.M)}
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
@@ -162,6 +163,9 @@ def test_a_single_leak_in_a_function_fails_and_names_its_line(tmp_path: Path, ma
     proc = check(path)
     assert proc.returncode == 1
     assert list(leak_lines(proc.stderr)) == [line_of(path, make)], proc.stderr
+    # the line is in main(): the report names its caller too, and stops there (before the runner)
+    assert f"  port.py:{line_of(path, make)} (called from port.py:{line_of(path, 'main(release=False)')}): " \
+        in proc.stderr, proc.stderr
     proc = check(script(tmp_path, body.replace("release=False", "release=True")))
     assert proc.returncode == 0, proc.stderr
 
@@ -527,8 +531,9 @@ def test_a_real_hazard_names_the_port_lines_not_pyaclnns(tmp_path: Path) -> None
     err = proc.stderr.splitlines()
     read, launch = line_of(path, "DEVICE_TO_HOST"), line_of(path, "aclnnMseLossBackward(wsp")
     call = len(path.read_text().splitlines())  # the last line: main()
-    assert err[0].startswith(f"pyaclnn check: hazard: aclrtMemcpy at port.py:{read} reads ["), err
-    assert f"port.py:{launch}" in err[0]
+    assert err[0].startswith(f"pyaclnn check: hazard: aclrtMemcpy at port.py:{read} (called from port.py:{call}) "
+                             "reads ["), err
+    assert f"port.py:{launch} (called from port.py:{call})" in err[0]
     assert err[1:4] == ["  where (most recent call last):", f"    port.py:{call} in <module>:  main()",
                         f"    port.py:{read} in main:  acl.aclrtMemcpy(result, 16, ptrs[3], 16, "
                         "acl.ACL_MEMCPY_DEVICE_TO_HOST)  # no synchronize"]

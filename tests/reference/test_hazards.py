@@ -235,11 +235,13 @@ def test_an_unknown_mode_is_a_clear_error(port_numpy: Port, monkeypatch: pytest.
 def test_a_free_under_queued_work_is_a_use_after_free(port_numpy: Port) -> None:
     p = port_numpy
     out = p.malloc()
-    mse(p, p.tensor(p.upload(G)), p.tensor(p.upload(X)), p.tensor(p.upload(Y)), p.tensor(out), p.streams[0])
+    mse(p, p.tensor(p.upload(G)), p.tensor(p.upload(X)), p.tensor(p.upload(Y)), p.tensor(out), p.streams[0])  # <mse>
     p.allocs.remove(out)
+    # the launch is in the helper mse(): its caller, this test, is named too (and nothing above it)
     with pytest.raises(pyaclnn.HazardError, match=rf"aclrtFree at {line_of('free')} frees .* that "
                                                   rf"aclnnMseLossBackward, queued on stream 0x[0-9a-f]+ at "
-                                                  rf"{line_of('launch')}, still writes"):
+                                                  rf"{line_of('launch')} \(called from {line_of('mse')}\), "
+                                                  rf"still writes"):
         acl.aclrtFree(out)  # <free>
     acl.aclrtSynchronizeStream(p.streams[0])
     acl.aclrtFree(out)  # after the synchronize: fine
@@ -284,10 +286,11 @@ def test_the_null_stream_is_asynchronous(port_numpy: Port) -> None:
     p = port_numpy
     dst = p.malloc()
     acl.aclrtMemcpyAsync(dst, 16, X, 16, H2D, None)  # <null stream>
-    with pytest.raises(pyaclnn.HazardError, match=rf"aclrtMemcpy at {line_of('read')} reads .* that "
+    with pytest.raises(pyaclnn.HazardError, match=rf"aclrtMemcpy at {line_of('read')} \(called from "
+                                                  rf"{line_of('download 1')}\) reads .* that "
                                                   rf"aclrtMemcpyAsync, queued on the NULL stream .* at "
                                                   rf"{line_of('null stream')}, writes"):
-        download(dst)
+        download(dst)  # <download 1>
     acl.aclrtSynchronizeStream(None)
     np.testing.assert_array_equal(download(dst), X)
 
@@ -374,9 +377,10 @@ def test_an_async_memset_is_queued_and_a_sync_read_races_it(port_numpy: Port) ->
     p = port_numpy
     buf = p.upload(X)
     acl.aclrtMemsetAsync(buf, 16, 0, 16, p.streams[0])  # <memset>
-    with pytest.raises(pyaclnn.HazardError, match=rf"aclrtMemcpy at {line_of('read')} reads .* that aclrtMemsetAsync, "
+    with pytest.raises(pyaclnn.HazardError, match=rf"aclrtMemcpy at {line_of('read')} \(called from "
+                                                  rf"{line_of('download 2')}\) reads .* that aclrtMemsetAsync, "
                                                   rf"queued on stream 0x[0-9a-f]+ at {line_of('memset')}, writes"):
-        download(buf)
+        download(buf)  # <download 2>
     acl.aclrtSynchronizeStream(p.streams[0])
     np.testing.assert_array_equal(download(buf), np.zeros((2, 2), F32))
 
