@@ -189,8 +189,9 @@ class OpInfo:
     @cached_property  # asked on every call of the operator: its answer never changes
     def has_reference(self) -> bool:
         """A NumPy reference exists, and this is the operator it was written for: the prototype
-        of pyaclnn's headers/ (whichever source's header declares it)."""
-        return self.shipped and self.name in ops.names()
+        of pyaclnn's headers/ (whichever source's header declares it), or, for the aten tier,
+        the C parameters its table entry names (pyaclnn.ops.aten_fits)."""
+        return (self.shipped and self.name in ops.names()) or ops.aten_fits(self.name, self.names)
 
 
 def _normal(name: str) -> str:
