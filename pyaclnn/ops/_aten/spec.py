@@ -30,7 +30,7 @@ from typing import Any, Callable, Sequence
 from ..._spec import MAX_DIM, TensorMeta, can_cast, fail_invalid, fail_null, fmt_dtypes, fmt_shape
 from ...dtypes import DType, from_numpy
 from ...errors import NotSupportedError
-from .table._entry import SOCS_BF16, Conv, Entry, OutDtype, OutShape
+from .table._entry import SOCS_BF16, Conv, Dtype, Entry, OutDtype, OutShape
 
 __all__ = ["AtenSpec", "torch_module", "torch_dtype", "dtype_of_torch", "aten_callable", "THREADS_ENV",
            "EXTRA_HINT"]
@@ -272,6 +272,8 @@ def bind(entry: Entry, index: dict[str, int], values: Sequence[Any], tensor: Cal
             return tensor(values[index[a]])
         if isinstance(a, OutDtype):
             return torch_dtype(acl_dtype(values[index[a.param]].dtype))
+        if isinstance(a, Dtype):
+            return torch_dtype(int(values[index[a.param]]))
         if isinstance(a, OutShape):
             return list(values[index[a.param]].shape)
         if isinstance(a, Conv):

@@ -59,10 +59,6 @@ class Conv:
 class Dtype(Conv):
     """An aclDataType int -> a torch dtype."""
 
-    def convert(self, value: Any, torch: Any) -> Any:
-        from ..spec import torch_dtype
-        return torch_dtype(int(value))
-
 
 @dataclass(frozen=True)
 class Enum(Conv):
