@@ -7,9 +7,12 @@ this order, as the op_api sources order them (CheckNotNull, CheckDtypeValid, Che
 2. a tensor of rank > 8 (OP_CHECK_MAX_DIM): 161002;
 3. an input dtype outside the entry's ``dtypes`` (bf16 only on ``SOCS_BF16``), or one torch has
    no dtype for: 161002;
-4. the output rule: aten's meta kernels (tensors on torch's ``meta`` device: shapes and dtypes,
+4. a ``dim`` parameter (an int or an aclIntArray) outside [-rank, rank) of the first input
+   tensor (rank 0 counts as 1): 161002 (the op sources' CheckDim; aten's meta kernels do not
+   always check it, its CPU kernels do);
+5. the output rule: aten's meta kernels (tensors on torch's ``meta`` device: shapes and dtypes,
    no data) run on the arguments; what aten refuses is 161002 with aten's message;
-5. each output: rank, then shape equal to the rule's (CANN refuses a wrong ``out`` with 161002
+6. each output: rank, then shape equal to the rule's (CANN refuses a wrong ``out`` with 161002
    where torch would resize it), then dtype in ``out_dtypes`` or the rule's dtype castable to it
    (opbase CanCast): 161002.
 
@@ -148,6 +151,17 @@ class AtenSpec:
         self._required = tuple(not n.endswith("Optional") for n in entry.params)
         self._rules: dict[Any, tuple] = {}  # key of the arguments -> the outputs' (shape, dtype)
         self._fn: Callable[..., Any] | None = None
+        self._dim = self._index.get("dim")
+
+    def _check_dim(self, metas: Sequence[Any]) -> None:
+        first = next((m for i, m in enumerate(metas) if isinstance(m, TensorMeta) and i not in self._out_set), None)
+        value = metas[self._dim]  # type: ignore[index]
+        if first is None or not isinstance(value, (int, tuple)) or isinstance(value, bool):
+            return
+        rank = max(first.ndim, 1)
+        for d in (value if isinstance(value, tuple) else (value,)):
+            if isinstance(d, int) and not -rank <= d < rank:
+                fail_invalid(self.API, f"dim {d} is out of range [{-rank}, {rank - 1}] for a rank-{first.ndim} input")
 
     # the rule of a call: aten's meta kernels
     def _rule(self, metas: Sequence[Any]) -> tuple[Any, ...]:
@@ -209,6 +223,8 @@ class AtenSpec:
                 if i not in self._out_set and allowed is not None and t.dtype not in allowed:
                     fail_invalid(api, f"{name} dtype {DType(t.dtype)} not supported on {soc} "
                                       f"(supported: {fmt_dtypes(allowed)})")
+        if self._dim is not None:
+            self._check_dim(metas)
         key = tuple(_key(m) for m in metas)
         rule = self._rules.get(key)
         if rule is None:
