@@ -94,16 +94,17 @@ def folder(op: str) -> str:
     return snake(op)
 
 
-_aten: dict[str, Any] | None = None  # the aten tier's entries (its table, loaded on first use)
+_aten_table: dict[str, Any] | None = None  # the aten tier's entries, loaded on first use (not `_aten`:
+#                                           importing the subpackage sets that attribute)
 _aten_specs: dict[str, Any] = {}
 
 
 def _aten_entries() -> dict[str, Any]:
-    global _aten
-    if _aten is None:
+    global _aten_table
+    if _aten_table is None:
         from ._aten import entries
-        _aten = entries()
-    return _aten
+        _aten_table = entries()
+    return _aten_table
 
 
 def aten_names() -> tuple[str, ...]:
