@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import _env
-from .._registry import Registry, references, cann_sources, pyaclnn_source
+from .._registry import Registry, references, cann_sources, pyaclnn_source, table_source
 from . import _lib, _loader
 from ._ffi import FUNCTIONS, ffi
 from ._ops import builtin_libraries
@@ -174,7 +174,7 @@ def operators(found: _loader.Discovery | None) -> dict[str, Any]:
     ``total``: distinct operators; ``references``: those with a NumPy reference."""
     home = found.home if found is not None and found.found else None
     registry = Registry(cann_sources(home, found.layout) if home is not None and found is not None
-                        else [pyaclnn_source()])
+                        else [pyaclnn_source(), table_source()])
     sources = []
     for source in registry.sources:
         sources.append({"kind": source.kind, "label": source.label,
