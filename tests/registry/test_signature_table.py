@@ -241,12 +241,13 @@ def test_numpy_backend_knows_public_operators_without_cann(use_backend, monkeypa
     assert [s.kind for s in registry.sources] == ["pyaclnn", "table"]
     assert len(registry.names()) >= 700
     x = np.ones((2, 3), np.float32)
-    for call in (lambda: pyaclnn.Op("Softmax", x, 1, np.empty_like(x)),
-                 lambda: acl.aclnnSoftmaxGetWorkspaceSize(None, 1, None)):
+    # (an RNG operator: the aten tier leaves those out, so it has no reference of either tier)
+    for call in (lambda: pyaclnn.Op("DropoutGenMask", [2, 3], 0.5, 0, 0, np.empty(1, np.uint8)),
+                 lambda: acl.aclnnDropoutGenMaskGetWorkspaceSize([2, 3], 0.5, 0, 0, None)):
         with pytest.raises(pyaclnn.NotSupportedError) as info:
             call()
         assert type(info.value) is pyaclnn.NotSupportedError
-        assert str(info.value).startswith("aclnnSoftmax has no NumPy reference in pyaclnn")
+        assert str(info.value).startswith("aclnnDropoutGenMask has no NumPy reference in pyaclnn")
     softmax = registry.get("Softmax")
     assert softmax.source.kind == "table" and softmax.names == ("self", "dim", "out")
     assert (softmax.inputs, softmax.outputs) == ((0,), (2,))
@@ -280,9 +281,9 @@ def test_ops_and_doctor_show_the_table_as_a_source(use_backend, monkeypatch, cap
     for var in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_OPP_PATH", "ASCEND_CUSTOM_OPP_PATH"):
         monkeypatch.delenv(var, raising=False)
     use_backend("numpy")
-    assert main(["ops", "aclnnSoftmax"]) == 0
+    assert main(["ops", "aclnnDropoutGenMask"]) == 0
     text = capsys.readouterr().out
-    assert "aclnnSoftmax  [pyaclnn signature table: aclnn_softmax.h; no NumPy reference]" in text
+    assert "aclnnDropoutGenMask  [pyaclnn signature table: aclnn_dropout_gen_mask.h; no NumPy reference]" in text
     data = doctor_report()
     sources = {s["kind"]: s for s in data["operators"]["sources"]}
     assert sources["table"]["count"] >= 700 and sources["table"]["folders"] == [str(_signature_table.PATH)]
