@@ -61,9 +61,17 @@ def write(out: np.ndarray, t: Any, torch: Any, what: str) -> None:
         np.copyto(out, t.view(getattr(torch, carrier.name)).numpy().view(out.dtype), casting="no")
 
 
+_TENSOR_TYPES: set[type] = {np.ndarray}  # and the runtime's tensor descriptor, once seen
+
+
 def _is_tensor(value: Any) -> bool:
     """A tensor slot of the C arguments: an ndarray view or the runtime's tensor descriptor."""
-    return isinstance(value, np.ndarray) or (hasattr(value, "meta") and hasattr(value, "strides"))
+    if type(value) in _TENSOR_TYPES:
+        return True
+    if isinstance(value, np.ndarray) or (hasattr(value, "meta") and hasattr(value, "strides")):
+        _TENSOR_TYPES.add(type(value))
+        return True
+    return False
 
 
 def _is_list(value: Any) -> bool:
@@ -77,31 +85,44 @@ class AtenKernel:
         self.entry = entry
         self._index = {n: i for i, n in enumerate(entry.params)}
         self._fn: Callable[..., Any] | None = None
+        self._runs: dict[tuple, Callable[[tuple], None]] = {}
 
     def prepare(self, soc: str, a: tuple, empty: bool = False) -> Callable[[tuple], None]:
-        """run(views) for C arguments of ``a``'s metadata and plain values."""
+        """run(views) for C arguments of ``a``'s metadata and plain values (made once per
+        distinct plain values: a repeated call reuses it)."""
+        shape = tuple("T" if type(x) in _TENSOR_TYPES or _is_tensor(x) else "L" if type(x) is tuple and _is_list(x)
+                      else _plain_key(x) for x in a)
+        try:
+            run = self._runs.get(shape)
+        except TypeError:  # a value that cannot be a key (a NaN is one, and misses)
+            return self._make(a)
+        if run is None:
+            run = self._make(a)
+            if len(self._runs) > 256:
+                self._runs.clear()
+            self._runs[shape] = run
+        return run
+
+    def _make(self, a: tuple) -> Callable[[tuple], None]:
         entry = self.entry
         torch = torch_module(entry.op)
         fn = self._fn or aten_callable(entry)
         self._fn = fn
-        slots: list[tuple[int, bool]] = []  # C positions that are tensors or tensor lists
-
-        def mark(value: Any) -> Any:  # a placeholder naming the C slot; plain values converted now
-            if _is_tensor(value) or _is_list(value):
-                i = next(k for k, x in enumerate(a) if x is value)
-                slots.append((i, _is_list(value)))
-                return _Slot(i)
-            return plain(value)
-        args, kwargs = bind(entry, self._index, a, mark, torch)
+        lists = {i for i, x in enumerate(a) if _is_list(x)}
+        tensors = {i for i, x in enumerate(a) if _is_tensor(x)} | lists
+        # C position -> a placeholder where aten takes that tensor; plain values converted now
+        values = tuple(_Slot(i) if i in tensors else x for i, x in enumerate(a))
+        args, kwargs = bind(entry, self._index, values, lambda v: v if isinstance(v, _Slot) else plain(v), torch)
         pos = [(k, v.index) for k, v in enumerate(args) if isinstance(v, _Slot)]
         kw = [(k, v.index) for k, v in kwargs.items() if isinstance(v, _Slot)]
-        lists = {i for i, is_list in slots if is_list}
         outs = tuple(None if n is None else self._index[n] for n in entry.out)
         what = f"aclnn{entry.op} ({entry.aten})"
 
         def tensor(v: Any, i: int) -> Any:
             x = v[i]
-            return [to_torch(t, torch) for t in x] if i in lists else to_torch(x, torch)
+            if i in lists:
+                return [to_torch(t, torch) for t in x]
+            return None if x is None else to_torch(x, torch)
 
         def run(v: tuple) -> None:
             call_args = list(args)
@@ -128,6 +149,12 @@ class AtenKernel:
                 else:
                     write(target, item, torch, what)
         return run
+
+
+def _plain_key(value: Any) -> Any:
+    """A plain C argument as a key (an aclScalar, a dataclass, as its value and dtype)."""
+    number = getattr(value, "value", None)
+    return ("scalar", number, value.dtype) if number is not None and hasattr(value, "dtype") else value
 
 
 class _Slot:

@@ -150,6 +150,7 @@ class AtenSpec:
         self._out_set = {i for i in self._outs if i is not None}
         self._required = tuple(not n.endswith("Optional") for n in entry.params)
         self._rules: dict[Any, tuple] = {}  # key of the arguments -> the outputs' (shape, dtype)
+        self._accepted: dict[Any, bool] = {}  # (soc, arguments) accepted -> empty
         self._fn: Callable[..., Any] | None = None
         self._dim = self._index.get("dim")
 
@@ -201,6 +202,24 @@ class AtenSpec:
         return fn
 
     def check(self, soc: str, *metas: Any) -> bool:
+        """Raise the first failing rule's error (module docstring); True means empty. A call whose
+        arguments were accepted before (the same SoC, metadata and plain values: everything
+        these rules read) is accepted again at the cost of a dict lookup."""
+        try:
+            key: Any = (soc, metas)
+            accepted = self._accepted.get(key)
+        except TypeError:  # an aclScalar (a dataclass) or a list among them: not hashable as is
+            key = (soc, tuple(_key(m) for m in metas))
+            accepted = self._accepted.get(key)
+        if accepted is not None:
+            return accepted
+        empty = self._check(soc, metas)
+        if len(self._accepted) > 512:
+            self._accepted.clear()
+        self._accepted[key] = empty
+        return empty
+
+    def _check(self, soc: str, metas: tuple) -> bool:
         api, entry = self.API, self.entry
         if _torch is None:
             torch_module(self.OP)
