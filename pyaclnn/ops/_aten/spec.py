@@ -148,14 +148,15 @@ class AtenSpec:
         self._index = {n: i for i, n in enumerate(entry.params)}
         self._outs = tuple(None if n is None else self._index[n] for n in entry.out)
         self._out_set = {i for i in self._outs if i is not None}
-        self._required = tuple(not n.endswith("Optional") for n in entry.params)
+        self._required = tuple(not n.endswith("Optional") and n not in entry.nullable for n in entry.params)
+        self._inputs = {self._index[n] for n in entry.referenced()}  # what aten reads (in-place outputs too)
         self._rules: dict[Any, tuple] = {}  # key of the arguments -> the outputs' (shape, dtype)
         self._accepted: dict[Any, bool] = {}  # (soc, arguments) accepted -> empty
         self._fn: Callable[..., Any] | None = None
         self._dim = self._index.get("dim")
 
     def _check_dim(self, metas: Sequence[Any]) -> None:
-        first = next((m for i, m in enumerate(metas) if isinstance(m, TensorMeta) and i not in self._out_set), None)
+        first = next((m for i, m in enumerate(metas) if isinstance(m, TensorMeta) and i in self._inputs), None)
         value = metas[self._dim]  # type: ignore[index]
         if first is None or not isinstance(value, (int, tuple)) or isinstance(value, bool):
             return
@@ -239,7 +240,7 @@ class AtenSpec:
                     fail_invalid(api, f"{name} rank {t.ndim} > {MAX_DIM} (shape {fmt_shape(t.shape)})")
                 if int(t.dtype) not in _TO_TORCH:
                     fail_invalid(api, f"{name} dtype {DType(t.dtype)} is not supported (torch has no such dtype)")
-                if i not in self._out_set and allowed is not None and t.dtype not in allowed:
+                if i in self._inputs and allowed is not None and t.dtype not in allowed:
                     fail_invalid(api, f"{name} dtype {DType(t.dtype)} not supported on {soc} "
                                       f"(supported: {fmt_dtypes(allowed)})")
         if self._dim is not None:
@@ -307,6 +308,8 @@ def bind(entry: Entry, index: dict[str, int], values: Sequence[Any], tensor: Cal
             return tensor(values[index[a]])
         if isinstance(a, OutDtype):
             return torch_dtype(acl_dtype(values[index[a.param]].dtype))
+        if isinstance(a, Conv) and values[index[a.param]] is None:
+            return None
         if isinstance(a, Dtype):
             return torch_dtype(int(values[index[a.param]]))
         if isinstance(a, OutShape):
@@ -314,4 +317,9 @@ def bind(entry: Entry, index: dict[str, int], values: Sequence[Any], tensor: Cal
         if isinstance(a, Conv):
             return a.convert(plain(values[index[a.param]]), torch)
         return a
-    return [one(a) for a in entry.args], {k: one(v) for k, v in entry.kwargs}
+    kwargs = {}
+    for k, v in entry.kwargs:  # a nullptr (an optional scalar, array, tensor) leaves aten's default
+        value = one(v)
+        if value is not None:
+            kwargs[k] = value
+    return [one(a) for a in entry.args], kwargs

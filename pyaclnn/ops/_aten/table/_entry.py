@@ -16,6 +16,10 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
   converts a C parameter;
 - ``out``: the C outputs that receive aten's results, in result order (default: ``out``, or the
   in-place form's ``selfRef``); ``None`` in it drops that result;
+- ``inplace``: outputs aten updates in place through the tensor passed to it (BatchNorm's
+  running statistics), which phase 2 hands to aten as writable views;
+- ``nullable``: parameters that may be nullptr though not named ``...Optional`` (as the header's
+  documentation says); a nullptr aclScalar or array passed by keyword leaves aten's default;
 - ``dtypes``: the input dtypes phase 1 accepts (a tuple of ``DType``; ``BF16`` counts only
   where the SoC has it, ``bf16_socs``); ``out_dtypes``: the output dtypes (default: any dtype
   the result can be cast to, CANN's CanCast);
@@ -108,6 +112,8 @@ class Entry:
     args: tuple[Any, ...]
     kwargs: tuple[tuple[str, Any], ...] = ()
     out: tuple[str | None, ...] = ()
+    inplace: tuple[str, ...] = ()
+    nullable: tuple[str, ...] = ()
     dtypes: tuple[DType, ...] | None = FLOATS
     out_dtypes: tuple[DType, ...] | None = None
     traced: str = ""
@@ -122,8 +128,10 @@ class Entry:
 
 def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
       out: str | tuple[str | None, ...] | None = None, dtypes: tuple[DType, ...] | None = FLOATS,
-      out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "") -> Entry:
-    """One table entry (module docstring); ``params`` and a one-output ``out`` as strings."""
+      out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "", inplace: str = "",
+      nullable: str = "") -> Entry:
+    """One table entry (module docstring); ``params``, ``out``, ``inplace`` and ``nullable`` as
+    space-separated names."""
     names = tuple(params.split())
     if out is None:
         out = ("out",) if "out" in names else ("selfRef",) if "selfRef" in names else ()
@@ -131,5 +139,5 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
         out = tuple(out.split())
     if not aten.startswith(("aten::", "torch:")):
         raise ValueError(f"{op}: aten {aten!r} is neither 'aten::name.overload' nor 'torch:path'")
-    return Entry(op, aten, names, tuple(args), tuple((kwargs or {}).items()), tuple(out), dtypes, out_dtypes,
-                 traced, notes)
+    return Entry(op, aten, names, tuple(args), tuple((kwargs or {}).items()), tuple(out), tuple(inplace.split()),
+                 tuple(nullable.split()), dtypes, out_dtypes, traced, notes)
