@@ -141,7 +141,7 @@ class AtenKernel:
                 if i is None:
                     continue
                 target = v[i]
-                if target is None:  # an optional output not asked for
+                if target is None or item is None:  # an optional output not asked for, or not computed
                     continue
                 if isinstance(target, tuple):
                     for o, t in zip(target, item):
