@@ -309,20 +309,23 @@ def results_of(entry: Entry, result: Any) -> tuple[Any, ...]:
 
 
 def bind(entry: Entry, index: dict[str, int], values: Sequence[Any], tensor: Callable[[Any], Any],
-         torch: Any) -> tuple[list, dict]:
+         torch: Any, outputs: Sequence[Any] | None = None) -> tuple[list, dict]:
     """aten's (args, kwargs) from the C arguments ``values``; ``tensor`` makes a tensor (or a
-    list, or a plain value) of one C argument."""
+    list, or a plain value) of one C argument; ``outputs``: the C arguments an output's dtype or
+    shape is read from (default: ``values``)."""
+    described = values if outputs is None else outputs
+
     def one(a: Any) -> Any:
         if isinstance(a, str):
             return tensor(values[index[a]])
         if isinstance(a, OutDtype):
-            return torch_dtype(acl_dtype(values[index[a.param]].dtype))
+            return torch_dtype(acl_dtype(described[index[a.param]].dtype))
+        if isinstance(a, OutShape):
+            return list(described[index[a.param]].shape)
         if isinstance(a, Conv) and values[index[a.param]] is None:
             return None
         if isinstance(a, Dtype):
             return torch_dtype(int(values[index[a.param]]))
-        if isinstance(a, OutShape):
-            return list(values[index[a.param]].shape)
         if isinstance(a, Conv):
             return a.convert(plain(values[index[a.param]]), torch)
         return a
