@@ -158,7 +158,7 @@ class AtenSpec:
     def _allowed(self, name: str, soc: str) -> tuple[DType, ...] | None:
         """The dtypes input ``name`` may have on ``soc`` (None: any)."""
         dtypes = self.entry.dtypes
-        if isinstance(dtypes, dict):
+        if not isinstance(dtypes, tuple) and dtypes is not None:  # by parameter name
             dtypes = dtypes.get(name, dtypes.get("*"))
         if dtypes is not None and DType.BF16 in dtypes and soc not in SOCS_BF16:
             dtypes = tuple(d for d in dtypes if d != DType.BF16)

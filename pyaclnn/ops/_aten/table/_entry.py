@@ -31,7 +31,7 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 from ....dtypes import DType
 
@@ -126,7 +126,7 @@ class Entry:
     out: tuple[str | None, ...] = ()
     inplace: tuple[str, ...] = ()
     nullable: tuple[str, ...] = ()
-    dtypes: tuple[DType, ...] | dict[str, tuple[DType, ...]] | None = FLOATS
+    dtypes: tuple[DType, ...] | Mapping[str, tuple[DType, ...]] | None = FLOATS
     out_dtypes: tuple[DType, ...] | None = None
     traced: str = ""
     notes: str = ""
@@ -140,7 +140,7 @@ class Entry:
 
 def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
       out: str | tuple[str | None, ...] | None = None,
-      dtypes: tuple[DType, ...] | dict[str, tuple[DType, ...]] | None = FLOATS,
+      dtypes: tuple[DType, ...] | Mapping[str, tuple[DType, ...]] | None = FLOATS,
       out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "", inplace: str = "",
       nullable: str = "") -> Entry:
     """One table entry (module docstring); ``params``, ``out``, ``inplace`` and ``nullable`` as
