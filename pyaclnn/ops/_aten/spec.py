@@ -266,6 +266,8 @@ class AtenSpec:
             name, m = entry.params[pos], metas[pos]
             if m is None:  # an optional output not asked for
                 continue
+            if not isinstance(m, TensorMeta) and len(m) != len(got):
+                fail_invalid(api, f"{name} holds {len(m)} tensors; the result has {len(got)}")
             pairs = ((m, got),) if isinstance(m, TensorMeta) else zip(m, got)
             for t, (shape, dt) in pairs:
                 if tuple(t.shape) != shape:
