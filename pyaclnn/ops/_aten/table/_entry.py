@@ -16,8 +16,6 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
   converts a C parameter;
 - ``out``: the C outputs that receive aten's results, in result order (default: ``out``, or the
   in-place form's ``selfRef``); ``None`` in it drops that result;
-- ``inplace``: outputs aten updates in place through the tensor passed to it (BatchNorm's
-  running statistics), which phase 2 hands to aten as writable views;
 - ``nullable``: parameters that may be nullptr though not named ``...Optional`` (as the header's
   documentation says); a nullptr aclScalar or array passed by keyword leaves aten's default;
 - ``dtypes``: the input dtypes phase 1 accepts (a tuple of ``DType``; ``BF16`` counts only
@@ -124,7 +122,6 @@ class Entry:
     args: tuple[Any, ...]
     kwargs: tuple[tuple[str, Any], ...] = ()
     out: tuple[str | None, ...] = ()
-    inplace: tuple[str, ...] = ()
     nullable: tuple[str, ...] = ()
     dtypes: tuple[DType, ...] | Mapping[str, tuple[DType, ...]] | None = FLOATS
     out_dtypes: tuple[DType, ...] | None = None
@@ -141,9 +138,9 @@ class Entry:
 def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
       out: str | tuple[str | None, ...] | None = None,
       dtypes: tuple[DType, ...] | Mapping[str, tuple[DType, ...]] | None = FLOATS,
-      out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "", inplace: str = "",
+      out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "",
       nullable: str = "") -> Entry:
-    """One table entry (module docstring); ``params``, ``out``, ``inplace`` and ``nullable`` as
+    """One table entry (module docstring); ``params``, ``out`` and ``nullable`` as
     space-separated names."""
     names = tuple(params.split())
     if out is None:
@@ -152,5 +149,5 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
         out = tuple(out.split())
     if not aten.startswith(("aten::", "torch:")):
         raise ValueError(f"{op}: aten {aten!r} is neither 'aten::name.overload' nor 'torch:path'")
-    return Entry(op, aten, names, tuple(args), tuple((kwargs or {}).items()), tuple(out), tuple(inplace.split()),
+    return Entry(op, aten, names, tuple(args), tuple((kwargs or {}).items()), tuple(out),
                  tuple(nullable.split()), dtypes, out_dtypes, traced, notes)
