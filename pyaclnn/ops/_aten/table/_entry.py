@@ -20,8 +20,11 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
   documentation says); a nullptr aclScalar or array passed by keyword leaves aten's default;
 - ``dtypes``: the input dtypes phase 1 accepts (a tuple of ``DType``; ``BF16`` counts only
   where the SoC has it, ``SOCS_BF16``), or a dict of such tuples by C parameter name (``"*"``:
-  the others; a parameter not in it, without ``"*"``, is not checked); ``out_dtypes``: the output dtypes (default: any dtype
-  the result can be cast to, CANN's CanCast);
+  the others; a parameter not in it, without ``"*"``, is not checked); ``dtypes_v1``: the
+  list for the other SoCs, where a source has two (GetDtypeSupportListV2's second, the
+  ASCEND910 list; default: ``dtypes`` without bf16); ``out_dtypes``: the output dtypes
+  (default: any dtype the result can be cast to, CANN's CanCast); ``same_dtype``: parameters
+  whose dtype must be the first one's (OP_CHECK_DTYPE_NOT_MATCH);
 - ``traced``: which phase-1 rules were traced from the op sources (a file of hicann ops-math or
   ops-nn), ``""`` when all are the tier's generic ones (spec.py: nullptr, rank, dtype, out shape);
 - ``notes``: known differences from the device (HF32 under cubeMathType, which is dropped...).
@@ -127,6 +130,8 @@ class Entry:
     out_dtypes: tuple[DType, ...] | None = None
     traced: str = ""
     notes: str = ""
+    dtypes_v1: tuple[DType, ...] | None = None
+    same_dtype: tuple[str, ...] = ()
     family: str = field(default="", compare=False)  # the table module it comes from
 
     def referenced(self) -> list[str]:
@@ -139,9 +144,9 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
       out: str | tuple[str | None, ...] | None = None,
       dtypes: tuple[DType, ...] | Mapping[str, tuple[DType, ...]] | None = FLOATS,
       out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "",
-      nullable: str = "") -> Entry:
-    """One table entry (module docstring); ``params``, ``out`` and ``nullable`` as
-    space-separated names."""
+      nullable: str = "", dtypes_v1: tuple[DType, ...] | None = None, same_dtype: str = "") -> Entry:
+    """One table entry (module docstring); ``params``, ``out``, ``nullable`` and ``same_dtype``
+    as space-separated names."""
     names = tuple(params.split())
     if out is None:
         out = ("out",) if "out" in names else ("selfRef",) if "selfRef" in names else ()
@@ -150,4 +155,4 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
     if not aten.startswith(("aten::", "torch:")):
         raise ValueError(f"{op}: aten {aten!r} is neither 'aten::name.overload' nor 'torch:path'")
     return Entry(op, aten, names, tuple(args), tuple((kwargs or {}).items()), tuple(out),
-                 tuple(nullable.split()), dtypes, out_dtypes, traced, notes)
+                 tuple(nullable.split()), dtypes, out_dtypes, traced, notes, dtypes_v1, tuple(same_dtype.split()))
