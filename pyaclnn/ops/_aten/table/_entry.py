@@ -25,6 +25,10 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
   ASCEND910 list; default: ``dtypes`` without bf16); ``out_dtypes``: the output dtypes
   (default: any dtype the result can be cast to, CANN's CanCast); ``same_dtype``: parameters
   whose dtype must be the first one's (OP_CHECK_DTYPE_NOT_MATCH);
+- ``rule``: how phase 1 finds the outputs' shapes and dtypes: ``"meta"`` (aten's meta kernels,
+  the default) or ``"cpu"`` (its CPU kernel on zeros, once per distinct arguments: for an
+  operator whose meta kernel checks less than its CPU kernel, which would accept at phase 1
+  what phase 2 cannot compute);
 - ``traced``: which phase-1 rules were traced from the op sources (a file of hicann ops-math or
   ops-nn), ``""`` when all are the tier's generic ones (spec.py: nullptr, rank, dtype, out shape);
 - ``notes``: known differences from the device (HF32 under cubeMathType, which is dropped...).
@@ -99,7 +103,8 @@ def zero_is_none(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class OutDtype(Conv):
-    """The torch dtype of C output ``param`` (an aten ``dtype=`` argument CANN takes from out)."""
+    """The torch dtype of C tensor ``param`` (an output's, usually: an aten ``dtype=`` argument
+    CANN takes from out; or an input's, aten's ``input_dtype``)."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +137,7 @@ class Entry:
     notes: str = ""
     dtypes_v1: tuple[DType, ...] | None = None
     same_dtype: tuple[str, ...] = ()
+    rule: str = "meta"
     family: str = field(default="", compare=False)  # the table module it comes from
 
     def referenced(self) -> list[str]:
@@ -144,7 +150,8 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
       out: str | tuple[str | None, ...] | None = None,
       dtypes: tuple[DType, ...] | Mapping[str, tuple[DType, ...]] | None = FLOATS,
       out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "",
-      nullable: str = "", dtypes_v1: tuple[DType, ...] | None = None, same_dtype: str = "") -> Entry:
+      nullable: str = "", dtypes_v1: tuple[DType, ...] | None = None, same_dtype: str = "",
+      rule: str = "meta") -> Entry:
     """One table entry (module docstring); ``params``, ``out``, ``nullable`` and ``same_dtype``
     as space-separated names."""
     names = tuple(params.split())
@@ -155,4 +162,5 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
     if not aten.startswith(("aten::", "torch:")):
         raise ValueError(f"{op}: aten {aten!r} is neither 'aten::name.overload' nor 'torch:path'")
     return Entry(op, aten, names, tuple(args), tuple((kwargs or {}).items()), tuple(out),
-                 tuple(nullable.split()), dtypes, out_dtypes, traced, notes, dtypes_v1, tuple(same_dtype.split()))
+                 tuple(nullable.split()), dtypes, out_dtypes, traced, notes, dtypes_v1, tuple(same_dtype.split()),
+                 rule)
