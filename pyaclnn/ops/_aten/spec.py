@@ -125,10 +125,6 @@ def plain(value: Any) -> Any:
     return value if number is None or not hasattr(value, "dtype") else number
 
 
-def is_tensor_meta(value: Any) -> bool:
-    return isinstance(value, TensorMeta)
-
-
 def _key(value: Any) -> Any:
     if isinstance(value, TensorMeta):
         return (value.shape, value.dtype)
@@ -178,7 +174,6 @@ class AtenSpec:
             if isinstance(d, int) and not -rank <= d < rank:
                 fail_invalid(self.API, f"dim {d} is out of range [{-rank}, {rank - 1}] for a rank-{first.ndim} input")
 
-    # the rule of a call: aten's meta kernels
     def _rule(self, metas: Sequence[Any]) -> tuple[Any, ...]:
         """The outputs' (shape, dtype) for ``metas``: aten's meta kernels, or its CPU kernel on
         zeros (no meta kernel, or the entry's ``rule`` is ``"cpu"``: a meta kernel that checks
