@@ -325,4 +325,7 @@ def test_ops_and_doctor_show_the_table_as_a_source(use_backend, monkeypatch, cap
     data = doctor_report()
     sources = {s["kind"]: s for s in data["operators"]["sources"]}
     assert sources["table"]["count"] >= 700 and sources["table"]["folders"] == [str(_signature_table.PATH)]
-    assert f"pyaclnn signature table: {sources['table']['count']} declared" in doctor_text(data)
+    assert sources["table"]["generated_from"]["name"] == "shared/headers"
+    text = doctor_text(data)
+    assert f"pyaclnn signature table: {sources['table']['count']} declared ({_signature_table.PATH})" in text
+    assert "    generated from shared/headers: 717 headers, sha256 " in text
