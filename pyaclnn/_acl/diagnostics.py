@@ -176,7 +176,7 @@ def operators(found: _loader.Discovery | None) -> dict[str, Any]:
     home = found.home if found is not None and found.found else None
     registry = Registry(cann_sources(home, found.layout) if home is not None and found is not None
                         else [pyaclnn_source(), table_source()])
-    sources = []
+    sources: list[dict[str, Any]] = []
     for source in registry.sources:
         sources.append({"kind": source.kind, "label": source.label,
                         "folders": [str(d) for d in source.include_dirs],
