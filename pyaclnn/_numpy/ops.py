@@ -1,6 +1,7 @@
 """The NumPy references: C-shaped operator calls -> each operator's spec (phase 1) and kernel
-(phase 2), found in ``pyaclnn.ops`` (one folder per operator). ``references()`` names the operators
-that have one; every other operator the registry finds raises NotSupportedError on this backend
+(phase 2), found in ``pyaclnn.ops`` (one folder per operator, and the aten tier's table).
+``references()`` names the operators with an exact reference, ``runs(op)`` says whether either
+tier computes ``op``; every other operator the registry finds raises NotSupportedError on this backend
 (``no_reference``); a name no header declares, UnknownOperatorError (the runtime's ``_unknown``).
 
 ``args`` are the C arguments of ``aclnn<Op>GetWorkspaceSize`` without the two out-parameters,
@@ -18,12 +19,17 @@ from .._spec import TensorMeta, Workspace
 from ..dtypes import from_numpy
 from ..errors import NotSupportedError
 
-__all__ = ["TensorMeta", "references", "no_reference", "check", "prepare", "fills_when_empty",
+__all__ = ["TensorMeta", "references", "runs", "no_reference", "check", "prepare", "fills_when_empty",
            "meta_of", "workspace_size", "written"]
 
 
 # The operators with a NumPy reference (a folder of pyaclnn.ops each): () -> tuple of names.
 references = _ops.names
+
+
+def runs(op: str) -> bool:
+    """Whether a tier of references computes ``op``: an exact one, or the aten tier's table."""
+    return _ops.tier(op) is not None
 
 
 def no_reference(op: str) -> NotSupportedError:

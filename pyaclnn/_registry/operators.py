@@ -13,7 +13,9 @@ looks them up, abi.md §5.4):
    8.x's link) and ``<home>/opp/built-in/op_impl/ai_core/tbe/op_api/include/aclnnop/`` (8.x):
    they declare the library this CANN installed, so its own header comes before any copy;
 3. pyaclnn's own ``headers/`` (the operators it ships, with their NumPy references), for a
-   CANN whose toolkit has no header for them.
+   CANN whose toolkit has no header for them;
+4. pyaclnn's signature table (``_signature_table``: every public operator's signature, generated
+   from the CANN operator repositories' headers), so that an operator is known without CANN.
 
 Within one source, the operator's own header comes first: ``aclnn_<snake_case>.h``, compared
 without underscores or case (``aclnn_group_norm.h`` and ``aclnn_logsoftmax.h`` are GroupNorm's
@@ -37,8 +39,8 @@ Only real API headers count (``_signature.internal_header``: not ``*_inner.h`` o
 own C++), and only operators a header declares both functions of (``_signature.index_header``).
 
 The NumPy backend searches pyaclnn's ``headers/`` first (the operators it computes), then the same
-custom packages and toolkit headers (``reference_sources``), with the same rule, only to tell an
-operator it knows but cannot run from a name no header declares.
+custom packages, toolkit headers and signature table (``reference_sources``), with the same rule,
+only to tell an operator it knows but cannot run from a name no header declares.
 
 Operator names are indexed on first use (a regular expression over each header, no parse);
 a header is parsed only when one of its operators is used, and parses are cached.
@@ -48,6 +50,8 @@ Inputs and outputs: a hand-written header declares inputs ``const aclTensor *`` 
 generated header declares every tensor const: the op definition (ops-info json) of its
 package says which are outputs (by name, else by position: opbuild writes the inputs, the
 attributes, then the outputs); where nothing says, the roles are undetermined (``roles_problem``).
+The signature table records the roles its generator found (tools/gen_signatures.py: const, else
+opbuild's order or the names).
 The index rule of aclSetInputTensorAddr / aclSetOutputTensorAddr is ``"non_null"`` (the non-null
 tensors of the group, in parameter order: hand-written ops) or ``"position"`` (the position in
 the op definition, counting NULL optional tensors: generated ops, abi.md Addendum).
@@ -69,6 +73,7 @@ from .. import errors, ops
 from .._core import elf as _elf
 from .._core import env as _env
 from .._core.headers_path import HEADER_DIR
+from . import table as _signature_table
 from .signature import Signature, internal_header, parse_header, scan_header
 
 __all__ = ["Source", "Skipped", "Declaration", "OpInfo", "Registry", "shipped_roles", "references"]
@@ -91,9 +96,9 @@ def shipped_roles(name: str) -> tuple[tuple[str, ...], str] | None:
 @dataclass(frozen=True)
 class Source:
     """Where operators are declared, and which library exports them."""
-    kind: str                          # "custom", "pyaclnn" or "builtin"
+    kind: str                          # "custom", "pyaclnn", "builtin" or "table"
     label: str                         # for doctor and `pyaclnn ops`
-    include_dirs: tuple[Path, ...]
+    include_dirs: tuple[Path, ...]     # kind "table": the table's file
     library: Path | None = None        # libcust_opapi.so; None: the toolkit's op libraries
     opdef_files: tuple[Path, ...] = ()  # aic-<soc>-ops-info.json of a package
 
@@ -190,8 +195,9 @@ class OpInfo:
     @cached_property  # asked on every call of the operator: its answer never changes
     def has_reference(self) -> bool:
         """A NumPy reference exists, and this is the operator it was written for: the prototype
-        of pyaclnn's headers/ (whichever source's header declares it)."""
-        return self.shipped and self.name in ops.names()
+        of pyaclnn's headers/ (whichever source's header declares it), or, for the aten tier,
+        the C parameters its table entry names (pyaclnn.ops.aten_fits)."""
+        return (self.shipped and self.name in ops.names()) or ops.aten_fits(self.name, self.names)
 
 
 def _normal(name: str) -> str:
@@ -249,7 +255,12 @@ class Registry:
         index = self._indexes.get(i)
         if index is None:
             index = {}
-            for header in self.sources[i].headers():  # by file name
+            source = self.sources[i]
+            if source.kind == "table":  # one header per operator, the table's file standing for its folder
+                table = source.include_dirs[0]
+                self._indexes[i] = {n: [table / h] for n, h in _signature_table.index(table).items()}
+                return self._indexes[i]
+            for header in source.headers():  # by file name
                 try:
                     text = header.read_text(encoding="utf-8", errors="replace")
                 except OSError:
@@ -275,23 +286,34 @@ class Registry:
         header used from it."""
         return {name: headers[0] for name, headers in self._index(self.sources.index(source)).items()}
 
-    def declarations(self, name: str) -> list[tuple[Source, Path]]:
-        """Every (source, header) declaring ``name``, in precedence order (indexes every source)."""
-        return [(s, h) for i, s in enumerate(self.sources) for h in self._index(i).get(name, ())]
+    def declarations(self, name: str, table: bool = True) -> list[tuple[Source, Path]]:
+        """Every (source, header) declaring ``name``, in precedence order (indexes every source;
+        ``table`` False: not the signature table)."""
+        return [(s, h) for i, s in enumerate(self.sources) if table or s.kind != "table"
+                for h in self._index(i).get(name, ())]
 
     def conflicts(self) -> dict[str, OpInfo]:
         """The operators declared with differing prototypes (parses only the headers of names
         declared more than once), by name."""
         counts: dict[str, int] = {}
+        tabled: set[str] = set()
         for i in range(len(self.sources)):
+            if self.sources[i].kind == "table":
+                tabled.update(self._index(i))
+                continue
             for name, headers in self._index(i).items():
                 counts[name] = counts.get(name, 0) + len(headers)
         out = {}
-        for name in sorted(n for n, c in counts.items() if c > 1):
+        # the table's declaration counts only where it is used (a package's passed over): see _load
+        for name in sorted(n for n, c in counts.items() if c > 1 or (n in tabled and self._tabled(n))):
             info = self.get(name)
             if info is not None and info.conflicts:
                 out[name] = info
         return out
+
+    def _tabled(self, name: str) -> bool:
+        where = self.resolve(name)
+        return where is not None and where[0].kind == "table"
 
     def exports(self, library: Path) -> set[str] | None:
         """The aclnn* functions ``library`` exports (ELF symbol table, cached; None: unreadable)."""
@@ -379,7 +401,9 @@ class Registry:
                 self._ops[name] = self._load(name)
         return self._ops[name]
 
-    def _parse(self, header: Path, name: str) -> Signature | None:
+    def _parse(self, source: Source, header: Path, name: str) -> Signature | None:
+        if source.kind == "table":
+            return _signature_table.signature(name, source.include_dirs[0])
         parsed = self._parsed.get(header)
         if parsed is None:
             parsed = self._parsed[header] = parse_header(header.read_text(encoding="utf-8", errors="replace"))
@@ -390,16 +414,18 @@ class Registry:
         if where is None:
             return None
         source, header, skipped = where
-        signature = self._parse(header, name)
+        signature = self._parse(source, header, name)
         if signature is None:  # indexed, yet the declaration is not one pyaclnn can read
             signature = Signature(name, (), f"the declaration of aclnn{name}GetWorkspaceSize in {header} "
                                             "could not be parsed")
         conflicts = []
         shipped = source.kind == "pyaclnn"
-        for other_source, other in self.declarations(name):
+        # the table's declaration is never a conflict: it describes the public repositories'
+        # headers, not this install's (the install's own header is the one that counts)
+        for other_source, other in self.declarations(name, table=False):
             if other == header:
                 continue
-            sig = self._parse(other, name)
+            sig = self._parse(other_source, other, name)
             if sig is None:
                 continue
             if sig.same_prototype(signature):
@@ -428,9 +454,13 @@ class Registry:
         info.index_rule = "position"  # generated headers come with generated (nnopbase) executors
         outputs: set[str] | None = None
         roles = shipped_roles(name) if shipped else None
+        table = _signature_table.roles(name, source.include_dirs[0]) if source.kind == "table" else None
         if roles is not None:
             names, info.index_rule = roles
             outputs = {_normal(n) for n in names}
+        elif table is not None:  # what the table's generator found (its file says how)
+            info.inputs, info.outputs = table[0], table[1]
+            return info
         else:
             opdef = self._opdef(source, name)
             if opdef is not None:
@@ -450,8 +480,9 @@ class Registry:
                     info.roles_problem = (f"the op definition of {name} names no tensor {', '.join(unknown)}")
         if outputs is None:
             info.roles_problem = info.roles_problem or (
-                f"aclnn{name}'s header ({header.name}) declares every tensor const and no op "
-                f"definition of {source.label} names its outputs")
+                f"aclnn{name}'s header ({header.name}) declares every tensor const and "
+                + ("no rule of the table's generator (tools/gen_signatures.py) says which are outputs"
+                   if source.kind == "table" else f"no op definition of {source.label} names its outputs"))
             return info
         info.outputs = tuple(i for i in tensors if _normal(sig.params[i].name) in outputs)
         info.inputs = tuple(i for i in tensors if i not in info.outputs)
@@ -467,8 +498,5 @@ class Registry:
             if name in defs:
                 return defs[name]
         return None
-
-
-# -- the sources of each backend ------------------------------------------------------------------
 
 

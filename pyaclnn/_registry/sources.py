@@ -1,4 +1,6 @@
-"""Where each backend looks for operators' headers: pyaclnn's headers/, custom operator packages, the installed CANN's aclnnop headers, and the operators with a reference."""
+"""Where each backend looks for operators' headers: pyaclnn's headers/, custom operator packages,
+the installed CANN's aclnnop headers, and pyaclnn's signature table (last: every public operator,
+known without CANN)."""
 from __future__ import annotations
 
 import configparser
@@ -8,11 +10,17 @@ from pathlib import Path
 from .. import errors, ops
 from .._core import env as _env
 from .._core.headers_path import HEADER_DIR
+from . import table as _signature_table
 from .operators import Source
 
 
 def pyaclnn_source() -> Source:
     return Source("pyaclnn", "pyaclnn headers/", (HEADER_DIR,))
+
+
+def table_source() -> Source:
+    """pyaclnn's signature table (nothing read until the registry searches it)."""
+    return Source("table", "pyaclnn signature table", (_signature_table.PATH,))
 
 
 def _vendor_source(root: Path, label: str) -> Source | None:
@@ -70,7 +78,7 @@ def builtin_dirs(home: Path) -> list[Path]:
 
 def cann_sources(home: Path | None, layout: str | None) -> list[Source]:
     """Every source of the acl backend, in search order (``home`` None: no toolkit headers):
-    custom packages, the installed CANN's own headers, then pyaclnn's headers/ (module docstring)."""
+    custom packages, the installed CANN's own headers, pyaclnn's headers/, then its signature table."""
     opp_env = os.environ.get("ASCEND_OPP_PATH")
     opp = Path(opp_env) if opp_env else (home / "opp" if home is not None else None)
     sources = custom_sources(opp)
@@ -80,13 +88,14 @@ def cann_sources(home: Path | None, layout: str | None) -> list[Source]:
         opdefs = tuple(sorted((opp / "built-in" / "op_impl" / "ai_core" / "tbe" / "config").glob(
             "*/aic-*-ops-info.json")))
         sources.append(Source("builtin", f"CANN {layout or ''} aclnnop".replace("  ", " "), tuple(dirs), None, opdefs))
-    sources.append(pyaclnn_source())
+    sources += [pyaclnn_source(), table_source()]
     return sources
 
 
 def reference_sources() -> list[Source]:
     """The NumPy backend's sources: pyaclnn's headers/ first (the operators it computes), then the
     custom packages and the aclnnop headers of the first CANN home that has them (found without
-    loading anything), so that an operator they declare is known, though it cannot run there."""
+    loading anything), then the signature table, so that an operator they declare is known, though
+    it cannot run there."""
     home = next((h for _, h in _env.cann_homes() if builtin_dirs(h)), None)
     return [pyaclnn_source()] + [s for s in cann_sources(home, None) if s.kind != "pyaclnn"]

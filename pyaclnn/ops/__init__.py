@@ -18,6 +18,11 @@
 
 Its header (``headers/aclnn_<folder>.h``, as CANN names it) declares the C functions.
 
+A second tier, ``aten``, computes many more operators with PyTorch's CPU kernels from one data
+table (``pyaclnn/ops/_aten``: no folder per operator): ``tier(op)`` says which tier has ``op``,
+and ``spec``/``kernel`` return that tier's generic ones for a table entry; ``names()`` lists
+the folders (the exact tier) only.
+
 This module imports nothing at import time; the registry, the NumPy backend, the executors, the CLI,
 the samples and the benchmarks ask it which operators exist and load their modules on first use.
 """
@@ -27,8 +32,9 @@ import importlib
 import pkgutil
 import threading
 from types import ModuleType
+from typing import Any
 
-__all__ = ["names", "spec", "kernel", "api", "apis", "folder", "snake"]
+__all__ = ["names", "spec", "kernel", "api", "apis", "folder", "snake", "tier", "aten_names", "aten_fits"]
 
 _lock = threading.Lock()
 _specs: dict[str, ModuleType] | None = None
@@ -53,7 +59,7 @@ def _load() -> dict[str, ModuleType]:
         if _specs is None:
             found: dict[str, ModuleType] = {}
             for entry in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-                if not entry.ispkg:
+                if not entry.ispkg or entry.name.startswith("_"):  # _aten: the second tier
                     continue
                 module = importlib.import_module(f"{__name__}.{entry.name}.spec")
                 op = module.OP
@@ -73,15 +79,64 @@ def names() -> tuple[str, ...]:
     return _names
 
 
-def spec(op: str) -> ModuleType:
-    """The spec module of ``op`` (KeyError if it has no reference)."""
-    return (_specs if _specs is not None else _load())[op]
+def spec(op: str) -> Any:
+    """The spec of ``op``: its folder's spec module, or the aten tier's generic spec of its table
+    entry (KeyError if it has no reference)."""
+    found = (_specs if _specs is not None else _load()).get(op)
+    if found is None:
+        found = _aten_spec(op)
+    return found
 
 
 def folder(op: str) -> str:
-    """The folder (and the NumPy-in/out function's usual name) of ``op``."""
-    spec(op)
+    """The folder (and the NumPy-in/out function's usual name) of ``op`` (an exact reference)."""
+    (_specs if _specs is not None else _load())[op]
     return snake(op)
+
+
+_aten_table: dict[str, Any] | None = None  # the aten tier's entries, loaded on first use (not `_aten`:
+#                                           importing the subpackage sets that attribute)
+_aten_specs: dict[str, Any] = {}
+
+
+def _aten_entries() -> dict[str, Any]:
+    global _aten_table
+    if _aten_table is None:
+        from ._aten import entries
+        _aten_table = entries()
+    return _aten_table
+
+
+def aten_names() -> tuple[str, ...]:
+    """The operators of the aten tier's table, sorted (the exact references not among them)."""
+    exact = set(names())
+    return tuple(sorted(op for op in _aten_entries() if op not in exact))
+
+
+def tier(op: str) -> str | None:
+    """Which tier computes ``op`` on the NumPy backend: ``"exact"`` (a folder of this package,
+    traced by hand), ``"aten"`` (the aten tier's table: PyTorch's CPU kernels) or None."""
+    if op in (_specs if _specs is not None else _load()):
+        return "exact"
+    return "aten" if op in _aten_entries() else None
+
+
+def aten_fits(op: str, params: tuple[str, ...]) -> bool:
+    """Whether ``op`` is in the aten tier's table for the prototype with C parameters ``params``
+    (the names, in order: the declaration its entry was written for)."""
+    entry = _aten_entries().get(op)
+    return entry is not None and entry.params == tuple(params)
+
+
+def _aten_spec(op: str) -> Any:
+    found = _aten_specs.get(op)
+    if found is None:
+        entry = _aten_entries()[op]
+        from ._aten.spec import AtenSpec
+        from ._aten.kernel import AtenKernel
+        found = _aten_specs[op] = AtenSpec(entry)
+        _kernels[op] = AtenKernel(entry)  # type: ignore[assignment]
+    return found
 
 
 def _layer(op: str, layer: str, cache: dict[str, ModuleType]) -> ModuleType:
@@ -89,9 +144,12 @@ def _layer(op: str, layer: str, cache: dict[str, ModuleType]) -> ModuleType:
     return module
 
 
-def kernel(op: str) -> ModuleType:
-    """The NumPy backend's phase 2 of ``op`` (its kernel.py)."""
+def kernel(op: str) -> Any:
+    """The NumPy backend's phase 2 of ``op`` (its kernel.py, or the aten tier's generic kernel)."""
     module = _kernels.get(op)
+    if module is None and tier(op) == "aten":
+        _aten_spec(op)
+        return _kernels[op]
     return module if module is not None else _layer(op, "kernel", _kernels)
 
 

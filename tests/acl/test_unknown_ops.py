@@ -17,6 +17,7 @@ import pyaclnn
 from pyaclnn import acl
 
 HEADERS = Path(__file__).resolve().parents[2] / "headers"
+TABLE = Path(__file__).resolve().parents[2] / "pyaclnn" / "_registry" / "signatures.json.gz"
 
 
 def _declared(folder: Path) -> set[str]:
@@ -145,7 +146,8 @@ def test_numpy_backend_unknown_name_is_not_reported_as_missing_a_reference(use_b
         message = str(info.value)
         assert "no NumPy reference" not in message
         assert message.startswith("aclnnNoSuchOp is not a known operator: no header declares "
-                                  f"aclnnNoSuchOpGetWorkspaceSize (searched pyaclnn headers/: {HEADERS}); found no "
+                                  f"aclnnNoSuchOpGetWorkspaceSize (searched pyaclnn headers/: {HEADERS}; pyaclnn "
+                                  f"signature table: {TABLE}); found no "
                                   "custom operator package (ASCEND_CUSTOM_OPP_PATH")
         assert "and no CANN aclnnop headers (ASCEND_HOME_PATH" in message
         assert message.endswith("Operators with a NumPy reference: Add, AmpUpdateScale, Cat, CrossEntropyLossGrad, "

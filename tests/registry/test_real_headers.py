@@ -125,14 +125,16 @@ def real_package(tmp_path: Path) -> Path:
 
 def test_ops_and_doctor_name_the_conflict(emulator, emulator_home, real_package, monkeypatch, capsys):
     """On the emulator's toolkit with shared/headers as a custom package (its library missing: every
-    declaration is skipped, and the first stands where no source provides the operator)."""
+    declaration is skipped, and the signature table, generated from the same headers, provides the
+    operator from the toolkit's libraries)."""
     from pyaclnn._objects import backend as _backend
     from pyaclnn._cli.commands import doctor_report, doctor_text, main
     monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", str(real_package))
     _backend.reset_for_tests()
     assert main(["ops", "aclnnGroupNorm"]) == 0
     text = capsys.readouterr().out
-    assert "aclnnGroupNorm  [custom package" in text and "aclnn_group_norm.h" in text
+    assert "aclnnGroupNorm  [pyaclnn signature table: aclnn_group_norm.h" in text
+    assert "note: skipped custom package" in text and "libcust_opapi.so is missing" in text
     assert "CONFLICT" in text and "aclnn_group_norm_experimental.h" in text and "gammaOptional" in text
     assert main(["ops", "GaussianBlur"]) == 0
     text = capsys.readouterr().out
@@ -145,4 +147,4 @@ def test_ops_and_doctor_name_the_conflict(emulator, emulator_home, real_package,
     assert set(conflicts) == {"GroupNorm"}
     assert Path(conflicts["GroupNorm"]["header"]).name == "aclnn_group_norm.h"
     assert [Path(d["header"]).name for d in conflicts["GroupNorm"]["others"]] == ["aclnn_group_norm_experimental.h"]
-    assert "CONFLICT aclnnGroupNorm: uses custom package" in doctor_text(data)
+    assert "CONFLICT aclnnGroupNorm: uses pyaclnn signature table" in doctor_text(data)

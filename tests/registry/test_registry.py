@@ -282,7 +282,8 @@ def test_toolkit_layouts(tmp_path, monkeypatch):
     (home9 / "include" / "aclnnop" / "aclnn_add.h").write_text(HAND_WRITTEN)
     for home, layout in ((home8, "8.x"), (home9, "9.x")):
         sources = cann_sources(home, layout)
-        assert [s.kind for s in sources] == ["builtin", "pyaclnn"]  # the installed CANN's own headers first
+        # the installed CANN's own headers first, the signature table last
+        assert [s.kind for s in sources] == ["builtin", "pyaclnn", "table"]
         assert len(sources[0].include_dirs) == 1  # the 8.x link is the same folder
         registry = Registry(sources)
         assert registry.get("Add").source.kind == "builtin"

@@ -175,7 +175,7 @@ class NumpyExecutors(NumpyDescriptors):
     def op_info(self, op: str) -> OpInfo:
         """The registry entry of ``op``; NotSupportedError unless it has a NumPy reference
         (UnknownOperatorError if no header declares it)."""
-        info = self.registry.get(op) if op in ops.references() else None
+        info = self.registry.get(op) if ops.runs(op) else None
         if info is None or not info.has_reference:
             exc = self._cannot_run(op)
             self._thread.error = str(exc)
@@ -248,7 +248,7 @@ class NumpyExecutors(NumpyDescriptors):
         # reference has any (an operator without one never gets an executor here)
         api = f"aclnn{op}"
         if executor is None:  # opbase CommonOpExecutorRun: checked first, ACLNN_ERR_PARAM_NULLPTR
-            if op not in ops.references():  # ... of an operator this backend can run at all
+            if not ops.runs(op):  # ... of an operator this backend can run at all
                 raise self._cannot_run(op)
             raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "executor is nullptr")
         with self._lock:
@@ -266,7 +266,7 @@ class NumpyExecutors(NumpyDescriptors):
                                                                    "operator (the executor was not run: it is still live)")
             if ex is not None and not ex.repeatable:
                 del self._executors[executor]  # phase 2 consumes it, whatever the result
-        if ex is None and op not in ops.references():
+        if ex is None and not ops.runs(op):
             raise self._cannot_run(op)
         if ex is None:
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, api,

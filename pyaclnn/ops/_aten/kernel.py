@@ -1,0 +1,168 @@
+"""The aten tier's phase 2: one table entry's aten function on the launch's NumPy views.
+
+``prepare`` converts every plain C argument once (the aten callable, enums, dtypes, lists) and
+leaves slots for the tensors; ``run(views)`` wraps each view as a torch tensor without a copy
+(``torch.from_numpy``; bf16 and the 8-bit floats through an unsigned view of the same bytes:
+ml_dtypes <-> torch), calls aten, and writes each result into its output view: cast to the
+output's dtype first (``Tensor.to``: floats to integers truncate, integers wrap, as CANN's Cast),
+never resized (phase 1 checked the shapes against the same rule). The result is whole before it
+is written, so an output may overlap an input (the in-place forms).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ...dtypes import to_numpy
+from ...errors import NotSupportedError
+from .spec import _TORCH_NAMES, aten_callable, bind, plain, torch_dtype, torch_module
+from .table._entry import Entry
+
+__all__ = ["AtenKernel", "to_torch", "write"]
+
+# numpy dtype -> (the unsigned dtype its bytes are viewed as, or None, torch dtype): filled on first use
+_NP: dict[np.dtype, tuple[np.dtype | None, Any]] = {}
+
+
+def _np_map() -> dict[np.dtype, tuple[np.dtype | None, Any]]:
+    if not _NP:
+        torch_module()
+        for dt in _TORCH_NAMES:
+            try:
+                npdt = to_numpy(dt)
+                tdt = torch_dtype(dt)
+            except (NotSupportedError, ValueError):
+                continue
+            carrier = np.dtype(f"uint{8 * npdt.itemsize}") if npdt.kind == "V" or type(npdt).__module__.startswith(
+                "ml_dtypes") or npdt.name in ("bfloat16", "float8_e5m2", "float8_e4m3fn") else None
+            _NP[npdt] = (carrier, tdt)
+    return _NP
+
+
+def to_torch(a: np.ndarray, torch: Any) -> Any:
+    """The torch tensor on ``a``'s memory (no copy)."""
+    carrier, tdt = _NP.get(a.dtype) or _np_map()[a.dtype]
+    if carrier is None:
+        return torch.from_numpy(a)
+    return torch.from_numpy(a.view(carrier)).view(tdt)
+
+
+def write(out: np.ndarray, t: Any, torch: Any, what: str) -> None:
+    """``t`` cast to ``out``'s dtype, copied into ``out`` (same shape: never resized)."""
+    carrier, tdt = _NP.get(out.dtype) or _np_map()[out.dtype]
+    if tuple(t.shape) != out.shape and t.dim() == 0 and out.size == 1:  # an entry's ``single`` output
+        t = t.reshape(out.shape)
+    if tuple(t.shape) != out.shape:
+        raise NotSupportedError(f"{what}: aten's result has shape {tuple(t.shape)}, the output {out.shape}")
+    if t.dtype != tdt:
+        t = t.to(tdt)
+    if carrier is None:
+        np.copyto(out, t.numpy(), casting="no")
+    else:
+        np.copyto(out, t.view(getattr(torch, carrier.name)).numpy().view(out.dtype), casting="no")
+
+
+_TENSOR_TYPES: set[type] = {np.ndarray}  # and the runtime's tensor descriptor, once seen
+
+
+def _is_tensor(value: Any) -> bool:
+    """A tensor slot of the C arguments: an ndarray view or the runtime's tensor descriptor."""
+    if type(value) in _TENSOR_TYPES:
+        return True
+    if isinstance(value, np.ndarray) or (hasattr(value, "meta") and hasattr(value, "strides")):
+        _TENSOR_TYPES.add(type(value))
+        return True
+    return False
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, tuple) and bool(value) and all(_is_tensor(v) for v in value)
+
+
+class AtenKernel:
+    """The phase 2 of one table entry."""
+
+    def __init__(self, entry: Entry) -> None:
+        self.entry = entry
+        self._index = {n: i for i, n in enumerate(entry.params)}
+        self._fn: Callable[..., Any] | None = None
+        self._runs: dict[tuple, Callable[[tuple], None]] = {}
+
+    def prepare(self, soc: str, a: tuple, empty: bool = False) -> Callable[[tuple], None]:
+        """run(views) for C arguments of ``a``'s metadata and plain values (made once per
+        distinct plain values: a repeated call reuses it)."""
+        shape = tuple("T" if type(x) in _TENSOR_TYPES or _is_tensor(x) else "L" if type(x) is tuple and _is_list(x)
+                      else _plain_key(x) for x in a)
+        try:
+            run = self._runs.get(shape)
+        except TypeError:  # a value that cannot be a key (a NaN is one, and misses)
+            return self._make(a)
+        if run is None:
+            run = self._make(a)
+            if len(self._runs) > 256:
+                self._runs.clear()
+            self._runs[shape] = run
+        return run
+
+    def _make(self, a: tuple) -> Callable[[tuple], None]:
+        entry = self.entry
+        torch = torch_module(entry.op)
+        fn = self._fn or aten_callable(entry)
+        self._fn = fn
+        lists = {i for i, x in enumerate(a) if _is_list(x)}
+        tensors = {i for i, x in enumerate(a) if _is_tensor(x)} | lists
+        # C position -> a placeholder where aten takes that tensor; plain values converted now
+        values = tuple(_Slot(i) if i in tensors else x for i, x in enumerate(a))
+        args, kwargs = bind(entry, self._index, values, lambda v: v if isinstance(v, _Slot) else plain(v), torch, a)
+        pos = [(k, v.index) for k, v in enumerate(args) if isinstance(v, _Slot)]
+        kw = [(k, v.index) for k, v in kwargs.items() if isinstance(v, _Slot)]
+        outs = tuple(None if n is None else self._index[n] for n in entry.out)
+        what = f"aclnn{entry.op} ({entry.aten})"
+
+        def tensor(v: Any, i: int) -> Any:
+            x = v[i]
+            if i in lists:
+                return [to_torch(t, torch) for t in x]
+            return None if x is None else to_torch(x, torch)
+
+        def run(v: tuple) -> None:
+            call_args = list(args)
+            for k, i in pos:
+                call_args[k] = tensor(v, i)
+            call_kwargs = dict(kwargs)
+            for name, i in kw:
+                call_kwargs[name] = tensor(v, i)
+            try:
+                result = fn(*call_args, **call_kwargs)
+            except (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError) as exc:
+                raise NotSupportedError(f"{what} cannot compute these arguments on the CPU: "
+                                        f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}") from None
+            items = (result,) if len(outs) == 1 else result
+            for slot, item in zip(outs, items):
+                if slot is None:
+                    continue
+                target = v[slot]
+                if target is None or item is None:  # an optional output not asked for, or not computed
+                    continue
+                if isinstance(target, tuple):
+                    for o, t in zip(target, item):
+                        write(o, t, torch, what)
+                else:
+                    write(target, item, torch, what)
+        return run
+
+
+def _plain_key(value: Any) -> Any:
+    """A plain C argument as a key (an aclScalar, a dataclass, as its value and dtype)."""
+    number = getattr(value, "value", None)
+    return ("scalar", number, value.dtype) if number is not None and hasattr(value, "dtype") else value
+
+
+class _Slot:
+    """Where a tensor goes in aten's arguments: C position ``index``."""
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
