@@ -25,7 +25,8 @@ import pyaclnn
 from pyaclnn import acl
 from conftest import headers_package, shared_folder, subprocess_env
 from pyaclnn._registry import table as _signature_table
-from pyaclnn._registry import Registry, Source, table_source
+from pyaclnn._registry.operators import Registry, Source
+from pyaclnn._registry.sources import table_source
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "gen_signatures.py"
@@ -194,7 +195,7 @@ def test_the_table_is_searched_after_the_emulated_toolkit(emulator):
     """On the acl backend (the emulator's toolkit: its aclnnop headers declare the ten shipped
     operators): those come from the toolkit; Softmax from the table, and calling it says that no
     library of this install runs it."""
-    from pyaclnn import _backend
+    from pyaclnn._objects import backend as _backend
     registry = _backend.current().runtime.registry
     assert [s.kind for s in registry.sources][-2:] == ["pyaclnn", "table"]
     assert registry.get("Add").source.kind == "builtin" and registry.get("Cat").source.kind == "builtin"
@@ -317,7 +318,7 @@ def test_import_and_the_first_shipped_call_do_not_read_the_table(tmp_path):
 
 
 def test_ops_and_doctor_show_the_table_as_a_source(use_backend, monkeypatch, capsys):
-    from pyaclnn._cli import doctor_report, doctor_text, main
+    from pyaclnn._cli.commands import doctor_report, doctor_text, main
     for var in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_OPP_PATH", "ASCEND_CUSTOM_OPP_PATH"):
         monkeypatch.delenv(var, raising=False)
     use_backend("numpy")
