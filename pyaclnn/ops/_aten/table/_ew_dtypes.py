@@ -6,7 +6,8 @@ from ....dtypes import DType
 
 _ABBR = {"f32": DType.FLOAT, "f16": DType.FLOAT16, "bf16": DType.BF16, "f64": DType.DOUBLE, "i8": DType.INT8,
          "i16": DType.INT16, "i32": DType.INT32, "i64": DType.INT64, "u8": DType.UINT8, "b": DType.BOOL,
-         "c64": DType.COMPLEX64, "c128": DType.COMPLEX128}
+         "c64": DType.COMPLEX64, "c128": DType.COMPLEX128, "u16": DType.UINT16, "u32": DType.UINT32,
+         "u64": DType.UINT64}
 
 
 def d(names: str) -> tuple[DType, ...]:

@@ -14,16 +14,19 @@ from ._entry import E, Entry, Enum
 from ._ew_dtypes import d
 
 _ADD = d("f32 i32 i64 f16 i16 i8 u8 f64 b bf16 c64 c128")  # math/add/op_api/aclnn_add.cpp
-_SUB = d("f32 i32 i64 f16 i16 i8 u8 f64 bf16 b c64 c128")  # math/sub/op_api/aclnn_sub.cpp
+_SUB = d("f32 i32 i64 f16 i16 i8 u8 f64 bf16 c64 c128")  # math/sub/op_api/aclnn_sub.cpp (bool: aten refuses)
 _RSUB = d("f32 f16 i64 i32 i8 u8 i16 f64 c64 c128 bf16")  # math/sub/op_api/aclnn_rsub.cpp
 _MUL = d("f32 f16 i32 f64 i8 u8 i16 i64 b c128 c64 bf16")  # math/mul/op_api/aclnn_mul.cpp
 _DIV = d("f16 f32 i64 i32 i16 i8 u8 f64 b bf16 c64 c128")  # math/div/op_api/aclnn_div.cpp
 _FMOD = d("f64 bf16 f16 f32 i32 i64 i8 u8 i16")  # experimental/math/mod/op_api/aclnn_fmod_tensor.cpp
 _REM = d("i32 i64 f16 f32 f64 bf16")  # experimental/math/floor_mod/op_api/aclnn_remainder.cpp
 _POW = d("f32 i32 i64 f16 i8 u8 f64 i16 bf16 c64 c128")  # math/pow/op_api/aclnn_pow*.cpp (bool: below)
+_POW_B = _POW + d("b")  # a bool tensor to a scalar power: aten's pow.Tensor_Scalar takes it
+_DIVMOD = d("f16 f32 i64 i32 i16 i8 u8 f64 bf16")  # aclnn_div.cpp's list less bool, complex (no trunc/floor kernel)
 _XLOGY = d("f32 i32 i64 f16 i8 u8 b i16 bf16")  # math/xlogy/op_api/aclnn_x_log_y_*.cpp
 _LERP = d("f16 f32 bf16")  # experimental/math/lerp/op_api/aclnn_lerp_*.cpp
-_BITS = d("i16 i32 i64 i8 u8 b")  # bitwise_and/or/xor sources, uint16/32/64 left out
+_BITS = d("i16 i32 i64 i8 u8 b")  # the bitwise_and/or/xor sources' lists ...
+_BITS16 = _BITS + d("u16")  # ... and uint16 (and, or Scalar), uint16/32/64 (or Tensor)
 _LOGIC = d("f32 f16 i32 f64 bf16 i8 u8 i16 i64 b c64 c128")  # logical_and/or, logical_xor sources
 _CLAMP = d("f16 f32 i32 i64 i16 i8 u8 f64 bf16")  # conversion/clip_by_value_v2/op_api/aclnn_clamp.cpp
 
@@ -34,11 +37,14 @@ _MOD_SRC, _REM_SRC = ("experimental/math/mod/op_api/aclnn_fmod_tensor.cpp",
 _CLAMP_SRC = "conversion/clip_by_value_v2/op_api/aclnn_clamp.cpp"
 # aclnnDivMod's mode (docs/aclnnDivMod.md): 0 true division, 1 truncation, 2 floor
 _MODE = Enum("mode", (None, "trunc", "floor"))
-_MODE_NOTE = "mode 0: true division (integers give a float), 1: 'trunc', 2: 'floor' (aten's rounding_mode)"
+_MODE_NOTE = ("mode 0: true division (integers give a float), 1: 'trunc', 2: 'floor' (aten's rounding_mode); "
+              "bool and complex inputs left out (aten has no trunc/floor division of them); an integer "
+              "division by zero is refused at launch (aten raises; the device's result is undefined)")
+_SUB_NOTE = "bool tensors left out (aten refuses bool subtraction)"
 _CLAMP_NOTE = ("either bound may be nullptr (the doc); both nullptr: the device says 161001, aten refuses "
                "with 161002")
-_POW_NOTE = "bool tensors left out (torch's pow has no bool kernel)"
-_BIT = "uint16/32/64 of the source's list left out"
+_POW_NOTE = "bool exponents left out (torch's pow has no bool kernel)"
+_BIT = "uint32/64 of Ascend950's list left out"
 
 
 def _binary(op: str, aten: str, params: str, dtypes: tuple, src: str, notes: str = "",
@@ -60,8 +66,7 @@ def _inplace(op: str, aten: str, params: str, dtypes: tuple, src: str, notes: st
 ENTRIES: list[Entry] = [
     # Scalar forms of the four arithmetic operators
     _binary("Adds", "aten::add.Scalar", "self other alpha out", _ADD, _ADD_SRC),
-    _binary("Subs", "aten::sub.Scalar", "self other alpha out", _SUB, _SUB_SRC,
-            "bool tensors: aten's sub refuses them (161002)"),
+    _binary("Subs", "aten::sub.Scalar", "self other alpha out", _SUB, _SUB_SRC, _SUB_NOTE),
     _binary("Muls", "aten::mul.Scalar", "self other out", _MUL, _MUL_SRC),
     _binary("Divs", "aten::div.Scalar", "self other out", _DIV, _DIV_SRC, "true division"),
     _binary("Rsub", "aten::rsub.Tensor", "self other alpha out", _RSUB, "math/sub/op_api/aclnn_rsub.cpp",
@@ -69,9 +74,9 @@ ENTRIES: list[Entry] = [
     _binary("Rsubs", "aten::rsub.Scalar", "self other alpha out", _RSUB, "math/sub/op_api/aclnn_rsub.cpp",
             "other - alpha * self"),
     E("DivMod", "aten::div.Tensor_mode", "self other mode out", ("self", "other"), {"rounding_mode": _MODE},
-      dtypes=_DIV, traced=_DIV_SRC, notes=_MODE_NOTE),
+      dtypes=_DIVMOD, traced=_DIV_SRC, notes=_MODE_NOTE),
     E("DivMods", "aten::div.Scalar_mode", "self other mode out", ("self", "other"), {"rounding_mode": _MODE},
-      dtypes=_DIV, traced=_DIV_SRC, notes=_MODE_NOTE),
+      dtypes=_DIVMOD, traced=_DIV_SRC, notes=_MODE_NOTE),
     E("Addcmul", "aten::addcmul.default", "self tensor1 tensor2 value out", ("self", "tensor1", "tensor2"),
       {"value": "value"}, dtypes=d("f32 i32 i64 f16 i8 u8 f64 bf16"),
       traced="experimental/math/addcmul/op_api/aclnn_addcmul.cpp", notes="self + value * tensor1 * tensor2"),
@@ -85,7 +90,7 @@ ENTRIES: list[Entry] = [
     _binary("RemainderTensorTensor", "aten::remainder.Tensor", "self other out", _REM, _REM_SRC),
     _binary("RemainderScalarTensor", "aten::remainder.Scalar_Tensor", "self other out", _REM, _REM_SRC),
     # powers, logarithms
-    _binary("PowTensorScalar", "aten::pow.Tensor_Scalar", "self exponent out", _POW, "math/pow/op_api/aclnn_pow.cpp",
+    _binary("PowTensorScalar", "aten::pow.Tensor_Scalar", "self exponent out", _POW_B, "math/pow/op_api/aclnn_pow.cpp",
             _POW_NOTE),
     _binary("PowScalarTensor", "aten::pow.Scalar", "self exponent out", _POW, "math/pow/op_api/aclnn_pow.cpp",
             _POW_NOTE),
@@ -108,15 +113,15 @@ ENTRIES: list[Entry] = [
             "experimental/math/gcd/op_api/aclnn_gcd.cpp", "float inputs of the source's list left out (aten's "
             "gcd is integer-only)"),
     # bits and logic
-    _binary("BitwiseAndScalar", "aten::bitwise_and.Scalar", "self other out", _BITS,
+    _binary("BitwiseAndScalar", "aten::bitwise_and.Scalar", "self other out", _BITS16,
             "experimental/math/bitwise_and/op_api/aclnn_bitwise_and_scalar.cpp", _BIT),
-    _binary("BitwiseAndTensor", "aten::bitwise_and.Tensor", "self other out", _BITS,
+    _binary("BitwiseAndTensor", "aten::bitwise_and.Tensor", "self other out", _BITS16,
             "experimental/math/bitwise_and/op_api/aclnn_bitwise_and_tensor.cpp", _BIT),
-    _binary("BitwiseAndTensorOut", "aten::bitwise_and.Tensor", "self other out", _BITS,
+    _binary("BitwiseAndTensorOut", "aten::bitwise_and.Tensor", "self other out", _BITS16,
             "experimental/math/bitwise_and/op_api/aclnn_bitwiseand.cpp", _BIT),
-    _binary("BitwiseOrScalar", "aten::bitwise_or.Scalar", "self other out", _BITS,
+    _binary("BitwiseOrScalar", "aten::bitwise_or.Scalar", "self other out", _BITS16,
             "math/bitwise_or/op_api/aclnn_bitwise_or_scalar.cpp", _BIT),
-    _binary("BitwiseOrTensor", "aten::bitwise_or.Tensor", "self other out", _BITS,
+    _binary("BitwiseOrTensor", "aten::bitwise_or.Tensor", "self other out", _BITS16 + d("u32 u64"),
             "math/bitwise_or/op_api/aclnn_bitwise_or_tensor.cpp", _BIT),
     _binary("BitwiseXorScalar", "aten::bitwise_xor.Scalar", "self other out", _BITS,
             "math/bitwise_xor/op_api/aclnn_bitwise_xor_scalar.cpp", _BIT),
@@ -148,16 +153,16 @@ ENTRIES: list[Entry] = [
 
     # in-place forms (the first parameter is updated)
     _inplace("InplaceAdds", "aten::add.Scalar", "selfRef other alpha", _ADD, _ADD_SRC),
-    _inplace("InplaceSub", "aten::sub.Tensor", "selfRef other alpha", _SUB, _SUB_SRC),
-    _inplace("InplaceSubs", "aten::sub.Scalar", "selfRef other alpha", _SUB, _SUB_SRC),
+    _inplace("InplaceSub", "aten::sub.Tensor", "selfRef other alpha", _SUB, _SUB_SRC, _SUB_NOTE),
+    _inplace("InplaceSubs", "aten::sub.Scalar", "selfRef other alpha", _SUB, _SUB_SRC, _SUB_NOTE),
     _inplace("InplaceMul", "aten::mul.Tensor", "selfRef other", _MUL, _MUL_SRC),
     _inplace("InplaceMuls", "aten::mul.Scalar", "selfRef other", _MUL, _MUL_SRC),
     _inplace("InplaceDiv", "aten::div.Tensor", "selfRef other", _DIV, _DIV_SRC, "true division"),
     _inplace("InplaceDivs", "aten::div.Scalar", "selfRef other", _DIV, _DIV_SRC, "true division"),
     E("InplaceDivMod", "aten::div.Tensor_mode", "selfRef other mode", ("selfRef", "other"),
-      {"rounding_mode": _MODE}, dtypes=_DIV, traced=_DIV_SRC, notes=_MODE_NOTE),
+      {"rounding_mode": _MODE}, dtypes=_DIVMOD, traced=_DIV_SRC, notes=_MODE_NOTE),
     E("InplaceDivMods", "aten::div.Scalar_mode", "selfRef other mode", ("selfRef", "other"),
-      {"rounding_mode": _MODE}, dtypes=_DIV, traced=_DIV_SRC, notes=_MODE_NOTE),
+      {"rounding_mode": _MODE}, dtypes=_DIVMOD, traced=_DIV_SRC, notes=_MODE_NOTE),
     E("InplaceAddcmul", "aten::addcmul.default", "selfRef tensor1 tensor2 value", ("selfRef", "tensor1", "tensor2"),
       {"value": "value"}, dtypes=d("f32 i32 i64 f16 i8 u8 f64 bf16"),
       traced="experimental/math/addcmul/op_api/aclnn_addcmul.cpp"),
@@ -168,7 +173,7 @@ ENTRIES: list[Entry] = [
     _inplace("InplaceFmodTensor", "aten::fmod.Tensor", "selfRef other", _FMOD, _MOD_SRC),
     _inplace("InplaceRemainderTensorScalar", "aten::remainder.Scalar", "selfRef other", _REM, _REM_SRC),
     _inplace("InplaceRemainderTensorTensor", "aten::remainder.Tensor", "selfRef other", _REM, _REM_SRC),
-    _inplace("InplacePowTensorScalar", "aten::pow.Tensor_Scalar", "self exponent", _POW,
+    _inplace("InplacePowTensorScalar", "aten::pow.Tensor_Scalar", "self exponent", _POW_B,
              "math/pow/op_api/aclnn_pow.cpp", _POW_NOTE),
     _inplace("InplacePowTensorTensor", "aten::pow.Tensor_Tensor", "self exponent", _POW,
              "math/pow/op_api/aclnn_pow_tensor_tensor.cpp", _POW_NOTE),
@@ -180,15 +185,15 @@ ENTRIES: list[Entry] = [
              "experimental/math/lerp/op_api/aclnn_lerp_tensor.cpp"),
     _inplace("InplaceLerps", "aten::lerp.Scalar", "selfRef end weight", _LERP,
              "experimental/math/lerp/op_api/aclnn_lerp_scalar.cpp"),
-    _inplace("InplaceBitwiseAndScalar", "aten::bitwise_and.Scalar", "selfRef other", _BITS,
+    _inplace("InplaceBitwiseAndScalar", "aten::bitwise_and.Scalar", "selfRef other", _BITS16,
              "experimental/math/bitwise_and/op_api/aclnn_bitwise_and_scalar.cpp", _BIT),
-    _inplace("InplaceBitwiseAndTensor", "aten::bitwise_and.Tensor", "selfRef other", _BITS,
+    _inplace("InplaceBitwiseAndTensor", "aten::bitwise_and.Tensor", "selfRef other", _BITS16,
              "experimental/math/bitwise_and/op_api/aclnn_bitwise_and_tensor.cpp", _BIT),
-    _inplace("InplaceBitwiseAndTensorOut", "aten::bitwise_and.Tensor", "self other", _BITS,
+    _inplace("InplaceBitwiseAndTensorOut", "aten::bitwise_and.Tensor", "self other", _BITS16,
              "experimental/math/bitwise_and/op_api/aclnn_bitwiseand.cpp", _BIT),
-    _inplace("InplaceBitwiseOrScalar", "aten::bitwise_or.Scalar", "selfRef other", _BITS,
+    _inplace("InplaceBitwiseOrScalar", "aten::bitwise_or.Scalar", "selfRef other", _BITS16,
              "math/bitwise_or/op_api/aclnn_bitwise_or_scalar.cpp", _BIT),
-    _inplace("InplaceBitwiseOrTensor", "aten::bitwise_or.Tensor", "selfRef other", _BITS,
+    _inplace("InplaceBitwiseOrTensor", "aten::bitwise_or.Tensor", "selfRef other", _BITS16 + d("u32 u64"),
              "math/bitwise_or/op_api/aclnn_bitwise_or_tensor.cpp", _BIT),
     _inplace("InplaceBitwiseXorScalar", "aten::bitwise_xor.Scalar", "selfRef other", _BITS,
              "math/bitwise_xor/op_api/aclnn_bitwise_xor_scalar.cpp", _BIT),
