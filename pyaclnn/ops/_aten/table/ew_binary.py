@@ -35,7 +35,8 @@ _ADD_SRC, _SUB_SRC, _MUL_SRC, _DIV_SRC = ("math/add/op_api/aclnn_add.cpp", "math
 _MOD_SRC, _REM_SRC = ("experimental/math/mod/op_api/aclnn_fmod_tensor.cpp",
                       "experimental/math/floor_mod/op_api/aclnn_remainder.cpp")
 _CLAMP_SRC = "conversion/clip_by_value_v2/op_api/aclnn_clamp.cpp"
-# aclnnDivMod's mode (docs/aclnnDivMod.md): 0 true division, 1 truncation, 2 floor
+# aclnnDivMod's mode (docs/aclnnDivMod.md): 0 true division, 1 truncation, 2 floor; torch.div, whose
+# rounding_mode defaults to None (true division) where aten's div.Tensor_mode has no default
 _MODE = Enum("mode", (None, "trunc", "floor"))
 _MODE_NOTE = ("mode 0: true division (integers give a float), 1: 'trunc', 2: 'floor' (aten's rounding_mode); "
               "bool and complex inputs left out (aten has no trunc/floor division of them); an integer "
@@ -73,9 +74,9 @@ ENTRIES: list[Entry] = [
             "other - alpha * self (docs/aclnnRsub.md)"),
     _binary("Rsubs", "aten::rsub.Scalar", "self other alpha out", _RSUB, "math/sub/op_api/aclnn_rsub.cpp",
             "other - alpha * self"),
-    E("DivMod", "aten::div.Tensor_mode", "self other mode out", ("self", "other"), {"rounding_mode": _MODE},
+    E("DivMod", "torch:torch.div", "self other mode out", ("self", "other"), {"rounding_mode": _MODE},
       dtypes=_DIVMOD, traced=_DIV_SRC, notes=_MODE_NOTE),
-    E("DivMods", "aten::div.Scalar_mode", "self other mode out", ("self", "other"), {"rounding_mode": _MODE},
+    E("DivMods", "torch:torch.div", "self other mode out", ("self", "other"), {"rounding_mode": _MODE},
       dtypes=_DIVMOD, traced=_DIV_SRC, notes=_MODE_NOTE),
     E("Addcmul", "aten::addcmul.default", "self tensor1 tensor2 value out", ("self", "tensor1", "tensor2"),
       {"value": "value"}, dtypes=d("f32 i32 i64 f16 i8 u8 f64 bf16"),
@@ -159,9 +160,9 @@ ENTRIES: list[Entry] = [
     _inplace("InplaceMuls", "aten::mul.Scalar", "selfRef other", _MUL, _MUL_SRC),
     _inplace("InplaceDiv", "aten::div.Tensor", "selfRef other", _DIV, _DIV_SRC, "true division"),
     _inplace("InplaceDivs", "aten::div.Scalar", "selfRef other", _DIV, _DIV_SRC, "true division"),
-    E("InplaceDivMod", "aten::div.Tensor_mode", "selfRef other mode", ("selfRef", "other"),
+    E("InplaceDivMod", "torch:torch.div", "selfRef other mode", ("selfRef", "other"),
       {"rounding_mode": _MODE}, dtypes=_DIVMOD, traced=_DIV_SRC, notes=_MODE_NOTE),
-    E("InplaceDivMods", "aten::div.Scalar_mode", "selfRef other mode", ("selfRef", "other"),
+    E("InplaceDivMods", "torch:torch.div", "selfRef other mode", ("selfRef", "other"),
       {"rounding_mode": _MODE}, dtypes=_DIVMOD, traced=_DIV_SRC, notes=_MODE_NOTE),
     E("InplaceAddcmul", "aten::addcmul.default", "selfRef tensor1 tensor2 value", ("selfRef", "tensor1", "tensor2"),
       {"value": "value"}, dtypes=d("f32 i32 i64 f16 i8 u8 f64 bf16"),
