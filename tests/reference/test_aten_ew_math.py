@@ -541,9 +541,42 @@ def test_statuses(aten: object, use_backend: Callable[..., object], tmp_path: Pa
 
 
 def test_every_entry_is_exercised() -> None:
-    """Runs last in this module (pytest keeps the file's order): every entry of the families ran."""
+    """Runs after the tests above that call the operators (pytest keeps the file's order): every
+    entry of the families ran."""
     missing = sorted(set(MINE) - EXERCISED)
     if not EXERCISED:
         pytest.skip("run with the whole module")
     assert len(MINE) >= 120
     assert not missing, f"entries no test of this module ran: {missing}"
+
+
+def test_traced_families_take_their_operators_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PRECEDES module's entry replaces another family's of the same operator; two PRECEDES
+    modules naming one operator are an error (table/__init__.py)."""
+    import pkgutil
+    import sys
+    import types
+
+    from pyaclnn.ops._aten import table
+    from pyaclnn.ops._aten.table._entry import E
+    loaded = table.load()
+    assert loaded["Acos"].family == "ew_unary" and loaded["Softmax"].family == "nn"
+    fakes = {}
+    for name, precedes in (("zz_generic", False), ("zz_traced", True)):
+        module = types.ModuleType(f"{table.__name__}.{name}")
+        module.ENTRIES = [E("Acosh", "aten::acosh.default", "self out", ("self",)),  # type: ignore[attr-defined]
+                          E(f"Fake{name}", "aten::abs.default", "self out", ("self",))]
+        module.PRECEDES = precedes  # type: ignore[attr-defined]
+        fakes[name] = module
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+    real = pkgutil.iter_modules
+
+    def listing(*names: str) -> Callable[[Any], Any]:
+        return lambda path: list(real(path)) + [pkgutil.ModuleInfo(None, n, False) for n in names]  # type: ignore[arg-type]
+
+    monkeypatch.setattr(table.pkgutil, "iter_modules", listing("zz_generic"))
+    assert table.load()["Acosh"].family == "ew_unary"  # the generic module's Acosh is left out
+    assert table.load()["Fakezz_generic"].family == "zz_generic"
+    monkeypatch.setattr(table.pkgutil, "iter_modules", listing("zz_traced"))
+    with pytest.raises(ValueError, match="Acosh is in ew_unary.py and zz_traced.py"):
+        table.load()

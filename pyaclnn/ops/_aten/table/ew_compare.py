@@ -9,6 +9,8 @@ from __future__ import annotations
 from ._entry import E, Entry
 from ._ew_dtypes import d
 
+PRECEDES = True  # traced op by op: replaces another family's entry of the same operator (table/__init__.py)
+
 _SRC = {"eq": "experimental/math/equal/op_api/aclnn_eq_{}.cpp",
         "ne": "experimental/math/not_equal_v2/op_api/aclnn_ne_{}.cpp",
         "ge": "experimental/math/greater_equal/op_api/aclnn_ge_{}.cpp",

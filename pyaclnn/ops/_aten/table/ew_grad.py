@@ -5,8 +5,11 @@ from __future__ import annotations
 from ._entry import E, Entry
 from ._ew_dtypes import d
 
+PRECEDES = True  # traced op by op: replaces another family's entry of the same operator (table/__init__.py)
+
 _FN = "torch:pyaclnn.ops._aten.table._ew_fn."
 _HALF = d("f16 f32 bf16")
+_GROUPED = {"gradY": _HALF, "groupIdxOptional": d("i32 i64")}  # group_bias_in_out_dtype_list, group_idx_dtype_list
 _SAME = "the inputs' shapes and dtypes must be equal (the source's CheckShape)"
 
 ENTRIES: list[Entry] = [
@@ -24,10 +27,10 @@ ENTRIES: list[Entry] = [
     E("ExpSegsumBackward", _FN + "exp_segsum_backward", "gradOutput gradSelf gradInput", ("gradOutput", "gradSelf"),
       out="gradInput", dtypes=_HALF, traced="math/exp_segsum_grad/op_host/op_api/aclnn_exp_segsum_backward.cpp"),
     E("GroupedBiasAddGrad", _FN + "grouped_bias_add_grad", "gradY groupIdxOptional out", ("gradY", "groupIdxOptional"),
-      dtypes=_HALF + d("i32 i64"), traced="math/grouped_bias_add_grad/op_api/aclnn_grouped_bias_add_grad.cpp",
-      notes="groupIdx (int32/int64) are the groups' ends"),
+      dtypes=_GROUPED, traced="math/grouped_bias_add_grad/op_api/aclnn_grouped_bias_add_grad.cpp",
+      notes="groupIdx are the groups' ends"),
     E("GroupedBiasAddGradV2", _FN + "grouped_bias_add_grad", "gradY groupIdxOptional groupIdxType out",
-      ("gradY", "groupIdxOptional", "groupIdxType"), dtypes=_HALF + d("i32 i64"),
+      ("gradY", "groupIdxOptional", "groupIdxType"), dtypes=_GROUPED,
       traced="math/grouped_bias_add_grad/op_api/aclnn_grouped_bias_add_grad.cpp",
       notes="groupIdxType 0: groupIdx are the groups' ends, 1: their sizes"),
 ]

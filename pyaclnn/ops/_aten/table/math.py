@@ -159,11 +159,3 @@ ENTRIES += [
     E("InplaceHardtanh", "aten::hardtanh.default", "selfRef clipValueMin clipValueMax",
       ("selfRef", "clipValueMin", "clipValueMax"), dtypes=FLOATS64),
 ]
-
-# The operators of hicann/ops-math's element-wise list (branch i24x-math) are in ew_unary.py,
-# ew_binary.py and ew_compare.py, their dtypes traced from each op_api source's lists and checked
-# against torch's CPU kernels: those entries replace these.
-from . import ew_binary, ew_compare, ew_unary  # noqa: E402
-
-_TRACED = {e.op for m in (ew_unary, ew_binary, ew_compare) for e in m.ENTRIES}
-ENTRIES = [e for e in ENTRIES if e.op not in _TRACED]
