@@ -78,8 +78,10 @@ INPLACE_UNARY: dict[str, tuple[str, tuple[float, float], Callable[[np.ndarray], 
 
 @pytest.mark.parametrize("op", sorted(UNARY))
 @pytest.mark.parametrize("dtype", [F32, F16])
-def test_unary(aten: object, op: str, dtype: Any) -> None:
+def test_unary(aten: object, op: str, dtype: Any, use_backend: Callable[..., object], tmp_path: Path) -> None:
     EXERCISED.add(op)
+    if op == "Square":  # aclnn_square.cpp: Ascend950 only
+        aten_backend(use_backend, tmp_path / "950", soc="Ascend950")
     (lo, hi), fn = UNARY[op]
     x = rand(3, 4, dtype=dtype, lo=lo, hi=hi)
     close(call(op, x, np.zeros_like(x)), fn(x.astype(F64)), dtype, tol=2e-2 if op == "Digamma" and dtype == F16 else None)
@@ -99,10 +101,35 @@ def test_unary_integer_inputs_promote_to_float(aten: object) -> None:
     i = np.array([[-1, 0, 1]], I32)
     close(call("Acos", i, np.zeros((1, 3), F32)), np.arccos(i.astype(F64)))
     close(call("Log2", np.array([1, 2, 8], U8), np.zeros(3, F32)), [0, 1, 3])
-    np.testing.assert_array_equal(call("Square", np.array([-3, 4], I64), np.zeros(2, I64)), [9, 16])
     close(call("Erfc", np.array([True, False]), np.zeros(2, F32)), [math.erfc(1), 1.0])
     # an integer tensor cannot hold an in-place acos (the result is float): 161002
     assert status_of("InplaceAcos", np.array([0, 1], I32)) == 161002
+    # Frac takes integers (aclnn_frac.cpp): their fraction is 0; floats keep their sign
+    np.testing.assert_array_equal(call("Frac", np.array([-3, 5], I32), np.zeros(2, I32)), [0, 0])
+    np.testing.assert_array_equal(call("InplaceFrac", np.array([7], I8), outputs=("inputRef",)), [0])
+    close(call("Frac", np.array([-2.25, 1.5], F32), np.zeros(2, F32)), [-0.25, 0.5])
+
+
+def test_same_dtype_and_soc_rules(aten: object, use_backend: Callable[..., object], tmp_path: Path) -> None:
+    """The sources' OP_CHECK_DTYPE_NOT_MATCH (out's dtype is the input's) and SoC checks: 161002."""
+    x = rand(2, 3)
+    assert status_of("Digamma", x, np.zeros((2, 3), F64)) == 161002  # aten would cast; the device refuses
+    assert status_of("Digamma", x, np.zeros((2, 3), F32)) == 0
+    assert status_of("Acos", x, np.zeros((2, 3), F64)) == 0  # Acos's out may be any float
+    assert status_of("Lerp", x, x.astype(F16), x, np.zeros_like(x)) == 161002  # end's dtype differs
+    assert status_of("TanhBackward", x, x.astype(F16), np.zeros_like(x)) == 161002
+    assert status_of("MaxDim", x, 1, False, np.zeros(2, F16), np.zeros(2, I64)) == 161002
+    assert status_of("IsNegInf", x, np.zeros((2, 3), F32)) == 161002  # out must be bool
+    assert status_of("NanToNum", x, 0.0, 1.0, -1.0, np.zeros_like(x)) == 0
+    assert status_of("Square", x, np.zeros_like(x)) == 161002  # Ascend950 only
+    aten_backend(use_backend, tmp_path / "910", soc="Ascend910")
+    assert status_of("NanToNum", x, 0.0, 1.0, -1.0, np.zeros_like(x)) == 161002  # 910B, 910_93, 950 only
+    assert status_of("AddN", (x, x), np.zeros_like(x)) == 161002
+    assert status_of("IsNegInf", x, np.zeros((2, 3), B)) == 161002
+    aten_backend(use_backend, tmp_path / "950", soc="Ascend950")
+    np.testing.assert_array_equal(call("Square", np.array([-3, 4], I64), np.zeros(2, I64)), [9, 16])
+    assert status_of("Square", x, np.zeros((2, 3), F16)) == 161002  # out's dtype is self's
+    assert status_of("IsPosInf", x, np.zeros((2, 3), B)) == 161002  # "910B/910C class" devices
 
 
 def test_float_predicates(aten: object) -> None:
@@ -260,8 +287,10 @@ def test_addcmul_addcdiv_lerp_gcd(aten: object) -> None:
           (s64 + end) / 2, F16, tol=1e-2)
     a, b = np.array([12, -18, 0, 7], I64), np.array([8, 12, 5, 0], I64)
     np.testing.assert_array_equal(call("Gcd", a, b, np.zeros(4, I64)), np.gcd(a, b))
-    np.testing.assert_array_equal(call("Gcd", a.astype(I8), b.astype(I8), np.zeros(4, I8)), np.gcd(a, b))
+    np.testing.assert_array_equal(call("Gcd", a.astype(np.int16), b.astype(np.int16), np.zeros(4, np.int16)),
+                                  np.gcd(a, b))
     assert status_of("Gcd", rand(2), rand(2), np.zeros(2, F32)) == 161002  # integers only
+    assert status_of("Gcd", a.astype(I8), a.astype(I8), np.zeros(4, I8)) == 161002  # 910B: int16/32/64
 
 
 def test_bitwise_and_shifts(aten: object) -> None:
@@ -534,10 +563,10 @@ def test_statuses(aten: object, use_backend: Callable[..., object], tmp_path: Pa
     assert status_of("EqTensor", x, rand(3), np.zeros((2, 2), B)) == 161002
     assert status_of("AsinhGrad", x, x, np.zeros((2, 2), F32)) == 161002
     assert status_of("Acos", np.zeros((1,) * 9, F32), np.zeros((1,) * 9, F32)) == 161002  # rank 9
-    assert status_of("Acosh", x.astype(F64), np.zeros_like(x, F64)) == 161002  # its source: f16, f32, bf16
-    assert status_of("Acosh", bf16(x), np.zeros_like(bf16(x))) == 0
+    assert status_of("Trunc", x.astype(F64), np.zeros_like(x, F64)) == 161002  # its source: f32, f16, bf16
+    assert status_of("Trunc", bf16(x), np.zeros_like(bf16(x))) == 0
     aten_backend(use_backend, tmp_path / "910", soc="Ascend910")  # no bf16 there
-    assert status_of("Acosh", bf16(x), np.zeros_like(bf16(x))) == 161002
+    assert status_of("Trunc", bf16(x), np.zeros_like(bf16(x))) == 161002
 
 
 def test_every_entry_is_exercised() -> None:
@@ -580,3 +609,11 @@ def test_traced_families_take_their_operators_over(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(table.pkgutil, "iter_modules", listing("zz_traced"))
     with pytest.raises(ValueError, match="Acosh is in ew_unary.py and zz_traced.py"):
         table.load()
+
+
+def test_same_dtype_and_socs_name_parameters_and_socs() -> None:
+    """Every entry's same_dtype names its C parameters, its socs pyaclnn's SoCs."""
+    from pyaclnn._env import SOCS
+    for op, entry in entries().items():
+        assert set(entry.same_dtype) <= set(entry.params), op
+        assert set(entry.socs) <= set(SOCS), op

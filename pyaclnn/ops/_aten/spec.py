@@ -164,6 +164,14 @@ class AtenSpec:
             dtypes = tuple(d for d in dtypes if d != DType.BF16)
         return dtypes
 
+    def _check_same_dtype(self, metas: Sequence[Any]) -> None:
+        """The tensors of ``entry.same_dtype`` (those given) have one dtype."""
+        got = [(n, DType(metas[self._index[n]].dtype)) for n in self.entry.same_dtype
+               if isinstance(metas[self._index[n]], TensorMeta)]
+        if len({dt for _, dt in got}) > 1:
+            fail_invalid(self.API, "the dtypes of " + ", ".join(n for n, _ in got) + " must be equal, got " +
+                         ", ".join(str(dt) for _, dt in got))
+
     def _check_dim(self, metas: Sequence[Any]) -> None:
         first = next((m for i, m in enumerate(metas) if isinstance(m, TensorMeta) and i in self._inputs), None)
         value = metas[self._dim]  # type: ignore[index]
@@ -238,6 +246,8 @@ class AtenSpec:
         for name, m, required in zip(entry.params, metas, self._required):  # CheckNotNull, in C order
             if m is None and required:
                 fail_null(api, f"{name} is nullptr")
+        if entry.socs and soc not in entry.socs:
+            fail_invalid(api, f"aclnn{self.OP} is not supported on {soc} (only on {', '.join(entry.socs)})")
         for i, (name, m) in enumerate(zip(entry.params, metas)):
             allowed = self._allowed(name, soc)
             tensors = (m,) if isinstance(m, TensorMeta) else m if isinstance(m, tuple) and m and \
@@ -250,6 +260,8 @@ class AtenSpec:
                 if i in self._inputs and allowed is not None and t.dtype not in allowed:
                     fail_invalid(api, f"{name} dtype {DType(t.dtype)} not supported on {soc} "
                                       f"(supported: {fmt_dtypes(allowed)})")
+        if entry.same_dtype:
+            self._check_same_dtype(metas)
         if self._dim is not None:
             self._check_dim(metas)
         key = tuple(_key(m) for m in metas)

@@ -24,6 +24,9 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
   where the SoC has it, ``SOCS_BF16``), or a dict of such tuples by C parameter name (``"*"``:
   the others; a parameter not in it, without ``"*"``, is not checked); ``out_dtypes``: the output dtypes (default: any dtype
   the result can be cast to, CANN's CanCast);
+- ``same_dtype``: C tensors whose dtypes must all be equal (the sources'
+  OP_CHECK_DTYPE_NOT_MATCH / NOT_SAME, an output among them); ``socs``: the SoCs the operator
+  exists on (empty: all; elsewhere 161002, as the sources' SoC checks);
 - ``traced``: which phase-1 rules were traced from the op sources (a file of hicann ops-math or
   ops-nn), ``""`` when all are the tier's generic ones (spec.py: nullptr, rank, dtype, out shape);
 - ``notes``: known differences from the device (HF32 under cubeMathType, which is dropped...).
@@ -131,6 +134,8 @@ class Entry:
     traced: str = ""
     notes: str = ""
     family: str = field(default="", compare=False)  # the table module it comes from
+    same_dtype: tuple[str, ...] = ()
+    socs: tuple[str, ...] = ()
 
     def referenced(self) -> list[str]:
         """The C parameter names its aten arguments use."""
@@ -142,9 +147,9 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
       out: str | tuple[str | None, ...] | None = None,
       dtypes: tuple[DType, ...] | Mapping[str, tuple[DType, ...]] | None = FLOATS,
       out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "", inplace: str = "",
-      nullable: str = "") -> Entry:
-    """One table entry (module docstring); ``params``, ``out``, ``inplace`` and ``nullable`` as
-    space-separated names."""
+      nullable: str = "", same_dtype: str = "", socs: str = "") -> Entry:
+    """One table entry (module docstring); ``params``, ``out``, ``inplace``, ``nullable``,
+    ``same_dtype`` and ``socs`` as space-separated names."""
     names = tuple(params.split())
     if out is None:
         out = ("out",) if "out" in names else ("selfRef",) if "selfRef" in names else ()
@@ -153,4 +158,5 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
     if not aten.startswith(("aten::", "torch:")):
         raise ValueError(f"{op}: aten {aten!r} is neither 'aten::name.overload' nor 'torch:path'")
     return Entry(op, aten, names, tuple(args), tuple((kwargs or {}).items()), tuple(out), tuple(inplace.split()),
-                 tuple(nullable.split()), dtypes, out_dtypes, traced, notes)
+                 tuple(nullable.split()), dtypes, out_dtypes, traced, notes, same_dtype=tuple(same_dtype.split()),
+                 socs=tuple(socs.split()))

@@ -242,3 +242,9 @@ def div_v3(self: Tensor, other: Tensor, mode: int) -> Tensor:
     q = self.float() / other.float()
     q = q.trunc() if mode == 1 else q.floor() if mode == 2 else q
     return q.to(dtype)
+
+
+def frac(x: Tensor) -> Tensor:
+    """aclnnFrac: x - trunc(x); an integer's is 0 (math/sub/op_api/aclnn_frac.cpp takes integers,
+    torch's frac has no integer kernel)."""
+    return x.frac() if x.is_floating_point() else x - x

@@ -20,8 +20,8 @@ _SUB = d("f32 i32 i64 f16 i16 i8 u8 f64 bf16 c64 c128")  # math/sub/op_api/aclnn
 _RSUB = d("f32 f16 i64 i32 i8 u8 i16 f64 c64 c128 bf16")  # math/sub/op_api/aclnn_rsub.cpp
 _MUL = d("f32 f16 i32 f64 i8 u8 i16 i64 b c128 c64 bf16")  # math/mul/op_api/aclnn_mul.cpp
 _DIV = d("f16 f32 i64 i32 i16 i8 u8 f64 b bf16 c64 c128")  # math/div/op_api/aclnn_div.cpp
-_FMOD = d("f64 bf16 f16 f32 i32 i64 i8 u8 i16")  # experimental/math/mod/op_api/aclnn_fmod_tensor.cpp
-_REM = d("i32 i64 f16 f32 f64 bf16")  # experimental/math/floor_mod/op_api/aclnn_remainder.cpp
+_FMOD = d("f32 i32 i8 f16 u8 f64 i64 bf16")  # math/mod/op_api/aclnn_fmod_tensor.cpp, aclnn_fmod_scalar.cpp
+_REM = d("i32 i64 f16 f32 f64 bf16")  # math/floor_mod/op_api/aclnn_remainder.cpp
 _POW = d("f32 i32 i64 f16 i8 u8 f64 i16 bf16 c64 c128")  # math/pow/op_api/aclnn_pow*.cpp (bool: below)
 _POW_B = _POW + d("b")  # a bool tensor to a scalar power: aten's pow.Tensor_Scalar takes it
 _DIVMOD = d("f16 f32 i64 i32 i16 i8 u8 f64 bf16")  # aclnn_div.cpp's list less bool, complex (no trunc/floor kernel)
@@ -34,8 +34,8 @@ _CLAMP = d("f16 f32 i32 i64 i16 i8 u8 f64 bf16")  # conversion/clip_by_value_v2/
 
 _ADD_SRC, _SUB_SRC, _MUL_SRC, _DIV_SRC = ("math/add/op_api/aclnn_add.cpp", "math/sub/op_api/aclnn_sub.cpp",
                                           "math/mul/op_api/aclnn_mul.cpp", "math/div/op_api/aclnn_div.cpp")
-_MOD_SRC, _REM_SRC = ("experimental/math/mod/op_api/aclnn_fmod_tensor.cpp",
-                      "experimental/math/floor_mod/op_api/aclnn_remainder.cpp")
+_MOD_SRC, _REM_SRC = ("math/mod/op_api/aclnn_fmod_tensor.cpp",
+                      "math/floor_mod/op_api/aclnn_remainder.cpp")
 _CLAMP_SRC = "conversion/clip_by_value_v2/op_api/aclnn_clamp.cpp"
 # aclnnDivMod's mode (docs/aclnnDivMod.md): 0 true division, 1 truncation, 2 floor; torch.div, whose
 # rounding_mode defaults to None (true division) where aten's div.Tensor_mode has no default
@@ -82,9 +82,9 @@ ENTRIES: list[Entry] = [
       dtypes=_DIVMOD, traced=_DIV_SRC, notes=_MODE_NOTE),
     E("Addcmul", "aten::addcmul.default", "self tensor1 tensor2 value out", ("self", "tensor1", "tensor2"),
       {"value": "value"}, dtypes=d("f32 i32 i64 f16 i8 u8 f64 bf16"),
-      traced="experimental/math/addcmul/op_api/aclnn_addcmul.cpp", notes="self + value * tensor1 * tensor2"),
+      traced="math/addcmul/op_api/aclnn_addcmul.cpp", notes="self + value * tensor1 * tensor2"),
     E("Addcdiv", "aten::addcdiv.default", "self tensor1 tensor2 value out", ("self", "tensor1", "tensor2"),
-      {"value": "value"}, dtypes=d("f32 f16 f64 bf16"), traced="experimental/math/addcdiv/op_api/aclnn_addcdiv.cpp",
+      {"value": "value"}, dtypes=d("f32 f16 f64 bf16"), traced="math/addcdiv/op_api/aclnn_addcdiv.cpp",
       notes="self + value * tensor1 / tensor2; int64 left out (aten refuses integer addcdiv)"),
     # remainders
     _binary("FmodScalar", "aten::fmod.Scalar", "self other out", _FMOD, "math/mod/op_api/aclnn_fmod_scalar.cpp"),
@@ -108,20 +108,19 @@ ENTRIES: list[Entry] = [
             "math/log_add_exp/op_api/aclnn_logaddexp.cpp", "integer and bool inputs left out (no CPU kernel)"),
     _binary("LogAddExp2", "aten::logaddexp2.default", "self other out", d("f32 f16 f64 bf16"),
             "math/log_add_exp/op_api/aclnn_logaddexp2.cpp", "integer and bool inputs left out (no CPU kernel)"),
-    _binary("Lerp", "aten::lerp.Tensor", "self end weight out", _LERP,
-            "experimental/math/lerp/op_api/aclnn_lerp_tensor.cpp"),
-    _binary("Lerps", "aten::lerp.Scalar", "self end weight out", _LERP,
-            "experimental/math/lerp/op_api/aclnn_lerp_scalar.cpp"),
-    _binary("Gcd", "aten::gcd.default", "self other out", d("i8 u8 i16 i32 i64"),
-            "experimental/math/gcd/op_api/aclnn_gcd.cpp", "float inputs of the source's list left out (aten's "
-            "gcd is integer-only)"),
+    E("Lerp", "aten::lerp.Tensor", "self end weight out", ("self", "end", "weight"), dtypes=_LERP,
+      same_dtype="self end weight out", traced="math/lerp/op_api/aclnn_lerp_tensor.cpp"),
+    E("Lerps", "aten::lerp.Scalar", "self end weight out", ("self", "end", "weight"), dtypes=_LERP,
+      same_dtype="self end", traced="math/lerp/op_api/aclnn_lerp_scalar.cpp"),
+    _binary("Gcd", "aten::gcd.default", "self other out", d("i32 i16 i64"),
+            "math/gcd/op_api/aclnn_gcd.cpp", "Ascend950 also takes int8, uint8 (not modelled)"),
     # bits and logic
     _binary("BitwiseAndScalar", "aten::bitwise_and.Scalar", "self other out", _BITS16,
-            "experimental/math/bitwise_and/op_api/aclnn_bitwise_and_scalar.cpp", _BIT),
+            "math/bitwise_and/op_api/aclnn_bitwise_and_scalar.cpp", _BIT),
     _binary("BitwiseAndTensor", "aten::bitwise_and.Tensor", "self other out", _BITS16,
-            "experimental/math/bitwise_and/op_api/aclnn_bitwise_and_tensor.cpp", _BIT),
+            "math/bitwise_and/op_api/aclnn_bitwise_and_tensor.cpp", _BIT),
     _binary("BitwiseAndTensorOut", "aten::bitwise_and.Tensor", "self other out", _BITS16,
-            "experimental/math/bitwise_and/op_api/aclnn_bitwiseand.cpp", _BIT),
+            "math/bitwise_and/op_api/aclnn_bitwiseand.cpp", _BIT),
     _binary("BitwiseOrScalar", "aten::bitwise_or.Scalar", "self other out", _BITS16,
             "math/bitwise_or/op_api/aclnn_bitwise_or_scalar.cpp", _BIT),
     _binary("BitwiseOrTensor", "aten::bitwise_or.Tensor", "self other out", _BITS16 + d("u32 u64"),
@@ -137,9 +136,9 @@ ENTRIES: list[Entry] = [
       dtypes=d("i8 i16 i32 i64 u8"), traced="math/left_shift/op_api/aclnn_left_shift.cpp",
       notes="uint16/32/64 left out; a shift of the type's width or more gives 0, as aten"),
     _binary("LogicalOr", "aten::logical_or.default", "self other out", _LOGIC,
-            "experimental/math/logical_or/op_api/aclnn_logical_or.cpp"),
+            "math/logical_or/op_api/aclnn_logical_or.cpp"),
     _binary("LogicalXor", "aten::logical_xor.default", "self other out", _LOGIC,
-            "experimental/math/not_equal_v2/op_api/aclnn_logical_xor.cpp"),
+            "math/not_equal/op_api/aclnn_logical_xor.cpp"),
     # clamps
     E("Clamp", "aten::clamp.default", "self clipValueMin clipValueMax out", ("self",),
       {"min": "clipValueMin", "max": "clipValueMax"}, nullable="clipValueMin clipValueMax", dtypes=_CLAMP,
@@ -151,8 +150,9 @@ ENTRIES: list[Entry] = [
       traced=_CLAMP_SRC, notes=_CLAMP_NOTE),
     _binary("ClampMinTensor", "aten::clamp_min.Tensor", "self clipValueMin out", _CLAMP, _CLAMP_SRC),
     _binary("ClampMaxTensor", "aten::clamp_max.Tensor", "self max out", _CLAMP, _CLAMP_SRC),
-    _binary("Hardtanh", "aten::hardtanh.default", "self clipValueMin clipValueMax out", _CLAMP,
-            "conversion/clip_by_value_v2/op_api/aclnn_hardtanh.cpp"),
+    E("Hardtanh", "aten::hardtanh.default", "self clipValueMin clipValueMax out",
+      ("self", "clipValueMin", "clipValueMax"), dtypes=_CLAMP, same_dtype="self out",
+      traced="conversion/clip_by_value_v2/op_api/aclnn_hardtanh.cpp"),
 
     # in-place forms (the first parameter is updated)
     _inplace("InplaceAdds", "aten::add.Scalar", "selfRef other alpha", _ADD, _ADD_SRC),
@@ -168,9 +168,9 @@ ENTRIES: list[Entry] = [
       {"rounding_mode": _MODE}, dtypes=_DIVMOD, traced=_DIV_SRC, notes=_MODE_NOTE),
     E("InplaceAddcmul", "aten::addcmul.default", "selfRef tensor1 tensor2 value", ("selfRef", "tensor1", "tensor2"),
       {"value": "value"}, dtypes=d("f32 i32 i64 f16 i8 u8 f64 bf16"),
-      traced="experimental/math/addcmul/op_api/aclnn_addcmul.cpp"),
+      traced="math/addcmul/op_api/aclnn_addcmul.cpp"),
     E("InplaceAddcdiv", "aten::addcdiv.default", "selfRef tensor1 tensor2 value", ("selfRef", "tensor1", "tensor2"),
-      {"value": "value"}, dtypes=d("f32 f16 f64 bf16"), traced="experimental/math/addcdiv/op_api/aclnn_addcdiv.cpp",
+      {"value": "value"}, dtypes=d("f32 f16 f64 bf16"), traced="math/addcdiv/op_api/aclnn_addcdiv.cpp",
       notes="int64 left out (aten refuses integer addcdiv)"),
     _inplace("InplaceFmodScalar", "aten::fmod.Scalar", "selfRef other", _FMOD, "math/mod/op_api/aclnn_fmod_scalar.cpp"),
     _inplace("InplaceFmodTensor", "aten::fmod.Tensor", "selfRef other", _FMOD, _MOD_SRC),
@@ -184,16 +184,16 @@ ENTRIES: list[Entry] = [
              "math/xlogy/op_api/aclnn_x_log_y_tensor.cpp"),
     _inplace("InplaceXLogYScalarOther", "aten::xlogy.Scalar_Other", "selfRef other", _XLOGY,
              "math/xlogy/op_api/aclnn_x_log_y_scalar_other.cpp"),
-    _inplace("InplaceLerp", "aten::lerp.Tensor", "selfRef end weight", _LERP,
-             "experimental/math/lerp/op_api/aclnn_lerp_tensor.cpp"),
-    _inplace("InplaceLerps", "aten::lerp.Scalar", "selfRef end weight", _LERP,
-             "experimental/math/lerp/op_api/aclnn_lerp_scalar.cpp"),
+    E("InplaceLerp", "aten::lerp.Tensor", "selfRef end weight", ("selfRef", "end", "weight"), dtypes=_LERP,
+      same_dtype="selfRef end weight", traced="math/lerp/op_api/aclnn_lerp_tensor.cpp"),
+    E("InplaceLerps", "aten::lerp.Scalar", "selfRef end weight", ("selfRef", "end", "weight"), dtypes=_LERP,
+      same_dtype="selfRef end", traced="math/lerp/op_api/aclnn_lerp_scalar.cpp"),
     _inplace("InplaceBitwiseAndScalar", "aten::bitwise_and.Scalar", "selfRef other", _BITS16,
-             "experimental/math/bitwise_and/op_api/aclnn_bitwise_and_scalar.cpp", _BIT),
+             "math/bitwise_and/op_api/aclnn_bitwise_and_scalar.cpp", _BIT),
     _inplace("InplaceBitwiseAndTensor", "aten::bitwise_and.Tensor", "selfRef other", _BITS16,
-             "experimental/math/bitwise_and/op_api/aclnn_bitwise_and_tensor.cpp", _BIT),
+             "math/bitwise_and/op_api/aclnn_bitwise_and_tensor.cpp", _BIT),
     _inplace("InplaceBitwiseAndTensorOut", "aten::bitwise_and.Tensor", "self other", _BITS16,
-             "experimental/math/bitwise_and/op_api/aclnn_bitwiseand.cpp", _BIT),
+             "math/bitwise_and/op_api/aclnn_bitwiseand.cpp", _BIT),
     _inplace("InplaceBitwiseOrScalar", "aten::bitwise_or.Scalar", "selfRef other", _BITS16,
              "math/bitwise_or/op_api/aclnn_bitwise_or_scalar.cpp", _BIT),
     _inplace("InplaceBitwiseOrTensor", "aten::bitwise_or.Tensor", "selfRef other", _BITS16 + d("u32 u64"),
@@ -203,9 +203,9 @@ ENTRIES: list[Entry] = [
     _inplace("InplaceBitwiseXorTensor", "aten::bitwise_xor.Tensor", "selfRef other", _BITS,
              "math/bitwise_xor/op_api/aclnn_bitwise_xor_tensor.cpp", _BIT),
     _inplace("InplaceLogicalAnd", "aten::logical_and.default", "selfRef other", _LOGIC,
-             "experimental/math/logical_and/op_api/aclnn_logical_and.cpp"),
+             "math/logical_and/op_api/aclnn_logical_and.cpp"),
     _inplace("InplaceLogicalOr", "aten::logical_or.default", "selfRef other", _LOGIC,
-             "experimental/math/logical_or/op_api/aclnn_logical_or.cpp"),
+             "math/logical_or/op_api/aclnn_logical_or.cpp"),
     _inplace("InplaceClampMax", "aten::clamp_max.default", "selfRef clipValueMax", _CLAMP, _CLAMP_SRC),
     _inplace("InplaceClampMaxTensor", "aten::clamp_max.Tensor", "selfRef max", _CLAMP, _CLAMP_SRC),
     _inplace("InplaceClampMinTensor", "aten::clamp_min.Tensor", "selfRef clipValueMin", _CLAMP, _CLAMP_SRC),

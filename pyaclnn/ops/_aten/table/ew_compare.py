@@ -11,12 +11,12 @@ from ._ew_dtypes import d
 
 PRECEDES = True  # traced op by op: replaces another family's entry of the same operator (table/__init__.py)
 
-_SRC = {"eq": "experimental/math/equal/op_api/aclnn_eq_{}.cpp",
-        "ne": "experimental/math/not_equal_v2/op_api/aclnn_ne_{}.cpp",
-        "ge": "experimental/math/greater_equal/op_api/aclnn_ge_{}.cpp",
-        "gt": "experimental/math/greater/op_api/aclnn_gt_{}.cpp",
+_SRC = {"eq": "math/equal/op_api/aclnn_eq_{}.cpp",
+        "ne": "math/not_equal/op_api/aclnn_ne_{}.cpp",
+        "ge": "math/greater_equal/op_api/aclnn_ge_{}.cpp",
+        "gt": "math/greater/op_api/aclnn_gt_{}.cpp",
         "le": "math/less_equal/op_api/aclnn_le_{}.cpp",
-        "lt": "experimental/math/less/op_api/aclnn_lt_{}.cpp"}
+        "lt": "math/less/op_api/aclnn_lt_{}.cpp"}
 _ORDERED = d("f32 i32 i64 f16 i16 i8 u8 f64 b bf16")
 _EQ = _ORDERED + d("c64 c128")  # eq, ne also take complex
 _DTYPES = {"eq": _EQ, "ne": _EQ, "ge": tuple(x for x in _ORDERED if x.name != "BOOL"), "gt": _ORDERED,

@@ -13,13 +13,13 @@ _INDICES = ("indices computed in int64, cast to indices' dtype (int64, or int32 
 
 ENTRIES: list[Entry] = [
     E("MaxDim", "aten::max.dim", "self dim keepdim out indices", ("self", "dim", "keepdim"), out="out indices",
-      dtypes=d("f32 f16 bf16 i16"), traced="experimental/math/arg_max_with_value/op_api/aclnn_max_dim.cpp",
+      dtypes=d("f32 f16 i64 b bf16"), same_dtype="self out", traced="math/arg_max_with_value/op_api/aclnn_max_dim.cpp",
       notes=_INDICES),
     E("MinDim", "aten::min.dim", "self dim keepdim out indices", ("self", "dim", "keepdim"), out="out indices",
-      dtypes=d("f32 f16 i64 b bf16 i16"), traced="experimental/math/arg_min_with_value/op_api/aclnn_min_dim.cpp",
+      dtypes=d("f32 f16 i64 b bf16"), same_dtype="self out", traced="math/arg_min_with_value/op_api/aclnn_min_dim.cpp",
       notes=_INDICES),
     E("MaxV2", _FN + "max_v2", "self dims keepDims noopWithEmptyDims out", ("self", "dims", "keepDims",
-      "noopWithEmptyDims"), dtypes=d("f32 f16 u8 i8 i16 i32 i64 f64 b bf16"),
+      "noopWithEmptyDims"), dtypes=d("f32 f16 u8 i8 i16 i32 i64 f64 b bf16"), same_dtype="self out",
       traced="math/reduce_max/op_api/aclnn_max_v2.cpp"),
     E("ReduceLogSum", _FN + "reduce_log_sum", "data axes keepDims noopWithEmptyAxes reduce",
       ("data", "axes", "keepDims", "noopWithEmptyAxes"), out="reduce", dtypes=d("f16 f32"),

@@ -15,20 +15,20 @@ from ._ew_dtypes import d
 PRECEDES = True  # traced op by op: replaces another family's entry of the same operator (table/__init__.py)
 
 _TRIG = d("f32 f16 f64 i8 i16 i32 i64 b u8 bf16")  # aclnn_acos.cpp, aclnn_asin.cpp, aclnn_atan.cpp
-_TRIG_C = _TRIG + d("c64 c128")  # aclnn_asinh.cpp, aclnn_atanh.cpp, aclnn_cosh.cpp, aclnn_sinh.cpp, aclnn_tan.cpp
+_TRIG_C = _TRIG + d("c64 c128")  # aclnn_a(co|si|ta)nh.cpp, aclnn_cosh.cpp, aclnn_sinh.cpp, aclnn_tan.cpp
 _FLOATS = d("f32 f16 bf16")
 _F64 = d("f32 f16 f64 bf16")
 _PRED = d("f16 f32 bf16 b i32 i64 i16 i8 u8")  # aclnn_is_neg_inf.cpp, aclnn_is_pos_inf.cpp
 
 # (operator, its tensor parameter, aten name, dtypes, source, notes)
 _UNARY: list[tuple[str, str, str, tuple, str, str]] = [
-    ("Acos", "input", "acos", _TRIG, "experimental/math/acos/op_api/aclnn_acos.cpp", ""),
-    ("Acosh", "self", "acosh", _FLOATS, "experimental/math/acosh/op_api/aclnn_acosh.cpp", ""),
+    ("Acos", "input", "acos", _TRIG, "math/acos/op_api/aclnn_acos.cpp", ""),
+    ("Acosh", "self", "acosh", _TRIG_C, "math/acosh/op_api/aclnn_acosh.cpp", ""),
     ("Asin", "self", "asin", _TRIG, "math/asin/op_api/aclnn_asin.cpp", ""),
-    ("Asinh", "input", "asinh", _TRIG_C, "experimental/math/asinh/op_api/aclnn_asinh.cpp", ""),
+    ("Asinh", "input", "asinh", _TRIG_C, "math/asinh/op_api/aclnn_asinh.cpp", ""),
     ("AsinhV2", "x", "asinh", d("f16 f32 i8 i16 i32 i64 u8 b f64"),
      "experimental/math/asinh_v2/op_api/aclnn_asinh_v2.cpp", ""),
-    ("Atan", "input", "atan", _TRIG, "experimental/math/atan/op_api/aclnn_atan.cpp", ""),
+    ("Atan", "input", "atan", _TRIG, "math/atan/op_api/aclnn_atan.cpp", ""),
     ("Atanh", "input", "atanh", _TRIG_C, "math/atanh/op_api/aclnn_atanh.cpp", ""),
     ("Cosh", "self", "cosh", _TRIG_C, "math/cosh/op_api/aclnn_cosh.cpp", ""),
     ("Sinh", "self", "sinh", _TRIG_C, "math/sinh/op_api/aclnn_sinh.cpp", ""),
@@ -36,18 +36,18 @@ _UNARY: list[tuple[str, str, str, tuple, str, str]] = [
     ("Digamma", "self", "digamma", d("f64 f32 f16"), "math/digamma/op_host/op_api/aclnn_digamma.cpp", ""),
     ("Lgamma", "self", "lgamma", d("f64 f32 f16"), "math/lgamma/op_host/op_api/aclnn_lgamma.cpp", ""),
     ("Erfc", "self", "erfc", d("f64 f32 f16 b i64 bf16"), "math/erfc/op_api/aclnn_erfc.cpp", ""),
-    ("Frac", "input", "frac", _FLOATS, "math/sub/op_api/aclnn_frac.cpp",
-     "the device also takes integers (frac 0); torch's frac has no integer kernel"),
+    ("Frac", "input", "frac", _FLOATS + d("i8 i16 i32 i64 u8"), "math/sub/op_api/aclnn_frac.cpp",
+     "integers: 0 (torch's frac has no integer kernel: _ew_fn.frac)"),
     ("Log10", "self", "log10", d("b u8 i8 i16 i32 i64 bf16 f16 f32 f64 c64 c128"),
-     "experimental/math/log/op_api/aclnn_log10.cpp", ""),
+     "math/log/op_api/aclnn_log10.cpp", ""),
     ("Log2", "self", "log2", d("f32 i32 i64 f16 i16 i8 u8 f64 bf16 b c64 c128"),
-     "experimental/math/log/op_api/aclnn_log2.cpp", ""),
+     "math/log/op_api/aclnn_log2.cpp", ""),
     ("Sinc", "self", "sinc", _TRIG, "math/sinc/op_api/aclnn_sinc.cpp", ""),
     ("Square", "self", "square", d("i64 f32 f16 i32 bf16"), "math/square/op_api/aclnn_square.cpp", ""),
     ("Trunc", "self", "trunc", _FLOATS, "math/trunc/op_api/aclnn_trunc.cpp",
      "Ascend950 also takes int8, uint8, int32 (ARCH3510 list): not modelled"),
     ("Signbit", "self", "signbit", d("f32 i32 i64 f16 i16 i8 u8 f64 b bf16 u16 u32 u64"),
-     "experimental/math/less/op_api/aclnn_signbit.cpp", ""),
+     "math/signbit/op_api/aclnn_signbit.cpp", ""),
     ("IsFinite", "self", "isfinite", _F64, "math/is_finite/docs/aclnnIsFinite.md", ""),
     ("IsNegInf", "self", "isneginf", _PRED, "experimental/math/is_neg_inf/op_api/aclnn_is_neg_inf.cpp", ""),
     ("IsPosInf", "self", "isposinf", _PRED, "experimental/math/is_pos_inf/op_api/aclnn_is_pos_inf.cpp", ""),
@@ -57,36 +57,36 @@ _UNARY: list[tuple[str, str, str, tuple, str, str]] = [
 
 # in-place forms: (operator, its tensor parameter, aten name, dtypes of the tensor, source)
 _INPLACE: list[tuple[str, str, str, tuple, str]] = [
-    ("InplaceAcos", "inputRef", "acos", _F64, "experimental/math/acos/op_api/aclnn_acos.cpp"),
-    ("InplaceAcosh", "selfRef", "acosh", _FLOATS, "experimental/math/acosh/op_api/aclnn_acosh.cpp"),
+    ("InplaceAcos", "inputRef", "acos", _F64, "math/acos/op_api/aclnn_acos.cpp"),
+    ("InplaceAcosh", "selfRef", "acosh", _F64 + d("c64 c128"), "math/acosh/op_api/aclnn_acosh.cpp"),
     ("InplaceAsin", "selfRef", "asin", _F64, "math/asin/op_api/aclnn_asin.cpp"),
-    ("InplaceAsinh", "inputRef", "asinh", _F64 + d("c64 c128"), "experimental/math/asinh/op_api/aclnn_asinh.cpp"),
-    ("InplaceAtan", "inputRef", "atan", _F64, "experimental/math/atan/op_api/aclnn_atan.cpp"),
+    ("InplaceAsinh", "inputRef", "asinh", _F64 + d("c64 c128"), "math/asinh/op_api/aclnn_asinh.cpp"),
+    ("InplaceAtan", "inputRef", "atan", _F64, "math/atan/op_api/aclnn_atan.cpp"),
     ("InplaceAtanh", "inputRef", "atanh", _F64 + d("c64 c128"), "math/atanh/op_api/aclnn_atanh.cpp"),
     ("InplaceCeil", "selfRef", "ceil", _F64, "math/ceil/op_api/aclnn_ceil.cpp"),
-    ("InplaceCos", "inputRef", "cos", _F64 + d("c64 c128"), "experimental/math/cos/op_api/aclnn_cos.cpp"),
+    ("InplaceCos", "inputRef", "cos", _F64 + d("c64 c128"), "math/cos/op_api/aclnn_cos.cpp"),
     ("InplaceCosh", "selfRef", "cosh", _F64 + d("c64 c128"), "math/cosh/op_api/aclnn_cosh.cpp"),
-    ("InplaceErf", "selfRef", "erf", _F64, "experimental/math/erf/op_api/aclnn_erf.cpp"),
+    ("InplaceErf", "selfRef", "erf", _F64, "math/erf/op_api/aclnn_erf.cpp"),
     ("InplaceErfc", "selfRef", "erfc", _F64, "math/erfc/op_api/aclnn_erfc.cpp"),
-    ("InplaceExp", "selfRef", "exp", _F64 + d("c64 c128"), "experimental/math/exp/op_api/aclnn_exp.cpp"),
+    ("InplaceExp", "selfRef", "exp", _F64 + d("c64 c128"), "math/exp/op_api/aclnn_exp.cpp"),
     ("InplaceExp2", "selfRef", "exp2", _F64, "math/pow/op_api/aclnn_exp2.cpp"),
     ("InplaceExpm1", "selfRef", "expm1", _FLOATS, "math/expm1/op_api/aclnn_expm1.cpp"),
     ("InplaceFloor", "selfRef", "floor", _F64 + d("i64 i32 i16 i8 u8"),
-     "experimental/math/floor/op_api/aclnn_floor.cpp"),
-    ("InplaceFrac", "inputRef", "frac", _FLOATS, "math/sub/op_api/aclnn_frac.cpp"),
-    ("InplaceLog", "selfRef", "log", _F64 + d("c64 c128"), "experimental/math/log/op_api/aclnn_log.cpp"),
-    ("InplaceLog10", "selfRef", "log10", _F64 + d("c64 c128"), "experimental/math/log/op_api/aclnn_log10.cpp"),
+     "math/floor/op_api/aclnn_floor.cpp"),
+    ("InplaceFrac", "inputRef", "frac", _FLOATS + d("i8 i16 i32 i64 u8"), "math/sub/op_api/aclnn_frac.cpp"),
+    ("InplaceLog", "selfRef", "log", _F64 + d("c64 c128"), "math/log/op_api/aclnn_log.cpp"),
+    ("InplaceLog10", "selfRef", "log10", _F64 + d("c64 c128"), "math/log/op_api/aclnn_log10.cpp"),
     ("InplaceLog1p", "selfRef", "log1p", _F64, "math/log1p/op_api/aclnn_log1p.cpp"),
-    ("InplaceLog2", "selfRef", "log2", _F64 + d("c64 c128"), "experimental/math/log/op_api/aclnn_log2.cpp"),
+    ("InplaceLog2", "selfRef", "log2", _F64 + d("c64 c128"), "math/log/op_api/aclnn_log2.cpp"),
     ("InplaceLogicalNot", "selfRef", "logical_not", d("u8 i8 i16 i32 i64 f16 f32 f64 b bf16"),
-     "experimental/math/logical_not/op_api/aclnn_logical_not.cpp"),
-    ("InplaceNeg", "selfRef", "neg", d("i8 u8 i16 i32 i64 f16 f32 f64 c64 c128 bf16"),
-     "experimental/math/neg/op_api/aclnn_neg.cpp"),
+     "math/logical_not/op_api/aclnn_logical_not.cpp"),
+    ("InplaceNeg", "selfRef", "neg", d("i8 i32 i64 f16 f32 f64 c64 c128 bf16"),
+     "math/neg/op_api/aclnn_neg.cpp"),
     ("InplaceReciprocal", "selfRef", "reciprocal", _F64 + d("c64 c128"),
-     "experimental/math/reciprocal/op_api/aclnn_reciprocal.cpp"),
-    ("InplaceRound", "selfRef", "round", _F64 + d("i32 i64"), "experimental/math/round/op_api/aclnn_round.cpp"),
-    ("InplaceRsqrt", "selfRef", "rsqrt", _FLOATS, "experimental/math/rsqrt/op_api/aclnn_rsqrt.cpp"),
-    ("InplaceSin", "selfRef", "sin", _F64 + d("c64 c128"), "experimental/math/sin/op_api/aclnn_sin.cpp"),
+     "math/reciprocal/op_api/aclnn_reciprocal.cpp"),
+    ("InplaceRound", "selfRef", "round", _F64 + d("i32 i64"), "math/round/op_api/aclnn_round.cpp"),
+    ("InplaceRsqrt", "selfRef", "rsqrt", _F64 + d("c64 c128"), "math/rsqrt/op_api/aclnn_rsqrt.cpp"),
+    ("InplaceSin", "selfRef", "sin", _F64 + d("c64 c128"), "math/sin/op_api/aclnn_sin.cpp"),
     ("InplaceSinc", "selfRef", "sinc", _F64, "math/sinc/op_api/aclnn_sinc.cpp"),
     ("InplaceSinh", "selfRef", "sinh", _F64 + d("c64 c128"), "math/sinh/op_api/aclnn_sinh.cpp"),
     ("InplaceSqrt", "self", "sqrt", _F64 + d("c64 c128"), "math/sqrt/op_api/aclnn_sqrt.cpp"),
@@ -95,21 +95,32 @@ _INPLACE: list[tuple[str, str, str, tuple, str]] = [
     ("InplaceTrunc", "selfRef", "trunc", _FLOATS, "math/trunc/op_api/aclnn_trunc.cpp"),
 ]
 
+_NAN_SOCS = "Ascend910B Ascend910_93 Ascend950"  # aclnn_nan_to_num.cpp: 910B, 910_93, RegBase
 _NAN = "nan, posinf, neginf as floats (aten's defaults apply only to a None; CANN's are explicit)"
 
+# out's dtype must be the input's (the sources' OP_CHECK_DTYPE_NOT_MATCH(self, out))
+_SAME_OUT = {"BitwiseNot", "Digamma", "Lgamma", "Trunc", "Square", "Frac"}
+# the SoCs an operator exists on (the sources' SoC checks)
+_SOCS = {"Square": "Ascend950",  # aclnn_square.cpp: IsRegBase() only
+         "IsNegInf": "Ascend910B Ascend910_93", "IsPosInf": "Ascend910B Ascend910_93"}  # "910B/910C class"
+_FRAC = "torch:pyaclnn.ops._aten.table._ew_fn.frac"  # integers too (their fraction is 0)
+
 ENTRIES: list[Entry] = [
-    *(E(op, f"aten::{aten}.default", f"{x} out", (x,), dtypes=dts, traced=src, notes=notes)
+    *(E(op, _FRAC if aten == "frac" else f"aten::{aten}.default", f"{x} out", (x,), dtypes=dts, traced=src,
+        notes=notes, same_dtype=f"{x} out" if op in _SAME_OUT else "", socs=_SOCS.get(op, ""),
+        out_dtypes=d("b") if op in ("IsNegInf", "IsPosInf") else None)
       for op, x, aten, dts, src, notes in _UNARY),
-    *(E(op, f"aten::{aten}.default", x, (x,), out=x, dtypes=dts, traced=src) for op, x, aten, dts, src in _INPLACE),
+    *(E(op, _FRAC if aten == "frac" else f"aten::{aten}.default", x, (x,), out=x, dtypes=dts, traced=src)
+      for op, x, aten, dts, src in _INPLACE),
     E("NanToNum", "aten::nan_to_num.default", "self nan posinf neginf out", ("self", "nan", "posinf", "neginf"),
-      dtypes=d("f16 f32 bf16 i8 i16 i32 i64 u8 b"),
-      traced="experimental/math/nan_to_num/op_api/aclnn_nan_to_num.cpp", notes=_NAN),
+      dtypes=d("f16 f32 bf16 i8 i16 i32 i64 u8 b"), same_dtype="self out", socs=_NAN_SOCS,
+      traced="math/nan_to_num/op_api/aclnn_nan_to_num.cpp", notes=_NAN),
     E("InplaceNanToNum", "aten::nan_to_num.default", "selfRef nan posinf neginf",
-      ("selfRef", "nan", "posinf", "neginf"), dtypes=d("f16 f32 bf16 i8 i16 i32 i64 u8 b"),
-      traced="experimental/math/nan_to_num/op_api/aclnn_nan_to_num.cpp", notes=_NAN),
+      ("selfRef", "nan", "posinf", "neginf"), dtypes=d("f16 f32 bf16 i8 i16 i32 i64 u8 b"), socs=_NAN_SOCS,
+      traced="math/nan_to_num/op_api/aclnn_nan_to_num.cpp", notes=_NAN),
     E("InplaceRoundDecimals", "aten::round.decimals", "selfRef decimals", ("selfRef",), {"decimals": "decimals"},
-      dtypes=_F64, traced="experimental/math/round/op_api/aclnn_round.cpp",
+      dtypes=_F64, traced="math/round/op_api/aclnn_round.cpp",
       notes="halves to even after scaling by 10**decimals, as aten"),
     E("InplaceOne", "aten::ones_like.default", "selfRef", ("selfRef",), dtypes=d("f32 f16 i8 i16 i32 i64 u8 b f64 bf16"),
-      traced="experimental/math/ones_like/op_api/aclnn_ones.cpp", notes="fills selfRef with ones"),
+      traced="math/ones_like/op_api/aclnn_ones.cpp", notes="fills selfRef with ones"),
 ]
