@@ -1,7 +1,8 @@
 """Element-wise comparisons (ops-math): Eq/Ne/Ge/Gt/Le/Lt with a tensor or a scalar ``other``.
 
 aten's result is bool, written to ``out`` in out's dtype (the sources' OUT_DTYPE_SUPPORT_LISTs
-take the numeric dtypes too: true is 1). Ge refuses bool inputs (its 910B list has none). Input dtypes: the source's Ascend910B list less
+take the numeric dtypes too: true is 1). Ge refuses bool inputs (its 910B list has none).
+Input dtypes: the source's Ascend910B list less
 uint16/32/64 (torch's CPU comparisons have no unsigned kernel but uint8's).
 """
 from __future__ import annotations

@@ -21,14 +21,16 @@ ENTRIES: list[Entry] = [
       notes="self (a scalar) + alpha * other, as aten's rsub(other, self, alpha=-alpha)"),
     E("AddN", _FN + "add_n", "tensors out", ("tensors",), dtypes=d("i32 i64 f16 bf16 f32"),
       socs="Ascend910B Ascend910_93 Ascend950",
-      traced="math/add_n/op_api/aclnn_add_n.cpp", notes="same shapes and dtypes; half precision summed in float32; out's dtype is not checked against "
+      traced="math/add_n/op_api/aclnn_add_n.cpp",
+      notes="same shapes and dtypes; half precision summed in float32; out's dtype is not checked against "
             "the tensors' (the source requires it equal)"),
     E("MulNoNan", _FN + "mul_no_nan", "x y z", ("x", "y"), out="z", dtypes=_HALF, same_dtype="x y z",
       traced="experimental/math/mul_no_nan/op_api/aclnn_mul_no_nan.cpp"),
     E("ApproximateEqual", _FN + "approximate_equal", "x1 x2 tolerance y", ("x1", "x2", "tolerance"), out="y",
       dtypes=_HALF, traced="experimental/math/approximate_equal/op_api/aclnn_approximate_equal.cpp"),
     E("AddMatMatElements", _FN + "add_mat_mat_elements", "a b c alpha beta cOut", ("a", "b", "c", "alpha", "beta"),
-      out="cOut", dtypes=_HALF, same_dtype="a b c cOut", traced="experimental/math/add_mat_mat_elements/op_api/aclnn_add_mat_mat_elements.cpp"),
+      out="cOut", dtypes=_HALF, same_dtype="a b c cOut",
+      traced="experimental/math/add_mat_mat_elements/op_api/aclnn_add_mat_mat_elements.cpp"),
     E("AddMatMatElementsPlus", _FN + "add_mat_mat_elements_plus", "c a b beta alpha cOut",
       ("c", "a", "b", "beta", "alpha"), out="cOut", dtypes=_HALF, same_dtype="c a b beta alpha",
       traced="experimental/math/add_mat_mat_elements_plus/op_api/aclnn_add_mat_mat_elements_plus.cpp"),

@@ -27,7 +27,9 @@ _UNARY: list[tuple[str, str, str, tuple, str, str]] = [
     ("Asin", "self", "asin", _TRIG, "math/asin/op_api/aclnn_asin.cpp", ""),
     ("Asinh", "input", "asinh", _TRIG_C, "math/asinh/op_api/aclnn_asinh.cpp", ""),
     ("AsinhV2", "x", "asinh", d("f16 f32 i8 i16 i32 i64 u8 b f64"),
-     "experimental/math/asinh_v2/op_api/aclnn_asinh_v2.cpp", ""),
+     "experimental/math/asinh_v2/op_api/aclnn_asinh_v2.cpp",
+     "out float16 or float32 (the source wants float16 for a float16 x, float32 for the others: the tier "
+     "also takes the other of the two)"),
     ("Atan", "input", "atan", _TRIG, "math/atan/op_api/aclnn_atan.cpp", ""),
     ("Atanh", "input", "atanh", _TRIG_C, "math/atanh/op_api/aclnn_atanh.cpp", ""),
     ("Cosh", "self", "cosh", _TRIG_C, "math/cosh/op_api/aclnn_cosh.cpp", ""),
@@ -48,7 +50,8 @@ _UNARY: list[tuple[str, str, str, tuple, str, str]] = [
      "Ascend950 also takes int8, uint8, int32 (ARCH3510 list): not modelled"),
     ("Signbit", "self", "signbit", d("f32 i32 i64 f16 i16 i8 u8 f64 b bf16 u16 u32 u64"),
      "math/signbit/op_api/aclnn_signbit.cpp", ""),
-    ("IsFinite", "self", "isfinite", _F64, "math/is_finite/docs/aclnnIsFinite.md", ""),
+    ("IsFinite", "self", "isfinite", _F64 + d("i32 i64 i16 i8 u8 b"), "math/is_finite/op_api/aclnn_is_finite.cpp",
+     "integers and bool too (the source's lists; the doc names the floats only)"),
     ("IsNegInf", "self", "isneginf", _PRED, "experimental/math/is_neg_inf/op_api/aclnn_is_neg_inf.cpp", ""),
     ("IsPosInf", "self", "isposinf", _PRED, "experimental/math/is_pos_inf/op_api/aclnn_is_pos_inf.cpp", ""),
     ("BitwiseNot", "self", "bitwise_not", d("i16 i32 i64 i8 u8 b"),
@@ -103,12 +106,13 @@ _SAME_OUT = {"BitwiseNot", "Digamma", "Lgamma", "Trunc", "Square", "Frac"}
 # the SoCs an operator exists on (the sources' SoC checks)
 _SOCS = {"Square": "Ascend950",  # aclnn_square.cpp: IsRegBase() only
          "IsNegInf": "Ascend910B Ascend910_93", "IsPosInf": "Ascend910B Ascend910_93"}  # "910B/910C class"
+_OUT_DTYPES = {"IsFinite": d("b"), "IsNegInf": d("b"), "IsPosInf": d("b"), "AsinhV2": d("f16 f32")}
 _FRAC = "torch:pyaclnn.ops._aten.table._ew_fn.frac"  # integers too (their fraction is 0)
 
 ENTRIES: list[Entry] = [
     *(E(op, _FRAC if aten == "frac" else f"aten::{aten}.default", f"{x} out", (x,), dtypes=dts, traced=src,
         notes=notes, same_dtype=f"{x} out" if op in _SAME_OUT else "", socs=_SOCS.get(op, ""),
-        out_dtypes=d("b") if op in ("IsNegInf", "IsPosInf") else None)
+        out_dtypes=_OUT_DTYPES.get(op))
       for op, x, aten, dts, src, notes in _UNARY),
     *(E(op, _FRAC if aten == "frac" else f"aten::{aten}.default", x, (x,), out=x, dtypes=dts, traced=src)
       for op, x, aten, dts, src in _INPLACE),
@@ -121,6 +125,7 @@ ENTRIES: list[Entry] = [
     E("InplaceRoundDecimals", "aten::round.decimals", "selfRef decimals", ("selfRef",), {"decimals": "decimals"},
       dtypes=_F64, traced="math/round/op_api/aclnn_round.cpp",
       notes="halves to even after scaling by 10**decimals, as aten"),
-    E("InplaceOne", "aten::ones_like.default", "selfRef", ("selfRef",), dtypes=d("f32 f16 i8 i16 i32 i64 u8 b f64 bf16"),
+    E("InplaceOne", "aten::ones_like.default", "selfRef", ("selfRef",),
+      dtypes=d("f32 f16 i8 i16 i32 i64 u8 b f64 bf16"),
       traced="math/ones_like/op_api/aclnn_ones.cpp", notes="fills selfRef with ones"),
 ]
