@@ -3,7 +3,8 @@ of torch operations (_ew_fn.py, each citing the doc it follows), and one aten ov
 converted argument (AddV3).
 
 LEFT_OUT: the operators of the ops-math list (/work/notes/ops-math.txt) no table entry computes,
-each with its reason.
+each with its reason; besides them, aclnnAdd and aclnnInplaceAdd, which the exact references
+compute (pyaclnn.ops: a table entry must not shadow them).
 """
 from __future__ import annotations
 
@@ -51,8 +52,6 @@ ENTRIES: list[Entry] = [
 ]
 
 LEFT_OUT: dict[str, str] = {
-    "Add": "the exact reference computes it (pyaclnn.ops)",
-    "InplaceAdd": "the exact reference computes it (pyaclnn.ops)",
     "InplaceAddV3": "selfRef is an aclScalar: there is no tensor to write the result to",
     "DropoutGenMask": "RNG (seeded bit mask)",
     "DropoutGenMaskV2": "RNG (seeded bit mask)",
