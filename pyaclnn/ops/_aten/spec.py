@@ -239,6 +239,8 @@ class AtenSpec:
         for name, m, required in zip(entry.params, metas, self._required):  # CheckNotNull, in C order
             if m is None and required:
                 fail_null(api, f"{name} is nullptr")
+        if entry.socs and soc not in entry.socs:  # the sources' SoC checks (Entry.socs)
+            fail_invalid(api, f"aclnn{self.OP} is not supported on {soc} (only on {', '.join(entry.socs)})")
         for i, (name, m) in enumerate(zip(entry.params, metas)):
             allowed = self._allowed(name, soc)
             tensors = (m,) if isinstance(m, TensorMeta) else m if isinstance(m, tuple) and m and \

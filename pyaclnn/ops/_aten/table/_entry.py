@@ -27,6 +27,8 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
   whose dtype must be the first one's (OP_CHECK_DTYPE_NOT_MATCH); ``single``: outputs whose 0-d
   result may be written to any one-element output of rank <= 1 (a source's "single element"
   check, where aten would have a 0-d tensor);
+- ``socs``: the SoCs the operator exists on (empty: all; elsewhere 161002 after the nullptr
+  checks, as the sources' SoC checks refuse it);
 - ``rule``: how phase 1 finds the outputs' shapes and dtypes: ``"meta"`` (aten's meta kernels,
   the default) or ``"cpu"`` (its CPU kernel on zeros, once per distinct arguments: for an
   operator whose meta kernel checks less than its CPU kernel, which would accept at phase 1
@@ -141,6 +143,7 @@ class Entry:
     same_dtype: tuple[str, ...] = ()
     rule: str = "meta"
     single: tuple[str, ...] = ()
+    socs: tuple[str, ...] = ()
     family: str = field(default="", compare=False)  # the table module it comes from
 
     def referenced(self) -> list[str]:
@@ -154,9 +157,9 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
       dtypes: tuple[DType, ...] | Mapping[str, tuple[DType, ...]] | None = FLOATS,
       out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "",
       nullable: str = "", dtypes_v1: tuple[DType, ...] | None = None, same_dtype: str = "",
-      rule: str = "meta", single: str = "") -> Entry:
-    """One table entry (module docstring); ``params``, ``out``, ``nullable`` and ``same_dtype``
-    as space-separated names."""
+      rule: str = "meta", single: str = "", socs: str = "") -> Entry:
+    """One table entry (module docstring); ``params``, ``out``, ``nullable``, ``same_dtype``,
+    ``single`` and ``socs`` as space-separated names."""
     names = tuple(params.split())
     if out is None:
         out = ("out",) if "out" in names else ("selfRef",) if "selfRef" in names else ()
@@ -166,4 +169,4 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
         raise ValueError(f"{op}: aten {aten!r} is neither 'aten::name.overload' nor 'torch:path'")
     return Entry(op, aten, names, tuple(args), tuple((kwargs or {}).items()), tuple(out),
                  tuple(nullable.split()), dtypes, out_dtypes, traced, notes, dtypes_v1, tuple(same_dtype.split()),
-                 rule, tuple(single.split()))
+                 rule, tuple(single.split()), tuple(socs.split()))
