@@ -1,0 +1,199 @@
+"""Small compositions of aten calls for the tensor families' entries (t_*.py), named by a
+``torch:pyaclnn.ops._aten.table._t_fns.<name>`` path where no single aten overload has the
+operator's semantics. Each takes torch tensors (real or on the ``meta`` device: phase 1 runs
+them there for the output's shape and dtype) and the plain C values, and returns aten's
+result(s); the docstring says which aclnn operator it is and what it composes.
+
+Not a table module (the leading underscore): it imports torch, lazily, inside the functions.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Sequence
+
+
+def _torch() -> Any:
+    import torch
+    return torch
+
+
+def aminmax_dims(x: Any, dim: Sequence[int], keepdim: bool) -> tuple[Any, Any]:
+    """aclnnAminmax: (amin, amax) over an array of dims (aten's aminmax takes one dim)."""
+    a = _torch().ops.aten
+    return a.amin.default(x, list(dim), keepdim), a.amax.default(x, list(dim), keepdim)
+
+
+def cumsum_v2(x: Any, dim: int, exclusive: bool, reverse: bool) -> Any:
+    """aclnnCumsumV2: cumsum along dim; ``reverse`` sums from the end, ``exclusive`` leaves the
+    element itself out (the j-th output is the sum of the j-1 before it: aclnnCumsumV2.md)."""
+    torch = _torch()
+    y = torch.flip(x, [dim]) if reverse else x
+    s = torch.cumsum(y, dim)
+    if exclusive:
+        s = s - y
+    return torch.flip(s, [dim]) if reverse else s
+
+
+def mean_v2(x: Any, dim: Sequence[int], keepdim: bool, noop: bool) -> Any:
+    """aclnnMeanV2: mean over dim; an empty dim reduces every axis, or (noopWithEmptyAxes) is
+    the input itself (aclnnMeanV2.md)."""
+    torch = _torch()
+    if not dim and noop:
+        return x.clone()
+    return torch.mean(x, list(dim) if dim else list(range(x.dim())), keepdim)
+
+
+def global_average_pool(x: Any) -> Any:
+    """aclnnGlobalAveragePool: the mean over every axis after N, C, kept (N, C, 1, ...)."""
+    return _torch().mean(x, list(range(2, x.dim())), True)
+
+
+def global_max_pool(x: Any) -> Any:
+    """aclnnGlobalMaxPool: the max over every axis after N, C, kept (N, C, 1, ...)."""
+    return _torch().amax(x, list(range(2, x.dim())), True)
+
+
+def max_n(tensors: Sequence[Any]) -> Any:
+    """aclnnMaxN: the element-wise max of a list of tensors (broadcast, promoted)."""
+    return functools.reduce(_torch().maximum, tensors)
+
+
+def min_n(tensors: Sequence[Any]) -> Any:
+    """aclnnMinN: the element-wise min of a list of tensors (broadcast, promoted)."""
+    return functools.reduce(_torch().minimum, tensors)
+
+
+def sum_n(tensors: Sequence[Any]) -> Any:
+    """aclnnSum / aclnnSumV2: the element-wise sum of a list of tensors (AccumulateNV2)."""
+    return functools.reduce(_torch().add, tensors)
+
+
+def batch_norm_stats(x: Any, eps: float) -> tuple[Any, Any]:
+    """aclnnBatchNormStats: per channel (dim 1) the mean and 1/sqrt(biased var + eps), in fp32
+    (aten's batch_norm_stats has no CPU kernel)."""
+    torch = _torch()
+    dims = [d for d in range(x.dim()) if d != 1]
+    var, mean = torch.var_mean(x.float(), dims, correction=0)
+    return mean, torch.rsqrt(var + eps)
+
+
+def flatten_2d(x: Any, axis: int) -> Any:
+    """aclnnFlatten: ONNX Flatten, a 2-D result (prod(shape[:axis]), prod(shape[axis:]))
+    (aclnnFlatten.md), unlike aten's flatten."""
+    axis = axis + x.dim() if axis < 0 else axis
+    lead = 1
+    for s in x.shape[:axis]:
+        lead *= s
+    return x.reshape(lead, -1) if x.numel() else x.reshape(lead, x.numel() // max(lead, 1))
+
+
+def slice_v2(x: Any, starts: Sequence[int], ends: Sequence[int], axes: Sequence[int],
+             steps: Sequence[int]) -> Any:
+    """aclnnSliceV2: aten's slice once per axis (starts/ends/axes/steps in parallel)."""
+    a = _torch().ops.aten
+    for s, e, ax, st in zip(starts, ends, axes, steps):
+        x = a.slice.Tensor(x, ax, s, e, st)
+    return x
+
+
+def confusion_transpose(x: Any, perm: Sequence[int], shape: Sequence[int], transpose_first: bool) -> Any:
+    """aclnnConfusionTranspose: reshape(permute(x)) when transpose_first, else
+    permute(reshape(x)) (aclnnConfusionTranspose.md)."""
+    if transpose_first:
+        return x.permute(list(perm)).reshape(list(shape))
+    return x.reshape(list(shape)).permute(list(perm))
+
+
+def fill_diagonal(x: Any, value: Any, wrap: bool) -> Any:
+    """aclnnInplaceFillDiagonal: aten's fill_diagonal_ on a copy."""
+    return x.clone().fill_diagonal_(value, wrap)
+
+
+def masked_scale(x: Any, mask: Any, scale: float) -> Any:
+    """aclnnMaskedScale: x * mask * scale (aten's _masked_scale has no CPU kernel)."""
+    return (x * mask.to(x.dtype) * scale).to(x.dtype)
+
+
+def one_hot(x: Any, num_classes: int, on: Any, off: Any, axis: int) -> Any:
+    """aclnnOneHot: onValue where x == class, offValue elsewhere (classes out of range: all off),
+    the class axis inserted at ``axis`` (-1: last) (aclnnOneHot.md)."""
+    torch = _torch()
+    classes = torch.arange(num_classes, device=x.device)
+    hot = x.unsqueeze(-1) == classes
+    y = torch.where(hot, on.reshape(()), off.reshape(()))
+    return y if axis == -1 else y.movedim(-1, axis)
+
+
+def s_where(condition: Any, x: Any, y: Any) -> Any:
+    """aclnnSWhere: where(condition, self, other), a uint8 condition read as bool."""
+    return _torch().where(condition.bool(), x, y)
+
+
+def cholesky(x: Any, upper: bool) -> Any:
+    """aclnnLinalgCholesky: linalg_cholesky, fp16/bf16 computed in fp32 (CPU LAPACK has no
+    half kernels)."""
+    torch = _torch()
+    wide = x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
+    return torch.linalg.cholesky(wide, upper=upper)
+
+
+def qr(x: Any, mode: str) -> tuple[Any, Any]:
+    """aclnnLinalgQr / aclnnQr: linalg_qr, fp16 computed in fp32."""
+    torch = _torch()
+    wide = x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
+    return torch.ops.aten.linalg_qr.default(wide, mode)  # type: ignore[no-any-return]
+
+
+def svd(x: Any, full_matrices: bool, compute_uv: bool) -> tuple[Any, Any, Any]:
+    """aclnnSvd: (sigma, U, V) with input = U diag(sigma) V^T (aclnnSvd.md: V, not aten's Vh)."""
+    torch = _torch()
+    u, s, vh = torch.ops.aten._linalg_svd.default(x, full_matrices, True)
+    return s, u, vh.mH
+
+
+def sqrt_backward(y: Any, dy: Any) -> Any:
+    """aclnnSqrtBackward: the gradient of y = sqrt(x): dy / (2 y) (aten's sqrt derivative)."""
+    return dy / (2 * y)
+
+
+def circular_pad(x: Any, padding: Sequence[int]) -> Any:
+    """aclnnCircularPad2d/3d: aten's _pad_circular."""
+    return _torch().ops.aten._pad_circular.default(x, list(padding))
+
+
+def circular_pad_backward(grad: Any, x: Any, padding: Sequence[int]) -> Any:
+    """aclnnCircularPad2d/3dBackward: the vector-Jacobian product of _pad_circular (each
+    padded element's gradient added back to the element it copies)."""
+    torch = _torch()
+    return torch.func.vjp(lambda t: torch.ops.aten._pad_circular.default(t, list(padding)),
+                          torch.zeros_like(x))[1](grad)[0]
+
+
+def _dims(x: Any, dim: Sequence[int]) -> list[int]:
+    """An empty dim array: every axis (the op sources' GetAllDims; aten reads [] as none)."""
+    return list(dim) if dim else list(range(x.dim()))
+
+
+def all_dims(x: Any, dim: Sequence[int], keepdim: bool) -> Any:
+    """aclnnAll: aten's all.dims, an empty dim reducing every axis (aclnn_all.cpp make_dim_mask)."""
+    return _torch().ops.aten.all.dims(x, _dims(x, dim), keepdim)
+
+
+def any_dims(x: Any, dim: Sequence[int], keepdim: bool) -> Any:
+    """aclnnAny: aten's any.dims, an empty dim reducing every axis (aclnn_any.cpp)."""
+    return _torch().ops.aten.any.dims(x, _dims(x, dim), keepdim)
+
+
+def logsumexp_dims(x: Any, dim: Sequence[int], keepdim: bool) -> Any:
+    """aclnnLogSumExp: aten's logsumexp, an empty dim reducing every axis (aclnn_logsumexp.cpp)."""
+    return _torch().ops.aten.logsumexp.default(x, _dims(x, dim), keepdim)
+
+
+def nansum_dims(x: Any, dim: Sequence[int], keepdim: bool, dtype: Any = None) -> Any:
+    """aclnnReduceNansum: aten's nansum, an empty dim reducing every axis (aclnn_reduce_nansum.cpp)."""
+    return _torch().ops.aten.nansum.default(x, _dims(x, dim), keepdim, dtype=dtype)
+
+
+def sum_dims(x: Any, dim: Sequence[int], keepdim: bool, dtype: Any = None) -> Any:
+    """aclnnReduceSum: aten's sum.dim_IntList, an empty dim reducing every axis (aclnn_reduce_sum.cpp)."""
+    return _torch().ops.aten.sum.dim_IntList(x, _dims(x, dim), keepdim, dtype=dtype)

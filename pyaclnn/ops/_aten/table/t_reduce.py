@@ -1,0 +1,71 @@
+"""Reductions, scans, sorts and statistics of the ops-math tensor list (issue 24 expansion).
+
+Dtypes from each operator's op_api source (hicann/ops-math <dir>/op_api/aclnn_<name>.cpp,
+its ASCEND910B list; bf16 through SOCS_BF16); semantics from its docs/aclnn<Name>.md.
+Compositions (``torch:...t_fns.*``) are in _t_fns.py.
+"""
+from __future__ import annotations
+
+from ._entry import ALL, COMPLEX_, FLOATS, FLOATS64, INTS, NUMS, D, Dtype, E
+
+F = "torch:pyaclnn.ops._aten.table._t_fns."
+_BOOL = (D.BOOL, D.UINT8)
+_IDX = (D.INT32, D.INT64)
+_TIES = "ties and NaN may order differently from the device's sort"
+
+ENTRIES = [
+    E("All", F + "all_dims", "self dim keepdim out", ("self", "dim", "keepdim"), dtypes=ALL, out_dtypes=_BOOL),
+    E("Any", F + "any_dims", "self dim keepdim out", ("self", "dim", "keepdim"), dtypes=ALL, out_dtypes=_BOOL),
+    E("Amin", "aten::amin.default", "self dim keepDim out", ("self", "dim", "keepDim"), dtypes=ALL),
+    E("Aminmax", F + "aminmax_dims", "self dim keepDim minOut maxOut", ("self", "dim", "keepDim"),
+      out="minOut maxOut", dtypes=ALL, notes="amin and amax over the dims"),
+    E("AminmaxAll", "aten::aminmax.default", "self minOut maxOut", ("self",), out="minOut maxOut", dtypes=ALL),
+    E("AminmaxDim", "aten::aminmax.default", "self dim keepDim minOut maxOut", ("self",),
+      {"dim": "dim", "keepdim": "keepDim"}, out="minOut maxOut", dtypes=ALL),
+    E("ArgMax", "aten::argmax.default", "self dim keepdim out", ("self", "dim", "keepdim"), dtypes=NUMS,
+      out_dtypes=_IDX),
+    E("ArgMin", "aten::argmin.default", "self dim keepdim out", ("self", "dim", "keepdim"), dtypes=NUMS,
+      out_dtypes=_IDX),
+    E("Argsort", "aten::argsort.stable", "self dim descending out", ("self",),
+      {"stable": True, "dim": "dim", "descending": "descending"}, dtypes=FLOATS + INTS, out_dtypes=(D.INT64,),
+      notes="a stable sort; " + _TIES),
+    E("Cummax", "aten::cummax.default", "self dim valuesOut indicesOut", ("self", "dim"),
+      out="valuesOut indicesOut", dtypes=ALL, notes="indices in int64, cast to indicesOut's (int32/int64)"),
+    E("Cummin", "aten::cummin.default", "self dim valuesOut indicesOut", ("self", "dim"),
+      out="valuesOut indicesOut", dtypes=ALL, notes="indices in int64, cast to indicesOut's (int32/int64)"),
+    E("Cumprod", "aten::cumprod.default", "input dim dtype out", ("input", "dim"), {"dtype": Dtype("dtype")},
+      dtypes=FLOATS64 + INTS),
+    E("InplaceCumprod", "aten::cumprod.default", "input dim", ("input", "dim"), out="input",
+      dtypes=FLOATS64 + INTS),
+    E("CumsumV2", F + "cumsum_v2", "self dim exclusive reverse out", ("self", "dim", "exclusive", "reverse"),
+      dtypes=FLOATS64 + INTS + COMPLEX_),
+    E("LogSumExp", F + "logsumexp_dims", "self dim keepDim out", ("self", "dim", "keepDim"),
+      dtypes=FLOATS + INTS + (D.BOOL,), out_dtypes=FLOATS),
+    E("MeanV2", F + "mean_v2", "self dim keepDim noopWithEmptyAxes out",
+      ("self", "dim", "keepDim", "noopWithEmptyAxes"), dtypes=FLOATS64 + COMPLEX_,
+      notes="integer inputs refused: aten's mean takes floating or complex only"),
+    E("ProdDim", "aten::prod.dim_int", "self dim keepDim dtype out", ("self", "dim", "keepDim"),
+      {"dtype": Dtype("dtype")}, dtypes=ALL + COMPLEX_),
+    E("ReduceNansum", F + "nansum_dims", "self dim keepDim dtype out", ("self", "dim", "keepDim"),
+      {"dtype": Dtype("dtype")}, dtypes=FLOATS + INTS + (D.BOOL,)),
+    E("ReduceSum", F + "sum_dims", "self dims keepDims dtype out", ("self", "dims", "keepDims"),
+      {"dtype": Dtype("dtype")}, dtypes=ALL + COMPLEX_),
+    E("StdMeanCorrection", "aten::std_mean.correction", "self dim correction keepdim stdOut meanOut",
+      ("self", "dim"), {"correction": "correction", "keepdim": "keepdim"}, out="stdOut meanOut"),
+    E("VarCorrection", "aten::var.correction", "self dim correction keepdim out", ("self", "dim"),
+      {"correction": "correction", "keepdim": "keepdim"}),
+    E("VarMean", "aten::var_mean.correction", "self dim correction keepdim varOut meanOut", ("self", "dim"),
+      {"correction": "correction", "keepdim": "keepdim"}, out="varOut meanOut", dtypes=(D.FLOAT, D.FLOAT16)),
+    E("Trace", "aten::trace.default", "self out", ("self",), dtypes=ALL + COMPLEX_),
+    E("Histc", "aten::histc.default", "self bins min max out", ("self", "bins", "min", "max"),
+      dtypes=(D.FLOAT,), notes="float32 only: aten's CPU histc has no integer or fp16 kernel"),
+    E("MaxN", F + "max_n", "tensors out", ("tensors",), dtypes=(D.FLOAT16, D.FLOAT, D.INT8, D.INT32, D.INT64, D.BF16)),
+    E("MinN", F + "min_n", "tensors out", ("tensors",), dtypes=(D.FLOAT16, D.FLOAT, D.INT8, D.INT32, D.INT64, D.BF16)),
+    E("Sum", F + "sum_n", "tensors out", ("tensors",), dtypes=(D.FLOAT16, D.FLOAT, D.INT8, D.INT32, D.UINT8)),
+    E("SumV2", F + "sum_n", "tensors out", ("tensors",), dtypes=(D.FLOAT16, D.FLOAT, D.INT8, D.INT32, D.UINT8),
+      notes="as aclnnSum (no op_api source found for SumV2; the dtypes are Sum's)"),
+    E("GlobalAveragePool", F + "global_average_pool", "self out", ("self",), dtypes=FLOATS64),
+    E("GlobalMaxPool", F + "global_max_pool", "self out", ("self",), dtypes=(D.FLOAT, D.FLOAT16, D.DOUBLE)),
+    E("BatchNormStats", F + "batch_norm_stats", "input eps mean invstd", ("input", "eps"), out="mean invstd",
+      dtypes=(D.FLOAT, D.FLOAT16)),
+]

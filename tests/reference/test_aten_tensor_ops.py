@@ -1,0 +1,162 @@
+"""The tensor families of the aten tier's table (t_*.py: reductions, shape, index, linear
+algebra, creation; issue 24): every entry run through ``pyaclnn.Op`` on the NumPy backend,
+most against an expectation written here with NumPy or torch directly (never through the
+table), the rest for shape, dtype and finiteness; and a few phase-1 statuses."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import pyaclnn  # noqa: E402
+from aten_support import aten_backend, bf16, call, status_of  # noqa: E402
+from pyaclnn.ops._aten import entries  # noqa: E402
+
+F32, F16, F64, I32, I64, I8, U8, B = np.float32, np.float16, np.float64, np.int32, np.int64, np.int8, np.uint8, np.bool_
+RNG = np.random.default_rng(2424)
+DT = pyaclnn.DType
+
+
+@pytest.fixture
+def aten(use_backend: Callable[..., object], tmp_path: Path) -> object:
+    return aten_backend(use_backend, tmp_path)
+
+
+def rand(*shape: int, dtype: Any = F32, lo: float = -2.0, hi: float = 2.0) -> np.ndarray:
+    return RNG.uniform(lo, hi, shape).astype(dtype)
+
+
+def ints(*shape: int, dtype: Any = I32, lo: int = -5, hi: int = 6) -> np.ndarray:
+    return RNG.integers(lo, hi, shape).astype(dtype)
+
+
+def z(shape: tuple[int, ...] | int, dtype: Any = F32) -> np.ndarray:
+    return np.zeros(shape, dtype)
+
+
+def close(got: np.ndarray, want: Any, dtype: Any = F32, tol: float | None = None) -> None:
+    tol = tol or {np.dtype(F32): 1e-5, np.dtype(F64): 1e-10, np.dtype(F16): 2e-3}.get(np.dtype(dtype), 1e-2)
+    assert got.dtype == np.dtype(dtype), (got.dtype, dtype)
+    np.testing.assert_allclose(np.asarray(got, np.float64) if not np.iscomplexobj(got) else got,
+                               np.asarray(want, np.float64) if not np.iscomplexobj(want) else want,
+                               rtol=tol, atol=tol)
+
+
+def same(got: np.ndarray, want: Any, dtype: Any | None = None) -> None:
+    if dtype is not None:
+        assert got.dtype == np.dtype(dtype), (got.dtype, dtype)
+    np.testing.assert_array_equal(got, want)
+
+
+TENSOR_FAMILIES = ("t_reduce", "t_shape", "t_index", "t_linalg", "t_create", "t_elem")
+OURS = sorted(op for op, e in entries().items() if e.family in TENSOR_FAMILIES)
+TESTED: set[str] = set()
+
+
+def covers(*ops: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Marks the operators a test checks (test_every_entry_is_tested reads it)."""
+    TESTED.update(ops)
+    return lambda f: f
+
+
+# -- reductions ---------------------------------------------------------------------------------
+@covers("All", "Any", "Amin", "Aminmax", "AminmaxAll", "AminmaxDim", "ArgMax", "ArgMin")
+def test_min_max_all_any(aten: object) -> None:
+    x = rand(3, 4, 5)
+    same(call("All", x > -1, [1], False, z((3, 5), B)), (x > -1).all(1))
+    same(call("Any", x > 1.5, [0, 2], True, z((1, 4, 1), B)), (x > 1.5).any((0, 2), keepdims=True))
+    i = ints(2, 3)
+    same(call("All", i, [], False, z((), U8)), int(i.all()), U8)  # no dim: every axis
+    close(call("Amin", x, [2], False, z((3, 4))), x.min(2))
+    mn, mx = call("Aminmax", x, [0, 1], True, z((1, 1, 5)), z((1, 1, 5)), outputs=("minOut", "maxOut"))
+    close(mn, x.min((0, 1), keepdims=True))
+    close(mx, x.max((0, 1), keepdims=True))
+    i = ints(4, 3, dtype=I8)
+    mn, mx = call("AminmaxAll", i, z((), I8), z((), I8), outputs=("minOut", "maxOut"))
+    same(mn, i.min(), I8)
+    same(mx, i.max(), I8)
+    mn, mx = call("AminmaxDim", x, -1, False, z((3, 4)), z((3, 4)), outputs=("minOut", "maxOut"))
+    close(mn, x.min(-1))
+    close(mx, x.max(-1))
+    same(call("ArgMax", x, 1, False, z((3, 5), I64)), x.argmax(1), I64)
+    same(call("ArgMin", x, 2, True, z((3, 4, 1), I32)), x.argmin(2)[..., None], I32)
+    h = rand(4, 6, dtype=F16)
+    same(call("ArgMax", h, 0, False, z(6, I64)), h.argmax(0))
+
+
+@covers("Argsort", "Cummax", "Cummin", "Cumprod", "InplaceCumprod", "CumsumV2")
+def test_sorts_and_scans(aten: object) -> None:
+    x = rand(3, 6)
+    same(call("Argsort", x, 1, True, z((3, 6), I64)), np.argsort(-x, 1, kind="stable"), I64)
+    same(call("Argsort", ints(7, dtype=I8), 0, False, z(7, I64)).shape, (7,))
+    v, i = call("Cummax", x, 1, z((3, 6)), z((3, 6), I32), outputs=("valuesOut", "indicesOut"))
+    close(v, np.maximum.accumulate(x, 1))
+    same(np.take_along_axis(x, i.astype(np.int64), 1), v)
+    v, i = call("Cummin", x, 0, z((3, 6)), z((3, 6), I64), outputs=("valuesOut", "indicesOut"))
+    close(v, np.minimum.accumulate(x, 0))
+    close(call("Cumprod", x, 1, int(DT.FLOAT), z((3, 6))), np.cumprod(x.astype(F64), 1))
+    i8 = ints(2, 4, lo=1, hi=4)
+    same(call("Cumprod", i8, 0, int(DT.INT64), z((2, 4), I64)), np.cumprod(i8.astype(I64), 0), I64)
+    close(call("InplaceCumprod", x, -1, outputs=("input",)), np.cumprod(x.astype(F64), -1))
+    c = x.astype(F64)
+    close(call("CumsumV2", x, 1, False, False, z((3, 6))), np.cumsum(c, 1))
+    close(call("CumsumV2", x, 1, True, False, z((3, 6))), np.cumsum(c, 1) - c)
+    close(call("CumsumV2", x, 1, False, True, z((3, 6))), np.cumsum(c[:, ::-1], 1)[:, ::-1])
+    close(call("CumsumV2", x, 0, True, True, z((3, 6))), np.cumsum(c[::-1], 0)[::-1] - c)
+
+
+@covers("LogSumExp", "MeanV2", "ProdDim", "ReduceNansum", "ReduceSum", "StdMeanCorrection", "VarCorrection",
+        "VarMean", "Trace")
+def test_reductions(aten: object) -> None:
+    x = rand(3, 4, 5)
+    c = x.astype(F64)
+    lse = lambda a, d, k=False: np.log(np.exp(a).sum(d, keepdims=k))  # noqa: E731
+    close(call("LogSumExp", x, [1], True, z((3, 1, 5))), lse(c, 1, True))
+    close(call("LogSumExp", x, [], False, z(())), lse(c, (0, 1, 2)))
+    i = ints(3, 4)
+    close(call("LogSumExp", i, [0], False, z(4)), lse(i.astype(F64), 0))  # integers: a float result
+    close(call("MeanV2", x, [0, 2], False, False, z(4)), c.mean((0, 2)))
+    close(call("MeanV2", x, [], False, False, z(())), c.mean())
+    close(call("MeanV2", x, [], True, True, z((3, 4, 5))), c)
+    close(call("ProdDim", x, 2, False, int(DT.FLOAT), z((3, 4))), c.prod(2))
+    b = ints(3, 4, lo=0, hi=2).astype(B)
+    same(call("ProdDim", b, 0, True, int(DT.INT64), z((1, 4), I64)), b.prod(0, keepdims=True), I64)
+    n = x.copy()
+    n[0, 0, :2] = np.nan
+    close(call("ReduceNansum", n, [2], False, int(DT.FLOAT), z((3, 4))), np.nansum(n.astype(F64), 2))
+    close(call("ReduceNansum", n, [], False, int(DT.FLOAT), z(())), np.nansum(n.astype(F64)))
+    close(call("ReduceSum", x, [0, 1], True, int(DT.FLOAT), z((1, 1, 5))), c.sum((0, 1), keepdims=True))
+    i = ints(4, 6, dtype=I8)
+    same(call("ReduceSum", i, [1], False, int(DT.INT64), z(4, I64)), i.astype(I64).sum(1), I64)
+    s, m = call("StdMeanCorrection", x, [1, 2], 1, False, z(3), z(3), outputs=("stdOut", "meanOut"))
+    close(s, c.std((1, 2), ddof=1))
+    close(m, c.mean((1, 2)))
+    close(call("VarCorrection", x, [0], 0, True, z((1, 4, 5))), c.var(0, keepdims=True))
+    h = x.astype(F16)
+    v, m = call("VarMean", h, [2], 2, False, z((3, 4), F16), z((3, 4), F16), outputs=("varOut", "meanOut"))
+    close(v, h.astype(F64).var(2, ddof=2), F16, 5e-3)
+    close(m, h.astype(F64).mean(2), F16)
+    close(call("Trace", x[0], z(())), np.trace(c[0]))
+    same(call("Trace", i, z((), I64)), np.trace(i.astype(I64)))
+
+
+@covers("Histc", "MaxN", "MinN", "Sum", "SumV2", "GlobalAveragePool", "GlobalMaxPool", "BatchNormStats")
+def test_histogram_lists_pools(aten: object) -> None:
+    x = rand(50)
+    close(call("Histc", x, 8, -2.0, 2.0, z(8)), np.histogram(x, 8, (-2, 2))[0])
+    a, b, c = rand(2, 3), rand(1, 3), rand(2, 1)
+    close(call("MaxN", [a, b, c], z((2, 3))), np.maximum(np.maximum(a, b), c))
+    close(call("MinN", [a, b, c], z((2, 3))), np.minimum(np.minimum(a, b), c))
+    close(call("Sum", [a, b, c], z((2, 3))), a.astype(F64) + b + c)
+    i = [ints(3, dtype=I32), ints(3, dtype=I32)]
+    same(call("SumV2", i, z(3, I32)), i[0] + i[1], I32)
+    m = rand(2, 3, 4, 5)
+    close(call("GlobalAveragePool", m, z((2, 3, 1, 1))), m.astype(F64).mean((2, 3), keepdims=True))
+    close(call("GlobalMaxPool", m.astype(F16), z((2, 3, 1, 1), F16)), m.astype(F16).max((2, 3), keepdims=True), F16)
+    mean, invstd = call("BatchNormStats", m, 1e-5, z(3), z(3), outputs=("mean", "invstd"))
+    close(mean, m.astype(F64).mean((0, 2, 3)))
+    close(invstd, 1 / np.sqrt(m.astype(F64).var((0, 2, 3)) + 1e-5), F32, 1e-4)
