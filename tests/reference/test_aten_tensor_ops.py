@@ -57,6 +57,16 @@ OURS = sorted(op for op, e in entries().items() if e.family in TENSOR_FAMILIES)
 TESTED: set[str] = set()
 
 
+def call_lists(op: str, *args: Any, outputs: tuple[str, ...] = ("out",)) -> Any:
+    """``call`` for an operator with a tensor-list output: each output read back as a list."""
+    with pyaclnn.Device(0) as device, device.create_stream() as stream:
+        with pyaclnn.Op(op, *args) as ex:
+            ex.run(stream)
+            stream.synchronize()
+            got = tuple([t.numpy() for t in ex[n]] for n in outputs)
+    return got[0] if len(got) == 1 else got
+
+
 def covers(*ops: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Marks the operators a test checks (test_every_entry_is_tested reads it)."""
     TESTED.update(ops)
@@ -160,3 +170,81 @@ def test_histogram_lists_pools(aten: object) -> None:
     mean, invstd = call("BatchNormStats", m, 1e-5, z(3), z(3), outputs=("mean", "invstd"))
     close(mean, m.astype(F64).mean((0, 2, 3)))
     close(invstd, 1 / np.sqrt(m.astype(F64).var((0, 2, 3)) + 1e-5), F32, 1e-4)
+
+
+# -- shape and movement -------------------------------------------------------------------------
+@covers("Cat", "Stack", "ChunkCat", "ChannelShuffle", "Permute", "Repeat", "Roll", "Expand", "Flatten",
+        "ConfusionTranspose", "InplaceCopy")
+def test_movement(aten: object) -> None:
+    a, b = rand(2, 3), rand(4, 3)
+    close(call("Cat", [a, b], 0, z((6, 3))), np.concatenate([a, b]))
+    i = [ints(2, 3, dtype=I64), ints(2, 3, dtype=I64)]
+    same(call("Stack", i, 1, z((2, 2, 3), I64)), np.stack(i, 1), I64)
+    x, y = rand(2, 6), rand(2, 4)
+    # chunk k of every tensor (split at dim), flattened past dim, side by side at [:, k]
+    want = np.stack([np.concatenate([x[:, :3], y[:, :2]], 1), np.concatenate([x[:, 3:], y[:, 2:]], 1)], 1)
+    close(call("ChunkCat", [x, y], 1, 2, z((2, 2, 5))), want)
+    c = rand(2, 6, 3)
+    close(call("ChannelShuffle", c, 3, z((2, 6, 3))), c.reshape(2, 3, 2, 3).transpose(0, 2, 1, 3).reshape(2, 6, 3))
+    close(call("Permute", c, [2, 0, 1], z((3, 2, 6))), c.transpose(2, 0, 1))
+    same(call("Repeat", i[0], [2, 1, 2], z((2, 2, 6), I64)), np.tile(i[0], (2, 1, 2)))
+    close(call("Roll", c, [1, -2], [0, 2], z((2, 6, 3))), np.roll(c, (1, -2), (0, 2)))
+    close(call("Roll", c, [4], [], z((2, 6, 3))), np.roll(c.ravel(), 4).reshape(c.shape))
+    close(call("Expand", a[:1], [5, 2, 3], z((5, 2, 3))), np.broadcast_to(a[:1], (5, 2, 3)))
+    close(call("Flatten", c, 2, z((12, 3))), c.reshape(12, 3))
+    close(call("Flatten", c, 0, z((1, 36))), c.reshape(1, 36))
+    close(call("ConfusionTranspose", c, [1, 0], [6, 6], False, z((6, 6))), c.reshape(6, 6).T)
+    close(call("ConfusionTranspose", c, [0, 2, 1], [2, 18], True, z((2, 18))), c.transpose(0, 2, 1).reshape(2, 18))
+    same(call("InplaceCopy", z((2, 3), I32), np.array([1.7, -2.2, 3.0], F32), outputs=("selfRef",)),
+         np.broadcast_to(np.array([1, -2, 3]), (2, 3)), I32)
+
+
+@covers("Slice", "SliceV2", "SplitTensor", "SplitWithSize", "Diag", "DiagFlat", "Im2col", "UnfoldGrad")
+def test_slices_splits_diagonals(aten: object) -> None:
+    x = rand(5, 7)
+    close(call("Slice", x, 1, 1, 6, 2, z((5, 3))), x[:, 1:6:2])
+    close(call("SliceV2", x, [0, 2], [4, 100], [0, 1], [3, 2], z((2, 3))), x[0:4:3, 2::2])
+    parts = call_lists("SplitTensor", x, 3, 1, [z((5, 3)), z((5, 3)), z((5, 1))])
+    for got, want in zip(parts, np.split(x, [3, 6], 1)):
+        close(got, want)
+    parts = call_lists("SplitWithSize", x, [1, 4], 0, [z((1, 7)), z((4, 7))])
+    for got, want in zip(parts, np.split(x, [1], 0)):
+        close(got, want)
+    close(call("Diag", x, 1, z(5)), np.diag(x, 1))
+    v = ints(3, dtype=I32)
+    same(call("Diag", v, -1, z((4, 4), I32)), np.diag(v, -1), I32)
+    same(call("DiagFlat", v.reshape(3, 1), 0, z((3, 3), I32)), np.diagflat(v), I32)
+    img = rand(1, 2, 4, 4)
+    got = call("Im2col", img, [2, 2], [1, 1], [0, 0], [2, 2], z((1, 8, 4)))
+    want = img.reshape(1, 2, 2, 2, 2, 2).transpose(0, 1, 3, 5, 2, 4).reshape(1, 8, 4)
+    close(got, want)
+    g = rand(3, 2)  # unfold(0, size 2, step 1) of a length-4 vector -> 3 windows of 2
+    want = np.zeros(4)
+    for k in range(3):
+        want[k:k + 2] += g[k]
+    close(call("UnfoldGrad", g, [4], 0, 2, 1, z(4), outputs=("gradIn",)), want)
+
+
+@covers("ConstantPadNd", "CircularPad2d", "CircularPad3d", "CircularPad2dBackward", "CircularPad3dBackward",
+        "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+        "ReplicationPad3d", "ReflectionPad1dBackward", "ReflectionPad2dBackward", "ReflectionPad3dBackward",
+        "ReplicationPad1dBackward", "ReplicationPad2dBackward", "ReplicationPad3dBackward")
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_pads_and_their_backwards(aten: object, n: int) -> None:
+    shape = (2, 3, 4, 5, 6)[: n + 2]
+    x = rand(*shape)
+    pad = [1, 2, 2, 1, 0, 1][: 2 * n]
+    width = [(0, 0)] * 2 + [(pad[2 * k], pad[2 * k + 1]) for k in range(n)][::-1]  # numpy order: first axis first
+    padded = tuple(s + a + b for s, (a, b) in zip(shape, width))
+    if n == 1:
+        close(call("ConstantPadNd", x, pad, 1.5, z(padded)), np.pad(x, width, constant_values=1.5))
+    for kind, mode, tmode in (("Reflection", "reflect", "reflect"), ("Replication", "edge", "replicate"),
+                              ("Circular", "wrap", "circular")):
+        if kind == "Circular" and n == 1:
+            continue
+        close(call(f"{kind}Pad{n}d", x, pad, z(padded)), np.pad(x, width, mode=mode))
+        g = rand(*padded)
+        t = torch.from_numpy(x.astype(F64)).requires_grad_()
+        torch.nn.functional.pad(t, pad, mode=tmode).backward(torch.from_numpy(g.astype(F64)))
+        got = call(f"{kind}Pad{n}dBackward", g, x, pad, z(shape), outputs=("gradInput",))
+        close(got, t.grad.numpy())

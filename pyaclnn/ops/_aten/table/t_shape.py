@@ -1,0 +1,66 @@
+"""Shape and movement of the ops-math tensor list (issue 24 expansion): concatenation, stacking,
+splitting, slicing, permuting, rolling, repeating, padding (and the pads' backwards), diagonals,
+im2col.
+
+Dtypes from each operator's op_api source (hicann/ops-math conversion/<dir>/op_api/aclnn_<name>.cpp
+or its *_common.h, the ASCEND910B list; bf16 through SOCS_BF16); semantics from its
+docs/aclnn<Name>.md. Compositions (``torch:...t_fns.*``) are in _t_fns.py.
+"""
+from __future__ import annotations
+
+from ._entry import ALL, COMPLEX_, FLOATS, FLOATS64, INTS, NUMS, D, E
+
+F = "torch:pyaclnn.ops._aten.table._t_fns."
+_U = (D.UINT16, D.UINT32, D.UINT64)
+_MOVE = ALL + COMPLEX_ + _U  # the data-movement operators' lists (Permute, Stack, ...)
+_PAD = FLOATS64 + (D.INT32, D.INT64, D.INT16, D.INT8, D.UINT8) + COMPLEX_  # op_replication_pad.h, mirror pads
+_PAD_BACKWARD = FLOATS64 + COMPLEX_  # pad1d_backward_common.h, aclnn_pad2d_backward.cpp, aclnn_pad3d_backward.cpp
+_CIRCULAR = (D.FLOAT, D.BF16, D.FLOAT16, D.INT32, D.INT8)  # circular_pad_common.h
+
+ENTRIES = [
+    E("Cat", "aten::cat.default", "tensors dim out", ("tensors", "dim"), dtypes=ALL + (D.COMPLEX64,)),
+    E("Stack", "aten::stack.default", "tensors dim out", ("tensors", "dim"), dtypes=_MOVE),
+    E("ChunkCat", "aten::_chunk_cat.default", "tensors dim numChunks out", ("tensors", "dim", "numChunks"),
+      notes="the result in the inputs' dtype, cast to out's (the device reinterprets bytes when out is wider)"),
+    E("ChannelShuffle", "aten::channel_shuffle.default", "self groups out", ("self", "groups"), dtypes=_MOVE[:-3]),
+    E("ConstantPadNd", "aten::constant_pad_nd.default", "self pad value out", ("self", "pad", "value"),
+      dtypes=ALL + COMPLEX_ + _U),
+    E("CircularPad2d", F + "circular_pad", "self padding out", ("self", "padding"), dtypes=_CIRCULAR),
+    E("CircularPad3d", F + "circular_pad", "self padding out", ("self", "padding"), dtypes=_CIRCULAR),
+    E("CircularPad2dBackward", F + "circular_pad_backward", "gradOutput self padding gradInput",
+      ("gradOutput", "self", "padding"), out="gradInput"),
+    E("CircularPad3dBackward", F + "circular_pad_backward", "gradOutput self padding gradInput",
+      ("gradOutput", "self", "padding"), out="gradInput"),
+    *(E(f"{kind}Pad{n}d", f"aten::{kind.lower()}_pad{n}d.default", "self padding out", ("self", "padding"),
+        dtypes=_PAD + ((D.BOOL,) if kind == "Reflection" else ()))
+      for kind in ("Reflection", "Replication") for n in (1, 2, 3)),
+    *(E(f"{kind}Pad{n}dBackward", f"aten::{kind.lower()}_pad{n}d_backward.default",
+        "gradOutput self padding gradInput", ("gradOutput", "self", "padding"), out="gradInput",
+        dtypes=_PAD_BACKWARD)
+      for kind in ("Reflection", "Replication") for n in (1, 2, 3)),
+    E("Expand", "aten::expand.default", "self size out", ("self", "size"),
+      dtypes=(D.FLOAT16, D.FLOAT, D.UINT8, D.INT8, D.INT32, D.INT64, D.BOOL, D.BF16)),
+    E("Flatten", F + "flatten_2d", "self axis out", ("self", "axis"), dtypes=ALL[:-1] + _U + (D.BOOL,)),
+    E("Permute", "aten::permute.default", "self dims out", ("self", "dims"), dtypes=_MOVE),
+    E("Repeat", "aten::repeat.default", "self repeats out", ("self", "repeats"), dtypes=_MOVE),
+    E("Roll", "aten::roll.default", "x shifts dims out", ("x", "shifts", "dims"),
+      dtypes=(D.FLOAT, D.FLOAT16, D.INT8, D.UINT8, D.INT32, D.UINT32, D.BOOL, D.INT64, D.BF16, D.INT16)),
+    E("Slice", "aten::slice.Tensor", "self dim start end step out", ("self", "dim", "start", "end", "step"),
+      dtypes=(D.FLOAT, D.FLOAT16, D.INT64, D.INT8, D.INT32, D.UINT8, D.BOOL, D.BF16)),
+    E("SliceV2", F + "slice_v2", "self starts ends axes steps out", ("self", "starts", "ends", "axes", "steps"),
+      dtypes=(D.FLOAT, D.FLOAT16, D.INT64, D.INT8, D.INT32, D.UINT8, D.BOOL, D.BF16)),
+    E("SplitTensor", "aten::split.Tensor", "self splitSections dim out", ("self", "splitSections", "dim"),
+      dtypes=NUMS + (D.BOOL,) + COMPLEX_),
+    E("SplitWithSize", "aten::split_with_sizes.default", "self splitSize dim out", ("self", "splitSize", "dim"),
+      dtypes=NUMS + (D.BOOL,) + COMPLEX_),
+    E("Diag", "aten::diag.default", "self diagonal out", ("self", "diagonal"), dtypes=ALL + (D.COMPLEX64,)),
+    E("DiagFlat", "aten::diagflat.default", "self diagonal out", ("self", "diagonal"), dtypes=ALL + (D.COMPLEX64,)),
+    E("Im2col", "aten::im2col.default", "self kernelSize dilation padding stride out",
+      ("self", "kernelSize", "dilation", "padding", "stride")),
+    E("UnfoldGrad", "aten::unfold_backward.default", "gradOut inputSizes dim size step gradIn",
+      ("gradOut", "inputSizes", "dim", "size", "step"), out="gradIn"),
+    E("ConfusionTranspose", F + "confusion_transpose", "x perm shape transpose_first out",
+      ("x", "perm", "shape", "transpose_first"), dtypes=INTS + _U + (D.FLOAT16, D.FLOAT, D.BF16)),
+    E("InplaceCopy", "aten::copy.default", "selfRef src", ("selfRef", "src"), dtypes=_MOVE,
+      notes="src broadcast to selfRef's shape and cast to its dtype"),
+]
