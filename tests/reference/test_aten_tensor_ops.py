@@ -248,3 +248,74 @@ def test_pads_and_their_backwards(aten: object, n: int) -> None:
         torch.nn.functional.pad(t, pad, mode=tmode).backward(torch.from_numpy(g.astype(F64)))
         got = call(f"{kind}Pad{n}dBackward", g, x, pad, z(shape), outputs=("gradInput",))
         close(got, t.grad.numpy())
+
+
+# -- filling, masking, searching, in-place comparisons -------------------------------------------
+_CMP = {"Eq": np.equal, "Ne": np.not_equal, "Ge": np.greater_equal, "Gt": np.greater, "Le": np.less_equal,
+        "Lt": np.less}
+
+
+@covers(*(f"Inplace{n}{k}" for n in _CMP for k in ("Scalar", "Tensor")))
+@pytest.mark.parametrize("name", sorted(_CMP))
+def test_inplace_comparisons(aten: object, name: str) -> None:
+    x = ints(3, 4, lo=-2, hi=3).astype(F32)
+    other = ints(1, 4, lo=-2, hi=3).astype(F32)
+    close(call(f"Inplace{name}Scalar", x, 1, outputs=("selfRef",)), _CMP[name](x, 1))
+    close(call(f"Inplace{name}Tensor", x, other, outputs=("selfRef",)), _CMP[name](x, other))
+    i = ints(5, dtype=I32)
+    same(call(f"Inplace{name}Scalar", i, 0, outputs=("selfRef",)), _CMP[name](i, 0), I32)
+
+
+@covers("InplaceFillScalar", "InplaceFillTensor", "InplaceZero", "InplaceFillDiagonal", "InplaceTril",
+        "InplaceTriu", "InplaceMaskedFillScalar", "InplaceMaskedFillTensor", "MaskedScale", "SWhere")
+def test_fills_and_masks(aten: object) -> None:
+    x = rand(4, 3)
+    same(call("InplaceFillScalar", x, 2.5, outputs=("selfRef",)), np.full((4, 3), 2.5, F32), F32)
+    same(call("InplaceFillTensor", ints(2, 2, dtype=I64), np.array([7.9], F32), outputs=("selfRef",)),
+         np.full((2, 2), 7), I64)
+    same(call("InplaceZero", x, outputs=("selfRef",)), np.zeros((4, 3)), F32)
+    want = x.copy()
+    want[[0, 1, 2], [0, 1, 2]] = 9
+    close(call("InplaceFillDiagonal", x, 9.0, False, outputs=("selfRef",)), want)
+    tall = rand(7, 3)
+    want = tall.copy()
+    want[[0, 1, 2, 4, 5, 6], [0, 1, 2, 0, 1, 2]] = -1  # wrap: a new diagonal after N+1 rows
+    close(call("InplaceFillDiagonal", tall, -1.0, True, outputs=("selfRef",)), want)
+    close(call("InplaceTril", x, 0, outputs=("selfRef",)), np.tril(x))
+    close(call("InplaceTriu", x, 1, outputs=("selfRef",)), np.triu(x, 1))
+    mask = x > 0
+    close(call("InplaceMaskedFillScalar", x, mask, -3.0, outputs=("selfRef",)), np.where(mask, -3, x))
+    close(call("InplaceMaskedFillTensor", x, mask[:1], np.array(4.0, F32), outputs=("selfRef",)),
+          np.where(mask[:1], 4, x))
+    m = mask.astype(U8)
+    close(call("MaskedScale", x, m, 2.0, z((4, 3))), x * m * 2)
+    y = rand(4, 3)
+    close(call("SWhere", m, x, y, z((4, 3))), np.where(mask, x, y))
+    close(call("SWhere", mask, x, y[:1], z((4, 3))), np.where(mask, x, y[:1]))
+
+
+@covers("SearchSorted", "SearchSorteds", "IsInScalarTensor", "IsInTensorScalar", "OneHot", "SortWithIndex")
+def test_search_isin_one_hot(aten: object) -> None:
+    seq = np.sort(rand(2, 6), 1)
+    v = rand(2, 3)
+    want = np.stack([np.searchsorted(seq[k], v[k], "right") for k in range(2)])
+    same(call("SearchSorted", seq, v, False, True, None, z((2, 3), I64)), want, I64)
+    flat = rand(6)
+    order = np.argsort(flat).astype(I64)
+    same(call("SearchSorted", flat, v, True, False, order, z((2, 3), I32)), np.searchsorted(flat[order], v), I32)
+    same(call("SearchSorteds", np.sort(flat), 0.5, False, False, None, z((), I64)), np.searchsorted(np.sort(flat), 0.5))
+    t = ints(5, dtype=I32)
+    same(call("IsInScalarTensor", 3, t, False, False, z((), B)), np.isin(3, t))
+    same(call("IsInTensorScalar", t, 2, False, True, z(5, B)), t != 2)
+    idx = np.array([[0, 2], [3, 1]], I64)
+    on, off = np.array(5.0, F32), np.array(-1.0, F32)
+    want = np.where(idx[..., None] == np.arange(3), 5.0, -1.0)  # class 3 >= numClasses: all off
+    close(call("OneHot", idx, 3, on, off, -1, z((2, 2, 3))), want)
+    close(call("OneHot", idx, 3, on, off, 0, z((3, 2, 2))), np.moveaxis(want, -1, 0))
+    x = rand(3, 5)
+    index = np.tile(np.arange(5, dtype=I32), (3, 1)) * 10
+    vals, ids = call("SortWithIndex", x, index, -1, True, True, z((3, 5)), z((3, 5), I32),
+                     outputs=("valuesOut", "indicesOut"))
+    order = np.argsort(-x, 1, kind="stable")
+    close(vals, np.take_along_axis(x, order, 1))
+    same(ids, order * 10, I32)

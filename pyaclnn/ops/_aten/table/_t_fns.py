@@ -197,3 +197,35 @@ def nansum_dims(x: Any, dim: Sequence[int], keepdim: bool, dtype: Any = None) ->
 def sum_dims(x: Any, dim: Sequence[int], keepdim: bool, dtype: Any = None) -> Any:
     """aclnnReduceSum: aten's sum.dim_IntList, an empty dim reducing every axis (aclnn_reduce_sum.cpp)."""
     return _torch().ops.aten.sum.dim_IntList(x, _dims(x, dim), keepdim, dtype=dtype)
+
+
+def fill_tensor(x: Any, value: Any) -> Any:
+    """aclnnInplaceFillTensor: aten's fill.Tensor; value 0-D or 1-D of one element
+    (aclnn_fill_tensor.cpp), aten's takes 0-D only."""
+    if value.dim() > 1 or (value.dim() == 1 and value.shape[0] != 1):
+        raise ValueError(f"value shape should be 0D or 1D with size = 1, but got {tuple(value.shape)}")
+    return _torch().ops.aten.fill.Tensor(x, value.reshape(()))
+
+
+def sort_with_index(x: Any, index: Any, axis: int, descending: bool, stable: bool) -> tuple[Any, Any]:
+    """aclnnSortWithIndex: x sorted along axis, and index reordered the same way
+    (experimental/math/sort_with_index README: sorted_index_k = index[p_k])."""
+    torch = _torch()
+    values, order = torch.sort(x, dim=axis, descending=descending, stable=stable)
+    return values, torch.gather(index, axis, order)
+
+
+def kl_div(x: Any, target: Any, reduction: int, log_target: bool) -> Any:
+    """aclnnKlDiv: aten's pointwise kl_div, then 1 mean, 2 sum, 3 batchmean (sum / size of
+    dim 0); a reduced result has shape (1,) (aclnnKlDiv.md, aclnn_kl_div.cpp CheckReduction)."""
+    torch = _torch()
+    if not 0 <= reduction <= 3:
+        raise ValueError(f"Invalid reduction value: {reduction}. Allowed values are 0 (None), 1 (Mean), "
+                         "2 (Sum), 3 (Batchmean).")
+    pointwise = torch.ops.aten.kl_div.default(x, target, 0, log_target)
+    if reduction == 0:
+        return pointwise
+    total = pointwise.sum() if reduction != 1 else pointwise.mean()
+    if reduction == 3:
+        total = total / (x.shape[0] if x.dim() else 1)
+    return total.reshape(1)

@@ -1,0 +1,63 @@
+"""Filling, masking, selecting, searching and the in-place comparisons of the ops-math tensor
+list (issue 24 expansion).
+
+Dtypes from each operator's op_api source (hicann/ops-math <dir>/op_api/aclnn_<name>.cpp, its
+ASCEND910B list; bf16 through SOCS_BF16); semantics from its docs/aclnn<Name>.md. The in-place
+comparisons write the comparison (true 1, false 0) into selfRef in selfRef's dtype.
+Compositions (``torch:...t_fns.*``) are in _t_fns.py.
+"""
+from __future__ import annotations
+
+from ._entry import ALL, COMPLEX_, FLOATS, FLOATS64, INTS, NUMS, D, E
+
+F = "torch:pyaclnn.ops._aten.table._t_fns."
+_U = (D.UINT16, D.UINT32, D.UINT64)
+_EQ = ALL + COMPLEX_  # aclnn_eq_scalar.cpp, aclnn_ne_*.cpp DTYPE_SUPPORT_910B_LIST
+_ORDER = NUMS + _U  # aclnn_ge_*.cpp (no bool)
+_GT = NUMS + _U + (D.BOOL,)  # aclnn_gt_*.cpp, aclnn_lt_*.cpp
+_LE = NUMS + (D.UINT16, D.BOOL)  # aclnn_le_*.cpp
+_CMP = {"Eq": ("eq", _EQ), "Ne": ("ne", _EQ), "Ge": ("ge", _ORDER), "Gt": ("gt", _GT), "Le": ("le", _LE),
+        "Lt": ("lt", _GT)}
+_MASKED = (D.FLOAT, D.INT32, D.INT64, D.FLOAT16, D.INT8, D.BOOL, D.BF16)  # aclnn_masked_fill_*.cpp
+_SEARCH = (D.FLOAT16, D.FLOAT, D.INT16, D.INT8, D.UINT8, D.INT32, D.INT64, D.DOUBLE)  # aclnn_searchsorted.cpp
+
+ENTRIES = [
+    *(E(f"Inplace{name}Scalar", f"aten::{fn}.Scalar", "selfRef other", ("selfRef", "other"), dtypes=dts)
+      for name, (fn, dts) in _CMP.items()),
+    *(E(f"Inplace{name}Tensor", f"aten::{fn}.Tensor", "selfRef other", ("selfRef", "other"), dtypes=dts,
+        notes="other broadcast to selfRef's shape")
+      for name, (fn, dts) in _CMP.items()),
+    E("InplaceFillScalar", "aten::fill.Scalar", "selfRef value", ("selfRef", "value"), dtypes=ALL + COMPLEX_ + _U),
+    E("InplaceFillTensor", F + "fill_tensor", "selfRef value", ("selfRef", "value"), dtypes=ALL + COMPLEX_),
+    E("InplaceZero", "aten::zeros_like.default", "selfRef", ("selfRef",), dtypes=ALL + COMPLEX_ + (D.UINT16,)),
+    E("InplaceFillDiagonal", F + "fill_diagonal", "selfRef fillValue wrap", ("selfRef", "fillValue", "wrap"),
+      dtypes=ALL),
+    E("InplaceTril", "aten::tril.default", "selfRef diagonal", ("selfRef", "diagonal"), dtypes=ALL),
+    E("InplaceTriu", "aten::triu.default", "selfRef diagonal", ("selfRef", "diagonal"), dtypes=ALL),
+    E("InplaceMaskedFillScalar", "aten::masked_fill.Scalar", "selfRef mask value", ("selfRef", "mask", "value"),
+      dtypes=_MASKED + (D.UINT8,), notes="mask bool or uint8 (nonzero is true)"),
+    E("InplaceMaskedFillTensor", "aten::masked_fill.Tensor", "selfRef mask value", ("selfRef", "mask", "value"),
+      dtypes=_MASKED + (D.UINT8,), notes="value 0-D (aclnnInplaceMaskedFillTensor.md)"),
+    E("MaskedScale", F + "masked_scale", "self mask scale out", ("self", "mask", "scale"),
+      dtypes=FLOATS + (D.UINT8, D.INT8)),
+    E("SWhere", F + "s_where", "condition self other out", ("condition", "self", "other"),
+      dtypes=ALL + COMPLEX_ + _U, notes="a uint8 condition is read as bool (nonzero is true)"),
+    E("SearchSorted", "aten::searchsorted.Tensor", "sortedSequence self outInt32 right sorter out",
+      ("sortedSequence", "self"), {"out_int32": "outInt32", "right": "right", "sorter": "sorter"},
+      nullable="sorter", dtypes=_SEARCH, out_dtypes=(D.INT32, D.INT64)),
+    E("SearchSorteds", "aten::searchsorted.Scalar", "sortedSequence self outInt32 right sorter out",
+      ("sortedSequence", "self"), {"out_int32": "outInt32", "right": "right", "sorter": "sorter"},
+      nullable="sorter", dtypes=_SEARCH, out_dtypes=(D.INT32, D.INT64)),
+    E("IsInScalarTensor", "aten::isin.Scalar_Tensor", "element testElements assumeUnique invert out",
+      ("element", "testElements"), {"assume_unique": "assumeUnique", "invert": "invert"},
+      dtypes=(D.FLOAT, D.FLOAT16, D.INT8, D.INT32, D.INT64, D.UINT8, D.BF16, D.DOUBLE, D.INT16)),
+    E("IsInTensorScalar", "aten::isin.Tensor_Scalar", "element testElement assumeUnique invert out",
+      ("element", "testElement"), {"assume_unique": "assumeUnique", "invert": "invert"}, dtypes=NUMS),
+    E("OneHot", F + "one_hot", "self numClasses onValue offValue axis out",
+      ("self", "numClasses", "onValue", "offValue", "axis"),
+      dtypes=(D.INT32, D.INT64, D.UINT8, D.FLOAT16, D.FLOAT),
+      notes="self int32/int64; onValue/offValue float16/float/int32/int64 (aclnn_one_hot.cpp)"),
+    E("SortWithIndex", F + "sort_with_index", "x index axis descending stable valuesOut indicesOut",
+      ("x", "index", "axis", "descending", "stable"), out="valuesOut indicesOut",
+      dtypes=(D.FLOAT16, D.FLOAT, D.BF16, D.INT32), notes="ties may order differently unless stable"),
+]
