@@ -319,3 +319,140 @@ def test_search_isin_one_hot(aten: object) -> None:
     order = np.argsort(-x, 1, kind="stable")
     close(vals, np.take_along_axis(x, order, 1))
     same(ids, order * 10, I32)
+
+
+# -- linear algebra -----------------------------------------------------------------------------
+@covers("Addr", "InplaceAddr", "AddrV2", "InplaceAddrV2", "Ger", "Dot", "Cdist", "CdistBackward", "Pdist",
+        "PdistForward", "LinalgCross")
+def test_products_and_distances(aten: object) -> None:
+    m, u, v = rand(3, 4), rand(3), rand(4)
+    want = 0.5 * m.astype(F64) + 2 * np.outer(u, v)
+    for op in ("Addr", "AddrV2"):
+        close(call(op, m, u, v, 0.5, 2.0, z((3, 4))), want)
+        close(call(op, m, u, v, None, None, z((3, 4))), m.astype(F64) + np.outer(u, v))
+        close(call(f"Inplace{op}", m, u, v, 0.5, 2.0, outputs=("selfRef",)), want)
+    close(call("Ger", u, v, z((3, 4))), np.outer(u, v))
+    close(call("Dot", u, u, z(())), u.astype(F64) @ u)
+    i = ints(6, dtype=I8, lo=-3, hi=4)
+    same(call("Dot", i, i, z((), I8)), np.int8(i.astype(I64) @ i), I8)
+    a, b = rand(2, 5, 3), rand(2, 4, 3)
+    d = np.sqrt(((a[:, :, None] - b[:, None]) ** 2).sum(-1))
+    close(call("Cdist", a, b, 2.0, 2, z((2, 5, 4))), d, F32, 1e-4)
+    d1 = np.abs(a[:, :, None] - b[:, None]).sum(-1)
+    close(call("Cdist", a, b, 1.0, 0, z((2, 5, 4))), d1, F32, 1e-4)
+    g = rand(2, 5, 4)
+    ta = torch.from_numpy(a.astype(F64)).requires_grad_()
+    torch.cdist(ta, torch.from_numpy(b.astype(F64)), 2.0).backward(torch.from_numpy(g.astype(F64)))
+    close(call("CdistBackward", g, a, b, d.astype(F32), 2.0, z((2, 5, 3))), ta.grad.numpy(), F32, 1e-4)
+    x = rand(5, 3)
+    pd = [np.abs(x[j] - x[k]).sum() for j in range(5) for k in range(j + 1, 5)]
+    close(call("Pdist", x, 1.0, z(10)), pd, F32, 1e-4)
+    close(call("PdistForward", x, 1.0, z(10)), pd, F32, 1e-4)
+    c1, c2 = rand(4, 3), rand(4, 3)
+    close(call("LinalgCross", c1, c2, 1, z((4, 3))), np.cross(c1, c2))
+
+
+def _spd(n: int) -> np.ndarray:
+    a = rand(n, n).astype(F64)
+    return (a @ a.T + n * np.eye(n)).astype(F32)
+
+
+@covers("LinalgCholesky", "LinalgQr", "Qr", "Svd", "Logdet", "Slogdet", "TriangularSolve", "AffineGrid")
+def test_decompositions(aten: object) -> None:
+    s = _spd(4)
+    low = call("LinalgCholesky", s, False, z((4, 4)))
+    close(low, np.linalg.cholesky(s.astype(F64)), F32, 1e-4)
+    up = call("LinalgCholesky", s, True, z((4, 4)))
+    close(up, np.linalg.cholesky(s.astype(F64)).T, F32, 1e-4)
+    a = rand(5, 3)
+    q, r = call("LinalgQr", a, 0, z((5, 3)), z((3, 3)), outputs=("Q", "R"))
+    close(q @ r, a, F32, 1e-4)
+    close(np.abs(r), np.abs(np.linalg.qr(a.astype(F64))[1]), F32, 1e-4)
+    q, r = call("Qr", a, False, z((5, 5)), z((5, 3)), outputs=("Q", "R"))
+    close(q @ q.T, np.eye(5), F32, 1e-4)
+    close(q @ r, a, F32, 1e-4)
+    sig, u, v = call("Svd", a, False, True, z(3), z((5, 3)), z((3, 3)), outputs=("sigma", "u", "v"))
+    close(sig, np.linalg.svd(a.astype(F64), compute_uv=False), F32, 1e-4)
+    close(u @ np.diag(sig) @ v.T, a, F32, 1e-4)
+    sig, _, _ = call("Svd", a, True, False, z(3), z((1,)), z((1,)), outputs=("sigma", "u", "v"))
+    close(sig, np.linalg.svd(a.astype(F64), compute_uv=False), F32, 1e-4)
+    close(call("Logdet", s, z(())), np.log(np.linalg.det(s.astype(F64))), F32, 1e-4)
+    m = rand(2, 3, 3)
+    sign, logabs = call("Slogdet", m, z(2), z(2), outputs=("signOut", "logOut"))
+    ws, wl = np.linalg.slogdet(m.astype(F64))
+    close(sign, ws)
+    close(logabs, wl, F32, 1e-4)
+    t = np.triu(rand(3, 3)) + 3 * np.eye(3, dtype=F32)
+    rhs = rand(3, 2)
+    x, copy = call("TriangularSolve", rhs, t, True, False, False, z((3, 2)), z((3, 3)), outputs=("xOut", "mOut"))
+    close(x, np.linalg.solve(t.astype(F64), rhs), F32, 1e-4)
+    close(copy, t)
+    x, _ = call("TriangularSolve", rhs, t, True, True, False, z((3, 2)), z((3, 3)), outputs=("xOut", "mOut"))
+    close(x, np.linalg.solve(t.T.astype(F64), rhs), F32, 1e-4)
+    theta = rand(2, 2, 3)
+    grid = call("AffineGrid", theta, [2, 1, 3, 4], False, z((2, 3, 4, 2)))
+    xs, ys = (2 * np.arange(4) + 1) / 4 - 1, (2 * np.arange(3) + 1) / 3 - 1  # pixel centres (alignCorners false)
+    base = np.stack(np.broadcast_arrays(xs[None, :], ys[:, None], 1.0), -1)  # (3, 4, 3): x, y, 1
+    close(grid, np.einsum("hwk,nck->nhwc", base, theta.astype(F64)), F32, 1e-5)
+
+
+# -- creation -----------------------------------------------------------------------------------
+@covers("Arange", "Range", "Linspace", "LogSpace", "Eye")
+def test_creation(aten: object) -> None:
+    close(call("Arange", 1.0, 3.0, 0.5, z(4)), np.arange(1, 3, 0.5))
+    same(call("Arange", 0, 10, 3, z(4, I64)), np.arange(0, 10, 3), I64)
+    close(call("Range", 1.0, 3.0, 0.5, z(5)), [1, 1.5, 2, 2.5, 3])
+    close(call("Linspace", -1.0, 1.0, 5, z(5)), np.linspace(-1, 1, 5))
+    close(call("Linspace", 0, 10, 4, z(4, F16)), np.linspace(0, 10, 4), F16)
+    close(call("LogSpace", 0.0, 2.0, 3, 10.0, z(3), outputs=("result",)), [1, 10, 100], F32, 1e-4)
+    close(call("LogSpace", 1.0, 3.0, 3, 2.0, z(3), outputs=("result",)), [2, 4, 8], F32, 1e-4)
+    same(call("Eye", 3, 4, z((3, 4), I32)), np.eye(3, 4), I32)
+    same(call("Eye", 2, 2, z((2, 2), B)), np.eye(2, dtype=bool))
+
+
+# -- element-wise ones that came with the list ---------------------------------------------------
+@covers("FloorDivide", "FloorDivides", "InplaceFloorDivide", "InplaceFloorDivides", "IsClose", "Complex", "Polar",
+        "Real", "RightShift", "RoundDecimals", "Xlog1py", "Ndtri", "AsinWithAgent", "AsinhWithAgent",
+        "SqrtBackward", "KlDiv")
+def test_elementwise(aten: object) -> None:
+    a, b = rand(3, 4), rand(1, 4, lo=0.5, hi=2)
+    close(call("FloorDivide", a, b, z((3, 4))), np.floor(a / b))
+    i = np.array([7, -7, 5, -5], I32)
+    same(call("FloorDivide", i, np.array([2, 2, -3, -3], I32), z(4, I32)), np.floor_divide(i, [2, 2, -3, -3]), I32)
+    same(call("FloorDivides", i, 2, z(4, I32)), np.floor_divide(i, 2), I32)
+    close(call("InplaceFloorDivide", a, b, outputs=("selfRef",)), np.floor(a / b))
+    close(call("InplaceFloorDivides", a, 0.5, outputs=("selfRef",)), np.floor(a / 0.5))
+    c = a + np.float32(1e-7)
+    c[0, 0] = np.nan
+    a2 = a.copy()
+    a2[0, 0] = np.nan
+    same(call("IsClose", a2, c, 1e-5, 1e-8, True, z((3, 4), B)), np.isclose(a2, c, 1e-5, 1e-8, True))
+    same(call("IsClose", a2, c, 1e-5, 1e-8, False, z((3, 4), B)), np.isclose(a2, c, 1e-5, 1e-8, False))
+    re, im = rand(4), rand(4)
+    same(call("Complex", re, im, z(4, np.complex64)), re + 1j * im, np.complex64)
+    r, th = rand(4, lo=0, hi=2), rand(4)
+    close(call("Polar", r, th, z(4, np.complex64)), r * np.exp(1j * th.astype(F64)), np.complex64, 1e-5)
+    close(call("Real", (re + 1j * im).astype(np.complex64), z(4)), re)
+    sh = np.array([1, 2, 3, 0], I32)
+    same(call("RightShift", np.array([-16, 16, 100, 5], I32), sh, z(4, I32)), np.right_shift([-16, 16, 100, 5], sh))
+    x = np.array([1.25, -2.35, 0.125, 12.5], F32)
+    close(call("RoundDecimals", x, 1, z(4)), np.round(x.astype(F64), 1), F32, 1e-6)
+    same(call("RoundDecimals", i, 1, z(4, I32)), i, I32)
+    p = rand(5, lo=0.01, hi=0.99)
+    from statistics import NormalDist
+    close(call("Ndtri", p, z(5)), [NormalDist().inv_cdf(float(v)) for v in p], F32, 1e-4)
+    y = rand(5, lo=-0.9, hi=3)
+    close(call("Xlog1py", p, y, z(5), outputs=("z",)), p.astype(F64) * np.log1p(y))
+    close(call("AsinWithAgent", p, z(5), outputs=("y",)), np.arcsin(p.astype(F64)))
+    close(call("AsinWithAgent", np.array([0, 1], I32), z(2), outputs=("y",)), np.arcsin([0, 1]))
+    close(call("AsinhWithAgent", a, z((3, 4))), np.arcsinh(a.astype(F64)))
+    s, ds = rand(5, lo=0.5, hi=2), rand(5)
+    close(call("SqrtBackward", s, ds, z(5), outputs=("z",)), ds / (2 * s.astype(F64)))
+    lp = np.log(rand(2, 3, lo=0.1, hi=1)).astype(F32)
+    t = rand(2, 3, lo=0.1, hi=1)
+    point = t.astype(F64) * (np.log(t) - lp)
+    close(call("KlDiv", lp, t, 0, False, z((2, 3))), point)
+    close(call("KlDiv", lp, t, 1, False, z(1)), [point.mean()])
+    close(call("KlDiv", lp, t, 2, False, z(1)), [point.sum()])
+    close(call("KlDiv", lp, t, 3, False, z(1)), [point.sum() / 2])
+    close(call("KlDiv", lp, np.log(t), 2, True, z(1)), [point.sum()], F32, 1e-4)

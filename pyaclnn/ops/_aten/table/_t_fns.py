@@ -144,10 +144,15 @@ def qr(x: Any, mode: str) -> tuple[Any, Any]:
     return torch.ops.aten.linalg_qr.default(wide, mode)  # type: ignore[no-any-return]
 
 
-def svd(x: Any, full_matrices: bool, compute_uv: bool) -> tuple[Any, Any, Any]:
-    """aclnnSvd: (sigma, U, V) with input = U diag(sigma) V^T (aclnnSvd.md: V, not aten's Vh)."""
+def svd(x: Any, full_matrices: bool, compute_uv: bool, u_shape: Sequence[int], v_shape: Sequence[int]
+        ) -> tuple[Any, Any, Any]:
+    """aclnnSvd: (sigma, U, V) with input = U diag(sigma) V^T (aclnnSvd.md: V, not aten's Vh).
+    Without computeUV only sigma is computed and u, v (their shapes unchecked, aclnn_svd.cpp)
+    are written as zeros of their own shapes."""
     torch = _torch()
-    u, s, vh = torch.ops.aten._linalg_svd.default(x, full_matrices, True)
+    u, s, vh = torch.ops.aten._linalg_svd.default(x, full_matrices, compute_uv)
+    if not compute_uv:
+        return s, x.new_zeros(list(u_shape)), x.new_zeros(list(v_shape))
     return s, u, vh.mH
 
 
@@ -229,3 +234,12 @@ def kl_div(x: Any, target: Any, reduction: int, log_target: bool) -> Any:
     if reduction == 3:
         total = total / (x.shape[0] if x.dim() else 1)
     return total.reshape(1)
+
+
+def round_decimals(x: Any, decimals: int) -> Any:
+    """aclnnRoundDecimals: aten's round.decimals (halves to even); an integer input is its own
+    rounding (aten's CPU kernel takes floats only)."""
+    torch = _torch()
+    if not (x.is_floating_point() or x.is_complex()):
+        return x.clone()
+    return torch.ops.aten.round.decimals(x, decimals=decimals)

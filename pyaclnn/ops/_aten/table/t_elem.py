@@ -1,0 +1,44 @@
+"""Element-wise operators that came with the ops-math tensor list (issue 24 expansion): floor
+division, closeness, complex construction, shifts, decimal rounding, special functions and
+the experimental ``...WithAgent`` / SqrtBackward kernels.
+
+Dtypes from each operator's op_api source (hicann/ops-math [experimental/]math/<dir>/op_api/
+aclnn_<name>.cpp, its ASCEND910B list; bf16 through SOCS_BF16); semantics from its
+docs/aclnn<Name>.md or README.md. Compositions (``torch:...t_fns.*``) are in _t_fns.py.
+"""
+from __future__ import annotations
+
+from ._entry import ALL, COMPLEX_, FLOATS, FLOATS64, INTS, D, E
+
+F = "torch:pyaclnn.ops._aten.table._t_fns."
+_FLOOR = FLOATS64 + INTS  # aclnn_floor_divide.cpp ASCEND910B_DTYPE_SUPPORT_LIST, less bool
+_NO_BOOL = "bool (the device's too) refused: aten's CPU floor division has no bool kernel"
+_AGENT = (D.FLOAT, D.FLOAT16, D.DOUBLE, D.INT8, D.INT16, D.INT32, D.INT64, D.UINT8, D.BOOL)
+
+ENTRIES = [
+    *(E(op, f"aten::floor_divide.{overload}", f"{first} other" + (" out" if first == "self" else ""),
+        (first, "other"), dtypes=_FLOOR, notes=_NO_BOOL)
+      for op, overload, first in (("FloorDivide", "default", "self"), ("FloorDivides", "Scalar", "self"),
+                                  ("InplaceFloorDivide", "default", "selfRef"),
+                                  ("InplaceFloorDivides", "Scalar", "selfRef"))),
+    E("IsClose", "aten::isclose.default", "self other rtol atol equalNan out",
+      ("self", "other", "rtol", "atol", "equalNan"), dtypes=ALL, out_dtypes=(D.BOOL,)),
+    E("Complex", "aten::complex.default", "real imag out", ("real", "imag"), dtypes=(D.FLOAT, D.DOUBLE),
+      notes="float16 (a complex32 result) refused: torch's complex32 has no NumPy peer here"),
+    E("Polar", "aten::polar.default", "input angle out", ("input", "angle"), dtypes=(D.FLOAT,)),
+    E("Real", "aten::real.default", "self out", ("self",), dtypes=(D.FLOAT, D.FLOAT16) + COMPLEX_),
+    E("RightShift", "aten::bitwise_right_shift.Tensor", "input shiftBits out", ("input", "shiftBits"),
+      dtypes=INTS, notes="uint16/32/64 (the device's too) refused: torch's CPU shift has no unsigned wide kernel"),
+    E("RoundDecimals", F + "round_decimals", "self decimals out", ("self", "decimals"),
+      dtypes=FLOATS64 + (D.INT32, D.INT64), notes="halves to even"),
+    E("Xlog1py", "aten::special_xlog1py.default", "x y z", ("x", "y"), out="z"),
+    E("Ndtri", "aten::special_ndtri.default", "self out", ("self",), dtypes=FLOATS64),
+    E("AsinWithAgent", "aten::asin.default", "x y", ("x",), out="y", dtypes=_AGENT,
+      notes="integers and bool give float32 (experimental/math/asin_with_agent README)"),
+    E("AsinhWithAgent", "aten::asinh.default", "x out", ("x",), dtypes=_AGENT,
+      notes="integers and bool give float32"),
+    E("SqrtBackward", F + "sqrt_backward", "y dy z", ("y", "dy"), out="z",
+      notes="z = dy / (2 y) (experimental/math/sqrt_grad README)"),
+    E("KlDiv", F + "kl_div", "self target reduction logTarget out", ("self", "target", "reduction", "logTarget"),
+      notes="reduction 0 none, 1 mean, 2 sum, 3 batchmean; a reduced out has shape (1,)"),
+]

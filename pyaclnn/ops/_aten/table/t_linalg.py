@@ -1,0 +1,54 @@
+"""Linear algebra of the ops-math tensor list (issue 24 expansion): outer products, dot,
+distances, decompositions, determinants, triangular solves, cross products, affine grids.
+
+Dtypes from each operator's op_api source (hicann/ops-math math/<dir>/op_api/aclnn_<name>.cpp,
+its ASCEND910B list; bf16 through SOCS_BF16); semantics from its docs/aclnn<Name>.md.
+Compositions (``torch:...t_fns.*``) are in _t_fns.py.
+"""
+from __future__ import annotations
+
+from ._entry import ALL, COMPLEX_, FLOATS, INTS, Call, D, E, Enum, OutShape
+
+F = "torch:pyaclnn.ops._aten.table._t_fns."
+_LAPACK = (D.FLOAT, D.DOUBLE) + COMPLEX_  # aclnn_slogdet.cpp, aclnn_logdet.cpp, aclnn_svd.cpp, triangular_solve
+_ADDR = "out = beta * self + alpha * outer(vec1, vec2); a nullptr beta or alpha is 1"
+
+ENTRIES = [
+    E("Addr", "aten::addr.default", "self vec1 vec2 betaOptional alphaOptional out", ("self", "vec1", "vec2"),
+      {"beta": "betaOptional", "alpha": "alphaOptional"}, dtypes=ALL, notes=_ADDR),
+    E("InplaceAddr", "aten::addr.default", "selfRef vec1 vec2 betaOptional alphaOptional", ("selfRef", "vec1", "vec2"),
+      {"beta": "betaOptional", "alpha": "alphaOptional"}, dtypes=ALL, notes=_ADDR),
+    E("AddrV2", "aten::addr.default", "self vec1 vec2 betaOptional alphaOptional out", ("self", "vec1", "vec2"),
+      {"beta": "betaOptional", "alpha": "alphaOptional"}, dtypes=ALL,
+      notes=_ADDR + " (experimental/math/addr_v2)"),
+    E("InplaceAddrV2", "aten::addr.default", "selfRef vec1 vec2 betaOptional alphaOptional",
+      ("selfRef", "vec1", "vec2"), {"beta": "betaOptional", "alpha": "alphaOptional"}, dtypes=ALL,
+      notes=_ADDR + " (experimental/math/addr_v2)"),
+    E("Ger", "aten::outer.default", "self vec2 out", ("self", "vec2"), dtypes=ALL[:-1] + COMPLEX_ + (D.BOOL,)),
+    E("Dot", "aten::dot.default", "self tensor out", ("self", "tensor"),
+      dtypes=(D.FLOAT, D.FLOAT16, D.BF16, D.INT8, D.INT32, D.UINT8)),
+    E("Cdist", "aten::_cdist_forward.default", "x1 x2 p compute_mode out", ("x1", "x2", "p", 2),
+      notes="compute_mode is reserved (aclnnCdist.md): distances computed directly (aten's mode 2)"),
+    E("CdistBackward", "aten::_cdist_backward.default", "grad x1 x2 cdist p out", ("grad", "x1", "x2", "p", "cdist")),
+    E("Pdist", "aten::_pdist_forward.default", "self p out", ("self", "p"), dtypes=(D.FLOAT16, D.FLOAT)),
+    E("PdistForward", "aten::_pdist_forward.default", "self pScalar out", ("self", "pScalar"),
+      dtypes=(D.FLOAT16, D.FLOAT)),
+    E("LinalgCholesky", F + "cholesky", "self upper out", ("self", "upper"), notes="fp16/bf16 factored in fp32"),
+    E("LinalgCross", "aten::linalg_cross.default", "self other dim out", ("self", "other"), {"dim": "dim"},
+      dtypes=(D.FLOAT, D.FLOAT16, D.DOUBLE, D.BF16) + INTS + COMPLEX_),
+    E("LinalgQr", F + "qr", "self mode Q R", ("self", Enum("mode", ("reduced", "complete", "r"))), out="Q R",
+      dtypes=(D.FLOAT, D.FLOAT16, D.DOUBLE) + COMPLEX_, notes="fp16 factored in fp32; mode 2 (r): Q empty"),
+    E("Qr", F + "qr", "self some Q R", ("self", Call("some", lambda some: "reduced" if some else "complete")),
+      out="Q R", dtypes=(D.FLOAT, D.FLOAT16, D.DOUBLE) + COMPLEX_,
+      notes="some: reduced, else complete; fp16 factored in fp32"),
+    E("Svd", F + "svd", "input fullMatrices computeUV sigma u v",
+      ("input", "fullMatrices", "computeUV", OutShape("u"), OutShape("v")), out="sigma u v", dtypes=_LAPACK,
+      notes="signs of singular vectors may differ from the device's"),
+    E("Logdet", "aten::logdet.default", "self out", ("self",), dtypes=_LAPACK),
+    E("Slogdet", "aten::linalg_slogdet.default", "self signOut logOut", ("self",), out="signOut logOut",
+      dtypes=_LAPACK),
+    E("TriangularSolve", "aten::triangular_solve.default", "self A upper transpose unitriangular xOut mOut",
+      ("self", "A", "upper", "transpose", "unitriangular"), out="xOut mOut", dtypes=_LAPACK),
+    E("AffineGrid", "aten::affine_grid_generator.default", "theta size alignCorners out",
+      ("theta", "size", "alignCorners")),
+]
