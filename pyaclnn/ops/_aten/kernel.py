@@ -112,7 +112,7 @@ class AtenKernel:
         tensors = {i for i, x in enumerate(a) if _is_tensor(x)} | lists
         # C position -> a placeholder where aten takes that tensor; plain values converted now
         values = tuple(_Slot(i) if i in tensors else x for i, x in enumerate(a))
-        args, kwargs = bind(entry, self._index, values, lambda v: v if isinstance(v, _Slot) else plain(v), torch)
+        args, kwargs = bind(entry, self._index, values, lambda v: v if isinstance(v, _Slot) else plain(v), torch, a)
         pos = [(k, v.index) for k, v in enumerate(args) if isinstance(v, _Slot)]
         kw = [(k, v.index) for k, v in kwargs.items() if isinstance(v, _Slot)]
         outs = tuple(None if n is None else self._index[n] for n in entry.out)
@@ -141,7 +141,7 @@ class AtenKernel:
                 if i is None:
                     continue
                 target = v[i]
-                if target is None:  # an optional output not asked for
+                if target is None or item is None:  # an optional output not asked for, or not computed
                     continue
                 if isinstance(target, tuple):
                     for o, t in zip(target, item):

@@ -155,6 +155,15 @@ class AtenSpec:
         self._fn: Callable[..., Any] | None = None
         self._dim = self._index.get("dim")
 
+    def _allowed(self, name: str, soc: str) -> tuple[DType, ...] | None:
+        """The dtypes input ``name`` may have on ``soc`` (None: any)."""
+        dtypes = self.entry.dtypes
+        if isinstance(dtypes, dict):
+            dtypes = dtypes.get(name, dtypes.get("*"))
+        if dtypes is not None and DType.BF16 in dtypes and soc not in SOCS_BF16:
+            dtypes = tuple(d for d in dtypes if d != DType.BF16)
+        return dtypes
+
     def _check_dim(self, metas: Sequence[Any]) -> None:
         first = next((m for i, m in enumerate(metas) if isinstance(m, TensorMeta) and i in self._inputs), None)
         value = metas[self._dim]  # type: ignore[index]
@@ -229,10 +238,8 @@ class AtenSpec:
         for name, m, required in zip(entry.params, metas, self._required):  # CheckNotNull, in C order
             if m is None and required:
                 fail_null(api, f"{name} is nullptr")
-        allowed = entry.dtypes
-        if allowed is not None and DType.BF16 in allowed and soc not in SOCS_BF16:
-            allowed = tuple(d for d in allowed if d != DType.BF16)
         for i, (name, m) in enumerate(zip(entry.params, metas)):
+            allowed = self._allowed(name, soc)
             tensors = (m,) if isinstance(m, TensorMeta) else m if isinstance(m, tuple) and m and \
                 isinstance(m[0], TensorMeta) else ()
             for t in tensors:
@@ -254,7 +261,7 @@ class AtenSpec:
             self._rules[key] = rule
         empty = True
         for pos, got in zip(self._outs, rule):
-            if pos is None:
+            if pos is None or got is None:
                 continue
             name, m = entry.params[pos], metas[pos]
             if m is None:  # an optional output not asked for
@@ -293,6 +300,8 @@ def results_of(entry: Entry, result: Any) -> tuple[Any, ...]:
         raise ValueError(f"{entry.aten} returned {len(items)} results; the entry expects {len(entry.out)}")
 
     def one(t: Any) -> Any:
+        if t is None:  # not computed (an output mask that is false)
+            return None
         if isinstance(t, (list, tuple)):
             return tuple(one(x) for x in t)
         return tuple(t.shape), dtype_of_torch(t.dtype)
@@ -300,20 +309,23 @@ def results_of(entry: Entry, result: Any) -> tuple[Any, ...]:
 
 
 def bind(entry: Entry, index: dict[str, int], values: Sequence[Any], tensor: Callable[[Any], Any],
-         torch: Any) -> tuple[list, dict]:
+         torch: Any, outputs: Sequence[Any] | None = None) -> tuple[list, dict]:
     """aten's (args, kwargs) from the C arguments ``values``; ``tensor`` makes a tensor (or a
-    list, or a plain value) of one C argument."""
+    list, or a plain value) of one C argument; ``outputs``: the C arguments an output's dtype or
+    shape is read from (default: ``values``)."""
+    described = values if outputs is None else outputs
+
     def one(a: Any) -> Any:
         if isinstance(a, str):
             return tensor(values[index[a]])
         if isinstance(a, OutDtype):
-            return torch_dtype(acl_dtype(values[index[a.param]].dtype))
+            return torch_dtype(acl_dtype(described[index[a.param]].dtype))
+        if isinstance(a, OutShape):
+            return list(described[index[a.param]].shape)
         if isinstance(a, Conv) and values[index[a.param]] is None:
             return None
         if isinstance(a, Dtype):
             return torch_dtype(int(values[index[a.param]]))
-        if isinstance(a, OutShape):
-            return list(values[index[a.param]].shape)
         if isinstance(a, Conv):
             return a.convert(plain(values[index[a.param]]), torch)
         return a

@@ -21,7 +21,8 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
 - ``nullable``: parameters that may be nullptr though not named ``...Optional`` (as the header's
   documentation says); a nullptr aclScalar or array passed by keyword leaves aten's default;
 - ``dtypes``: the input dtypes phase 1 accepts (a tuple of ``DType``; ``BF16`` counts only
-  where the SoC has it, ``bf16_socs``); ``out_dtypes``: the output dtypes (default: any dtype
+  where the SoC has it, ``SOCS_BF16``), or a dict of such tuples by C parameter name (``"*"``:
+  the others; a parameter not in it, without ``"*"``, is not checked); ``out_dtypes``: the output dtypes (default: any dtype
   the result can be cast to, CANN's CanCast);
 - ``traced``: which phase-1 rules were traced from the op sources (a file of hicann ops-math or
   ops-nn), ``""`` when all are the tier's generic ones (spec.py: nullptr, rank, dtype, out shape);
@@ -34,7 +35,7 @@ from typing import Any
 
 from ....dtypes import DType
 
-__all__ = ["Entry", "E", "Conv", "Dtype", "Enum", "Reduction", "OutDtype", "OutShape", "Call",
+__all__ = ["Entry", "E", "Conv", "Dtype", "Enum", "Reduction", "IntReduction", "zero_is_none", "OutDtype", "OutShape", "Call",
            "F16", "FLOATS", "FLOATS64", "INTS", "NUMS", "ALL", "COMPLEX_", "SOCS_BF16"]
 
 D = DType
@@ -84,6 +85,17 @@ def Reduction(param: str = "reduction") -> Enum:
     return Enum(param, ("none", "mean", "sum"))
 
 
+def IntReduction(param: str = "reduction") -> Enum:
+    """An int reduction aten takes as the same int (0 none, 1 mean, 2 sum): any other value is
+    refused at phase 1 (161002) rather than passed to aten."""
+    return Enum(param, (0, 1, 2))
+
+
+def zero_is_none(value: Any) -> Any:
+    """0 means "not given" (CANN's divisorOverride): aten's None."""
+    return value or None
+
+
 @dataclass(frozen=True)
 class OutDtype(Conv):
     """The torch dtype of C output ``param`` (an aten ``dtype=`` argument CANN takes from out)."""
@@ -104,7 +116,7 @@ class Call(Conv):
         return self.fn(value)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Entry:
     op: str
     aten: str
@@ -114,7 +126,7 @@ class Entry:
     out: tuple[str | None, ...] = ()
     inplace: tuple[str, ...] = ()
     nullable: tuple[str, ...] = ()
-    dtypes: tuple[DType, ...] | None = FLOATS
+    dtypes: tuple[DType, ...] | dict[str, tuple[DType, ...]] | None = FLOATS
     out_dtypes: tuple[DType, ...] | None = None
     traced: str = ""
     notes: str = ""
@@ -127,7 +139,8 @@ class Entry:
 
 
 def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
-      out: str | tuple[str | None, ...] | None = None, dtypes: tuple[DType, ...] | None = FLOATS,
+      out: str | tuple[str | None, ...] | None = None,
+      dtypes: tuple[DType, ...] | dict[str, tuple[DType, ...]] | None = FLOATS,
       out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "", inplace: str = "",
       nullable: str = "") -> Entry:
     """One table entry (module docstring); ``params``, ``out``, ``inplace`` and ``nullable`` as
