@@ -79,8 +79,6 @@ def test_min_max_all_any(aten: object) -> None:
     x = rand(3, 4, 5)
     same(call("All", x > -1, [1], False, z((3, 5), B)), (x > -1).all(1))
     same(call("Any", x > 1.5, [0, 2], True, z((1, 4, 1), B)), (x > 1.5).any((0, 2), keepdims=True))
-    i = ints(2, 3)
-    same(call("All", i, [], False, z((), U8)), int(i.all()), U8)  # no dim: every axis
     close(call("Amin", x, [2], False, z((3, 4))), x.min(2))
     mn, mx = call("Aminmax", x, [0, 1], True, z((1, 1, 5)), z((1, 1, 5)), outputs=("minOut", "maxOut"))
     close(mn, x.min((0, 1), keepdims=True))
@@ -126,9 +124,6 @@ def test_reductions(aten: object) -> None:
     c = x.astype(F64)
     lse = lambda a, d, k=False: np.log(np.exp(a).sum(d, keepdims=k))  # noqa: E731
     close(call("LogSumExp", x, [1], True, z((3, 1, 5))), lse(c, 1, True))
-    close(call("LogSumExp", x, [], False, z(())), lse(c, (0, 1, 2)))
-    i = ints(3, 4)
-    close(call("LogSumExp", i, [0], False, z(4)), lse(i.astype(F64), 0))  # integers: a float result
     close(call("MeanV2", x, [0, 2], False, False, z(4)), c.mean((0, 2)))
     close(call("MeanV2", x, [], False, False, z(())), c.mean())
     close(call("MeanV2", x, [], True, True, z((3, 4, 5))), c)
@@ -271,7 +266,7 @@ def test_inplace_comparisons(aten: object, name: str) -> None:
 def test_fills_and_masks(aten: object) -> None:
     x = rand(4, 3)
     same(call("InplaceFillScalar", x, 2.5, outputs=("selfRef",)), np.full((4, 3), 2.5, F32), F32)
-    same(call("InplaceFillTensor", ints(2, 2, dtype=I64), np.array([7.9], F32), outputs=("selfRef",)),
+    same(call("InplaceFillTensor", ints(2, 2, dtype=I64), np.array(7.9, F32), outputs=("selfRef",)),
          np.full((2, 2), 7), I64)
     same(call("InplaceZero", x, outputs=("selfRef",)), np.zeros((4, 3)), F32)
     want = x.copy()
@@ -333,8 +328,6 @@ def test_products_and_distances(aten: object) -> None:
         close(call(f"Inplace{op}", m, u, v, 0.5, 2.0, outputs=("selfRef",)), want)
     close(call("Ger", u, v, z((3, 4))), np.outer(u, v))
     close(call("Dot", u, u, z(())), u.astype(F64) @ u)
-    i = ints(6, dtype=I8, lo=-3, hi=4)
-    same(call("Dot", i, i, z((), I8)), np.int8(i.astype(I64) @ i), I8)
     a, b = rand(2, 5, 3), rand(2, 4, 3)
     d = np.sqrt(((a[:, :, None] - b[:, None]) ** 2).sum(-1))
     close(call("Cdist", a, b, 2.0, 2, z((2, 5, 4))), d, F32, 1e-4)
@@ -413,7 +406,7 @@ def test_creation(aten: object) -> None:
 # -- element-wise ones that came with the list ---------------------------------------------------
 @covers("FloorDivide", "FloorDivides", "InplaceFloorDivide", "InplaceFloorDivides", "IsClose", "Complex", "Polar",
         "Real", "RightShift", "RoundDecimals", "Xlog1py", "Ndtri", "AsinWithAgent", "AsinhWithAgent",
-        "SqrtBackward", "KlDiv")
+        "SqrtBackward")
 def test_elementwise(aten: object) -> None:
     a, b = rand(3, 4), rand(1, 4, lo=0.5, hi=2)
     close(call("FloorDivide", a, b, z((3, 4))), np.floor(a / b))
@@ -435,7 +428,7 @@ def test_elementwise(aten: object) -> None:
     close(call("Real", (re + 1j * im).astype(np.complex64), z(4)), re)
     sh = np.array([1, 2, 3, 0], I32)
     same(call("RightShift", np.array([-16, 16, 100, 5], I32), sh, z(4, I32)), np.right_shift([-16, 16, 100, 5], sh))
-    x = np.array([1.25, -2.35, 0.125, 12.5], F32)
+    x = np.array([1.26, -2.34, 0.125, 12.5], F32)  # no value a float32 product makes a half
     close(call("RoundDecimals", x, 1, z(4)), np.round(x.astype(F64), 1), F32, 1e-6)
     same(call("RoundDecimals", i, 1, z(4, I32)), i, I32)
     p = rand(5, lo=0.01, hi=0.99)
@@ -448,6 +441,51 @@ def test_elementwise(aten: object) -> None:
     close(call("AsinhWithAgent", a, z((3, 4))), np.arcsinh(a.astype(F64)))
     s, ds = rand(5, lo=0.5, hi=2), rand(5)
     close(call("SqrtBackward", s, ds, z(5), outputs=("z",)), ds / (2 * s.astype(F64)))
+
+
+# -- operators of the list the base table (reduce.py, index.py, nn.py) took first ---------------
+# Where its entry departs from the op source these tests say so, strictly expected to fail until
+# the base entry changes (the base modules are not this family's to edit).
+def _base(reason: str) -> Any:
+    return pytest.mark.xfail(strict=True, raises=(pyaclnn.AclError, AssertionError), reason=reason)
+
+
+@_base("aclnn_all.cpp / aclnn_any.cpp make_dim_mask: an empty dim reduces every axis; aten's all.dims "
+       "reads [] as no axis (reduce.py passes it as it is)")
+def test_base_all_any_empty_dim_reduce_every_axis(aten: object) -> None:
+    i = ints(2, 3)
+    same(call("All", i, [], False, z((), U8)), int(i.all()), U8)
+    same(call("Any", i, [], False, z((), B)), i.any())
+
+
+@_base("aclnn_logsumexp.cpp (dim->Size() == 0): every axis; aten's logsumexp refuses [] shapes")
+def test_base_logsumexp_empty_dim_reduces_every_axis(aten: object) -> None:
+    x = rand(2, 3)
+    close(call("LogSumExp", x, [], False, z(())), np.log(np.exp(x.astype(F64)).sum()))
+
+
+@_base("aclnn_fill_tensor.cpp: value 0-D or 1-D with one element; aten's fill.Tensor takes 0-D only")
+def test_base_fill_tensor_takes_a_one_element_vector(aten: object) -> None:
+    same(call("InplaceFillTensor", ints(2, 2, dtype=I64), np.array([7.9], F32), outputs=("selfRef",)),
+         np.full((2, 2), 7), I64)
+
+
+@_base("aclnn_dot.cpp ASCEND910B_DTYPE_DTYPE_SUPPORT_LIST has INT8, INT32, UINT8 (nn.py: floats only)")
+def test_base_dot_takes_integers(aten: object) -> None:
+    i = ints(6, dtype=I8, lo=-3, hi=4)
+    same(call("Dot", i, i, z((), I8)), np.int8(i.astype(I64) @ i), I8)
+
+
+@_base("aclnn_logsumexp.cpp INPUT_DTYPE_SUPPORT_LIST_910B: integers and bool too, a float result "
+       "(reduce.py: floats only)")
+def test_base_logsumexp_takes_integers(aten: object) -> None:
+    i = ints(3, 4)
+    close(call("LogSumExp", i, [0], False, z(4)), np.log(np.exp(i.astype(F64)).sum(0)))
+
+
+@_base("aclnnKlDiv.md / aclnn_kl_div.cpp: reduction 3 is batchmean and a reduced out has shape (1,) "
+       "(loss.py: aten's int reduction, 0..2, a 0-D result)")
+def test_base_kl_div_reductions(aten: object) -> None:
     lp = np.log(rand(2, 3, lo=0.1, hi=1)).astype(F32)
     t = rand(2, 3, lo=0.1, hi=1)
     point = t.astype(F64) * (np.log(t) - lp)
@@ -456,3 +494,60 @@ def test_elementwise(aten: object) -> None:
     close(call("KlDiv", lp, t, 2, False, z(1)), [point.sum()])
     close(call("KlDiv", lp, t, 3, False, z(1)), [point.sum() / 2])
     close(call("KlDiv", lp, np.log(t), 2, True, z(1)), [point.sum()], F32, 1e-4)
+
+
+# -- second dtypes, statuses, coverage ------------------------------------------------------------
+@covers()
+def test_second_dtypes(aten: object) -> None:
+    """fp16 / bf16 / integer runs of the compositions, against NumPy in float64."""
+    h = rand(3, 4, dtype=F16)
+    h64 = h.astype(F64)
+    close(call("CumsumV2", h, 1, True, False, z((3, 4), F16)), np.cumsum(h64, 1) - h64, F16, 1e-2)
+    close(call("MeanV2", h, [1], True, False, z((3, 1), F16)), h64.mean(1, keepdims=True), F16)
+    i = ints(3, 4, dtype=I32)
+    same(call("CumsumV2", i, 0, False, True, z((3, 4), I32)), np.cumsum(i[::-1], 0)[::-1], I32)
+    mn, mx = call("Aminmax", i, [1], False, z(3, I32), z(3, I32), outputs=("minOut", "maxOut"))
+    same(mn, i.min(1), I32)
+    same(mx, i.max(1), I32)
+    b = bf16(rand(2, 3))
+    got = call("GlobalAveragePool", b.reshape(1, 2, 3), z((1, 2, 1), b.dtype))
+    np.testing.assert_allclose(got.astype(F64).ravel(), b.astype(F64).mean(1), rtol=1e-2)
+    same(call("Flatten", i, 1, z((3, 4), I32)), i, I32)
+    same(call("SliceV2", i, [1], [3], [1], [1], z((3, 2), I32)), i[:, 1:3], I32)
+    same(call("ConfusionTranspose", i, [1, 0], [4, 3], True, z((4, 3), I32)), i.T, I32)
+    same(call("MaxN", [i, i[:1]], z((3, 4), I32)), np.maximum(i, i[:1]), I32)
+    same(call("Sum", [i.astype(I8), i.astype(I8)], z((3, 4), I8)), 2 * i.astype(I8), I8)
+    same(call("SWhere", i > 0, i, -i, z((3, 4), I32)), np.abs(i), I32)
+    same(call("CircularPad2d", i.reshape(1, 3, 4), [1, 1, 0, 1], z((1, 4, 6), I32)),
+         np.pad(i.reshape(1, 3, 4), [(0, 0), (0, 1), (1, 1)], mode="wrap"), I32)
+    same(call("ReduceSum", i > 0, [], False, int(DT.INT64), z((), I64)), (i > 0).sum(), I64)
+    s = _spd(3).astype(F16)
+    close(call("LinalgCholesky", s, False, z((3, 3), F16)), np.linalg.cholesky(s.astype(F64)), F16, 1e-2)
+
+
+def test_statuses(aten: object) -> None:
+    x = rand(3, 4)
+    assert status_of("CumsumV2", x, 1, False, False, z((3, 5))) == 161002  # wrong out shape
+    assert status_of("CumsumV2", None, 1, False, False, z((3, 4))) == 161001  # nullptr self
+    assert status_of("CumsumV2", x, 2, False, False, z((3, 4))) == 161002  # dim out of range
+    assert status_of("MeanV2", x, [0], False, False, z(3)) == 161002
+    assert status_of("Aminmax", x, [1], False, z(3), None) == 161001
+    assert status_of("SortWithIndex", x, np.zeros((3, 4), I64), -1, False, True, z((3, 4)), z((3, 4), I32)) == 161002
+    assert status_of("OneHot", np.zeros(3, F32), 4, np.array(1.0, F32), np.array(0.0, F32), -1, z((3, 4))) == 161002
+    assert status_of("Sum", [x, rand(2, 4)], z((3, 4))) == 161002  # shapes that do not broadcast
+    assert status_of("SqrtBackward", x, x, z((3, 4))) == 0
+    assert status_of("Ndtri", ints(3), z(3)) == 161002  # integers: not in Ndtri's list
+    assert status_of("Svd", x.astype(F16), False, True, z(3, F16), z((3, 3), F16), z((4, 3), F16)) == 161002
+    # bf16 only on the SoCs that have it (SOCS_BF16)
+    assert status_of("CumsumV2", bf16(x), 1, False, False, z((3, 4), bf16(x).dtype)) == 0
+
+
+def test_bf16_refused_where_the_soc_has_none(use_backend: Callable[..., object], tmp_path: Path) -> None:
+    aten_backend(use_backend, tmp_path, soc="Ascend910")
+    x = bf16(rand(3, 4))
+    assert status_of("CumsumV2", x, 1, False, False, z((3, 4), x.dtype)) == 161002
+
+
+def test_every_entry_is_tested() -> None:
+    assert len(OURS) >= 45
+    assert set(OURS) <= TESTED, sorted(set(OURS) - TESTED)

@@ -104,11 +104,6 @@ def confusion_transpose(x: Any, perm: Sequence[int], shape: Sequence[int], trans
     return x.reshape(list(shape)).permute(list(perm))
 
 
-def fill_diagonal(x: Any, value: Any, wrap: bool) -> Any:
-    """aclnnInplaceFillDiagonal: aten's fill_diagonal_ on a copy."""
-    return x.clone().fill_diagonal_(value, wrap)
-
-
 def masked_scale(x: Any, mask: Any, scale: float) -> Any:
     """aclnnMaskedScale: x * mask * scale (aten's _masked_scale has no CPU kernel)."""
     return (x * mask.to(x.dtype) * scale).to(x.dtype)
@@ -179,37 +174,9 @@ def _dims(x: Any, dim: Sequence[int]) -> list[int]:
     return list(dim) if dim else list(range(x.dim()))
 
 
-def all_dims(x: Any, dim: Sequence[int], keepdim: bool) -> Any:
-    """aclnnAll: aten's all.dims, an empty dim reducing every axis (aclnn_all.cpp make_dim_mask)."""
-    return _torch().ops.aten.all.dims(x, _dims(x, dim), keepdim)
-
-
-def any_dims(x: Any, dim: Sequence[int], keepdim: bool) -> Any:
-    """aclnnAny: aten's any.dims, an empty dim reducing every axis (aclnn_any.cpp)."""
-    return _torch().ops.aten.any.dims(x, _dims(x, dim), keepdim)
-
-
-def logsumexp_dims(x: Any, dim: Sequence[int], keepdim: bool) -> Any:
-    """aclnnLogSumExp: aten's logsumexp, an empty dim reducing every axis (aclnn_logsumexp.cpp)."""
-    return _torch().ops.aten.logsumexp.default(x, _dims(x, dim), keepdim)
-
-
 def nansum_dims(x: Any, dim: Sequence[int], keepdim: bool, dtype: Any = None) -> Any:
     """aclnnReduceNansum: aten's nansum, an empty dim reducing every axis (aclnn_reduce_nansum.cpp)."""
     return _torch().ops.aten.nansum.default(x, _dims(x, dim), keepdim, dtype=dtype)
-
-
-def sum_dims(x: Any, dim: Sequence[int], keepdim: bool, dtype: Any = None) -> Any:
-    """aclnnReduceSum: aten's sum.dim_IntList, an empty dim reducing every axis (aclnn_reduce_sum.cpp)."""
-    return _torch().ops.aten.sum.dim_IntList(x, _dims(x, dim), keepdim, dtype=dtype)
-
-
-def fill_tensor(x: Any, value: Any) -> Any:
-    """aclnnInplaceFillTensor: aten's fill.Tensor; value 0-D or 1-D of one element
-    (aclnn_fill_tensor.cpp), aten's takes 0-D only."""
-    if value.dim() > 1 or (value.dim() == 1 and value.shape[0] != 1):
-        raise ValueError(f"value shape should be 0D or 1D with size = 1, but got {tuple(value.shape)}")
-    return _torch().ops.aten.fill.Tensor(x, value.reshape(()))
 
 
 def sort_with_index(x: Any, index: Any, axis: int, descending: bool, stable: bool) -> tuple[Any, Any]:
@@ -218,22 +185,6 @@ def sort_with_index(x: Any, index: Any, axis: int, descending: bool, stable: boo
     torch = _torch()
     values, order = torch.sort(x, dim=axis, descending=descending, stable=stable)
     return values, torch.gather(index, axis, order)
-
-
-def kl_div(x: Any, target: Any, reduction: int, log_target: bool) -> Any:
-    """aclnnKlDiv: aten's pointwise kl_div, then 1 mean, 2 sum, 3 batchmean (sum / size of
-    dim 0); a reduced result has shape (1,) (aclnnKlDiv.md, aclnn_kl_div.cpp CheckReduction)."""
-    torch = _torch()
-    if not 0 <= reduction <= 3:
-        raise ValueError(f"Invalid reduction value: {reduction}. Allowed values are 0 (None), 1 (Mean), "
-                         "2 (Sum), 3 (Batchmean).")
-    pointwise = torch.ops.aten.kl_div.default(x, target, 0, log_target)
-    if reduction == 0:
-        return pointwise
-    total = pointwise.sum() if reduction != 1 else pointwise.mean()
-    if reduction == 3:
-        total = total / (x.shape[0] if x.dim() else 1)
-    return total.reshape(1)
 
 
 def round_decimals(x: Any, decimals: int) -> Any:

@@ -16,17 +16,6 @@ _NO_BOOL = "bool (the device's too) refused: aten's CPU floor division has no bo
 _AGENT = (D.FLOAT, D.FLOAT16, D.DOUBLE, D.INT8, D.INT16, D.INT32, D.INT64, D.UINT8, D.BOOL)
 
 ENTRIES = [
-    *(E(op, f"aten::floor_divide.{overload}", f"{first} other" + (" out" if first == "self" else ""),
-        (first, "other"), dtypes=_FLOOR, notes=_NO_BOOL)
-      for op, overload, first in (("FloorDivide", "default", "self"), ("FloorDivides", "Scalar", "self"),
-                                  ("InplaceFloorDivide", "default", "selfRef"),
-                                  ("InplaceFloorDivides", "Scalar", "selfRef"))),
-    E("IsClose", "aten::isclose.default", "self other rtol atol equalNan out",
-      ("self", "other", "rtol", "atol", "equalNan"), dtypes=ALL, out_dtypes=(D.BOOL,)),
-    E("Complex", "aten::complex.default", "real imag out", ("real", "imag"), dtypes=(D.FLOAT, D.DOUBLE),
-      notes="float16 (a complex32 result) refused: torch's complex32 has no NumPy peer here"),
-    E("Polar", "aten::polar.default", "input angle out", ("input", "angle"), dtypes=(D.FLOAT,)),
-    E("Real", "aten::real.default", "self out", ("self",), dtypes=(D.FLOAT, D.FLOAT16) + COMPLEX_),
     E("RightShift", "aten::bitwise_right_shift.Tensor", "input shiftBits out", ("input", "shiftBits"),
       dtypes=INTS, notes="uint16/32/64 (the device's too) refused: torch's CPU shift has no unsigned wide kernel"),
     E("RoundDecimals", F + "round_decimals", "self decimals out", ("self", "decimals"),
@@ -39,6 +28,4 @@ ENTRIES = [
       notes="integers and bool give float32"),
     E("SqrtBackward", F + "sqrt_backward", "y dy z", ("y", "dy"), out="z",
       notes="z = dy / (2 y) (experimental/math/sqrt_grad README)"),
-    E("KlDiv", F + "kl_div", "self target reduction logTarget out", ("self", "target", "reduction", "logTarget"),
-      notes="reduction 0 none, 1 mean, 2 sum, 3 batchmean; a reduced out has shape (1,)"),
 ]

@@ -22,29 +22,10 @@ _MASKED = (D.FLOAT, D.INT32, D.INT64, D.FLOAT16, D.INT8, D.BOOL, D.BF16)  # acln
 _SEARCH = (D.FLOAT16, D.FLOAT, D.INT16, D.INT8, D.UINT8, D.INT32, D.INT64, D.DOUBLE)  # aclnn_searchsorted.cpp
 
 ENTRIES = [
-    *(E(f"Inplace{name}Scalar", f"aten::{fn}.Scalar", "selfRef other", ("selfRef", "other"), dtypes=dts)
-      for name, (fn, dts) in _CMP.items()),
-    *(E(f"Inplace{name}Tensor", f"aten::{fn}.Tensor", "selfRef other", ("selfRef", "other"), dtypes=dts,
-        notes="other broadcast to selfRef's shape")
-      for name, (fn, dts) in _CMP.items()),
-    E("InplaceFillScalar", "aten::fill.Scalar", "selfRef value", ("selfRef", "value"), dtypes=ALL + COMPLEX_ + _U),
-    E("InplaceFillTensor", F + "fill_tensor", "selfRef value", ("selfRef", "value"), dtypes=ALL + COMPLEX_),
-    E("InplaceZero", "aten::zeros_like.default", "selfRef", ("selfRef",), dtypes=ALL + COMPLEX_ + (D.UINT16,)),
-    E("InplaceFillDiagonal", F + "fill_diagonal", "selfRef fillValue wrap", ("selfRef", "fillValue", "wrap"),
-      dtypes=ALL),
-    E("InplaceTril", "aten::tril.default", "selfRef diagonal", ("selfRef", "diagonal"), dtypes=ALL),
-    E("InplaceTriu", "aten::triu.default", "selfRef diagonal", ("selfRef", "diagonal"), dtypes=ALL),
-    E("InplaceMaskedFillScalar", "aten::masked_fill.Scalar", "selfRef mask value", ("selfRef", "mask", "value"),
-      dtypes=_MASKED + (D.UINT8,), notes="mask bool or uint8 (nonzero is true)"),
-    E("InplaceMaskedFillTensor", "aten::masked_fill.Tensor", "selfRef mask value", ("selfRef", "mask", "value"),
-      dtypes=_MASKED + (D.UINT8,), notes="value 0-D (aclnnInplaceMaskedFillTensor.md)"),
     E("MaskedScale", F + "masked_scale", "self mask scale out", ("self", "mask", "scale"),
       dtypes=FLOATS + (D.UINT8, D.INT8)),
     E("SWhere", F + "s_where", "condition self other out", ("condition", "self", "other"),
       dtypes=ALL + COMPLEX_ + _U, notes="a uint8 condition is read as bool (nonzero is true)"),
-    E("SearchSorted", "aten::searchsorted.Tensor", "sortedSequence self outInt32 right sorter out",
-      ("sortedSequence", "self"), {"out_int32": "outInt32", "right": "right", "sorter": "sorter"},
-      nullable="sorter", dtypes=_SEARCH, out_dtypes=(D.INT32, D.INT64)),
     E("SearchSorteds", "aten::searchsorted.Scalar", "sortedSequence self outInt32 right sorter out",
       ("sortedSequence", "self"), {"out_int32": "outInt32", "right": "right", "sorter": "sorter"},
       nullable="sorter", dtypes=_SEARCH, out_dtypes=(D.INT32, D.INT64)),
@@ -55,9 +36,9 @@ ENTRIES = [
       ("element", "testElement"), {"assume_unique": "assumeUnique", "invert": "invert"}, dtypes=NUMS),
     E("OneHot", F + "one_hot", "self numClasses onValue offValue axis out",
       ("self", "numClasses", "onValue", "offValue", "axis"),
-      dtypes=(D.INT32, D.INT64, D.UINT8, D.FLOAT16, D.FLOAT),
-      notes="self int32/int64; onValue/offValue float16/float/int32/int64 (aclnn_one_hot.cpp)"),
+      dtypes={"self": (D.INT32, D.INT64), "*": (D.FLOAT16, D.FLOAT, D.INT32, D.INT64)}),
     E("SortWithIndex", F + "sort_with_index", "x index axis descending stable valuesOut indicesOut",
       ("x", "index", "axis", "descending", "stable"), out="valuesOut indicesOut",
-      dtypes=(D.FLOAT16, D.FLOAT, D.BF16, D.INT32), notes="ties may order differently unless stable"),
+      dtypes={"x": (D.FLOAT16, D.FLOAT, D.BF16, D.INT32), "index": (D.INT32,)},
+      notes="ties may order differently unless stable"),
 ]
