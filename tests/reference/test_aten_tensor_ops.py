@@ -443,6 +443,42 @@ def test_elementwise(aten: object) -> None:
     close(call("SqrtBackward", s, ds, z(5), outputs=("z",)), ds / (2 * s.astype(F64)))
 
 
+@covers("DropoutDoMask", "SignBitsPack", "SignBitsUnpack", "Sinkhorn")
+def test_masks_bits_sinkhorn(aten: object) -> None:
+    x = rand(3, 50)
+    keep = RNG.random(150) < 0.7
+    mask = np.packbits(np.concatenate([keep, np.zeros(106, bool)]), bitorder="little")  # 256 bits: 32 bytes
+    got = call("DropoutDoMask", x, mask, 0.3, z((3, 50)))
+    close(got, np.where(keep.reshape(3, 50), x.astype(F64) / np.float64(np.float32(0.7)), 0), F32, 1e-6)
+    close(call("DropoutDoMask", x, mask, 0.0, z((3, 50))), x)
+    same(call("DropoutDoMask", x, mask, 1.0, z((3, 50))), np.zeros((3, 50), F32))
+    assert status_of("DropoutDoMask", x, mask[:16], 0.3, z((3, 50))) == 161002  # fewer than align(150, 128) / 8
+    assert status_of("DropoutDoMask", x, mask, 1.5, z((3, 50))) == 161002
+    # the documented sample of torch_npu.npu_sign_bits_pack / npu_sign_bits_unpack (op-plugin docs)
+    a = np.array([5, 4, 3, 2, 0, -1, -2, 4, 3, 2, 1, 0, -1, -2], F32)
+    same(call("SignBitsPack", a, 2, z((2, 1), U8)), [[159], [15]], U8)
+    same(call("SignBitsPack", a.astype(F16), 1, z((1, 2), U8)), [[159, 15]], U8)
+    got = call("SignBitsUnpack", np.array([159, 15], U8), 2, int(DT.FLOAT), z((2, 8)))
+    same(got, [[1, 1, 1, 1, 1, -1, -1, 1], [1, 1, 1, 1, -1, -1, -1, -1]], F32)
+    assert status_of("SignBitsPack", a, 3, z((3, 1), U8)) == 161002  # 2 bytes do not split in 3 rows
+    v = rand(40, lo=-1, hi=1)
+    packed = call("SignBitsPack", v, 5, z((5, 1), U8))
+    same(call("SignBitsUnpack", packed.ravel(), 1, int(DT.FLOAT16), z((1, 40), F16)).ravel(),
+         np.where(v >= 0, 1, -1), F16)
+    cost = rand(4, 6, lo=0, hi=1)
+    c = np.exp(cost.astype(F64))
+    d0, d1 = np.ones(4), np.ones(6)
+    while True:  # aclnnSinkhorn.md's iteration, in float64
+        d0 = 1 / (4 * ((d1 * c).sum(1) + 1e-8))
+        new = 1 / (6 * ((d0[:, None] * c).sum(0) + 1e-8))
+        err, d1 = np.abs(d1 - new).mean(), new
+        if err <= 1e-6:
+            break
+    close(call("Sinkhorn", cost, 1e-6, z((4, 6)), outputs=("p",)), d1 * c * d0[:, None], F32, 1e-5)
+    p = call("Sinkhorn", cost, None, z((4, 6)), outputs=("p",))
+    np.testing.assert_allclose(p.sum(0), np.full(6, 1 / 6), atol=1e-4)  # columns balanced
+
+
 # -- operators of the list the base table (reduce.py, index.py, nn.py) took first ---------------
 # Where its entry departs from the op source these tests say so, strictly expected to fail until
 # the base entry changes (the base modules are not this family's to edit).

@@ -194,3 +194,83 @@ def round_decimals(x: Any, decimals: int) -> Any:
     if not (x.is_floating_point() or x.is_complex()):
         return x.clone()
     return torch.ops.aten.round.decimals(x, decimals=decimals)
+
+
+def _bits(packed: Any, count: int) -> Any:
+    """The first ``count`` bits of uint8 ``packed``, least significant bit of each byte first
+    (AscendC's bit masks: bit i of the mask is element i)."""
+    torch = _torch()
+    shifts = torch.arange(8, device=packed.device, dtype=torch.uint8)
+    return ((packed.reshape(-1, 1) >> shifts) & 1).reshape(-1)[:count].bool()
+
+
+def dropout_do_mask(x: Any, mask: Any, prob: float) -> Any:
+    """aclnnDropoutDoMask: x * (1 / (1 - prob)) where mask's bit is 1, else 0, one bit per
+    element of x, LSB first, the mask holding align(numel, 128) / 8 bytes; prob 0 is x itself,
+    prob 1 zeros (dropout_common.h DoMask; the kernel multiplies in fp32 by the reciprocal of
+    1 - prob in x's dtype: drop_out_do_mask.h)."""
+    torch = _torch()
+    if not 0.0 <= prob <= 1.0:
+        raise ValueError(f"The value of prob has to be between 0 and 1, but current is {prob}.")
+    need = (x.numel() + 127) // 128 * 16
+    if mask.numel() < need:
+        raise ValueError(f"Size of mask has to be {need}, but current is {mask.numel()}.")
+    if prob == 0.0:
+        return x.clone()
+    if prob == 1.0:
+        return torch.zeros_like(x)
+    keep = torch.tensor(1.0 - prob, dtype=x.dtype).float()
+    kept = _bits(mask, x.numel()).reshape(x.shape)
+    return torch.where(kept, x.float() * (1.0 / keep), 0.0).to(x.dtype)
+
+
+def sign_bits_pack(x: Any, size: int) -> Any:
+    """aclnnSignBitsPack: bit k of byte j is 1 where x[8j + k] >= 0 (LSB first: CompareScalar GE
+    in sign_bits_pack.h), the tail padded with -1 (bit 0), reshaped to (size, -1)."""
+    torch = _torch()
+    if x.dim() != 1:
+        raise ValueError(f"self must be 1-D, got {x.dim()}-D")
+    n = (x.numel() + 7) // 8
+    if size <= 0 or n % size:
+        raise ValueError(f"size {size} must be positive and divide the packed length {n}")
+    bits = torch.zeros(n * 8, dtype=torch.uint8, device=x.device)
+    bits[: x.numel()] = (x >= 0).to(torch.uint8)
+    weights = torch.tensor([1 << k for k in range(8)], dtype=torch.uint8, device=x.device)
+    return (bits.reshape(n, 8) * weights).sum(1, dtype=torch.uint8).reshape(size, -1)
+
+
+def sign_bits_unpack(x: Any, size: int, dtype: Any) -> Any:
+    """aclnnSignBitsUnpack: each bit of the uint8 input, LSB first, as 1.0 (set) or -1.0
+    (clear) in ``dtype``, reshaped to (size, -1) (sign_bits_unpack.h Select)."""
+    torch = _torch()
+    if x.dim() != 1:
+        raise ValueError(f"self must be 1-D, got {x.dim()}-D")
+    if size <= 0 or (x.numel() * 8) % size:
+        raise ValueError(f"size {size} must be positive and divide 8 * {x.numel()}")
+    bits = _bits(x, x.numel() * 8)
+    one = torch.ones((), dtype=dtype, device=x.device)
+    return torch.where(bits, one, -one).reshape(size, -1)
+
+
+def sinkhorn(cost: Any, tol: float | None) -> Any:
+    """aclnnSinkhorn: the doc's iteration (aclnnSinkhorn.md) in fp32 on exp(cost): d0, d1
+    rescaled until the mean change of d1 is <= tol (nullptr: 0.0001), p = d1 * cost * d0[:, None].
+    Stops after 100000 rounds where it would not converge (NaN)."""
+    torch = _torch()
+    if cost.dim() != 2:
+        raise ValueError(f"cost must be 2-D, got {cost.dim()}-D")
+    if cost.device.type == "meta":
+        return torch.empty_like(cost)
+    tol = 1e-4 if tol is None else tol
+    c = torch.exp(cost.float())
+    rows, cols = c.shape
+    d0, d1 = torch.ones(rows), torch.ones(cols)
+    eps = 1e-8
+    for _ in range(100000):
+        d0 = 1 / (rows * ((d1 * c).sum(1) + eps))
+        new = 1 / (cols * ((d0.unsqueeze(1) * c).sum(0) + eps))
+        error = (d1 - new).abs().mean()
+        d1 = new
+        if not error > tol:
+            break
+    return (d1 * c * d0.unsqueeze(1)).to(cost.dtype)

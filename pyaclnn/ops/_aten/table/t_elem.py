@@ -1,6 +1,6 @@
-"""Element-wise operators that came with the ops-math tensor list (issue 24 expansion): floor
-division, closeness, complex construction, shifts, decimal rounding, special functions and
-the experimental ``...WithAgent`` / SqrtBackward kernels.
+"""Element-wise operators that came with the ops-math tensor list (issue 24 expansion): shifts,
+decimal rounding, special functions, the experimental ``...WithAgent`` / SqrtBackward kernels,
+dropout's mask application and the 1-bit Adam sign packing.
 
 Dtypes from each operator's op_api source (hicann/ops-math [experimental/]math/<dir>/op_api/
 aclnn_<name>.cpp, its ASCEND910B list; bf16 through SOCS_BF16); semantics from its
@@ -8,11 +8,9 @@ docs/aclnn<Name>.md or README.md. Compositions (``torch:...t_fns.*``) are in _t_
 """
 from __future__ import annotations
 
-from ._entry import ALL, COMPLEX_, FLOATS, FLOATS64, INTS, D, E
+from ._entry import FLOATS, FLOATS64, INTS, D, Dtype, E
 
 F = "torch:pyaclnn.ops._aten.table._t_fns."
-_FLOOR = FLOATS64 + INTS  # aclnn_floor_divide.cpp ASCEND910B_DTYPE_SUPPORT_LIST, less bool
-_NO_BOOL = "bool (the device's too) refused: aten's CPU floor division has no bool kernel"
 _AGENT = (D.FLOAT, D.FLOAT16, D.DOUBLE, D.INT8, D.INT16, D.INT32, D.INT64, D.UINT8, D.BOOL)
 
 ENTRIES = [
@@ -28,4 +26,11 @@ ENTRIES = [
       notes="integers and bool give float32"),
     E("SqrtBackward", F + "sqrt_backward", "y dy z", ("y", "dy"), out="z",
       notes="z = dy / (2 y) (experimental/math/sqrt_grad README)"),
+    E("DropoutDoMask", F + "dropout_do_mask", "self mask prob out", ("self", "mask", "prob"),
+      dtypes={"self": FLOATS, "mask": (D.UINT8,)},
+      notes="mask: one bit per element, LSB first, align(numel, 128) / 8 bytes"),
+    E("SignBitsPack", F + "sign_bits_pack", "self size out", ("self", "size"), dtypes=(D.FLOAT, D.FLOAT16),
+      out_dtypes=(D.UINT8,)),
+    E("SignBitsUnpack", F + "sign_bits_unpack", "self size dtype out", ("self", "size", Dtype("dtype")),
+      dtypes=(D.UINT8,), out_dtypes=(D.FLOAT, D.FLOAT16)),
 ]

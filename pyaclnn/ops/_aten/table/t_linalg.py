@@ -33,4 +33,6 @@ ENTRIES = [
       ("self", "A", "upper", "transpose", "unitriangular"), out="xOut mOut", dtypes=_LAPACK),
     E("AffineGrid", "aten::affine_grid_generator.default", "theta size alignCorners out",
       ("theta", "size", "alignCorners")),
+    E("Sinkhorn", F + "sinkhorn", "cost tol p", ("cost", "tol"), out="p", nullable="tol",
+      notes="iterated in fp32 (aclnnSinkhorn.md); a nullptr tol is 0.0001"),
 ]
