@@ -479,6 +479,22 @@ def test_masks_bits_sinkhorn(aten: object) -> None:
     np.testing.assert_allclose(p.sum(0), np.full(6, 1 / 6), atol=1e-4)  # columns balanced
 
 
+@covers("StridedSlice")
+def test_strided_slice(aten: object) -> None:
+    x = rand(2, 3, 4, 5)
+
+    def ss(begin: list[int], end: list[int], strides: list[int], masks: tuple[int, ...], want: np.ndarray) -> None:
+        close(call("StridedSlice", x, begin, end, strides, *masks, z(want.shape)), want)
+    ss([0, 1], [2, 3], [1, 1], (0, 0, 0, 0, 0), x[0:2, 1:3])
+    ss([1, 0, -1], [0, 0, 0], [1, 1, -2], (0, 0, 2, 0, 1), x[1, ..., -1:0:-2])  # shrink, ellipsis, backwards
+    ss([0, 0, 0], [1, 5, 5], [1, 1, 1], (0, 0, 0, 2, 0), x[0:1, None, 0:5])  # a new axis
+    ss([9, 1], [0, -1], [1, 1], (1, 2, 0, 0, 0), x[:0, 1:])  # beginMask on 0, endMask on 1 (end 0 kept)
+    ss([-9, 1, 1], [9, 3, 4], [2, 1, 3], (0, 0, 0, 0, 0), x[-9:9:2, 1:3, 1:4:3])  # clamped
+    i = ints(6, dtype=I64)
+    same(call("StridedSlice", i, [4], [0], [-1], 0, 1, 0, 0, 0, z(5, I64)), i[4::-1], I64)
+    assert status_of("StridedSlice", x, [0], [1], [0], 0, 0, 0, 0, 0, z((1, 3, 4, 5))) == 161002  # stride 0
+
+
 # -- operators of the list the base table (reduce.py, index.py, nn.py) took first ---------------
 # Where its entry departs from the op source these tests say so, strictly expected to fail until
 # the base entry changes (the base modules are not this family's to edit).

@@ -274,3 +274,53 @@ def sinkhorn(cost: Any, tol: float | None) -> Any:
         if not error > tol:
             break
     return (d1 * c * d0.unsqueeze(1)).to(cost.dtype)
+
+
+def strided_slice(x: Any, begin: Sequence[int], end: Sequence[int], strides: Sequence[int], begin_mask: int,
+                  end_mask: int, ellipsis_mask: int, new_axis_mask: int, shrink_axis_mask: int) -> Any:
+    """aclnnStridedSlice: TensorFlow's strided_slice, spec entry i read as a Python index: bit i
+    of ellipsisMask an ``...``, of newAxisMask a new axis, of shrinkAxisMask the single index
+    begin[i], else the slice begin[i]:end[i]:strides[i] (beginMask/endMask: that end open)
+    (aclnnStridedSlice.md); a negative stride walks backwards."""
+    torch = _torch()
+    if not len(begin) == len(end) == len(strides):
+        raise ValueError(f"begin, end and strides differ in length ({len(begin)}, {len(end)}, {len(strides)})")
+    if any(s == 0 for s in strides):
+        raise ValueError("strides must not be 0")
+    spec = range(len(begin))
+    if bin(ellipsis_mask & ((1 << len(begin)) - 1)).count("1") > 1:
+        raise ValueError("more than one ellipsis in ellipsisMask")
+    consumed = sum(1 for i in spec if not (ellipsis_mask >> i) & 1 and not (new_axis_mask >> i) & 1)
+    if consumed > x.dim():
+        raise ValueError(f"{consumed} indices for a rank-{x.dim()} self")
+    index: list[Any] = []
+    for i in spec:
+        if (ellipsis_mask >> i) & 1:
+            index.extend([slice(None)] * (x.dim() - consumed))
+            consumed = x.dim()
+        elif (new_axis_mask >> i) & 1:
+            index.append(None)
+        elif (shrink_axis_mask >> i) & 1:
+            index.append(int(begin[i]))
+        else:
+            index.append(slice(None if (begin_mask >> i) & 1 else begin[i],
+                               None if (end_mask >> i) & 1 else end[i], strides[i]))
+    y, axis = x, 0  # apply one entry at a time: torch takes no negative steps
+    for item in index:
+        if item is None:
+            y = y.unsqueeze(axis)
+            axis += 1
+        elif isinstance(item, int):
+            size = y.shape[axis]
+            if not -size <= item < size:
+                raise ValueError(f"index {item} out of range for dim {axis} of size {size}")
+            y = y.select(axis, item)
+        else:
+            start, stop, step = item.indices(y.shape[axis])
+            if step > 0:
+                y = y[(slice(None),) * axis + (slice(start, max(start, stop), step),)]
+            else:
+                picks = range(start, stop, step)
+                y = y.index_select(axis, torch.tensor(list(picks), dtype=torch.long, device=y.device))
+            axis += 1
+    return y.clone()

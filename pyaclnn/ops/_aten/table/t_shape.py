@@ -35,4 +35,9 @@ ENTRIES = [
       ("gradOut", "inputSizes", "dim", "size", "step"), out="gradIn"),
     E("ConfusionTranspose", F + "confusion_transpose", "x perm shape transpose_first out",
       ("x", "perm", "shape", "transpose_first"), dtypes=INTS + _U + (D.FLOAT16, D.FLOAT, D.BF16)),
+    E("StridedSlice", F + "strided_slice",
+      "self begin end strides beginMask endMask ellipsisMask newAxisMask shrinkAxisMask out",
+      ("self", "begin", "end", "strides", "beginMask", "endMask", "ellipsisMask", "newAxisMask", "shrinkAxisMask"),
+      dtypes=INTS + _U + (D.FLOAT, D.FLOAT16, D.BF16, D.BOOL, D.COMPLEX64),
+      notes="TensorFlow's strided_slice semantics (Python slice clamping)"),
 ]
