@@ -495,6 +495,25 @@ def test_strided_slice(aten: object) -> None:
     assert status_of("StridedSlice", x, [0], [1], [0], 0, 0, 0, 0, 0, z((1, 3, 4, 5))) == 161002  # stride 0
 
 
+@covers("Scale")
+def test_scale(aten: object) -> None:
+    x = rand(2, 3, 4, 5)
+    s2, b2 = rand(3, 4), rand(3, 4)
+    close(call("Scale", x, s2, b2, 1, 2, True, z(x.shape), outputs=("y",)), x * s2[:, :, None] + b2[:, :, None])
+    close(call("Scale", x, s2, None, 1, -1, False, z(x.shape), outputs=("y",)), x * s2[:, :, None])
+    s3 = rand(4, 5)
+    close(call("Scale", x, s3, None, -2, -1, True, z(x.shape), outputs=("y",)), x * s3)
+    one = np.array([2.5], F32)
+    close(call("Scale", x, one, one, 0, 0, True, z(x.shape), outputs=("y",)), x * 2.5 + 2.5)
+    h = x.astype(F16)
+    close(call("Scale", h, s2.astype(F16), None, 1, 2, True, z(x.shape, F16), outputs=("y",)),
+          h.astype(F64) * s2.astype(F16)[:, :, None], F16)
+    assert status_of("Scale", x, s2, None, 1, 1, True, z(x.shape)) == 161002  # numAxes 1: scale (3,)
+    assert status_of("Scale", x, s2, None, 1, 2, True, z(x.shape, F16)) == 161002  # y's dtype differs
+    assert status_of("Scale", x, s2, rand(4), 1, 2, True, z(x.shape)) == 161002  # bias shaped unlike scale
+    assert status_of("Scale", x, s2, None, 4, 2, True, z(x.shape)) == 161002  # axis out of range
+
+
 # -- operators of the list the base table (reduce.py, index.py, nn.py) took first ---------------
 # Where its entry departs from the op source these tests say so, strictly expected to fail until
 # the base entry changes (the base modules are not this family's to edit).

@@ -324,3 +324,34 @@ def strided_slice(x: Any, begin: Sequence[int], end: Sequence[int], strides: Seq
                 y = y.index_select(axis, torch.tensor(list(picks), dtype=torch.long, device=y.device))
             axis += 1
     return y.clone()
+
+
+def scale(x: Any, scale: Any, bias: Any, axis: int, num_axes: int, from_blob: bool, out_dtype: Any) -> Any:
+    """aclnnScale: y = x * scale (+ bias), scale and bias laid along x's dims from ``axis``
+    (Caffe's Scale), with aclnn_scale.cpp's checks: x, scale, bias and y of one dtype; bias
+    shaped as scale; scaleFromBlob: scale is x.shape[axis:axis + numAxes] (-1: to the last
+    axis; 0: one element), else x.shape[axis:axis + rank(scale)] or a single element."""
+    rank = x.dim()
+    dtypes = {x.dtype, scale.dtype, out_dtype} | ({bias.dtype} if bias is not None else set())
+    if len(dtypes) != 1:
+        raise ValueError(f"x, scale, bias and y must share one dtype, got {sorted(map(str, dtypes))}")
+    if bias is not None and bias.shape != scale.shape:
+        raise ValueError(f"bias shape {tuple(bias.shape)} differs from scale's {tuple(scale.shape)}")
+    if not -rank <= axis < rank:
+        raise ValueError(f"axis must be within the range of [{-rank}, {rank}), but it is {axis}.")
+    if num_axes < -1:
+        raise ValueError(f"numAxes must be >= -1, but it is {num_axes}.")
+    axis = axis + rank if axis < 0 else axis
+    single = scale.numel() == 1 and (scale.dim() <= 1 or (from_blob and num_axes == 0))
+    if from_blob and num_axes == 0 and scale.numel() != 1:
+        raise ValueError(f"when num_axes is 0, scale must have one num, but shape is {tuple(scale.shape)}.")
+    if not single:
+        length = (rank - axis if num_axes == -1 else num_axes) if from_blob else scale.dim()
+        want = tuple(x.shape[axis:axis + length])
+        if length <= 0 and from_blob or axis + length > rank or tuple(scale.shape) != want:
+            raise ValueError(f"the scale must be {want}, when x is {tuple(x.shape)} and attr[axis({axis}), "
+                             f"numAxes({num_axes})], but get {tuple(scale.shape)}.")
+    lay = (lambda t: t.reshape(())) if single else \
+        (lambda t: t.reshape(list(t.shape) + [1] * (rank - axis - t.dim())))
+    y = x * lay(scale)
+    return y + lay(bias) if bias is not None else y

@@ -8,7 +8,7 @@ docs/aclnn<Name>.md or README.md. Compositions (``torch:...t_fns.*``) are in _t_
 """
 from __future__ import annotations
 
-from ._entry import FLOATS, FLOATS64, INTS, D, Dtype, E
+from ._entry import FLOATS, FLOATS64, INTS, D, Dtype, E, OutDtype
 
 F = "torch:pyaclnn.ops._aten.table._t_fns."
 _AGENT = (D.FLOAT, D.FLOAT16, D.DOUBLE, D.INT8, D.INT16, D.INT32, D.INT64, D.UINT8, D.BOOL)
@@ -33,4 +33,8 @@ ENTRIES = [
       out_dtypes=(D.UINT8,)),
     E("SignBitsUnpack", F + "sign_bits_unpack", "self size dtype out", ("self", "size", Dtype("dtype")),
       dtypes=(D.UINT8,), out_dtypes=(D.FLOAT, D.FLOAT16)),
+    E("Scale", F + "scale", "x scale bias axis numAxes scaleFromBlob y",
+      ("x", "scale", "bias", "axis", "numAxes", "scaleFromBlob", OutDtype("y")), out="y", nullable="bias",
+      notes="Caffe's Scale; a nullptr bias adds nothing; on Ascend910 the device refuses every dtype "
+            "(aclnn_scale.cpp has no list for it), here the floats are accepted"),
 ]
