@@ -514,6 +514,23 @@ def test_scale(aten: object) -> None:
     assert status_of("Scale", x, s2, None, 4, 2, True, z(x.shape)) == 161002  # axis out of range
 
 
+@covers("ViewCopy")
+def test_view_copy(aten: object) -> None:
+    dst, src = rand(3, 4), rand(2, 3)
+    m = lambda *v: np.array(v, I64)  # noqa: E731
+    # dst's view [[5, 6], [9, 10]] (dst[1:3, 1:3]) <- src's view sizes (2, 2) strides (1, 3): src.T[:2, :2]
+    got = call("ViewCopy", dst, m(2, 2), m(4, 1), m(5), src, m(2, 2), m(1, 3), m(0), z((3, 4)), outputs=("dst_out",))
+    want = dst.copy()
+    want[1:3, 1:3] = src.T[:2, :2]
+    same(got, want, F32)
+    i = ints(6, dtype=I32)
+    got = call("ViewCopy", z(6, I32), m(3), m(2), m(0), i, m(3), m(1), m(3), z(6, I32), outputs=("dst_out",))
+    same(got, [i[3], 0, i[4], 0, i[5], 0], I32)
+    assert status_of("ViewCopy", dst, m(2, 2), m(4), m(5), src, m(2, 2), m(1, 3), m(0), z((3, 4))) == 161002
+    assert status_of("ViewCopy", dst, m(2, 2), m(4, 1), m(5), src.astype(F16), m(2, 2), m(1, 3), m(0),
+                     z((3, 4))) == 161002
+
+
 # -- operators of the list the base table (reduce.py, index.py, nn.py) took first ---------------
 # Where its entry departs from the op source these tests say so, strictly expected to fail until
 # the base entry changes (the base modules are not this family's to edit).

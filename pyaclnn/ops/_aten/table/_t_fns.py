@@ -355,3 +355,33 @@ def scale(x: Any, scale: Any, bias: Any, axis: int, num_axes: int, from_blob: bo
         (lambda t: t.reshape(list(t.shape) + [1] * (rank - axis - t.dim())))
     y = x * lay(scale)
     return y + lay(bias) if bias is not None else y
+
+
+def view_copy(dst: Any, dst_size: Any, dst_stride: Any, dst_offset: Any, src: Any, src_size: Any,
+              src_stride: Any, src_offset: Any) -> Any:
+    """aclnnViewCopy: dst (its elements in order as the storage) with the view (dst_size,
+    dst_stride, dst_storage_offset) overwritten by src's view (src_size, src_stride,
+    src_storage_offset): aten's as_strided on both, copied (experimental/conversion/view_copy
+    aclnnViewCopy.md: one dtype; int32/int64 metadata of one dtype; rank 1-8; one-element
+    offsets; no broadcasting)."""
+    torch = _torch()
+    meta = (dst_size, dst_stride, dst_offset, src_size, src_stride, src_offset)
+    if dst.dtype != src.dtype:
+        raise ValueError(f"dst and src dtypes differ ({dst.dtype}, {src.dtype})")
+    if len({t.dtype for t in meta}) != 1 or meta[0].dtype not in (torch.int32, torch.int64):
+        raise ValueError("the six metadata tensors must share one dtype, int32 or int64")
+    if not 1 <= dst_size.numel() <= 8 or dst_stride.numel() != dst_size.numel() or \
+            src_size.numel() != dst_size.numel() or src_stride.numel() != dst_size.numel():
+        raise ValueError("dst_size, dst_stride, src_size and src_stride must have one rank, 1 to 8 elements")
+    if dst_offset.numel() != 1 or src_offset.numel() != 1:
+        raise ValueError("the storage offsets must have one element each")
+    if dst.device.type == "meta":
+        return torch.empty_like(dst)
+    sizes, src_sizes = dst_size.tolist(), src_size.tolist()
+    if sizes != src_sizes:
+        raise ValueError(f"dst_size {sizes} and src_size {src_sizes} differ (no broadcasting)")
+    out = dst.contiguous().clone().reshape(-1)
+    view = out.as_strided(sizes, dst_stride.tolist(), int(dst_offset.reshape(()).item()))
+    view.copy_(src.contiguous().reshape(-1).as_strided(src_sizes, src_stride.tolist(),
+                                                       int(src_offset.reshape(()).item())))
+    return out.reshape(dst.shape)

@@ -38,3 +38,24 @@ ENTRIES = [
       notes="Caffe's Scale; a nullptr bias adds nothing; on Ascend910 the device refuses every dtype "
             "(aclnn_scale.cpp has no list for it), here the floats are accepted"),
 ]
+
+_RNG = "random: seeded (seed, offset) on the device's Philox streams, which torch's CPU generator does not reproduce"
+# Operators of the ops-math tensor list no tier computes, and why (for the coverage page).
+LEFT_OUT = {
+    **{op: _RNG for op in ("Bernoulli", "BernoulliTensor", "InplaceBernoulli", "InplaceBernoulliTensor", "Dropout",
+                           "DropoutV3", "InplaceNormal", "InplaceNormalTensor", "InplaceRandom", "InplaceRandomTensor",
+                           "InplaceUniform", "InplaceUniformTensor", "Multinomial", "MultinomialTensor",
+                           "NormalFloatFloat", "NormalTensorTensor", "Randperm")},
+    "FresnelCos": "no aten or torch function computes the Fresnel integrals (the device's Cephes-style kernel)",
+    "FresnelSin": "no aten or torch function computes the Fresnel integrals (the device's Cephes-style kernel)",
+    "PrecisionCompare": "its out is a device checker's status code (0, 1, 2, 503) computed by a kernel outside "
+                        "ops-math: the codes for a mismatch are not documented well enough to reproduce",
+    "SilentCheck": "stateful silent-data-corruption detection (NPU_ASD environment, device step counters)",
+    "SilentCheckV2": "stateful silent-data-corruption detection (NPU_ASD environment, device step counters)",
+    "Bincount": "data-dependent output shape (max(self) + 1): phase 1 sees shapes only",
+    "MaskedSelect": "data-dependent output shape (the count of true mask elements): phase 1 sees shapes only",
+    "NpuFormatCast": "converts to device-private formats (NZ, ...)",
+    "TransMatmulWeight": "converts a weight to the device-private NZ format in place",
+    "TransConvolutionWeight": "converts a weight to the device-private fractal format",
+    "WeightQuantPreprocess": "quantised weights in device-specific packed layouts",
+}

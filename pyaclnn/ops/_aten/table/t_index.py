@@ -1,24 +1,16 @@
-"""Filling, masking, selecting, searching and the in-place comparisons of the ops-math tensor
-list (issue 24 expansion).
+"""Masking, selecting, searching, membership and one-hot encoding of the ops-math tensor list
+(issue 24 expansion).
 
 Dtypes from each operator's op_api source (hicann/ops-math <dir>/op_api/aclnn_<name>.cpp, its
-ASCEND910B list; bf16 through SOCS_BF16); semantics from its docs/aclnn<Name>.md. The in-place
-comparisons write the comparison (true 1, false 0) into selfRef in selfRef's dtype.
+ASCEND910B list; bf16 through SOCS_BF16); semantics from its docs/aclnn<Name>.md.
 Compositions (``torch:...t_fns.*``) are in _t_fns.py.
 """
 from __future__ import annotations
 
-from ._entry import ALL, COMPLEX_, FLOATS, FLOATS64, INTS, NUMS, D, E
+from ._entry import ALL, COMPLEX_, FLOATS, NUMS, D, E
 
 F = "torch:pyaclnn.ops._aten.table._t_fns."
 _U = (D.UINT16, D.UINT32, D.UINT64)
-_EQ = ALL + COMPLEX_  # aclnn_eq_scalar.cpp, aclnn_ne_*.cpp DTYPE_SUPPORT_910B_LIST
-_ORDER = NUMS + _U  # aclnn_ge_*.cpp (no bool)
-_GT = NUMS + _U + (D.BOOL,)  # aclnn_gt_*.cpp, aclnn_lt_*.cpp
-_LE = NUMS + (D.UINT16, D.BOOL)  # aclnn_le_*.cpp
-_CMP = {"Eq": ("eq", _EQ), "Ne": ("ne", _EQ), "Ge": ("ge", _ORDER), "Gt": ("gt", _GT), "Le": ("le", _LE),
-        "Lt": ("lt", _GT)}
-_MASKED = (D.FLOAT, D.INT32, D.INT64, D.FLOAT16, D.INT8, D.BOOL, D.BF16)  # aclnn_masked_fill_*.cpp
 _SEARCH = (D.FLOAT16, D.FLOAT, D.INT16, D.INT8, D.UINT8, D.INT32, D.INT64, D.DOUBLE)  # aclnn_searchsorted.cpp
 
 ENTRIES = [

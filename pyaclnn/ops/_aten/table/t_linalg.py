@@ -7,11 +7,10 @@ Compositions (``torch:...t_fns.*``) are in _t_fns.py.
 """
 from __future__ import annotations
 
-from ._entry import ALL, COMPLEX_, FLOATS, INTS, Call, D, E, Enum, OutShape
+from ._entry import COMPLEX_, Call, D, E, Enum, OutShape
 
 F = "torch:pyaclnn.ops._aten.table._t_fns."
 _LAPACK = (D.FLOAT, D.DOUBLE) + COMPLEX_  # aclnn_slogdet.cpp, aclnn_logdet.cpp, aclnn_svd.cpp, triangular_solve
-_ADDR = "out = beta * self + alpha * outer(vec1, vec2); a nullptr beta or alpha is 1"
 
 ENTRIES = [
     E("CdistBackward", "aten::_cdist_backward.default", "grad x1 x2 cdist p out", ("grad", "x1", "x2", "p", "cdist")),

@@ -6,12 +6,9 @@ Compositions (``torch:...t_fns.*``) are in _t_fns.py.
 """
 from __future__ import annotations
 
-from ._entry import ALL, COMPLEX_, FLOATS, FLOATS64, INTS, NUMS, D, Dtype, E
+from ._entry import ALL, COMPLEX_, FLOATS, FLOATS64, INTS, D, Dtype, E
 
 F = "torch:pyaclnn.ops._aten.table._t_fns."
-_BOOL = (D.BOOL, D.UINT8)
-_IDX = (D.INT32, D.INT64)
-_TIES = "ties and NaN may order differently from the device's sort"
 
 ENTRIES = [
     E("Aminmax", F + "aminmax_dims", "self dim keepDim minOut maxOut", ("self", "dim", "keepDim"),

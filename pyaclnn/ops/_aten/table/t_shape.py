@@ -8,14 +8,12 @@ docs/aclnn<Name>.md. Compositions (``torch:...t_fns.*``) are in _t_fns.py.
 """
 from __future__ import annotations
 
-from ._entry import ALL, COMPLEX_, FLOATS, FLOATS64, INTS, NUMS, D, E
+from ._entry import ALL, COMPLEX_, FLOATS, INTS, NUMS, D, E
 
 F = "torch:pyaclnn.ops._aten.table._t_fns."
 _U = (D.UINT16, D.UINT32, D.UINT64)
-_MOVE = ALL + COMPLEX_ + _U  # the data-movement operators' lists (Permute, Stack, ...)
-_PAD = FLOATS64 + (D.INT32, D.INT64, D.INT16, D.INT8, D.UINT8) + COMPLEX_  # op_replication_pad.h, mirror pads
-_PAD_BACKWARD = FLOATS64 + COMPLEX_  # pad1d_backward_common.h, aclnn_pad2d_backward.cpp, aclnn_pad3d_backward.cpp
 _CIRCULAR = (D.FLOAT, D.BF16, D.FLOAT16, D.INT32, D.INT8)  # circular_pad_common.h
+_VIEW = FLOATS + (D.INT8, D.UINT8, D.INT16, D.UINT16, D.INT32, D.UINT32, D.BOOL, D.INT64)  # aclnnViewCopy.md
 
 ENTRIES = [
     E("ChunkCat", "aten::_chunk_cat.default", "tensors dim numChunks out", ("tensors", "dim", "numChunks"),
@@ -40,4 +38,10 @@ ENTRIES = [
       ("self", "begin", "end", "strides", "beginMask", "endMask", "ellipsisMask", "newAxisMask", "shrinkAxisMask"),
       dtypes=INTS + _U + (D.FLOAT, D.FLOAT16, D.BF16, D.BOOL, D.COMPLEX64),
       notes="TensorFlow's strided_slice semantics (Python slice clamping)"),
+    E("ViewCopy", F + "view_copy",
+      "dst dst_size dst_stride dst_storage_offset src src_size src_stride src_storage_offset dst_out",
+      ("dst", "dst_size", "dst_stride", "dst_storage_offset", "src", "src_size", "src_stride", "src_storage_offset"),
+      out="dst_out", dtypes={"dst": _VIEW, "src": _VIEW, "*": (D.INT32, D.INT64)},
+      notes="dst's elements in order are the storage; a view past it is refused when the kernel runs "
+            "(the metadata are data), not at phase 1"),
 ]
