@@ -141,6 +141,10 @@ def test_reductions(aten: object) -> None:
     close(s, c.std((1, 2), ddof=1))
     close(m, c.mean((1, 2)))
     close(call("VarCorrection", x, [0], 0, True, z((1, 4, 5))), c.var(0, keepdims=True))
+    close(call("VarCorrection", x, None, 1, False, z(())), c.var(ddof=1))  # nullptr dim: every axis
+    s, m = call("StdMeanCorrection", x, [], 0, True, z((1, 1, 1)), z((1, 1, 1)), outputs=("stdOut", "meanOut"))
+    close(s, c.std(keepdims=True))
+    close(m, c.mean(keepdims=True))
     h = x.astype(F16)
     v, m = call("VarMean", h, [2], 2, False, z((3, 4), F16), z((3, 4), F16), outputs=("varOut", "meanOut"))
     close(v, h.astype(F64).var(2, ddof=2), F16, 5e-3)
@@ -179,6 +183,7 @@ def test_movement(aten: object) -> None:
     # chunk k of every tensor (split at dim), flattened past dim, side by side at [:, k]
     want = np.stack([np.concatenate([x[:, :3], y[:, :2]], 1), np.concatenate([x[:, 3:], y[:, 2:]], 1)], 1)
     close(call("ChunkCat", [x, y], 1, 2, z((2, 2, 5))), want)
+    assert status_of("ChunkCat", [x, y], 1, 2, z((2, 2, 5), F64)) == 161002  # a wider out: not reproduced
     c = rand(2, 6, 3)
     close(call("ChannelShuffle", c, 3, z((2, 6, 3))), c.reshape(2, 3, 2, 3).transpose(0, 2, 1, 3).reshape(2, 6, 3))
     close(call("Permute", c, [2, 0, 1], z((3, 2, 6))), c.transpose(2, 0, 1))

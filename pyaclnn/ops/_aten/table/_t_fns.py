@@ -385,3 +385,13 @@ def view_copy(dst: Any, dst_size: Any, dst_stride: Any, dst_offset: Any, src: An
     view.copy_(src.contiguous().reshape(-1).as_strided(src_sizes, src_stride.tolist(),
                                                        int(src_offset.reshape(()).item())))
     return out.reshape(dst.shape)
+
+
+def chunk_cat(tensors: Sequence[Any], dim: int, num_chunks: int, out_dtype: Any) -> Any:
+    """aclnnChunkCat: aten's _chunk_cat, out of the inputs' dtype (the device also takes an out
+    whose element is a whole multiple wider, reading the result's bytes through it
+    (aclnnChunkCat.md): not reproduced, refused)."""
+    dtypes = {t.dtype for t in tensors}
+    if dtypes != {out_dtype}:
+        raise ValueError(f"out dtype {out_dtype} differs from the inputs' {sorted(map(str, dtypes))}")
+    return _torch().ops.aten._chunk_cat.default(list(tensors), dim, num_chunks)

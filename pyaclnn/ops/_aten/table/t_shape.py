@@ -8,7 +8,7 @@ docs/aclnn<Name>.md. Compositions (``torch:...t_fns.*``) are in _t_fns.py.
 """
 from __future__ import annotations
 
-from ._entry import ALL, COMPLEX_, FLOATS, INTS, NUMS, D, E
+from ._entry import ALL, COMPLEX_, FLOATS, INTS, NUMS, D, E, OutDtype
 
 F = "torch:pyaclnn.ops._aten.table._t_fns."
 _U = (D.UINT16, D.UINT32, D.UINT64)
@@ -16,8 +16,8 @@ _CIRCULAR = (D.FLOAT, D.BF16, D.FLOAT16, D.INT32, D.INT8)  # circular_pad_common
 _VIEW = FLOATS + (D.INT8, D.UINT8, D.INT16, D.UINT16, D.INT32, D.UINT32, D.BOOL, D.INT64)  # aclnnViewCopy.md
 
 ENTRIES = [
-    E("ChunkCat", "aten::_chunk_cat.default", "tensors dim numChunks out", ("tensors", "dim", "numChunks"),
-      notes="the result in the inputs' dtype, cast to out's (the device reinterprets bytes when out is wider)"),
+    E("ChunkCat", F + "chunk_cat", "tensors dim numChunks out", ("tensors", "dim", "numChunks", OutDtype("out")),
+      notes="out of the inputs' dtype only: the device also takes a wider out, its bytes reinterpreted"),
     E("CircularPad2d", F + "circular_pad", "self padding out", ("self", "padding"), dtypes=_CIRCULAR),
     E("CircularPad3d", F + "circular_pad", "self padding out", ("self", "padding"), dtypes=_CIRCULAR),
     E("CircularPad2dBackward", F + "circular_pad_backward", "gradOutput self padding gradInput",
