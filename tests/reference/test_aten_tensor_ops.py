@@ -624,6 +624,7 @@ def test_statuses(aten: object) -> None:
     assert status_of("CumsumV2", None, 1, False, False, z((3, 4))) == 161001  # nullptr self
     assert status_of("CumsumV2", x, 2, False, False, z((3, 4))) == 161002  # dim out of range
     assert status_of("MeanV2", x, [0], False, False, z(3)) == 161002
+    assert status_of("MeanV2", x, [0], False, False, z(4, F16)) == 161002  # out not of self's dtype
     assert status_of("Aminmax", x, [1], False, z(3), None) == 161001
     assert status_of("SortWithIndex", x, np.zeros((3, 4), I64), -1, False, True, z((3, 4)), z((3, 4), I32)) == 161002
     assert status_of("OneHot", np.zeros(3, F32), 4, np.array(1.0, F32), np.array(0.0, F32), -1, z((3, 4))) == 161002

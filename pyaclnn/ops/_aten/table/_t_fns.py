@@ -34,10 +34,12 @@ def cumsum_v2(x: Any, dim: int, exclusive: bool, reverse: bool) -> Any:
     return torch.flip(s, [dim]) if reverse else s
 
 
-def mean_v2(x: Any, dim: Sequence[int], keepdim: bool, noop: bool) -> Any:
+def mean_v2(x: Any, dim: Sequence[int], keepdim: bool, noop: bool, out_dtype: Any) -> Any:
     """aclnnMeanV2: mean over dim; an empty dim reduces every axis, or (noopWithEmptyAxes) is
-    the input itself (aclnnMeanV2.md)."""
+    the input itself (aclnnMeanV2.md); out of self's dtype (aclnn_mean.cpp CheckDtypeValidONNX)."""
     torch = _torch()
+    if out_dtype != x.dtype:
+        raise ValueError(f"out dtype {out_dtype} differs from self's {x.dtype}")
     if not dim and noop:
         return x.clone()
     return torch.mean(x, list(dim) if dim else list(range(x.dim())), keepdim)

@@ -6,7 +6,7 @@ Compositions (``torch:...t_fns.*``) are in _t_fns.py.
 """
 from __future__ import annotations
 
-from ._entry import ALL, COMPLEX_, FLOATS, FLOATS64, INTS, D, Dtype, E
+from ._entry import ALL, COMPLEX_, FLOATS, FLOATS64, INTS, D, Dtype, E, OutDtype
 
 F = "torch:pyaclnn.ops._aten.table._t_fns."
 
@@ -19,8 +19,8 @@ ENTRIES = [
     E("CumsumV2", F + "cumsum_v2", "self dim exclusive reverse out", ("self", "dim", "exclusive", "reverse"),
       dtypes=FLOATS64 + INTS + COMPLEX_),
     E("MeanV2", F + "mean_v2", "self dim keepDim noopWithEmptyAxes out",
-      ("self", "dim", "keepDim", "noopWithEmptyAxes"), dtypes=FLOATS64 + COMPLEX_,
-      notes="integer inputs refused: aten's mean takes floating or complex only"),
+      ("self", "dim", "keepDim", "noopWithEmptyAxes", OutDtype("out")), dtypes=FLOATS64 + COMPLEX_,
+      notes="integer inputs (the device's too) refused: aten's mean takes floating or complex only"),
     E("ReduceNansum", F + "nansum_dims", "self dim keepDim dtype out", ("self", "dim", "keepDim"),
       {"dtype": Dtype("dtype")}, dtypes=FLOATS + INTS + (D.BOOL,)),
     E("StdMeanCorrection", "aten::std_mean.correction", "self dim correction keepdim stdOut meanOut",
