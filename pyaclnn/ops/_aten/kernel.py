@@ -137,10 +137,10 @@ class AtenKernel:
                 raise NotSupportedError(f"{what} cannot compute these arguments on the CPU: "
                                         f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}") from None
             items = (result,) if len(outs) == 1 else result
-            for i, item in zip(outs, items):
-                if i is None:
+            for slot, item in zip(outs, items):
+                if slot is None:
                     continue
-                target = v[i]
+                target = v[slot]
                 if target is None or item is None:  # an optional output not asked for, or not computed
                     continue
                 if isinstance(target, tuple):
