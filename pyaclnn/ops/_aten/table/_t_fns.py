@@ -121,19 +121,6 @@ def one_hot(x: Any, num_classes: int, on: Any, off: Any, axis: int) -> Any:
     return y if axis == -1 else y.movedim(-1, axis)
 
 
-def s_where(condition: Any, x: Any, y: Any) -> Any:
-    """aclnnSWhere: where(condition, self, other), a uint8 condition read as bool."""
-    return _torch().where(condition.bool(), x, y)
-
-
-def cholesky(x: Any, upper: bool) -> Any:
-    """aclnnLinalgCholesky: linalg_cholesky, fp16/bf16 computed in fp32 (CPU LAPACK has no
-    half kernels)."""
-    torch = _torch()
-    wide = x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
-    return torch.linalg.cholesky(wide, upper=upper)
-
-
 def qr(x: Any, mode: str) -> tuple[Any, Any]:
     """aclnnLinalgQr / aclnnQr: linalg_qr, fp16 computed in fp32."""
     torch = _torch()
@@ -158,11 +145,6 @@ def sqrt_backward(y: Any, dy: Any) -> Any:
     return dy / (2 * y)
 
 
-def circular_pad(x: Any, padding: Sequence[int]) -> Any:
-    """aclnnCircularPad2d/3d: aten's _pad_circular."""
-    return _torch().ops.aten._pad_circular.default(x, list(padding))
-
-
 def circular_pad_backward(grad: Any, x: Any, padding: Sequence[int]) -> Any:
     """aclnnCircularPad2d/3dBackward: the vector-Jacobian product of _pad_circular (each
     padded element's gradient added back to the element it copies)."""
@@ -171,31 +153,12 @@ def circular_pad_backward(grad: Any, x: Any, padding: Sequence[int]) -> Any:
                           torch.zeros_like(x))[1](grad)[0]
 
 
-def _dims(x: Any, dim: Sequence[int]) -> list[int]:
-    """An empty dim array: every axis (the op sources' GetAllDims; aten reads [] as none)."""
-    return list(dim) if dim else list(range(x.dim()))
-
-
-def nansum_dims(x: Any, dim: Sequence[int], keepdim: bool, dtype: Any = None) -> Any:
-    """aclnnReduceNansum: aten's nansum, an empty dim reducing every axis (aclnn_reduce_nansum.cpp)."""
-    return _torch().ops.aten.nansum.default(x, _dims(x, dim), keepdim, dtype=dtype)
-
-
 def sort_with_index(x: Any, index: Any, axis: int, descending: bool, stable: bool) -> tuple[Any, Any]:
     """aclnnSortWithIndex: x sorted along axis, and index reordered the same way
     (experimental/math/sort_with_index README: sorted_index_k = index[p_k])."""
     torch = _torch()
     values, order = torch.sort(x, dim=axis, descending=descending, stable=stable)
     return values, torch.gather(index, axis, order)
-
-
-def round_decimals(x: Any, decimals: int) -> Any:
-    """aclnnRoundDecimals: aten's round.decimals (halves to even); an integer input is its own
-    rounding (aten's CPU kernel takes floats only)."""
-    torch = _torch()
-    if not (x.is_floating_point() or x.is_complex()):
-        return x.clone()
-    return torch.ops.aten.round.decimals(x, decimals=decimals)
 
 
 def _bits(packed: Any, count: int) -> Any:
@@ -387,13 +350,3 @@ def view_copy(dst: Any, dst_size: Any, dst_stride: Any, dst_offset: Any, src: An
     view.copy_(src.contiguous().reshape(-1).as_strided(src_sizes, src_stride.tolist(),
                                                        int(src_offset.reshape(()).item())))
     return out.reshape(dst.shape)
-
-
-def chunk_cat(tensors: Sequence[Any], dim: int, num_chunks: int, out_dtype: Any) -> Any:
-    """aclnnChunkCat: aten's _chunk_cat, out of the inputs' dtype (the device also takes an out
-    whose element is a whole multiple wider, reading the result's bytes through it
-    (aclnnChunkCat.md): not reproduced, refused)."""
-    dtypes = {t.dtype for t in tensors}
-    if dtypes != {out_dtype}:
-        raise ValueError(f"out dtype {out_dtype} differs from the inputs' {sorted(map(str, dtypes))}")
-    return _torch().ops.aten._chunk_cat.default(list(tensors), dim, num_chunks)

@@ -8,18 +8,12 @@ docs/aclnn<Name>.md or README.md. Compositions (``torch:...t_fns.*``) are in _t_
 """
 from __future__ import annotations
 
-from ._entry import FLOATS, FLOATS64, INTS, D, Dtype, E, OutDtype
+from ._entry import FLOATS, D, Dtype, E, OutDtype
 
 F = "torch:pyaclnn.ops._aten.table._t_fns."
 _AGENT = (D.FLOAT, D.FLOAT16, D.DOUBLE, D.INT8, D.INT16, D.INT32, D.INT64, D.UINT8, D.BOOL)
 
 ENTRIES = [
-    E("RightShift", "aten::bitwise_right_shift.Tensor", "input shiftBits out", ("input", "shiftBits"),
-      dtypes=INTS, notes="uint16/32/64 (the device's too) refused: torch's CPU shift has no unsigned wide kernel"),
-    E("RoundDecimals", F + "round_decimals", "self decimals out", ("self", "decimals"),
-      dtypes=FLOATS64 + (D.INT32, D.INT64), notes="halves to even"),
-    E("Xlog1py", "aten::special_xlog1py.default", "x y z", ("x", "y"), out="z"),
-    E("Ndtri", "aten::special_ndtri.default", "self out", ("self",), dtypes=FLOATS64),
     E("AsinWithAgent", "aten::asin.default", "x y", ("x",), out="y", dtypes=_AGENT,
       notes="integers and bool give float32 (experimental/math/asin_with_agent README)"),
     E("AsinhWithAgent", "aten::asinh.default", "x out", ("x",), dtypes=_AGENT,

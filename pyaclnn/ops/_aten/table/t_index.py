@@ -7,25 +7,13 @@ Compositions (``torch:...t_fns.*``) are in _t_fns.py.
 """
 from __future__ import annotations
 
-from ._entry import ALL, COMPLEX_, FLOATS, NUMS, D, E
+from ._entry import FLOATS, D, E
 
 F = "torch:pyaclnn.ops._aten.table._t_fns."
-_U = (D.UINT16, D.UINT32, D.UINT64)
-_SEARCH = (D.FLOAT16, D.FLOAT, D.INT16, D.INT8, D.UINT8, D.INT32, D.INT64, D.DOUBLE)  # aclnn_searchsorted.cpp
 
 ENTRIES = [
     E("MaskedScale", F + "masked_scale", "self mask scale out", ("self", "mask", "scale"),
       dtypes=FLOATS + (D.UINT8, D.INT8)),
-    E("SWhere", F + "s_where", "condition self other out", ("condition", "self", "other"),
-      dtypes=ALL + COMPLEX_ + _U, notes="a uint8 condition is read as bool (nonzero is true)"),
-    E("SearchSorteds", "aten::searchsorted.Scalar", "sortedSequence self outInt32 right sorter out",
-      ("sortedSequence", "self"), {"out_int32": "outInt32", "right": "right", "sorter": "sorter"},
-      nullable="sorter", dtypes=_SEARCH, out_dtypes=(D.INT32, D.INT64)),
-    E("IsInScalarTensor", "aten::isin.Scalar_Tensor", "element testElements assumeUnique invert out",
-      ("element", "testElements"), {"assume_unique": "assumeUnique", "invert": "invert"},
-      dtypes=(D.FLOAT, D.FLOAT16, D.INT8, D.INT32, D.INT64, D.UINT8, D.BF16, D.DOUBLE, D.INT16)),
-    E("IsInTensorScalar", "aten::isin.Tensor_Scalar", "element testElement assumeUnique invert out",
-      ("element", "testElement"), {"assume_unique": "assumeUnique", "invert": "invert"}, dtypes=NUMS),
     E("OneHot", F + "one_hot", "self numClasses onValue offValue axis out",
       ("self", "numClasses", "onValue", "offValue", "axis"),
       dtypes={"self": (D.INT32, D.INT64), "*": (D.FLOAT16, D.FLOAT, D.INT32, D.INT64)}),

@@ -13,10 +13,6 @@ F = "torch:pyaclnn.ops._aten.table._t_fns."
 _LAPACK = (D.FLOAT, D.DOUBLE) + COMPLEX_  # aclnn_slogdet.cpp, aclnn_logdet.cpp, aclnn_svd.cpp, triangular_solve
 
 ENTRIES = [
-    E("CdistBackward", "aten::_cdist_backward.default", "grad x1 x2 cdist p out", ("grad", "x1", "x2", "p", "cdist")),
-    E("PdistForward", "aten::_pdist_forward.default", "self pScalar out", ("self", "pScalar"),
-      dtypes=(D.FLOAT16, D.FLOAT)),
-    E("LinalgCholesky", F + "cholesky", "self upper out", ("self", "upper"), notes="fp16/bf16 factored in fp32"),
     E("LinalgQr", F + "qr", "self mode Q R", ("self", Enum("mode", ("reduced", "complete", "r"))), out="Q R",
       dtypes=(D.FLOAT, D.FLOAT16, D.DOUBLE) + COMPLEX_, notes="fp16 factored in fp32; mode 2 (r): Q empty"),
     E("Qr", F + "qr", "self some Q R", ("self", Call("some", lambda some: "reduced" if some else "complete")),
@@ -25,11 +21,6 @@ ENTRIES = [
     E("Svd", F + "svd", "input fullMatrices computeUV sigma u v",
       ("input", "fullMatrices", "computeUV", OutShape("u"), OutShape("v")), out="sigma u v", dtypes=_LAPACK,
       notes="signs of singular vectors may differ from the device's"),
-    E("Logdet", "aten::logdet.default", "self out", ("self",), dtypes=_LAPACK),
-    E("Slogdet", "aten::linalg_slogdet.default", "self signOut logOut", ("self",), out="signOut logOut",
-      dtypes=_LAPACK),
-    E("TriangularSolve", "aten::triangular_solve.default", "self A upper transpose unitriangular xOut mOut",
-      ("self", "A", "upper", "transpose", "unitriangular"), out="xOut mOut", dtypes=_LAPACK),
     E("AffineGrid", "aten::affine_grid_generator.default", "theta size alignCorners out",
       ("theta", "size", "alignCorners")),
     E("Sinkhorn", F + "sinkhorn", "cost tol p", ("cost", "tol"), out="p", nullable="tol",

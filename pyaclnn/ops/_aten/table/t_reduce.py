@@ -6,14 +6,13 @@ Compositions (``torch:...t_fns.*``) are in _t_fns.py.
 """
 from __future__ import annotations
 
-from ._entry import ALL, COMPLEX_, FLOATS, FLOATS64, INTS, D, Dtype, E, OutDtype
+from ._entry import ALL, COMPLEX_, FLOATS64, INTS, D, E, OutDtype
 
 F = "torch:pyaclnn.ops._aten.table._t_fns."
 
 ENTRIES = [
     E("Aminmax", F + "aminmax_dims", "self dim keepDim minOut maxOut", ("self", "dim", "keepDim"),
       out="minOut maxOut", dtypes=ALL, notes="amin and amax over the dims"),
-    E("AminmaxAll", "aten::aminmax.default", "self minOut maxOut", ("self",), out="minOut maxOut", dtypes=ALL),
     E("InplaceCumprod", "aten::cumprod.default", "input dim", ("input", "dim"), out="input",
       dtypes=FLOATS64 + INTS),
     E("CumsumV2", F + "cumsum_v2", "self dim exclusive reverse out", ("self", "dim", "exclusive", "reverse"),
@@ -21,14 +20,6 @@ ENTRIES = [
     E("MeanV2", F + "mean_v2", "self dim keepDim noopWithEmptyAxes out",
       ("self", "dim", "keepDim", "noopWithEmptyAxes", OutDtype("out")), dtypes=FLOATS64 + COMPLEX_,
       notes="integer inputs (the device's too) refused: aten's mean takes floating or complex only"),
-    E("ReduceNansum", F + "nansum_dims", "self dim keepDim dtype out", ("self", "dim", "keepDim"),
-      {"dtype": Dtype("dtype")}, dtypes=FLOATS + INTS + (D.BOOL,)),
-    E("StdMeanCorrection", "aten::std_mean.correction", "self dim correction keepdim stdOut meanOut",
-      ("self", "dim"), {"correction": "correction", "keepdim": "keepdim"}, out="stdOut meanOut", nullable="dim",
-      notes="a nullptr or empty dim reduces every axis (aclnn_std_mean_correction.cpp)"),
-    E("VarCorrection", "aten::var.correction", "self dim correction keepdim out", ("self", "dim"),
-      {"correction": "correction", "keepdim": "keepdim"}, nullable="dim",
-      notes="a nullptr or empty dim reduces every axis (aclnn_var.cpp)"),
     E("MaxN", F + "max_n", "tensors out", ("tensors",), dtypes=(D.FLOAT16, D.FLOAT, D.INT8, D.INT32, D.INT64, D.BF16)),
     E("MinN", F + "min_n", "tensors out", ("tensors",), dtypes=(D.FLOAT16, D.FLOAT, D.INT8, D.INT32, D.INT64, D.BF16)),
     E("Sum", F + "sum_n", "tensors out", ("tensors",), dtypes=(D.FLOAT16, D.FLOAT, D.INT8, D.INT32, D.UINT8)),

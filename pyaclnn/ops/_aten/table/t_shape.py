@@ -8,18 +8,13 @@ docs/aclnn<Name>.md. Compositions (``torch:...t_fns.*``) are in _t_fns.py.
 """
 from __future__ import annotations
 
-from ._entry import ALL, COMPLEX_, FLOATS, INTS, NUMS, D, E, OutDtype
+from ._entry import ALL, FLOATS, INTS, D, E
 
 F = "torch:pyaclnn.ops._aten.table._t_fns."
 _U = (D.UINT16, D.UINT32, D.UINT64)
-_CIRCULAR = (D.FLOAT, D.BF16, D.FLOAT16, D.INT32, D.INT8)  # circular_pad_common.h
 _VIEW = FLOATS + (D.INT8, D.UINT8, D.INT16, D.UINT16, D.INT32, D.UINT32, D.BOOL, D.INT64)  # aclnnViewCopy.md
 
 ENTRIES = [
-    E("ChunkCat", F + "chunk_cat", "tensors dim numChunks out", ("tensors", "dim", "numChunks", OutDtype("out")),
-      notes="out of the inputs' dtype only: the device also takes a wider out, its bytes reinterpreted"),
-    E("CircularPad2d", F + "circular_pad", "self padding out", ("self", "padding"), dtypes=_CIRCULAR),
-    E("CircularPad3d", F + "circular_pad", "self padding out", ("self", "padding"), dtypes=_CIRCULAR),
     E("CircularPad2dBackward", F + "circular_pad_backward", "gradOutput self padding gradInput",
       ("gradOutput", "self", "padding"), out="gradInput"),
     E("CircularPad3dBackward", F + "circular_pad_backward", "gradOutput self padding gradInput",
@@ -27,8 +22,6 @@ ENTRIES = [
     E("Flatten", F + "flatten_2d", "self axis out", ("self", "axis"), dtypes=ALL[:-1] + _U + (D.BOOL,)),
     E("SliceV2", F + "slice_v2", "self starts ends axes steps out", ("self", "starts", "ends", "axes", "steps"),
       dtypes=(D.FLOAT, D.FLOAT16, D.INT64, D.INT8, D.INT32, D.UINT8, D.BOOL, D.BF16)),
-    E("SplitWithSize", "aten::split_with_sizes.default", "self splitSize dim out", ("self", "splitSize", "dim"),
-      dtypes=NUMS + (D.BOOL,) + COMPLEX_),
     E("UnfoldGrad", "aten::unfold_backward.default", "gradOut inputSizes dim size step gradIn",
       ("gradOut", "inputSizes", "dim", "size", "step"), out="gradIn"),
     E("ConfusionTranspose", F + "confusion_transpose", "x perm shape transpose_first out",
