@@ -531,6 +531,19 @@ def test_view_copy(aten: object) -> None:
                      z((3, 4))) == 161002
 
 
+@covers("Bincount")
+def test_bincount(aten: object) -> None:
+    v = np.array([1, 3, 3, 0, 5, 3], I64)
+    same(call("Bincount", v, None, 0, z(6, I64)), np.bincount(v), I64)
+    w = rand(6)
+    close(call("Bincount", v, w, 0, z(6)), np.bincount(v, w.astype(F64)))
+    same(call("Bincount", v.astype(U8), None, 8, z(8, I32)), np.bincount(v, minlength=8), I32)
+    same(call("Bincount", np.zeros(0, I32), None, 3, z(3, I64)), [0, 0, 0], I64)
+    assert status_of("Bincount", v, None, 8, z(6, I64)) == 161002  # minlength past out's length
+    assert status_of("Bincount", v, w[:3], 0, z(6)) == 161002  # weights not of self's shape
+    assert status_of("Bincount", v.astype(F32), None, 0, z(6)) == 161002  # self not an integer
+
+
 # -- operators of the list the base table (reduce.py, index.py, nn.py) took first ---------------
 # Where its entry departs from the op source these tests say so, strictly expected to fail until
 # the base entry changes (the base modules are not this family's to edit).

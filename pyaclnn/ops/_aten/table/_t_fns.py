@@ -350,3 +350,29 @@ def view_copy(dst: Any, dst_size: Any, dst_stride: Any, dst_offset: Any, src: An
     view.copy_(src.contiguous().reshape(-1).as_strided(src_sizes, src_stride.tolist(),
                                                        int(src_offset.reshape(()).item())))
     return out.reshape(dst.shape)
+
+def bincount(x: Any, weights: Any, minlength: int, out_shape: Sequence[int]) -> Any:
+    """aclnnBincount: the count (or the weights' sum) of each value of x, in max(len(out),
+    minlength) bins: the caller sizes out (max(x) + 1 or minlength, aclnnBincount.md) and the
+    op source counts into that many bins, then copies them into out (aclnn_bincount.cpp); x is
+    1-D and non-negative, weights (nullptr: ones) of x's shape. Values past the last bin are
+    not counted."""
+    torch = _torch()
+    if x.dim() > 1:
+        raise ValueError(f"self must be 1-D, got {x.dim()}-D")
+    if weights is not None and weights.shape != x.shape:
+        raise ValueError(f"weights shape {tuple(weights.shape)} differs from self's {tuple(x.shape)}")
+    if len(out_shape) != 1:
+        raise ValueError(f"out must be 1-D, got {len(out_shape)}-D")
+    size = max(out_shape[0], minlength)
+    if size != out_shape[0]:
+        raise ValueError(f"minlength {minlength} exceeds out's length {out_shape[0]}")
+    counts = torch.zeros(size, dtype=torch.int64 if weights is None else torch.float64, device=x.device)
+    if x.device.type == "meta" or x.numel() == 0:
+        return counts
+    if bool((x < 0).any()):
+        raise ValueError("self must be non-negative")
+    values = x.reshape(-1).long()
+    add = torch.ones_like(values) if weights is None else weights.reshape(-1).double()
+    keep = values < size
+    return counts.index_add_(0, values[keep], add[keep])

@@ -46,7 +46,6 @@ LEFT_OUT = {
                         "ops-math: the codes for a mismatch are not documented well enough to reproduce",
     "SilentCheck": "stateful silent-data-corruption detection (NPU_ASD environment, device step counters)",
     "SilentCheckV2": "stateful silent-data-corruption detection (NPU_ASD environment, device step counters)",
-    "Bincount": "data-dependent output shape (max(self) + 1): phase 1 sees shapes only",
     "MaskedSelect": "data-dependent output shape (the count of true mask elements): phase 1 sees shapes only",
     "NpuFormatCast": "converts to device-private formats (NZ, ...)",
     "TransMatmulWeight": "converts a weight to the device-private NZ format in place",

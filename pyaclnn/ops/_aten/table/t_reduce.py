@@ -6,7 +6,7 @@ Compositions (``torch:...t_fns.*``) are in _t_fns.py.
 """
 from __future__ import annotations
 
-from ._entry import ALL, COMPLEX_, FLOATS64, INTS, D, E, OutDtype
+from ._entry import ALL, COMPLEX_, FLOATS64, INTS, D, E, OutDtype, OutShape
 
 F = "torch:pyaclnn.ops._aten.table._t_fns."
 
@@ -29,4 +29,9 @@ ENTRIES = [
     E("GlobalMaxPool", F + "global_max_pool", "self out", ("self",), dtypes=(D.FLOAT, D.FLOAT16, D.DOUBLE)),
     E("BatchNormStats", F + "batch_norm_stats", "input eps mean invstd", ("input", "eps"), out="mean invstd",
       dtypes=(D.FLOAT, D.FLOAT16)),
+    E("Bincount", F + "bincount", "self weights minlength out", ("self", "weights", "minlength", OutShape("out")),
+      nullable="weights", dtypes={"self": INTS, "weights": (D.FLOAT, D.FLOAT16, D.DOUBLE) + INTS + (D.BOOL,)},
+      out_dtypes=(D.FLOAT, D.DOUBLE, D.INT32, D.INT64),
+      notes="out's length is the bins' count (the caller's max(self) + 1, or minlength); a negative self is "
+            "refused when the kernel runs (it is data), not at phase 1"),
 ]
