@@ -46,7 +46,8 @@ LEFT_OUT = {
                         "ops-math: the codes for a mismatch are not documented well enough to reproduce",
     "SilentCheck": "stateful silent-data-corruption detection (NPU_ASD environment, device step counters)",
     "SilentCheckV2": "stateful silent-data-corruption detection (NPU_ASD environment, device step counters)",
-    "MaskedSelect": "data-dependent output shape (the count of true mask elements): phase 1 sees shapes only",
+    "MaskedSelect": "data-dependent output shape: out is sized to the broadcast numel and the device reports how "
+                    "many elements it selected through the output's shape after the run (no channel for it here)",
     "NpuFormatCast": "converts to device-private formats (NZ, ...)",
     "TransMatmulWeight": "converts a weight to the device-private NZ format in place",
     "TransConvolutionWeight": "converts a weight to the device-private fractal format",
