@@ -646,6 +646,8 @@ def test_bf16_refused_where_the_soc_has_none(use_backend: Callable[..., object],
     aten_backend(use_backend, tmp_path, soc="Ascend910")
     x = bf16(rand(3, 4))
     assert status_of("CumsumV2", x, 1, False, False, z((3, 4), x.dtype)) == 161002
+    # MaskedScale's lists are the RegBase SoCs' only: Ascend910 refuses every dtype
+    assert status_of("MaskedScale", rand(3), np.ones(3, U8), 2.0, z(3)) == 161002
 
 
 def test_every_entry_is_tested() -> None:

@@ -1,4 +1,4 @@
-"""Masking, selecting, searching, membership and one-hot encoding of the ops-math tensor list
+"""Masking, one-hot encoding and sorting with a carried index, of the ops-math tensor list
 (issue 24 expansion).
 
 Dtypes from each operator's op_api source (hicann/ops-math <dir>/op_api/aclnn_<name>.cpp, its
@@ -13,7 +13,9 @@ F = "torch:pyaclnn.ops._aten.table._t_fns."
 
 ENTRIES = [
     E("MaskedScale", F + "masked_scale", "self mask scale out", ("self", "mask", "scale"),
-      dtypes=FLOATS + (D.UINT8, D.INT8)),
+      dtypes={"self": FLOATS, "mask": (D.FLOAT, D.FLOAT16, D.UINT8, D.INT8)}, dtypes_v1=(),
+      notes="aclnn_masked_scale.cpp has lists for the RegBase SoCs (Ascend950) only: Ascend910B/910_93 "
+            "refuse every dtype on the device, here they accept Ascend950's; Ascend910/310P refuse here too"),
     E("OneHot", F + "one_hot", "self numClasses onValue offValue axis out",
       ("self", "numClasses", "onValue", "offValue", "axis"),
       dtypes={"self": (D.INT32, D.INT64), "*": (D.FLOAT16, D.FLOAT, D.INT32, D.INT64)}),

@@ -1,5 +1,5 @@
-"""Linear algebra of the ops-math tensor list (issue 24 expansion): outer products, dot,
-distances, decompositions, determinants, triangular solves, cross products, affine grids.
+"""Linear algebra of the ops-math tensor list (issue 24 expansion): QR and singular value
+decompositions, affine grids, Sinkhorn's optimal transport.
 
 Dtypes from each operator's op_api source (hicann/ops-math math/<dir>/op_api/aclnn_<name>.cpp,
 its ASCEND910B list; bf16 through SOCS_BF16); semantics from its docs/aclnn<Name>.md.
@@ -20,7 +20,8 @@ ENTRIES = [
       notes="some: reduced, else complete; fp16 factored in fp32"),
     E("Svd", F + "svd", "input fullMatrices computeUV sigma u v",
       ("input", "fullMatrices", "computeUV", OutShape("u"), OutShape("v")), out="sigma u v", dtypes=_LAPACK,
-      notes="signs of singular vectors may differ from the device's"),
+      notes="signs of singular vectors may differ from the device's; without computeUV, u and v (their "
+            "shapes unchecked) are written as zeros where the device leaves them"),
     E("AffineGrid", "aten::affine_grid_generator.default", "theta size alignCorners out",
       ("theta", "size", "alignCorners")),
     E("Sinkhorn", F + "sinkhorn", "cost tol p", ("cost", "tol"), out="p", nullable="tol",

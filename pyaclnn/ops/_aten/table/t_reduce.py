@@ -1,4 +1,5 @@
-"""Reductions, scans, sorts and statistics of the ops-math tensor list (issue 24 expansion).
+"""Reductions, scans, list reductions, global pools, batch statistics and bin counts of the
+ops-math tensor list (issue 24 expansion).
 
 Dtypes from each operator's op_api source (hicann/ops-math <dir>/op_api/aclnn_<name>.cpp,
 its ASCEND910B list; bf16 through SOCS_BF16); semantics from its docs/aclnn<Name>.md.

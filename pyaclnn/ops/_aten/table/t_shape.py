@@ -1,6 +1,6 @@
-"""Shape and movement of the ops-math tensor list (issue 24 expansion): concatenation, stacking,
-splitting, slicing, permuting, rolling, repeating, padding (and the pads' backwards), diagonals,
-im2col.
+"""Shape and movement of the ops-math tensor list (issue 24 expansion): ONNX flatten, ONNX and
+TensorFlow slicing, fused reshape-transpose, strided view copies, and the gradients of circular
+padding and unfold.
 
 Dtypes from each operator's op_api source (hicann/ops-math conversion/<dir>/op_api/aclnn_<name>.cpp
 or its *_common.h, the ASCEND910B list; bf16 through SOCS_BF16); semantics from its
