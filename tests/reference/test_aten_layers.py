@@ -293,6 +293,15 @@ def test_losses(aten: object, reduction: int) -> None:
                       np.zeros((4,) if reduction == 0 else (), F32), np.zeros((), F32),
                       outputs=("out", "totalWeightOut"))
     near(out, F.nll_loss(logp, torch.tensor(target), reduction=name))
+    if reduction:
+        assert float(total) == 4.0  # the weights of the 4 targets  # one-element outs of rank 1 too (aclnn_nll_loss.cpp's "single element" check)
+        out, total = call("NLLLoss", logp.numpy(), target, np.ones(3, F32), reduction, -100, np.zeros(1, F32),
+                          np.zeros(1, F32), outputs=("out", "totalWeightOut"))
+        near(out[0], F.nll_loss(logp, torch.tensor(target), reduction=name))
+        assert status_of("NLLLoss", logp.numpy(), target, np.ones(3, F32), reduction, -100, np.zeros((1, 1), F32),
+                         np.zeros(1, F32)) == 161002
+    assert status_of("NLLLoss", logp.numpy(), target, None, reduction, -100, np.zeros(4, F32), np.zeros(1, F32)) \
+        == 161001  # weight is required
 
 
 def test_a_reduction_aten_does_not_have_is_refused(aten: object) -> None:

@@ -277,8 +277,9 @@ class AtenSpec:
             if not isinstance(m, TensorMeta) and len(m) != len(got):
                 fail_invalid(api, f"{name} holds {len(m)} tensors; the result has {len(got)}")
             pairs = ((m, got),) if isinstance(m, TensorMeta) else zip(m, got)
+            single = name in entry.single
             for t, (shape, dt) in pairs:
-                if tuple(t.shape) != shape:
+                if tuple(t.shape) != shape and not (single and shape == () and t.numel == 1 and t.ndim <= 1):
                     fail_invalid(api, f"Shape of {name} should be {fmt_shape(shape)}, but current is "
                                       f"{fmt_shape(t.shape)}")
                 out_dt = DType(t.dtype)

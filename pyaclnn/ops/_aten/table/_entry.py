@@ -24,7 +24,9 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
   list for the other SoCs, where a source has two (GetDtypeSupportListV2's second, the
   ASCEND910 list; default: ``dtypes`` without bf16); ``out_dtypes``: the output dtypes
   (default: any dtype the result can be cast to, CANN's CanCast); ``same_dtype``: parameters
-  whose dtype must be the first one's (OP_CHECK_DTYPE_NOT_MATCH);
+  whose dtype must be the first one's (OP_CHECK_DTYPE_NOT_MATCH); ``single``: outputs whose 0-d
+  result may be written to any one-element output of rank <= 1 (a source's "single element"
+  check, where aten would have a 0-d tensor);
 - ``rule``: how phase 1 finds the outputs' shapes and dtypes: ``"meta"`` (aten's meta kernels,
   the default) or ``"cpu"`` (its CPU kernel on zeros, once per distinct arguments: for an
   operator whose meta kernel checks less than its CPU kernel, which would accept at phase 1
@@ -138,6 +140,7 @@ class Entry:
     dtypes_v1: tuple[DType, ...] | None = None
     same_dtype: tuple[str, ...] = ()
     rule: str = "meta"
+    single: tuple[str, ...] = ()
     family: str = field(default="", compare=False)  # the table module it comes from
 
     def referenced(self) -> list[str]:
@@ -151,7 +154,7 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
       dtypes: tuple[DType, ...] | Mapping[str, tuple[DType, ...]] | None = FLOATS,
       out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "",
       nullable: str = "", dtypes_v1: tuple[DType, ...] | None = None, same_dtype: str = "",
-      rule: str = "meta") -> Entry:
+      rule: str = "meta", single: str = "") -> Entry:
     """One table entry (module docstring); ``params``, ``out``, ``nullable`` and ``same_dtype``
     as space-separated names."""
     names = tuple(params.split())
@@ -163,4 +166,4 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
         raise ValueError(f"{op}: aten {aten!r} is neither 'aten::name.overload' nor 'torch:path'")
     return Entry(op, aten, names, tuple(args), tuple((kwargs or {}).items()), tuple(out),
                  tuple(nullable.split()), dtypes, out_dtypes, traced, notes, dtypes_v1, tuple(same_dtype.split()),
-                 rule)
+                 rule, tuple(single.split()))
