@@ -621,7 +621,7 @@ def test_traced_families_take_their_operators_over(monkeypatch: pytest.MonkeyPat
 
 def test_same_dtype_and_socs_name_parameters_and_socs() -> None:
     """Every entry's same_dtype names its C parameters, its socs pyaclnn's SoCs."""
-    from pyaclnn._env import SOCS
+    from pyaclnn._core.env import SOCS
     for op, entry in entries().items():
         assert set(entry.same_dtype) <= set(entry.params), op
         assert set(entry.socs) <= set(SOCS), op
