@@ -49,8 +49,13 @@ def to_torch(a: np.ndarray, torch: Any) -> Any:
 
 
 def write(out: np.ndarray, t: Any, torch: Any, what: str) -> None:
-    """``t`` cast to ``out``'s dtype, copied into ``out`` (same shape: never resized)."""
+    """``t`` cast to ``out``'s dtype, copied into ``out`` (same shape: never resized). A result
+    with no element for an output with some is not written: aten computes nothing there in
+    that mode (native_batch_norm's saved statistics when not training; phase 1 checked the
+    shape against the meta kernel's)."""
     carrier, tdt = _NP.get(out.dtype) or _np_map()[out.dtype]
+    if t.numel() == 0 and out.size:
+        return
     if tuple(t.shape) != out.shape:
         raise NotSupportedError(f"{what}: aten's result has shape {tuple(t.shape)}, the output {out.shape}")
     if t.dtype != tdt:
@@ -138,7 +143,7 @@ class AtenKernel:
                                         f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}") from None
             items = (result,) if len(outs) == 1 else result
             for i, item in zip(outs, items):
-                if i is None:
+                if i is None or item is None:  # None: a result aten leaves undefined (an output mask false)
                     continue
                 target = v[i]
                 if target is None:  # an optional output not asked for

@@ -254,7 +254,7 @@ class AtenSpec:
             self._rules[key] = rule
         empty = True
         for pos, got in zip(self._outs, rule):
-            if pos is None:
+            if pos is None or got is None:  # None: aten leaves that result undefined (an outputMask false)
                 continue
             name, m = entry.params[pos], metas[pos]
             if m is None:  # an optional output not asked for
@@ -287,12 +287,15 @@ def _first_line(exc: BaseException) -> str:
 
 
 def results_of(entry: Entry, result: Any) -> tuple[Any, ...]:
-    """aten's result as one item per ``entry.out``: (shape, DType), or a tuple of them for a list."""
+    """aten's result as one item per ``entry.out``: (shape, DType), or a tuple of them for a list;
+    None where aten returns an undefined tensor (a backward's output mask false)."""
     items = (result,) if len(entry.out) == 1 else tuple(result)
     if len(items) < len(entry.out):
         raise ValueError(f"{entry.aten} returned {len(items)} results; the entry expects {len(entry.out)}")
 
     def one(t: Any) -> Any:
+        if t is None:
+            return None
         if isinstance(t, (list, tuple)):
             return tuple(one(x) for x in t)
         return tuple(t.shape), dtype_of_torch(t.dtype)

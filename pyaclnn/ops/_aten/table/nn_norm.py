@@ -1,0 +1,73 @@
+"""Normalisations of ops-nn (norm/): batch, group and layer norm, and their backward forms
+(aten's ``native_*`` overloads, argument for argument).
+
+Dtypes from docs/aclnn<Op>.md (hicann/ops-nn): FLOAT, FLOAT16, BFLOAT16 (bf16 only on SOCS_BF16).
+Which pointers may be nullptr from op_api/aclnn_<op>.cpp's CheckNotNull: a backward's outputs are
+required only where its outputMask is true (aten then leaves that result undefined: nothing
+is checked or written there).
+"""
+from __future__ import annotations
+
+from ._entry import E
+
+_MASK = "an output whose outputMask is false may be nullptr and is not written"
+
+ENTRIES = [
+    E("BatchNorm", "aten::native_batch_norm.default",
+      "input weight bias runningMean runningVar training momentum eps output saveMean saveInvstd",
+      ("input", "weight", "bias", "runningMean", "runningVar", "training", "momentum", "eps"),
+      out="output saveMean saveInvstd", inplace="runningMean runningVar",
+      nullable="weight bias runningMean runningVar saveMean saveInvstd",
+      traced="norm/batch_norm_v3/op_host/op_api/aclnn_batch_norm.cpp",
+      notes="training: runningMean and runningVar updated in place (momentum, unbiased variance); "
+            "not training: saveMean and saveInvstd may be nullptr and are left unwritten"),
+    E("BatchNormBackward", "aten::native_batch_norm_backward.default",
+      "gradOut input weight runningMean runningVar saveMean saveInvstd training eps outputMask "
+      "gradInput gradWeight gradBias",
+      ("gradOut", "input", "weight", "runningMean", "runningVar", "saveMean", "saveInvstd", "training", "eps",
+       "outputMask"),
+      out="gradInput gradWeight gradBias",
+      nullable="weight runningMean runningVar saveMean saveInvstd gradInput gradWeight gradBias",
+      traced="norm/batch_norm_grad_v3/op_host/op_api/aclnn_batch_norm_backward.cpp", notes=_MASK),
+    E("FastBatchNormBackward", "aten::native_batch_norm_backward.default",
+      "gradOut input weight runningMean runningVar saveMean saveInvstd training eps outputMask version "
+      "gradInput gradWeight gradBias",
+      ("gradOut", "input", "weight", "runningMean", "runningVar", "saveMean", "saveInvstd", "training", "eps",
+       "outputMask"),
+      out="gradInput gradWeight gradBias",
+      nullable="weight runningMean runningVar saveMean saveInvstd gradInput gradWeight gradBias",
+      notes=f"version (the device's algorithm, 0 or 1) does not change the result; {_MASK}"),
+    E("GroupNorm", "aten::native_group_norm.default",
+      "self gamma beta N C HxW group eps out meanOut rstdOut",
+      ("self", "gamma", "beta", "N", "C", "HxW", "group", "eps"), out="out meanOut rstdOut",
+      nullable="gamma beta", traced="norm/group_norm/op_host/op_api/aclnn_group_norm.cpp"),
+    E("FastLayerNorm", "aten::native_layer_norm.default",
+      "input normalizedShape weightOptional biasOptional eps out meanOutOptional rstdOutOptional",
+      ("input", "normalizedShape", "weightOptional", "biasOptional", "eps"),
+      out="out meanOutOptional rstdOutOptional",
+      notes="LayerNorm's semantics (the doc: a faster kernel, another accumulation order)"),
+]
+
+LEFT_OUT = {
+    "GroupNormBackward": "pyaclnn has its exact reference (pyaclnn/ops/group_norm_backward)",
+    "BatchNormElemt": "aten::batch_norm_elemt has no CPU kernel (CUDA only)",
+    "BatchNormElemtBackward": "aten::batch_norm_backward_elemt has no CPU kernel (CUDA only)",
+    "BatchNormGatherStatsWithCounts": "aten::batch_norm_gather_stats_with_counts has no CPU kernel (CUDA only)",
+    "BatchNormReduceBackward": "aten::batch_norm_backward_reduce has no CPU kernel (CUDA only)",
+    "BatchNormReduce": "per-channel sum and sum of squares in FLOAT: no aten overload (a composition)",
+    "AdaLayerNorm": "layer norm then x * (1 + scale) + shift per batch: no aten overload (a composition)",
+    "AdaLayerNormV2": "as AdaLayerNorm, with mean and rstd outputs: no aten overload",
+    "AdaLayerNormBackward": "no aten overload (AdaLayerNorm's backward)",
+    "AdaLayerNormQuant": "quantised output with device quant modes",
+    "AddLayerNormQuant": "fused add + layer norm + quantisation (device quant modes)",
+    "AddLayerNormQuantV2": "fused add + layer norm + quantisation (device quant modes)",
+    "AddRmsNorm": "fused x1 + x2 then RMS norm: aten has no rms_norm with rstd output",
+    "AddRmsNormDynamicMxQuant": "MX quantisation (device-only formats)",
+    "AddRmsNormDynamicQuant": "fused add + RMS norm + dynamic quantisation",
+    "AddRmsNormDynamicQuantV2": "fused add + RMS norm + dynamic quantisation",
+    "AddRmsNormQuant": "fused add + RMS norm + quantisation",
+    "AddRmsNormQuantV2": "fused add + RMS norm + quantisation",
+    "GroupNormSilu": "fused group norm + SiLU: no aten overload",
+    "GroupNormSiluV2": "fused group norm + optional SiLU: no aten overload",
+    "GroupNormSiluQuant": "fused group norm + SiLU + quantisation",
+}
