@@ -17,7 +17,7 @@ import numpy as np
 from ...dtypes import to_numpy
 from ...errors import NotSupportedError
 from .spec import _TORCH_NAMES, aten_callable, bind, plain, torch_dtype, torch_module
-from .table._entry import Entry
+from .table._entry import Entry, Int64
 
 __all__ = ["AtenKernel", "to_torch", "write"]
 
@@ -121,13 +121,16 @@ class AtenKernel:
         pos = [(k, v.index) for k, v in enumerate(args) if isinstance(v, _Slot)]
         kw = [(k, v.index) for k, v in kwargs.items() if isinstance(v, _Slot)]
         outs = tuple(None if n is None else self._index[n] for n in entry.out)
+        longs = {self._index[c.param] for c in list(entry.args) + [v for _, v in entry.kwargs] if isinstance(c, Int64)}
         what = f"aclnn{entry.op} ({entry.aten})"
 
         def tensor(v: Any, i: int) -> Any:
             x = v[i]
             if i in lists:
                 return [to_torch(t, torch) for t in x]
-            return None if x is None else to_torch(x, torch)
+            if x is None:
+                return None
+            return to_torch(x, torch).long() if i in longs else to_torch(x, torch)
 
         def run(v: tuple) -> None:
             call_args = list(args)

@@ -33,7 +33,7 @@ from typing import Any, Callable, Sequence
 from ..._spec import MAX_DIM, TensorMeta, can_cast, fail_invalid, fail_null, fmt_dtypes, fmt_shape
 from ...dtypes import DType, from_numpy
 from ...errors import NotSupportedError
-from .table._entry import SOCS_BF16, Conv, Dtype, Entry, OutDtype, OutShape
+from .table._entry import SOCS_BF16, Conv, Dtype, Entry, Int64, IntTensor, OutDtype, OutShape
 
 __all__ = ["AtenSpec", "torch_module", "torch_dtype", "dtype_of_torch", "aten_callable", "THREADS_ENV",
            "EXTRA_HINT"]
@@ -178,7 +178,8 @@ class AtenSpec:
             return plain(m)
         try:
             args, kwargs = bind(self.entry, self._index, metas, meta, torch)
-            result = fn(*args, **kwargs)
+            on_meta = lambda a: a.to("meta") if isinstance(a, torch.Tensor) else a  # noqa: E731 (an IntTensor's)
+            result = fn(*[on_meta(a) for a in args], **{k: on_meta(v) for k, v in kwargs.items()})
         except NotImplementedError:  # no meta kernel: the CPU kernel on zeros
             def zeros(m: Any) -> Any:
                 if isinstance(m, TensorMeta):
@@ -229,10 +230,14 @@ class AtenSpec:
         for name, m, required in zip(entry.params, metas, self._required):  # CheckNotNull, in C order
             if m is None and required:
                 fail_null(api, f"{name} is nullptr")
-        allowed = entry.dtypes
-        if allowed is not None and DType.BF16 in allowed and soc not in SOCS_BF16:
-            allowed = tuple(d for d in allowed if d != DType.BF16)
+        def soc_dtypes(dts: tuple[DType, ...] | None) -> tuple[DType, ...] | None:
+            if dts is not None and DType.BF16 in dts and soc not in SOCS_BF16:
+                return tuple(d for d in dts if d != DType.BF16)
+            return dts
+        by_param = {name: soc_dtypes(dts) for name, dts in entry.param_dtypes}
+        default = soc_dtypes(entry.dtypes)
         for i, (name, m) in enumerate(zip(entry.params, metas)):
+            allowed = by_param.get(name, default)
             tensors = (m,) if isinstance(m, TensorMeta) else m if isinstance(m, tuple) and m and \
                 isinstance(m[0], TensorMeta) else ()
             for t in tensors:
@@ -313,6 +318,11 @@ def bind(entry: Entry, index: dict[str, int], values: Sequence[Any], tensor: Cal
             return torch_dtype(acl_dtype(values[index[a.param]].dtype))
         if isinstance(a, Conv) and values[index[a.param]] is None:
             return None
+        if isinstance(a, Int64):  # a tensor now (phase 1), or phase 2's slot: the kernel converts it
+            t = tensor(values[index[a.param]])
+            return t.long() if hasattr(t, "long") else t
+        if isinstance(a, IntTensor):
+            return torch.tensor(list(values[index[a.param]]), dtype=torch.int64)
         if isinstance(a, Dtype):
             return torch_dtype(int(values[index[a.param]]))
         if isinstance(a, OutShape):

@@ -21,7 +21,8 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
 - ``nullable``: parameters that may be nullptr though not named ``...Optional`` (as the header's
   documentation says); a nullptr aclScalar or array passed by keyword leaves aten's default;
 - ``dtypes``: the input dtypes phase 1 accepts (a tuple of ``DType``; ``BF16`` counts only
-  where the SoC has it, ``bf16_socs``); ``out_dtypes``: the output dtypes (default: any dtype
+  where the SoC has it, ``bf16_socs``); ``param_dtypes``: the dtypes of the inputs named there
+  instead (an index tensor beside float data); ``out_dtypes``: the output dtypes (default: any dtype
   the result can be cast to, CANN's CanCast);
 - ``traced``: which phase-1 rules were traced from the op sources (a file of hicann ops-math or
   ops-nn), ``""`` when all are the tier's generic ones (spec.py: nullptr, rank, dtype, out shape);
@@ -34,7 +35,7 @@ from typing import Any
 
 from ....dtypes import DType
 
-__all__ = ["Entry", "E", "Conv", "Dtype", "Enum", "Reduction", "OutDtype", "OutShape", "Call",
+__all__ = ["Entry", "E", "Conv", "Dtype", "Enum", "Reduction", "OutDtype", "OutShape", "Call", "Int64", "IntTensor", "D",
            "F16", "FLOATS", "FLOATS64", "INTS", "NUMS", "ALL", "COMPLEX_", "SOCS_BF16"]
 
 D = DType
@@ -105,6 +106,17 @@ class Call(Conv):
 
 
 @dataclass(frozen=True)
+class Int64(Conv):
+    """Tensor ``param`` passed to aten as int64 (indices: some aten CPU kernels take only long
+    ones where CANN also takes int32)."""
+
+
+@dataclass(frozen=True)
+class IntTensor(Conv):
+    """aclIntArray ``param`` passed to aten as a 1-D int64 tensor (an index list)."""
+
+
+@dataclass(frozen=True)
 class Entry:
     op: str
     aten: str
@@ -115,6 +127,7 @@ class Entry:
     inplace: tuple[str, ...] = ()
     nullable: tuple[str, ...] = ()
     dtypes: tuple[DType, ...] | None = FLOATS
+    param_dtypes: tuple[tuple[str, tuple[DType, ...]], ...] = ()
     out_dtypes: tuple[DType, ...] | None = None
     traced: str = ""
     notes: str = ""
@@ -129,7 +142,7 @@ class Entry:
 def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
       out: str | tuple[str | None, ...] | None = None, dtypes: tuple[DType, ...] | None = FLOATS,
       out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "", inplace: str = "",
-      nullable: str = "") -> Entry:
+      nullable: str = "", param_dtypes: dict[str, tuple[DType, ...]] | None = None) -> Entry:
     """One table entry (module docstring); ``params``, ``out``, ``inplace`` and ``nullable`` as
     space-separated names."""
     names = tuple(params.split())
@@ -140,4 +153,4 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
     if not aten.startswith(("aten::", "torch:")):
         raise ValueError(f"{op}: aten {aten!r} is neither 'aten::name.overload' nor 'torch:path'")
     return Entry(op, aten, names, tuple(args), tuple((kwargs or {}).items()), tuple(out), tuple(inplace.split()),
-                 tuple(nullable.split()), dtypes, out_dtypes, traced, notes)
+                 tuple(nullable.split()), dtypes, tuple((param_dtypes or {}).items()), out_dtypes, traced, notes)

@@ -5,7 +5,7 @@ Dtypes from docs/aclnn<Op>.md: FLOAT, FLOAT16, BFLOAT16 (bf16 only on SOCS_BF16)
 """
 from __future__ import annotations
 
-from ._entry import FLOATS, FLOATS64, INTS, Call, E, D
+from ._entry import FLOATS, FLOATS64, Call, E, D, Int64
 
 _IDX = (D.INT32, D.INT64)
 _HF32 = "cubeMathType dropped: fp32 in full precision (the device may compute in HF32 or fp16)"
@@ -27,14 +27,14 @@ ENTRIES = [
       ("self", "outputSize"), out="outputOut indicesOut", dtypes=FLOATS64,
       notes="indices: the flat H*W position, computed in int64"),
     E("AdaptiveMaxPool2dBackward", "aten::adaptive_max_pool2d_backward.default", "gradOutput self indices gradInput",
-      ("gradOutput", "self", "indices"), out="gradInput", dtypes=FLOATS + _IDX,
-      notes="indices int64 (aten's CPU kernel refuses int32 ones, which the device takes)"),
+      ("gradOutput", "self", Int64("indices")), out="gradInput", param_dtypes={"indices": _IDX},
+      notes="int32 indices passed to aten as int64 (its CPU kernel takes only those)"),
     E("AdaptiveMaxPool3d", "aten::adaptive_max_pool3d.default", "self outputSize outputOut indicesOut",
       ("self", "outputSize"), out="outputOut indicesOut",
       notes="indices: the flat D*H*W position, computed in int64 and cast (int32 on Ascend910B/910_93)"),
     E("AdaptiveMaxPool3dBackward", "aten::adaptive_max_pool3d_backward.default", "gradOutput self indices gradInput",
-      ("gradOutput", "self", "indices"), out="gradInput", dtypes=FLOATS + _IDX,
-      notes="indices int64 (aten's CPU kernel refuses int32 ones, which the device takes)"),
+      ("gradOutput", "self", Int64("indices")), out="gradInput", param_dtypes={"indices": _IDX},
+      notes="int32 indices passed to aten as int64 (its CPU kernel takes only those)"),
     E("AvgPool2d", "aten::avg_pool2d.default",
       "self kernelSize strides paddings ceilMode countIncludePad divisorOverride cubeMathType out",
       ("self", "kernelSize", "strides", "paddings", "ceilMode", "countIncludePad", Call("divisorOverride", _divisor)),
