@@ -121,16 +121,21 @@ class AtenKernel:
         pos = [(k, v.index) for k, v in enumerate(args) if isinstance(v, _Slot)]
         kw = [(k, v.index) for k, v in kwargs.items() if isinstance(v, _Slot)]
         outs = tuple(None if n is None else self._index[n] for n in entry.out)
+        upcast = entry.upcast
         longs = {self._index[c.param] for c in list(entry.args) + [v for _, v in entry.kwargs] if isinstance(c, Int64)}
         what = f"aclnn{entry.op} ({entry.aten})"
 
         def tensor(v: Any, i: int) -> Any:
             x = v[i]
             if i in lists:
-                return [to_torch(t, torch) for t in x]
+                ts = [to_torch(t, torch) for t in x]
+                return [t.float() if upcast and t.dtype in (torch.float16, torch.bfloat16) else t for t in ts]
             if x is None:
                 return None
-            return to_torch(x, torch).long() if i in longs else to_torch(x, torch)
+            t = to_torch(x, torch)
+            if i in longs:
+                return t.long()
+            return t.float() if upcast and t.dtype in (torch.float16, torch.bfloat16) else t
 
         def run(v: tuple) -> None:
             call_args = list(args)

@@ -181,16 +181,24 @@ class AtenSpec:
             on_meta = lambda a: a.to("meta") if isinstance(a, torch.Tensor) else a  # noqa: E731 (an IntTensor's)
             result = fn(*[on_meta(a) for a in args], **{k: on_meta(v) for k, v in kwargs.items()})
         except NotImplementedError:  # no meta kernel: the CPU kernel on zeros
-            def zeros(m: Any) -> Any:
-                if isinstance(m, TensorMeta):
-                    return torch.zeros(m.shape, dtype=torch_dtype(m.dtype))
-                if isinstance(m, tuple) and m and all(isinstance(t, TensorMeta) for t in m):
-                    return [zeros(t) for t in m]
-                return plain(m)
-            result = self._call(fn, lambda: bind(self.entry, self._index, metas, zeros, torch))
-        except (RuntimeError, ValueError, TypeError, IndexError) as exc:
+            result = self._on_zeros(fn, metas, torch)
+        except RuntimeError as exc:
+            if "meta" not in str(exc):
+                fail_invalid(self.API, f"{self.entry.aten} refuses these arguments: {_first_line(exc)}")
+            result = self._on_zeros(fn, metas, torch)  # a kernel that wants one tensor on the CPU (a scalars list)
+        except (ValueError, TypeError, IndexError) as exc:
             fail_invalid(self.API, f"{self.entry.aten} refuses these arguments: {_first_line(exc)}")
         return results_of(self.entry, result)
+
+    def _on_zeros(self, fn: Callable[..., Any], metas: Sequence[Any], torch: Any) -> Any:
+        """aten's CPU kernel on zero tensors of the metadata's shapes and dtypes."""
+        def zeros(m: Any) -> Any:
+            if isinstance(m, TensorMeta):
+                return torch.zeros(m.shape, dtype=torch_dtype(m.dtype))
+            if isinstance(m, tuple) and m and all(isinstance(t, TensorMeta) for t in m):
+                return [zeros(t) for t in m]
+            return plain(m)
+        return self._call(fn, lambda: bind(self.entry, self._index, metas, zeros, torch))
 
     def _call(self, fn: Callable[..., Any], bound: Callable[[], tuple[list, dict]]) -> Any:
         try:

@@ -24,6 +24,8 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
   where the SoC has it, ``bf16_socs``); ``param_dtypes``: the dtypes of the inputs named there
   instead (an index tensor beside float data); ``out_dtypes``: the output dtypes (default: any dtype
   the result can be cast to, CANN's CanCast);
+- ``upcast``: fp16 and bf16 tensors go to aten as float32 (its CPU kernel has no half one; the
+  device computes them), the results cast back to the outputs' dtypes (not with ``inplace``);
 - ``traced``: which phase-1 rules were traced from the op sources (a file of hicann ops-math or
   ops-nn), ``""`` when all are the tier's generic ones (spec.py: nullptr, rank, dtype, out shape);
 - ``notes``: known differences from the device (HF32 under cubeMathType, which is dropped...).
@@ -129,6 +131,7 @@ class Entry:
     dtypes: tuple[DType, ...] | None = FLOATS
     param_dtypes: tuple[tuple[str, tuple[DType, ...]], ...] = ()
     out_dtypes: tuple[DType, ...] | None = None
+    upcast: bool = False
     traced: str = ""
     notes: str = ""
     family: str = field(default="", compare=False)  # the table module it comes from
@@ -142,7 +145,7 @@ class Entry:
 def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
       out: str | tuple[str | None, ...] | None = None, dtypes: tuple[DType, ...] | None = FLOATS,
       out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "", inplace: str = "",
-      nullable: str = "", param_dtypes: dict[str, tuple[DType, ...]] | None = None) -> Entry:
+      nullable: str = "", param_dtypes: dict[str, tuple[DType, ...]] | None = None, upcast: bool = False) -> Entry:
     """One table entry (module docstring); ``params``, ``out``, ``inplace`` and ``nullable`` as
     space-separated names."""
     names = tuple(params.split())
@@ -153,4 +156,5 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
     if not aten.startswith(("aten::", "torch:")):
         raise ValueError(f"{op}: aten {aten!r} is neither 'aten::name.overload' nor 'torch:path'")
     return Entry(op, aten, names, tuple(args), tuple((kwargs or {}).items()), tuple(out), tuple(inplace.split()),
-                 tuple(nullable.split()), dtypes, tuple((param_dtypes or {}).items()), out_dtypes, traced, notes)
+                 tuple(nullable.split()), dtypes, tuple((param_dtypes or {}).items()), out_dtypes, upcast, traced,
+                 notes)

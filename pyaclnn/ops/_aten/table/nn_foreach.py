@@ -20,7 +20,8 @@ ENTRIES = [
     E("ForeachMulScalarV2", "aten::_foreach_mul.Scalar", "x scalar out", ("x", "scalar"), dtypes=_I32),
     E("ForeachDivList", "aten::_foreach_div.List", "x1 x2 out", ("x1", "x2")),
     E("ForeachDivScalar", "aten::_foreach_div.Tensor", "x scalar out", ("x", "scalar"),
-      notes="scalar: a one-element tensor"),
+      notes="scalar: a 0-d tensor, as op-plugin passes it (aten refuses the one-element 1-D tensor the device "
+            "also takes)"),
     E("ForeachDivScalarV2", "aten::_foreach_div.Scalar", "x scalar out", ("x", "scalar")),
     E("ForeachAddcdivScalarV2", "aten::_foreach_addcdiv.Scalar", "x1 x2 x3 scalar out", ("x1", "x2", "x3", "scalar")),
     E("ForeachAddcdivScalarList", "aten::_foreach_addcdiv.Tensor", "x1 x2 x3 scalars out",

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ._entry import FLOATS, FLOATS64, Call, E, D, Int64
 
 _IDX = (D.INT32, D.INT64)
+_UP = "fp16/bf16 computed in float32 (aten's CPU kernel has none for them)"
 _HF32 = "cubeMathType dropped: fp32 in full precision (the device may compute in HF32 or fp16)"
 
 
@@ -46,9 +47,9 @@ ENTRIES = [
     E("AvgPool3d", "aten::avg_pool3d.default",
       "self kernelSize stride padding ceilMode countIncludePad divisorOverride out",
       ("self", "kernelSize", "stride", "padding", "ceilMode", "countIncludePad", Call("divisorOverride", _divisor)),
-      notes="divisorOverride 0: not set"),
+      upcast=True, notes=f"divisorOverride 0: not set; {_UP}"),
     E("AvgPool3dBackward", "aten::avg_pool3d_backward.default",
       "gradOutput self kernelSize stride padding ceilMode countIncludePad divisorOverride output",
       ("gradOutput", "self", "kernelSize", "stride", "padding", "ceilMode", "countIncludePad",
-       Call("divisorOverride", _divisor)), out="output", notes="divisorOverride 0: not set"),
+       Call("divisorOverride", _divisor)), out="output", upcast=True, notes=f"divisorOverride 0: not set; {_UP}"),
 ]
