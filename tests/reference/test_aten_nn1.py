@@ -24,7 +24,8 @@ from aten_support import aten_backend, bf16, status_of  # noqa: E402
 from pyaclnn.ops._aten import entries  # noqa: E402
 
 F32, F16, I32, I64 = np.float32, np.float16, np.int32, np.int64
-FAMILIES = ("nn_act", "nn_norm", "nn_conv", "nn_pool", "nn_loss", "nn_mm", "nn_index", "nn_foreach", "nn_optim")
+FAMILIES = ("nn_act", "nn_norm", "nn_conv", "nn_pool", "nn_loss", "nn_mm", "nn_index", "nn_foreach", "nn_optim",
+            "nn_fused", "nn_quant")
 
 
 @pytest.fixture
@@ -782,3 +783,166 @@ def test_avg_pool_divisor_override_zero_means_unset(aten: object) -> None:
     _close(got, F.avg_pool2d(t64(x), 2).numpy(), F32, 1e-5)
     got = run("AvgPool2d", x, [2], [], [0], False, True, 3, 0, zs((1, 1, 2, 2)), outputs=("out",))[0]
     _close(got, F.avg_pool2d(t64(x), 2, divisor_override=3).numpy(), F32, 1e-5)
+
+
+# -- compositions (nn_fused) and fake quantisation (nn_quant) -------------------------------------
+unary("FastGelu", lambda t: t * torch.sigmoid(1.702 * t))
+unary("FastGeluV2", lambda t: t * (torch.sign(t) * (-0.1444 * (torch.clamp((0.7071 * t).abs(), max=1.769) - 1.769) ** 2
+                                                    + 0.5) + 0.5))
+backward("FastGeluBackward", lambda t: t * torch.sigmoid(1.702 * t), out="gradInput")
+
+
+@case("FusedBiasLeakyRelu")
+def _fused_bias_leaky_relu(dt: Any) -> Case:
+    x, b = rnd(3, 4, dt=dt), rnd(3, 4, dt=dt, seed=60)
+    return Case((x, b, 0.2, 1.5, z(x)), ("out",), [1.5 * F.leaky_relu(t64(x) + t64(b), 0.2).numpy()])
+
+
+def _geglu(op: str, v3: bool) -> None:
+    def make(dt: Any) -> Case:
+        x = rnd(3, 8, dt=dt)
+        a, b = t64(x).chunk(2, -1)
+        left = (True,) if v3 else ()
+        if v3:
+            want = [(F.gelu(a, approximate="tanh") * b).numpy(), F.gelu(a, approximate="tanh").numpy()]
+            return Case((x, -1, 1, *left, zs((3, 4), dt), zs((3, 4), dt)), ("out", "outGelu"), want)
+        return Case((x, -1, 0, zs((3, 4), dt), zs((3, 4), dt)), ("out", "outGelu"), [(a * F.gelu(b)).numpy(),
+                                                                                     F.gelu(b).numpy()])
+    CASES[op] = make
+
+    def back(dt: Any) -> Case:
+        x, g = rnd(4, 6, dt=dt), rnd(2, 6, dt=dt, seed=61)
+        if v3:
+            fwd = lambda t: F.gelu(t.chunk(2, 0)[0]) * t.chunk(2, 0)[1]  # noqa: E731
+            gelu = F.gelu(t64(x).chunk(2, 0)[0]).numpy().astype(dt)
+            return Case((g, x, gelu, 0, 0, True, z(x)), ("gradInput",), [vjp(fwd, g, x)[0]])
+        fwd = lambda t: t.chunk(2, 0)[0] * F.gelu(t.chunk(2, 0)[1], approximate="tanh")  # noqa: E731
+        gelu = F.gelu(t64(x).chunk(2, 0)[1], approximate="tanh").numpy().astype(dt)
+        return Case((g, x, gelu, 0, 1, z(x)), ("gradInput",), [vjp(fwd, g, x)[0]])
+    CASES[op.replace("V3", "") + "Backward" if not v3 else "GeGluV3Backward"] = back
+
+
+_geglu("GeGlu", False)
+_geglu("GeGluV3", True)
+
+
+@case("Gemm")
+def _gemm(dt: Any) -> Case:
+    a, b, c = rnd(5, 3, dt=dt), rnd(4, 5, dt=dt, seed=62), rnd(3, 4, dt=dt, seed=63)
+    return Case((a, b, c, 2.0, 0.5, 1, 1, zs((3, 4), dt), 0), ("out",),
+                [2 * a.astype(np.float64).T @ b.astype(np.float64).T + 0.5 * c])
+
+
+@case("ConvDepthwise2d")
+def _conv_depthwise2d(dt: Any) -> Case:
+    x, w, b = rnd(1, 3, 6, 6, dt=dt), rnd(6, 1, 3, 3, dt=dt, seed=64), rnd(6, dt=dt)
+    want = F.conv2d(t64(x), t64(w), t64(b), 1, 1, 1, groups=3).numpy()
+    return Case((x, w, [3, 3], b, [1, 1], [1, 1], [1, 1], zs(want.shape, dt), 0), ("out",), [want])
+
+
+@case("AddRmsNorm")
+def _add_rms_norm(dt: Any) -> Case:
+    a, b, g = rnd(2, 3, 4, dt=dt), rnd(2, 3, 4, dt=dt, seed=65), rnd(4, dt=dt, seed=66)
+    x = t64(a) + t64(b)
+    rstd = 1 / torch.sqrt((x * x).mean(-1, keepdim=True) + 1e-6)
+    return Case((a, b, g, 1e-6, z(a), zs((2, 3, 1)), z(a)), ("yOut", "rstdOut", "xOut"),
+                [(x * rstd * t64(g)).numpy(), rstd.numpy(), x.numpy()])
+
+
+def _gn_silu(op: str, extra: tuple, silu: bool) -> None:
+    def make(dt: Any) -> Case:
+        x, w, b = rnd(2, 4, 3, dt=dt), rnd(4, dt=dt, lo=0.5), rnd(4, dt=dt, seed=67)
+        y = F.group_norm(t64(x), 2, t64(w), t64(b), 1e-5)
+        gr = x.astype(np.float64).reshape(2, 2, 6)
+        return Case((x, w, b, 2, 1e-5, *extra, z(x), zs((2, 2), dt), zs((2, 2), dt)), ("out", "meanOut", "rstdOut"),
+                    [(F.silu(y) if silu else y).numpy(), gr.mean(2), 1 / np.sqrt(gr.var(2) + 1e-5)])
+    CASES[op] = make
+
+
+_gn_silu("GroupNormSilu", (), True)
+_gn_silu("GroupNormSiluV2", (False,), False)
+
+
+def _sync_bn_stats(dt: Any) -> tuple[np.ndarray, ...]:
+    x = rnd(4, 3, 5, dt=dt)
+    x64 = x.astype(np.float64)
+    return x, x64.mean((0, 2)).astype(dt), (1 / np.sqrt(x64.var((0, 2)) + 1e-5)).astype(dt)
+
+
+@case("BatchNormElemt")
+def _bn_elemt(dt: Any) -> Case:
+    x, mean, invstd = _sync_bn_stats(dt)
+    w, b = rnd(3, dt=dt, lo=0.5), rnd(3, dt=dt, seed=68)
+    want = F.batch_norm(t64(x), t64(mean), 1 / t64(invstd) ** 2, t64(w), t64(b), False, 0.0, 0.0).numpy()
+    return Case((x, w, b, mean, invstd, 1e-5, z(x)), ("output",), [want])
+
+
+@case("BatchNormElemtBackward")
+def _bn_elemt_backward(dt: Any) -> Case:
+    x, mean, invstd = _sync_bn_stats(dt)
+    w, g = rnd(3, dt=dt, lo=0.5), rnd(4, 3, 5, dt=dt, seed=69)
+    g64, xm = g.astype(np.float64), x.astype(np.float64) - mean.astype(np.float64)[:, None]
+    sum_dy, sum_dy_xmu = g64.sum((0, 2)), (g64 * xm).sum((0, 2))
+    # the training-mode batch-norm gradient, split into per-device counts 12 + 8 = 20
+    want = vjp(lambda t: F.batch_norm(t, None, None, t64(w), None, True, 0.1, 1e-5), g, x)[0]
+    return Case((g, x, mean, invstd, w, sum_dy.astype(dt), sum_dy_xmu.astype(dt), np.array([12, 8], I32), z(x)),
+                ("gradInput",), [want])
+
+
+@case("BatchNormReduce")
+def _bn_reduce(dt: Any) -> Case:
+    x = rnd(2, 3, 4, 5, dt=dt)
+    x64 = x.astype(np.float64)
+    return Case((x, zs((3,)), zs((3,))), ("sum", "squareSum"), [x64.sum((0, 2, 3)), (x64 ** 2).sum((0, 2, 3))])
+
+
+@case("BatchNormReduceBackward")
+def _bn_reduce_backward(dt: Any) -> Case:
+    x, mean, invstd = _sync_bn_stats(dt)
+    w, g = rnd(3, dt=dt, lo=0.5), rnd(4, 3, 5, dt=dt, seed=70)
+    _, gw = vjp(lambda t, wt: F.batch_norm(t, None, None, wt, None, True, 0.1, 1e-5), g, x, w)
+    g64, xm = g.astype(np.float64), x.astype(np.float64) - mean.astype(np.float64)[:, None]
+    return Case((g, x, mean, invstd, w, True, True, True, zs((3,), dt), zs((3,), dt), zs((3,), dt), zs((3,), dt)),
+                ("sumDy", "sumDyXmu", "gradWeight", "gradBias"),
+                [g64.sum((0, 2)), (g64 * xm).sum((0, 2)), gw, g64.sum((0, 2))])
+
+
+@case("GatherV2")
+def _gather_v2(dt: Any) -> Case:
+    x, i = rnd(3, 4, 2, dt=dt), np.array([[3, 0], [1, 1], [2, 0]], I32)
+    return Case((x, 1, i, zs((3, 3, 2, 2), dt)), ("out",), [np.take(x, i, axis=1)])
+
+
+def _bce_logits_grad(op: str, out: str, wrt_target: bool) -> None:
+    def make(dt: Any) -> Case:
+        x, y = rnd(3, 4, dt=dt), rnd(3, 4, dt=dt, lo=0, hi=1, seed=71)
+        w, pw, g = rnd(3, 4, dt=dt, lo=0.5), rnd(4, dt=dt, lo=0.5, seed=72), rnd(dt=dt, seed=73)
+        def loss(a: Any, b: Any) -> Any:
+            return F.binary_cross_entropy_with_logits(a, b, t64(w), pos_weight=t64(pw), reduction="mean")
+        want = vjp(loss, g, x, y)[1 if wrt_target else 0]
+        return Case((g, x, y, w, pw, 1, z(x)), (out,), [want])
+    CASES[op] = make
+
+
+_bce_logits_grad("BinaryCrossEntropyWithLogitsBackward", "out", False)
+_bce_logits_grad("BinaryCrossEntropyWithLogitsTargetBackward", "gradTarget", True)
+
+
+@case("FakeQuantPerChannelAffineCachemask")
+def _fake_quant_per_channel(dt: Any) -> Case:
+    x = rnd(3, 4, dt=dt, lo=-3, hi=3)
+    scale, zp = np.array([0.1, 0.25, 0.05], dt), np.array([0, 3, -2], I32)
+    want, mask = torch.fake_quantize_per_channel_affine(t64(x).float(), torch.tensor(scale, dtype=torch.float32),
+                                                        torch.tensor(zp), 0, -8, 7), None
+    q = np.rint(x.astype(F32) / scale.astype(F32)[:, None]) + zp[:, None]
+    mask = (q >= -8) & (q <= 7)
+    return Case((x, scale, zp, 0, -8, 7, z(x), z(x, bool)), ("out", "mask"), [want.numpy(), mask])
+
+
+@case("FakeQuantPerTensorAffineCachemask")
+def _fake_quant_per_tensor(dt: Any) -> Case:
+    x = rnd(3, 4, dt=dt, lo=-3, hi=3)
+    want = torch.fake_quantize_per_tensor_affine(t64(x).float(), 0.2, 1, -8, 7).numpy()
+    q = np.rint(x.astype(F32) / F32(0.2)) + 1
+    return Case((x, np.array([0.2], dt), np.array([1], I32), 1.0, -8, 7, z(x), z(x, bool)), ("out", "mask"),
+                [want, (q >= -8) & (q <= 7)])

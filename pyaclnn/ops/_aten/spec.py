@@ -172,7 +172,7 @@ class AtenSpec:
 
         def meta(m: Any) -> Any:
             if isinstance(m, TensorMeta):
-                return torch.empty(m.shape, dtype=torch_dtype(m.dtype), device="meta")
+                return torch.empty(m.shape, dtype=self._compute_dtype(m.dtype), device="meta")
             if isinstance(m, tuple) and m and all(isinstance(t, TensorMeta) for t in m):
                 return [meta(t) for t in m]
             return plain(m)
@@ -190,11 +190,18 @@ class AtenSpec:
             fail_invalid(self.API, f"{self.entry.aten} refuses these arguments: {_first_line(exc)}")
         return results_of(self.entry, result)
 
+    def _compute_dtype(self, dtype: int) -> Any:
+        """The torch dtype aten computes a tensor of ``dtype`` in (float32 for fp16/bf16 under
+        ``Entry.upcast``, as phase 2 hands them)."""
+        if self.entry.upcast and dtype in (DType.FLOAT16, DType.BF16):
+            return torch_dtype(DType.FLOAT)
+        return torch_dtype(dtype)
+
     def _on_zeros(self, fn: Callable[..., Any], metas: Sequence[Any], torch: Any) -> Any:
         """aten's CPU kernel on zero tensors of the metadata's shapes and dtypes."""
         def zeros(m: Any) -> Any:
             if isinstance(m, TensorMeta):
-                return torch.zeros(m.shape, dtype=torch_dtype(m.dtype))
+                return torch.zeros(m.shape, dtype=self._compute_dtype(m.dtype))
             if isinstance(m, tuple) and m and all(isinstance(t, TensorMeta) for t in m):
                 return [zeros(t) for t in m]
             return plain(m)

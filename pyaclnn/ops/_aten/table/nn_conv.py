@@ -52,7 +52,6 @@ ENTRIES = [
 ]
 
 LEFT_OUT = {
-    "ConvDepthwise2d": "aten::_conv_depthwise2d has no CPU kernel (CUDA only)",
     "DeformableConv2d": "no aten overload (torchvision's deform_conv2d, another offset layout)",
     "DeformableConv2dBackward": "no aten overload",
     "GaussianBlur": "no aten overload (an OpenCV-style blur with border types)",

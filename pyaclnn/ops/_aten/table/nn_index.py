@@ -60,7 +60,6 @@ ENTRIES = [
 ]
 
 LEFT_OUT = {
-    "GatherV2": "TensorFlow gather (index of any rank inserted at dim): no aten overload takes it",
     "GatherV3": "GatherV2 with batchDims: no aten overload",
     "GatherNd": "TensorFlow gather_nd: no aten overload",
     "EmbeddingBag": "maxIndices (1-D on the device) and offset2bag/bagSize shapes differ from aten's "

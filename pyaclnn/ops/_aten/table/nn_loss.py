@@ -22,9 +22,6 @@ ENTRIES = [
 ]
 
 LEFT_OUT = {
-    "BinaryCrossEntropyWithLogitsBackward": "aten has no binary_cross_entropy_with_logits_backward (autograd "
-                                            "composes it)",
-    "BinaryCrossEntropyWithLogitsTargetBackward": "no aten overload (the gradient with respect to target)",
     "CtcLoss": "logAlphaOut's last dim is 2*maxTargetLength+1 rounded up to 8 on Ascend910B/910_93 "
                "(loss/ctc_loss_v2/op_api/ctc_loss_v2.cpp, CtcLossNpuOutputShape); aten's is not rounded",
     "CtcLossBackward": "takes CtcLoss's padded logAlpha (see CtcLoss)",

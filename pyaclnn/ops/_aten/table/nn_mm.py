@@ -32,7 +32,6 @@ ENTRIES = [
 ]
 
 LEFT_OUT = {
-    "Gemm": "transA/transB transpose tensors before the product: no aten overload takes them (a composition)",
     "AddmmWeightNz": "FRACTAL_NZ weight",
     "BatchMatMulWeightNz": "FRACTAL_NZ weight",
     "BatchMatmulQuant": "quantised matmul with device quant parameters",

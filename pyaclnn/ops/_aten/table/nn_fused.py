@@ -1,0 +1,76 @@
+"""ops-nn operators no single aten overload computes, as small compositions of torch calls in
+pyaclnn/ops/_aten/compose_nn.py (each the operator's documented formula, cited there): FastGelu,
+GeGlu, Gemm, AddRmsNorm, GroupNormSilu, the SyncBatchNorm pieces, GatherV2, ConvDepthwise2d,
+the BCE-with-logits gradients.
+
+Dtypes from docs/aclnn<Op>.md; bf16 only on SOCS_BF16.
+"""
+from __future__ import annotations
+
+from ._entry import ALL, COMPLEX_, F16, FLOATS, E, D
+
+_C = "torch:pyaclnn.ops._aten.compose_nn."
+_HF32 = "cubeMathType dropped: fp32 in full precision"
+_IDX = (D.INT32, D.INT64)
+
+ENTRIES = [
+    E("FastGelu", _C + "fast_gelu", "self out", ("self",)),
+    E("FastGeluBackward", _C + "fast_gelu_backward", "gradOutput self gradInput", ("gradOutput", "self"),
+      out="gradInput"),
+    E("FastGeluV2", _C + "fast_gelu_v2", "x out", ("x",),
+      notes="the doc's piecewise polynomial (the device has it on Ascend950 only)"),
+    E("FusedBiasLeakyRelu", _C + "fused_bias_leaky_relu", "x bias negativeSlope scale out",
+      ("x", "bias", "negativeSlope", "scale"), dtypes=F16),
+    E("GeGlu", _C + "ge_glu", "self dim approximate out outGelu", ("self", "dim", "approximate"),
+      out="out outGelu", notes="approximate 0 none (erf), 1 tanh; out = A * gelu(B), A and B self's halves"),
+    E("GeGluV3", _C + "ge_glu_v3", "self dim approximate activateLeft out outGelu",
+      ("self", "dim", "approximate", "activateLeft"), out="out outGelu",
+      notes="activateLeft: gelu(A) * B"),
+    E("GeGluBackward", _C + "ge_glu_backward", "gradOutput self gelu dim approximate gradInput",
+      ("gradOutput", "self", "gelu", "dim", "approximate"), out="gradInput"),
+    E("GeGluV3Backward", _C + "ge_glu_v3_backward", "gradOutput self gelu dim approximate activateLeft gradInput",
+      ("gradOutput", "self", "gelu", "dim", "approximate", "activateLeft"), out="gradInput"),
+    E("Gemm", _C + "gemm", "A B C alpha beta transA transB out cubeMathType",
+      ("A", "B", "C", "alpha", "beta", "transA", "transB"), notes=_HF32),
+    E("ConvDepthwise2d", _C + "conv_depthwise2d",
+      "self weight kernelSize bias stride padding dilation out cubeMathType",
+      ("self", "weight", "kernelSize", "bias", "stride", "padding", "dilation"), nullable="bias",
+      notes=f"one group per input channel; {_HF32}"),
+    E("AddRmsNorm", _C + "add_rms_norm", "x1 x2 gamma epsilon yOut rstdOut xOut", ("x1", "x2", "gamma", "epsilon"),
+      out="yOut rstdOut xOut", nullable="rstdOut xOut",
+      notes="normalised over gamma's dims (the last ones); rstdOut float32 with them kept as 1"),
+    E("GroupNormSilu", _C + "group_norm_silu", "self gamma beta group eps out meanOut rstdOut",
+      ("self", "gamma", "beta", "group", "eps"), out="out meanOut rstdOut", nullable="gamma beta"),
+    E("GroupNormSiluV2", _C + "group_norm_silu_v2", "self gamma beta group eps activateSilu out meanOut rstdOut",
+      ("self", "gamma", "beta", "group", "eps", "activateSilu"), out="out meanOut rstdOut", nullable="gamma beta"),
+    E("BatchNormElemt", _C + "batch_norm_elemt", "input weight bias mean invstd eps output",
+      ("input", "weight", "bias", "mean", "invstd", "eps"), out="output", inplace="mean invstd",
+      nullable="weight bias",
+      notes="mean and invstd (declared outputs) are read, never written; eps unused (invstd is given)"),
+    E("BatchNormElemtBackward", _C + "batch_norm_elemt_backward",
+      "gradOut input mean invstd weight sumDy sumDyXmu counter gradInput",
+      ("gradOut", "input", "mean", "invstd", "weight", "sumDy", "sumDyXmu", "counter"), out="gradInput",
+      inplace="counter", param_dtypes={"counter": (D.INT32, D.FLOAT16, D.FLOAT)},
+      traced="norm/sync_batch_norm_backward_elemt/op_api/aclnn_batch_norm_elemt_backward.cpp",
+      notes="n is the sum of counter (MeanByCounter); counter (a declared output) is read, never written"),
+    E("BatchNormReduce", _C + "batch_norm_reduce", "x sum squareSum", ("x",), out="sum squareSum",
+      out_dtypes=(D.FLOAT,), notes="sums over N, H, W of an NCHW x, in FLOAT"),
+    E("BatchNormReduceBackward", _C + "batch_norm_reduce_backward",
+      "gradOut input mean invstd weight inputG weightG biasG sumDy sumDyXmu gradWeight gradBias",
+      ("gradOut", "input", "mean", "invstd", "weight", "inputG", "weightG", "biasG"),
+      out="sumDy sumDyXmu gradWeight gradBias", nullable="sumDy sumDyXmu gradWeight gradBias",
+      notes="an output whose flag (inputG, weightG, biasG) is false may be nullptr and is not written"),
+    E("GatherV2", _C + "gather_v2", "self dim index out", ("self", "dim", "index"), dtypes=ALL + COMPLEX_,
+      param_dtypes={"index": _IDX}),
+    E("BinaryCrossEntropyWithLogitsBackward", _C + "bce_with_logits_backward",
+      "gradOutput self target weightOptional posWeightOptional reduction out",
+      ("gradOutput", "self", "target", "weightOptional", "posWeightOptional", "reduction")),
+    E("BinaryCrossEntropyWithLogitsTargetBackward", _C + "bce_with_logits_target_backward",
+      "gradOutput self target weightOptional posWeightOptional reduction gradTarget",
+      ("gradOutput", "self", "target", "weightOptional", "posWeightOptional", "reduction"), out="gradTarget"),
+]
+
+LEFT_OUT = {
+    "GRU": "writes the gates (r, z, n) and hidden states per step: aten's gru returns only output and hy",
+    "GRUBackward": "takes GRU's per-step gates: no aten overload",
+}
