@@ -42,7 +42,7 @@ def t64(a: np.ndarray, grad: bool = False) -> Any:
     return torch.tensor(np.asarray(a, np.float64), requires_grad=grad)
 
 
-def vjp(fn: Callable[..., Any], g: np.ndarray, *xs: np.ndarray) -> list[np.ndarray]:
+def vjp(fn: Callable[..., Any], g: np.ndarray, *xs: np.ndarray) -> list[Any]:
     """The gradients of ``fn`` at ``xs`` against upstream ``g``: autograd, the oracle of a backward."""
     ts = [t64(x, True) for x in xs]
     out = fn(*ts)

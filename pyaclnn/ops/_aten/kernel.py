@@ -150,10 +150,10 @@ class AtenKernel:
                 raise NotSupportedError(f"{what} cannot compute these arguments on the CPU: "
                                         f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}") from None
             items = (result,) if len(outs) == 1 else result
-            for i, item in zip(outs, items):
-                if i is None or item is None:  # None: a result aten leaves undefined (an output mask false)
+            for at, item in zip(outs, items):
+                if at is None or item is None:  # None: a result aten leaves undefined (an output mask false)
                     continue
-                target = v[i]
+                target = v[at]
                 if target is None:  # an optional output not asked for
                     continue
                 if isinstance(target, tuple):

@@ -34,7 +34,7 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 from ....dtypes import DType
 
@@ -146,7 +146,7 @@ class Entry:
 def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
       out: str | tuple[str | None, ...] | None = None, dtypes: tuple[DType, ...] | None = FLOATS,
       out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "", inplace: str = "",
-      nullable: str = "", param_dtypes: dict[str, tuple[DType, ...]] | None = None, upcast: bool = False) -> Entry:
+      nullable: str = "", param_dtypes: Mapping[str, tuple[DType, ...]] | None = None, upcast: bool = False) -> Entry:
     """One table entry (module docstring); ``params``, ``out``, ``inplace`` and ``nullable`` as
     space-separated names."""
     names = tuple(params.split())
