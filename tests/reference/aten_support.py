@@ -25,7 +25,8 @@ def call(op: str, *args: Any, outputs: tuple[str, ...] = ("out",)) -> Any:
         with pyaclnn.Op(op, *args) as ex:
             ex.run(stream)
             stream.synchronize()
-            got = tuple(None if ex[n] is None else ex[n].numpy() for n in outputs)
+            got = tuple(None if ex[n] is None else [t.numpy() for t in ex[n]] if isinstance(ex[n], list)
+                        else ex[n].numpy() for n in outputs)
     return got[0] if len(got) == 1 else got
 
 

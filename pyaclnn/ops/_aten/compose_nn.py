@@ -191,14 +191,6 @@ def batch_norm_reduce_backward(dy: Any, x: Any, mean: Any, invstd: Any, weight: 
             (sum_dy_xmu * _up(invstd)).to(dt) if weight_g else None, sum_dy.to(dt) if bias_g else None)
 
 
-def gather_v2(x: Any, dim: int, index: Any) -> Any:
-    """aclnnGatherV2: x's slices along dim at index (any rank): the result's shape is
-    x.shape[:dim] + index.shape + x.shape[dim + 1:] (index/gather_v2/docs/aclnnGatherV2.md)."""
-    d = dim % x.dim()
-    picked = torch.index_select(x, d, index.reshape(-1).long())
-    return picked.reshape(tuple(x.shape[:d]) + tuple(index.shape) + tuple(x.shape[d + 1:]))
-
-
 def _bce_logits_parts(x: Any, y: Any, weight: Any, pos_weight: Any) -> tuple[Any, Any, Any, Any]:
     xf, yf = _up(x), _up(y)
     w = torch.ones_like(xf) if weight is None else _up(weight)

@@ -117,7 +117,7 @@ class AtenKernel:
         tensors = {i for i, x in enumerate(a) if _is_tensor(x)} | lists
         # C position -> a placeholder where aten takes that tensor; plain values converted now
         values = tuple(_Slot(i) if i in tensors else x for i, x in enumerate(a))
-        args, kwargs = bind(entry, self._index, values, lambda v: v if isinstance(v, _Slot) else plain(v), torch)
+        args, kwargs = bind(entry, self._index, values, lambda v: v if isinstance(v, _Slot) else plain(v), torch, a)
         pos = [(k, v.index) for k, v in enumerate(args) if isinstance(v, _Slot)]
         kw = [(k, v.index) for k, v in kwargs.items() if isinstance(v, _Slot)]
         outs = tuple(None if n is None else self._index[n] for n in entry.out)
@@ -150,11 +150,11 @@ class AtenKernel:
                 raise NotSupportedError(f"{what} cannot compute these arguments on the CPU: "
                                         f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}") from None
             items = (result,) if len(outs) == 1 else result
-            for at, item in zip(outs, items):
-                if at is None or item is None:  # None: a result aten leaves undefined (an output mask false)
+            for slot, item in zip(outs, items):
+                if slot is None:
                     continue
-                target = v[at]
-                if target is None:  # an optional output not asked for
+                target = v[slot]
+                if target is None or item is None:  # an optional output not asked for, or not computed
                     continue
                 if isinstance(target, tuple):
                     for o, t in zip(target, item):

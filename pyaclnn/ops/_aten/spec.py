@@ -155,6 +155,15 @@ class AtenSpec:
         self._fn: Callable[..., Any] | None = None
         self._dim = self._index.get("dim")
 
+    def _allowed(self, name: str, soc: str) -> tuple[DType, ...] | None:
+        """The dtypes input ``name`` may have on ``soc`` (None: any)."""
+        dtypes = self.entry.dtypes
+        if not isinstance(dtypes, tuple) and dtypes is not None:  # by parameter name
+            dtypes = dtypes.get(name, dtypes.get("*"))
+        if dtypes is not None and DType.BF16 in dtypes and soc not in SOCS_BF16:
+            dtypes = tuple(d for d in dtypes if d != DType.BF16)
+        return dtypes
+
     def _check_dim(self, metas: Sequence[Any]) -> None:
         first = next((m for i, m in enumerate(metas) if isinstance(m, TensorMeta) and i in self._inputs), None)
         value = metas[self._dim]  # type: ignore[index]
@@ -176,9 +185,11 @@ class AtenSpec:
             if isinstance(m, tuple) and m and all(isinstance(t, TensorMeta) for t in m):
                 return [meta(t) for t in m]
             return plain(m)
+
+        def on_meta(a: Any) -> Any:  # a tensor a Conv made from a plain value (IntTensor's) joins them
+            return a.to("meta") if isinstance(a, torch.Tensor) else a
         try:
             args, kwargs = bind(self.entry, self._index, metas, meta, torch)
-            on_meta = lambda a: a.to("meta") if isinstance(a, torch.Tensor) else a  # noqa: E731 (an IntTensor's)
             result = fn(*[on_meta(a) for a in args], **{k: on_meta(v) for k, v in kwargs.items()})
         except NotImplementedError:  # no meta kernel: the CPU kernel on zeros
             result = self._on_zeros(fn, metas, torch)
@@ -245,14 +256,8 @@ class AtenSpec:
         for name, m, required in zip(entry.params, metas, self._required):  # CheckNotNull, in C order
             if m is None and required:
                 fail_null(api, f"{name} is nullptr")
-        def soc_dtypes(dts: tuple[DType, ...] | None) -> tuple[DType, ...] | None:
-            if dts is not None and DType.BF16 in dts and soc not in SOCS_BF16:
-                return tuple(d for d in dts if d != DType.BF16)
-            return dts
-        by_param = {name: soc_dtypes(dts) for name, dts in entry.param_dtypes}
-        default = soc_dtypes(entry.dtypes)
         for i, (name, m) in enumerate(zip(entry.params, metas)):
-            allowed = by_param.get(name, default)
+            allowed = self._allowed(name, soc)
             tensors = (m,) if isinstance(m, TensorMeta) else m if isinstance(m, tuple) and m and \
                 isinstance(m[0], TensorMeta) else ()
             for t in tensors:
@@ -274,7 +279,7 @@ class AtenSpec:
             self._rules[key] = rule
         empty = True
         for pos, got in zip(self._outs, rule):
-            if pos is None or got is None:  # None: aten leaves that result undefined (an outputMask false)
+            if pos is None or got is None:
                 continue
             name, m = entry.params[pos], metas[pos]
             if m is None:  # an optional output not asked for
@@ -307,14 +312,13 @@ def _first_line(exc: BaseException) -> str:
 
 
 def results_of(entry: Entry, result: Any) -> tuple[Any, ...]:
-    """aten's result as one item per ``entry.out``: (shape, DType), or a tuple of them for a list;
-    None where aten returns an undefined tensor (a backward's output mask false)."""
+    """aten's result as one item per ``entry.out``: (shape, DType), or a tuple of them for a list."""
     items = (result,) if len(entry.out) == 1 else tuple(result)
     if len(items) < len(entry.out):
         raise ValueError(f"{entry.aten} returned {len(items)} results; the entry expects {len(entry.out)}")
 
     def one(t: Any) -> Any:
-        if t is None:
+        if t is None:  # not computed (an output mask that is false)
             return None
         if isinstance(t, (list, tuple)):
             return tuple(one(x) for x in t)
@@ -323,14 +327,19 @@ def results_of(entry: Entry, result: Any) -> tuple[Any, ...]:
 
 
 def bind(entry: Entry, index: dict[str, int], values: Sequence[Any], tensor: Callable[[Any], Any],
-         torch: Any) -> tuple[list, dict]:
+         torch: Any, outputs: Sequence[Any] | None = None) -> tuple[list, dict]:
     """aten's (args, kwargs) from the C arguments ``values``; ``tensor`` makes a tensor (or a
-    list, or a plain value) of one C argument."""
+    list, or a plain value) of one C argument; ``outputs``: the C arguments an output's dtype or
+    shape is read from (default: ``values``)."""
+    described = values if outputs is None else outputs
+
     def one(a: Any) -> Any:
         if isinstance(a, str):
             return tensor(values[index[a]])
         if isinstance(a, OutDtype):
-            return torch_dtype(acl_dtype(values[index[a.param]].dtype))
+            return torch_dtype(acl_dtype(described[index[a.param]].dtype))
+        if isinstance(a, OutShape):
+            return list(described[index[a.param]].shape)
         if isinstance(a, Conv) and values[index[a.param]] is None:
             return None
         if isinstance(a, Int64):  # a tensor now (phase 1), or phase 2's slot: the kernel converts it
@@ -340,8 +349,6 @@ def bind(entry: Entry, index: dict[str, int], values: Sequence[Any], tensor: Cal
             return torch.tensor(list(values[index[a.param]]), dtype=torch.int64)
         if isinstance(a, Dtype):
             return torch_dtype(int(values[index[a.param]]))
-        if isinstance(a, OutShape):
-            return list(values[index[a.param]].shape)
         if isinstance(a, Conv):
             return a.convert(plain(values[index[a.param]]), torch)
         return a

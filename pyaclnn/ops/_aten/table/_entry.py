@@ -22,8 +22,8 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
 - ``nullable``: parameters that may be nullptr though not named ``...Optional`` (as the header's
   documentation says); a nullptr aclScalar or array passed by keyword leaves aten's default;
 - ``dtypes``: the input dtypes phase 1 accepts (a tuple of ``DType``; ``BF16`` counts only
-  where the SoC has it, ``bf16_socs``); ``param_dtypes``: the dtypes of the inputs named there
-  instead (an index tensor beside float data); ``out_dtypes``: the output dtypes (default: any dtype
+  where the SoC has it, ``SOCS_BF16``), or a dict of such tuples by C parameter name (``"*"``:
+  the others; a parameter not in it, without ``"*"``, is not checked); ``out_dtypes``: the output dtypes (default: any dtype
   the result can be cast to, CANN's CanCast);
 - ``upcast``: fp16 and bf16 tensors go to aten as float32 (its CPU kernel has no half one; the
   device computes them), the results cast back to the outputs' dtypes (not with ``inplace``);
@@ -38,8 +38,8 @@ from typing import Any, Mapping
 
 from ....dtypes import DType
 
-__all__ = ["Entry", "E", "Conv", "Dtype", "Enum", "Reduction", "OutDtype", "OutShape", "Call", "Int64", "IntTensor", "D",
-           "F16", "FLOATS", "FLOATS64", "INTS", "NUMS", "ALL", "COMPLEX_", "SOCS_BF16"]
+__all__ = ["Entry", "E", "Conv", "Dtype", "Enum", "Reduction", "IntReduction", "zero_is_none", "OutDtype", "OutShape", "Call",
+           "Int64", "IntTensor", "D", "F16", "FLOATS", "FLOATS64", "INTS", "NUMS", "ALL", "COMPLEX_", "SOCS_BF16"]
 
 D = DType
 F16 = (D.FLOAT, D.FLOAT16)
@@ -88,6 +88,17 @@ def Reduction(param: str = "reduction") -> Enum:
     return Enum(param, ("none", "mean", "sum"))
 
 
+def IntReduction(param: str = "reduction") -> Enum:
+    """An int reduction aten takes as the same int (0 none, 1 mean, 2 sum): any other value is
+    refused at phase 1 (161002) rather than passed to aten."""
+    return Enum(param, (0, 1, 2))
+
+
+def zero_is_none(value: Any) -> Any:
+    """0 means "not given" (CANN's divisorOverride): aten's None."""
+    return value or None
+
+
 @dataclass(frozen=True)
 class OutDtype(Conv):
     """The torch dtype of C output ``param`` (an aten ``dtype=`` argument CANN takes from out)."""
@@ -119,7 +130,7 @@ class IntTensor(Conv):
     """aclIntArray ``param`` passed to aten as a 1-D int64 tensor (an index list)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Entry:
     op: str
     aten: str
@@ -129,8 +140,7 @@ class Entry:
     out: tuple[str | None, ...] = ()
     inplace: tuple[str, ...] = ()
     nullable: tuple[str, ...] = ()
-    dtypes: tuple[DType, ...] | None = FLOATS
-    param_dtypes: tuple[tuple[str, tuple[DType, ...]], ...] = ()
+    dtypes: tuple[DType, ...] | Mapping[str, tuple[DType, ...]] | None = FLOATS
     out_dtypes: tuple[DType, ...] | None = None
     upcast: bool = False
     traced: str = ""
@@ -144,9 +154,10 @@ class Entry:
 
 
 def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
-      out: str | tuple[str | None, ...] | None = None, dtypes: tuple[DType, ...] | None = FLOATS,
+      out: str | tuple[str | None, ...] | None = None,
+      dtypes: tuple[DType, ...] | Mapping[str, tuple[DType, ...]] | None = FLOATS,
       out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "", inplace: str = "",
-      nullable: str = "", param_dtypes: Mapping[str, tuple[DType, ...]] | None = None, upcast: bool = False) -> Entry:
+      nullable: str = "", upcast: bool = False) -> Entry:
     """One table entry (module docstring); ``params``, ``out``, ``inplace`` and ``nullable`` as
     space-separated names."""
     names = tuple(params.split())
@@ -157,5 +168,4 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
     if not aten.startswith(("aten::", "torch:")):
         raise ValueError(f"{op}: aten {aten!r} is neither 'aten::name.overload' nor 'torch:path'")
     return Entry(op, aten, names, tuple(args), tuple((kwargs or {}).items()), tuple(out), tuple(inplace.split()),
-                 tuple(nullable.split()), dtypes, tuple((param_dtypes or {}).items()), out_dtypes, upcast, traced,
-                 notes)
+                 tuple(nullable.split()), dtypes, out_dtypes, upcast, traced, notes)

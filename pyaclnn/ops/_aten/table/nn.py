@@ -1,20 +1,119 @@
-"""Neural-network layers: normalisations, matrix products, softmax."""
+"""Neural-network layers: normalisations, matrix products, softmax, pooling, convolution,
+padding and resampling."""
 from __future__ import annotations
 
-from ._entry import FLOATS, FLOATS64, NUMS, E
+from ._entry import FLOATS64, Call, E, zero_is_none
+from ....dtypes import DType
 
 _HF32 = "cubeMathType dropped: fp32 in full precision (the device may use HF32 when cubeMathType allows it)"
+_DIV = "divisorOverride 0 is none (the header)"
+
+# (CANN name, aten name): out = aten(self, padding)
+_PADS = [(f"{kind}Pad{n}d", f"{kind.lower()}_pad{n}d") for kind in ("Reflection", "Replication") for n in (1, 2, 3)]
 
 ENTRIES = [
     E("Softmax", "aten::softmax.int", "self dim out", ("self", "dim")),
     E("LogSoftmax", "aten::log_softmax.int", "self dim out", ("self", "dim")),
+    # matrix products
     E("Mm", "aten::mm.default", "self mat2 out cubeMathType", ("self", "mat2"), notes=_HF32),
     E("BatchMatMul", "aten::bmm.default", "self mat2 out cubeMathType", ("self", "mat2"), notes=_HF32),
+    E("Matmul", "aten::matmul.default", "self mat2 out cubeMathType", ("self", "mat2"), notes=_HF32),
+    E("Mv", "aten::mv.default", "self vec out cubeMathType", ("self", "vec"), notes=_HF32),
+    E("Dot", "aten::dot.default", "self tensor out", ("self", "tensor")),
+    E("Ger", "aten::ger.default", "self vec2 out", ("self", "vec2")),
+    E("Addmm", "aten::addmm.default", "self mat1 mat2 beta alpha out cubeMathType", ("self", "mat1", "mat2"),
+      {"beta": "beta", "alpha": "alpha"}, notes=_HF32),
+    E("Addbmm", "aten::addbmm.default", "self batch1 batch2 beta alpha out cubeMathType", ("self", "batch1", "batch2"),
+      {"beta": "beta", "alpha": "alpha"}, notes=_HF32),
+    E("Baddbmm", "aten::baddbmm.default", "self batch1 batch2 beta alpha out cubeMathType",
+      ("self", "batch1", "batch2"), {"beta": "beta", "alpha": "alpha"}, notes=_HF32),
+    E("Addmv", "aten::addmv.default", "self mat vec alpha beta out cubeMathType", ("self", "mat", "vec"),
+      {"beta": "beta", "alpha": "alpha"}, notes=_HF32 + "; alpha comes before beta in C"),
+    E("Addr", "aten::addr.default", "self vec1 vec2 betaOptional alphaOptional out", ("self", "vec1", "vec2"),
+      {"beta": "betaOptional", "alpha": "alphaOptional"}, dtypes=FLOATS64 + (DType.INT32, DType.INT64, DType.BOOL)),
+    E("AddrV2", "aten::addr.default", "self vec1 vec2 betaOptional alphaOptional out", ("self", "vec1", "vec2"),
+      {"beta": "betaOptional", "alpha": "alphaOptional"}, dtypes=FLOATS64 + (DType.INT32, DType.INT64, DType.BOOL)),
+    E("InplaceAddmm", "aten::addmm.default", "selfRef mat1 mat2 beta alpha cubeMathType", ("selfRef", "mat1", "mat2"),
+      {"beta": "beta", "alpha": "alpha"}, notes=_HF32),
+    E("InplaceAddbmm", "aten::addbmm.default", "selfRef batch1 batch2 beta alpha cubeMathType",
+      ("selfRef", "batch1", "batch2"), {"beta": "beta", "alpha": "alpha"}, notes=_HF32),
+    E("InplaceBaddbmm", "aten::baddbmm.default", "selfRef batch1 batch2 beta alpha cubeMathType",
+      ("selfRef", "batch1", "batch2"), {"beta": "beta", "alpha": "alpha"}, notes=_HF32),
+    E("InplaceAddr", "aten::addr.default", "selfRef vec1 vec2 betaOptional alphaOptional", ("selfRef", "vec1", "vec2"),
+      {"beta": "betaOptional", "alpha": "alphaOptional"}),
+    E("InplaceAddrV2", "aten::addr.default", "selfRef vec1 vec2 betaOptional alphaOptional",
+      ("selfRef", "vec1", "vec2"), {"beta": "betaOptional", "alpha": "alphaOptional"}),
+    # normalisation
     E("LayerNorm", "aten::native_layer_norm.default",
       "input normalizedShape weightOptional biasOptional eps out meanOutOptional rstdOutOptional",
       ("input", "normalizedShape", "weightOptional", "biasOptional", "eps"),
       out="out meanOutOptional rstdOutOptional"),
-    E("Tril", "aten::tril.default", "self diagonal out", ("self", "diagonal"), dtypes=NUMS),
-    E("Triu", "aten::triu.default", "self diagonal out", ("self", "diagonal"), dtypes=NUMS),
+    E("GroupNorm", "aten::native_group_norm.default", "self gamma beta N C HxW group eps out meanOut rstdOut",
+      ("self", "gamma", "beta", "N", "C", "HxW", "group", "eps"), out="out meanOut rstdOut", nullable="gamma beta",
+      notes="meanOut and rstdOut of shape (N, group)"),
+    # pooling
+    E("AdaptiveAvgPool2d", "aten::adaptive_avg_pool2d.default", "self outputSize out", ("self", "outputSize")),
+    E("AdaptiveAvgPool3d", "aten::adaptive_avg_pool3d.default", "self outputSize out", ("self", "outputSize")),
+    E("AdaptiveMaxPool2d", "aten::adaptive_max_pool2d.default", "self outputSize outputOut indicesOut",
+      ("self", "outputSize"), out="outputOut indicesOut", notes="indices computed in int64, cast to indicesOut's dtype"),
+    E("AdaptiveMaxPool3d", "aten::adaptive_max_pool3d.default", "self outputSize outputOut indicesOut",
+      ("self", "outputSize"), out="outputOut indicesOut", notes="indices computed in int64, cast to indicesOut's dtype"),
+    E("AvgPool2d", "aten::avg_pool2d.default",
+      "self kernelSize strides paddings ceilMode countIncludePad divisorOverride cubeMathType out",
+      ("self", "kernelSize", "strides", "paddings", "ceilMode", "countIncludePad", Call("divisorOverride", zero_is_none)),
+      notes=_HF32 + "; " + _DIV),
+    E("AvgPool3d", "aten::avg_pool3d.default", "self kernelSize stride padding ceilMode countIncludePad divisorOverride out",
+      ("self", "kernelSize", "stride", "padding", "ceilMode", "countIncludePad", Call("divisorOverride", zero_is_none)),
+      notes=_DIV),
+    E("MaxPool2dWithIndices", "aten::max_pool2d_with_indices.default",
+      "self kernelSize stride padding dilation ceilMode out indices",
+      ("self", "kernelSize", "stride", "padding", "dilation", "ceilMode"), out="out indices",
+      notes="indices (into each H*W plane) computed in int64, cast to indices' dtype"),
+    # convolution
+    E("Convolution", "aten::convolution.default",
+      "input weight bias stride padding dilation transposed outputPadding groups output cubeMathType",
+      ("input", "weight", "bias", "stride", "padding", "dilation", "transposed", "outputPadding", "groups"),
+      out="output", nullable="bias", notes=_HF32),
+    E("Im2col", "aten::im2col.default", "self kernelSize dilation padding stride out",
+      ("self", "kernelSize", "dilation", "padding", "stride")),
+    # padding
+    *(E(op, f"aten::{name}.default", "self padding out", ("self", "padding"), dtypes=FLOATS64) for op, name in _PADS),
+    # resampling (a scale of 0 is none, as aten's)
+    E("UpsampleNearest1d", "aten::upsample_nearest1d.default", "self outputSize out", ("self", "outputSize")),
+    E("UpsampleNearest2d", "aten::upsample_nearest2d.default", "self outputSize out", ("self", "outputSize")),
+    E("UpsampleNearest2dV2", "aten::upsample_nearest2d.default", "self outputSize scalesH scalesW out",
+      ("self", "outputSize", "scalesH", "scalesW")),
+    E("UpsampleNearest3d", "aten::upsample_nearest3d.default", "self outputSize scalesD scalesH scalesW out",
+      ("self", "outputSize", "scalesD", "scalesH", "scalesW")),
+    E("UpsampleNearestExact1d", "aten::_upsample_nearest_exact1d.default", "self outputSize scales out",
+      ("self", "outputSize", "scales")),
+    E("UpsampleNearestExact2d", "aten::_upsample_nearest_exact2d.default", "self outputSize scalesH scalesW out",
+      ("self", "outputSize", "scalesH", "scalesW")),
+    E("UpsampleNearestExact3d", "aten::_upsample_nearest_exact3d.default",
+      "self outputSize scalesD scalesH scalesW out", ("self", "outputSize", "scalesD", "scalesH", "scalesW")),
+    E("UpsampleLinear1d", "aten::upsample_linear1d.default", "self outputSize alignCorners scale out",
+      ("self", "outputSize", "alignCorners", "scale")),
+    E("UpsampleBilinear2d", "aten::upsample_bilinear2d.default", "self outputSize alignCorners scalesH scalesW out",
+      ("self", "outputSize", "alignCorners", "scalesH", "scalesW")),
+    E("UpsampleBicubic2d", "aten::upsample_bicubic2d.default", "self outputSize alignCorners scalesH scalesW out",
+      ("self", "outputSize", "alignCorners", "scalesH", "scalesW")),
+    E("UpsampleTrilinear3d", "aten::upsample_trilinear3d.default",
+      "self outputSize alignCorners scalesD scalesH scalesW out",
+      ("self", "outputSize", "alignCorners", "scalesD", "scalesH", "scalesW")),
+    E("UpsampleBilinear2dAA", "aten::_upsample_bilinear2d_aa.default",
+      "input outputSize alignCorners scalesH scalesW out", ("input", "outputSize", "alignCorners", "scalesH", "scalesW")),
+    E("UpsampleBicubic2dAA", "aten::_upsample_bicubic2d_aa.default", "x outputSize alignCorners scalesH scalesW out",
+      ("x", "outputSize", "alignCorners", "scalesH", "scalesW")),
+    E("GridSampler2D", "aten::grid_sampler_2d.default", "input grid interpolationMode paddingMode alignCorners out",
+      ("input", "grid", "interpolationMode", "paddingMode", "alignCorners"),
+      notes="modes as aten's ints: interpolation 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border, "
+            "2 reflection"),
+    E("GridSampler3D", "aten::grid_sampler_3d.default", "input grid interpolationMode paddingMode alignCorners out",
+      ("input", "grid", "interpolationMode", "paddingMode", "alignCorners")),
+    # distances
+    E("Pdist", "aten::pdist.default", "self p out", ("self", "p")),
+    E("Cdist", "aten::cdist.default", "x1 x2 p compute_mode out", ("x1", "x2", "p", "compute_mode")),
+    E("LinalgCross", "aten::linalg_cross.default", "self other dim out", ("self", "other"), {"dim": "dim"},
+      dtypes=FLOATS64 + (DType.INT32, DType.INT64)),
 ]
 

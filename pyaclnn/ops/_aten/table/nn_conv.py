@@ -6,24 +6,13 @@ floats (HIFLOAT8, FLOAT8_E4M3FN) some convolutions take on Ascend950 are left ou
 """
 from __future__ import annotations
 
-from ._entry import FLOATS, FLOATS64, E
+from ._entry import FLOATS64, E
 
-_HF32 = "cubeMathType dropped: fp32 in full precision (the device may use HF32 or fp16 when cubeMathType allows it)"
+_HF32 = ("cubeMathType dropped: fp32 in full precision (the device may use HF32 or fp16 when "
+         "cubeMathType allows it)")
 _MASK = "an output whose outputMask is false may be nullptr and is not written"
 
 ENTRIES = [
-    E("Convolution", "aten::convolution.default",
-      "input weight bias stride padding dilation transposed outputPadding groups output cubeMathType",
-      ("input", "weight", "bias", "stride", "padding", "dilation", "transposed", "outputPadding", "groups"),
-      out="output", nullable="bias",
-      notes=f"{_HF32}; a 4-value conv2d padding (top, bottom, left, right), which the device takes, is refused"),
-    E("ConvolutionBackward", "aten::convolution_backward.default",
-      "gradOutput input weight biasSizes stride padding dilation transposed outputPadding groups outputMask "
-      "cubeMathType gradInput gradWeight gradBias",
-      ("gradOutput", "input", "weight", "biasSizes", "stride", "padding", "dilation", "transposed", "outputPadding",
-       "groups", "outputMask"),
-      out="gradInput gradWeight gradBias", nullable="biasSizes gradInput gradWeight gradBias",
-      notes=f"{_HF32}; {_MASK}"),
     E("ConvTbc", "aten::conv_tbc.default", "self weight bias pad output cubeMathType", ("self", "weight", "bias", "pad"),
       out="output", notes=f"{_HF32}; self (time, batch, channels), weight (kernel, in, out), as aten's "
                           "(the op source permutes them: conv/convolution_forward/op_host/op_api/aclnn_convolution.cpp)"),
@@ -33,18 +22,6 @@ ENTRIES = [
     E("Im2colBackward", "aten::col2im.default", "gradOutput inputSize kernelSize dilation padding stride out",
       ("gradOutput", "inputSize", "kernelSize", "dilation", "padding", "stride"),
       notes="im2col's backward is col2im: inputSize is the spatial (H, W) size"),
-    E("GridSampler2D", "aten::grid_sampler_2d.default",
-      "input grid interpolationMode paddingMode alignCorners out",
-      ("input", "grid", "interpolationMode", "paddingMode", "alignCorners"), dtypes=FLOATS64,
-      notes="interpolationMode 0 bilinear, 1 nearest, 2 bicubic; paddingMode 0 zeros, 1 border, 2 reflection: aten's ints"),
-    E("GridSampler2DBackward", "aten::grid_sampler_2d_backward.default",
-      "gradOutput input grid interpolationMode paddingMode alignCorners outputMask inputGrad gridGrad",
-      ("gradOutput", "input", "grid", "interpolationMode", "paddingMode", "alignCorners", "outputMask"),
-      out="inputGrad gridGrad", nullable="inputGrad gridGrad", dtypes=FLOATS64, notes=_MASK),
-    E("GridSampler3D", "aten::grid_sampler_3d.default",
-      "input grid interpolationMode paddingMode alignCorners out",
-      ("input", "grid", "interpolationMode", "paddingMode", "alignCorners"), dtypes=FLOATS64,
-      notes="NCDHW only (the device also takes NDHWC for fp32 bilinear)"),
     E("GridSampler3DBackward", "aten::grid_sampler_3d_backward.default",
       "gradOutput input grid interpolationMode paddingMode alignCorners outputMask inputGrad gridGrad",
       ("gradOutput", "input", "grid", "interpolationMode", "paddingMode", "alignCorners", "outputMask"),

@@ -1,17 +1,16 @@
 """ops-nn operators no single aten overload computes, as small compositions of torch calls in
 pyaclnn/ops/_aten/compose_nn.py (each the operator's documented formula, cited there): FastGelu,
-GeGlu, Gemm, AddRmsNorm, GroupNormSilu, the SyncBatchNorm pieces, GatherV2, ConvDepthwise2d,
+GeGlu, Gemm, AddRmsNorm, GroupNormSilu, the SyncBatchNorm pieces, ConvDepthwise2d,
 the BCE-with-logits gradients.
 
 Dtypes from docs/aclnn<Op>.md; bf16 only on SOCS_BF16.
 """
 from __future__ import annotations
 
-from ._entry import ALL, COMPLEX_, F16, FLOATS, E, D
+from ._entry import F16, E, D
 
 _C = "torch:pyaclnn.ops._aten.compose_nn."
 _HF32 = "cubeMathType dropped: fp32 in full precision"
-_IDX = (D.INT32, D.INT64)
 
 ENTRIES = [
     E("FastGelu", _C + "fast_gelu", "self out", ("self",)),
@@ -50,7 +49,7 @@ ENTRIES = [
     E("BatchNormElemtBackward", _C + "batch_norm_elemt_backward",
       "gradOut input mean invstd weight sumDy sumDyXmu counter gradInput",
       ("gradOut", "input", "mean", "invstd", "weight", "sumDy", "sumDyXmu", "counter"), out="gradInput",
-      inplace="counter", param_dtypes={"counter": (D.INT32, D.FLOAT16, D.FLOAT)},
+      inplace="counter", dtypes={"*": FLOATS, "counter": (D.INT32, D.FLOAT16, D.FLOAT)},
       traced="norm/sync_batch_norm_backward_elemt/op_api/aclnn_batch_norm_elemt_backward.cpp",
       notes="n is the sum of counter (MeanByCounter); counter (a declared output) is read, never written"),
     E("BatchNormReduce", _C + "batch_norm_reduce", "x sum squareSum", ("x",), out="sum squareSum",
@@ -60,8 +59,6 @@ ENTRIES = [
       ("gradOut", "input", "mean", "invstd", "weight", "inputG", "weightG", "biasG"),
       out="sumDy sumDyXmu gradWeight gradBias", nullable="sumDy sumDyXmu gradWeight gradBias",
       notes="an output whose flag (inputG, weightG, biasG) is false may be nullptr and is not written"),
-    E("GatherV2", _C + "gather_v2", "self dim index out", ("self", "dim", "index"), dtypes=ALL + COMPLEX_,
-      param_dtypes={"index": _IDX}),
     E("BinaryCrossEntropyWithLogitsBackward", _C + "bce_with_logits_backward",
       "gradOutput self target weightOptional posWeightOptional reduction out",
       ("gradOutput", "self", "target", "weightOptional", "posWeightOptional", "reduction")),

@@ -20,7 +20,7 @@ ENTRIES = [
        "amsgrad": "amsgrad", "maximize": "maximize", "grad_scale": "gradScaleOptional",
        "found_inf": "foundInfOptional"},
       out=("paramsRef", None, "expAvgsRef", "expAvgSqsRef", "maxExpAvgSqsRef"),
-      param_dtypes={"stateSteps": (D.FLOAT, D.INT64), "gradScaleOptional": (D.FLOAT,),
+      dtypes={"*": FLOATS, "stateSteps": (D.FLOAT, D.INT64), "gradScaleOptional": (D.FLOAT,),
                     "foundInfOptional": (D.FLOAT,)},
       traced="optim/fused_adamw/op_kernel/fused_adamw_kernel.h",
       notes="maxExpAvgSqsRef must be a list (empty when amsgrad is false; the device also takes nullptr)"),

@@ -21,18 +21,17 @@ class _OneElement(Conv):
         return torch.tensor([float(value)], dtype=torch.float32)
 
 
-_ZP = {"zeroPoint": (D.INT32,)}
+_DT = {"*": F16, "zeroPoint": (D.INT32,)}
 
 ENTRIES = [
     E("FakeQuantPerChannelAffineCachemask", "aten::fake_quantize_per_channel_affine_cachemask.default",
       "self scale zeroPoint axis quantMin quantMax out mask",
-      ("self", "scale", "zeroPoint", "axis", "quantMin", "quantMax"), out="out mask", dtypes=F16,
-      param_dtypes=_ZP, upcast=True),
+      ("self", "scale", "zeroPoint", "axis", "quantMin", "quantMax"), out="out mask", dtypes=_DT, upcast=True),
     E("FakeQuantPerTensorAffineCachemask",
       "aten::_fake_quantize_per_tensor_affine_cachemask_tensor_qparams.default",
       "self scale zeroPoint fakeQuantEnabled quantMin quantMax out mask",
       ("self", "scale", "zeroPoint", _OneElement("fakeQuantEnabled"), "quantMin", "quantMax"), out="out mask",
-      dtypes=F16, param_dtypes=_ZP, upcast=True,
+      dtypes=_DT, upcast=True,
       notes="fakeQuantEnabled < 1: out is self, mask all true (aten's)"),
 ]
 

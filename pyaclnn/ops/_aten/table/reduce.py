@@ -1,30 +1,67 @@
-"""Reductions, scans and sorts."""
+"""Reductions, scans, sorts and selections along a dimension."""
 from __future__ import annotations
 
-from ._entry import FLOATS, FLOATS64, INTS, NUMS, Dtype, E
+from ._entry import ALL, FLOATS, FLOATS64, INTS, NUMS, Call, Dtype, E
 
-
-
+_STABLE = "ties keep their order only where aten's sort is stable"
 
 ENTRIES = [
     E("Mean", "aten::mean.dim", "self dim keepDim dtype out", ("self", "dim", "keepDim"), {"dtype": Dtype("dtype")},
       dtypes=FLOATS64),
     E("Amax", "aten::amax.default", "self dim keepDim out", ("self", "dim", "keepDim"), dtypes=NUMS),
+    E("Amin", "aten::amin.default", "self dim keepDim out", ("self", "dim", "keepDim"), dtypes=NUMS),
+    E("All", "aten::all.dims", "self dim keepdim out", ("self", "dim", "keepdim"), dtypes=ALL),
+    E("Any", "aten::any.dims", "self dim keepdim out", ("self", "dim", "keepdim"), dtypes=ALL),
     E("Max", "aten::max.default", "self out", ("self",), dtypes=NUMS),
     E("Min", "aten::min.default", "self out", ("self",), dtypes=NUMS),
-    E("Prod", "aten::prod.default", "self dtype out", ("self",), {"dtype": Dtype("dtype")}, dtypes=NUMS),
+    E("MaxDim", "aten::max.dim", "self dim keepdim out indices", ("self", "dim", "keepdim"), out="out indices",
+      dtypes=NUMS, notes="indices computed in int64, cast to indices' dtype"),
+    E("MinDim", "aten::min.dim", "self dim keepdim out indices", ("self", "dim", "keepdim"), out="out indices",
+      dtypes=NUMS, notes="indices computed in int64, cast to indices' dtype"),
+    E("AminmaxDim", "aten::aminmax.default", "self dim keepDim minOut maxOut", ("self",),
+      {"dim": "dim", "keepdim": "keepDim"}, out="minOut maxOut", dtypes=NUMS),
+    E("ArgMax", "aten::argmax.default", "self dim keepdim out", ("self", "dim", "keepdim"), dtypes=NUMS,
+      notes="indices computed in int64, cast to out's dtype"),
+    E("ArgMin", "aten::argmin.default", "self dim keepdim out", ("self", "dim", "keepdim"), dtypes=NUMS,
+      notes="indices computed in int64, cast to out's dtype"),
+    E("Prod", "aten::prod.default", "self dtype out", ("self",), {"dtype": Dtype("dtype")}, dtypes=ALL),
+    E("ProdDim", "aten::prod.dim_int", "self dim keepDim dtype out", ("self", "dim", "keepDim"),
+      {"dtype": Dtype("dtype")}, dtypes=ALL),
     E("Cumsum", "aten::cumsum.default", "self dim dtype out", ("self", "dim"), {"dtype": Dtype("dtype")},
       dtypes=FLOATS64 + INTS),
+    E("Cumprod", "aten::cumprod.default", "input dim dtype out", ("input", Call("dim", int)),
+      {"dtype": Dtype("dtype")}, dtypes=FLOATS64 + INTS, notes="dim is an aclScalar, taken as an int"),
+    E("Cummax", "aten::cummax.default", "self dim valuesOut indicesOut", ("self", "dim"), out="valuesOut indicesOut",
+      dtypes=NUMS),
+    E("Cummin", "aten::cummin.default", "self dim valuesOut indicesOut", ("self", "dim"), out="valuesOut indicesOut",
+      dtypes=NUMS),
+    E("LogSumExp", "aten::logsumexp.default", "self dim keepDim out", ("self", "dim", "keepDim"), dtypes=FLOATS64),
     E("Std", "aten::std.correction", "self dim correction keepdim out", ("self", "dim"),
       {"correction": "correction", "keepdim": "keepdim"}, dtypes=FLOATS),
     E("Var", "aten::var.dim", "self dim unbiased keepdim out", ("self", "dim", "unbiased", "keepdim"), dtypes=FLOATS),
+    E("VarMean", "aten::var_mean.correction", "self dim correction keepdim varOut meanOut", ("self", "dim"),
+      {"correction": "correction", "keepdim": "keepdim"}, out="varOut meanOut", dtypes=FLOATS),
     E("Norm", "aten::norm.ScalarOpt_dim", "self pScalar dim keepdim out", ("self", "pScalar", "dim", "keepdim"),
       dtypes=FLOATS),
+    E("LinalgVectorNorm", "aten::linalg_vector_norm.default", "self ord dims keepDims dtype out",
+      ("self", "ord", "dims", "keepDims"), {"dtype": Dtype("dtype")}, dtypes=FLOATS64),
+    E("Trace", "aten::trace.default", "self out", ("self",), dtypes=NUMS),
+    E("Median", "aten::median.default", "self valuesOut", ("self",), out="valuesOut", dtypes=NUMS,
+      notes="of an even count, the lower of the two middle values"),
+    E("MedianDim", "aten::median.dim", "self dim keepDim valuesOut indicesOut", ("self", "dim", "keepDim"),
+      out="valuesOut indicesOut", dtypes=NUMS),
+    E("NanMedian", "aten::nanmedian.default", "self out", ("self",), dtypes=NUMS),
+    E("NanMedianDim", "aten::nanmedian.dim", "self dim keepDim valuesOut indicesOut", ("self", "dim", "keepDim"),
+      out="valuesOut indicesOut", dtypes=NUMS),
+    E("Kthvalue", "aten::kthvalue.default", "self k dim keepdim valuesOut indicesOut", ("self", "k", "dim", "keepdim"),
+      out="valuesOut indicesOut", dtypes=NUMS),
     E("Sort", "aten::sort.stable", "self stable dim descending valuesOut indicesOut", ("self",),
       {"stable": "stable", "dim": "dim", "descending": "descending"}, out="valuesOut indicesOut", dtypes=NUMS,
-      notes="indices computed in int64, cast to indicesOut's dtype"),
+      notes="indices computed in int64, cast to indicesOut's dtype; " + _STABLE),
+    E("Argsort", "aten::argsort.stable", "self dim descending out", ("self",),
+      {"stable": True, "dim": "dim", "descending": "descending"}, dtypes=NUMS,
+      notes="a stable sort (the device's order of ties is not documented)"),
     E("Topk", "aten::topk.default", "self k dim largest sorted valuesOut indicesOut",
       ("self", "k", "dim", "largest", "sorted"), out="valuesOut indicesOut", dtypes=NUMS,
-      notes="indices computed in int64, cast to indicesOut's dtype; ties may order differently"),
+      notes="indices computed in int64, cast to indicesOut's dtype; " + _STABLE),
 ]
-

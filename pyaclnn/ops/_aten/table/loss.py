@@ -1,0 +1,33 @@
+"""Losses. CANN's int reductions are aten's (0 none, 1 mean, 2 sum): any other value is
+refused at phase 1 (``IntReduction``)."""
+from __future__ import annotations
+
+from ._entry import FLOATS, E, IntReduction
+from ....dtypes import DType
+
+_R = IntReduction()
+_TARGET_IDX = {"*": FLOATS, "target": (DType.INT32, DType.INT64, DType.UINT8)}
+
+ENTRIES = [
+    E("MseLoss", "aten::mse_loss.default", "self target reduction out", ("self", "target", _R)),
+    E("MseLossOut", "aten::mse_loss.default", "self target reduction out", ("self", "target", _R)),
+    E("L1Loss", "aten::l1_loss.default", "self target reduction out", ("self", "target", _R)),
+    E("SmoothL1Loss", "aten::smooth_l1_loss.default", "self target reduction beta result",
+      ("self", "target", _R, "beta"), out="result"),
+    E("SoftMarginLoss", "aten::soft_margin_loss.default", "self target reduction out", ("self", "target", _R)),
+    E("KlDiv", "aten::kl_div.default", "self target reduction logTarget out", ("self", "target", _R),
+      {"log_target": "logTarget"}, notes="reductions 0..2 only (batchmean is not one of aten's int reductions)"),
+    E("BinaryCrossEntropy", "aten::binary_cross_entropy.default", "self target weight reduction out",
+      ("self", "target", "weight", _R), nullable="weight"),
+    E("BinaryCrossEntropyWithLogits", "aten::binary_cross_entropy_with_logits.default",
+      "self target weightOptional posWeightOptional reduction out",
+      ("self", "target", "weightOptional", "posWeightOptional", _R)),
+    E("NLLLoss", "aten::nll_loss_forward.default", "self target weight reduction ignoreIndex out totalWeightOut",
+      ("self", "target", "weight", _R, "ignoreIndex"), out="out totalWeightOut", nullable="weight",
+      dtypes=_TARGET_IDX),
+    E("NLLLoss2d", "aten::nll_loss2d_forward.default", "self target weight reduction ignoreIndex out totalWeightOut",
+      ("self", "target", "weight", _R, "ignoreIndex"), out="out totalWeightOut", nullable="weight",
+      dtypes=_TARGET_IDX),
+    E("MultilabelMarginLoss", "aten::multilabel_margin_loss_forward.default", "self target reduction out isTarget",
+      ("self", "target", _R), out="out isTarget", dtypes={"*": FLOATS, "target": (DType.INT32, DType.INT64)}),
+]
