@@ -7,7 +7,7 @@ Dtypes from docs/aclnn<Op>.md; bf16 only on SOCS_BF16.
 """
 from __future__ import annotations
 
-from ._entry import F16, E, D
+from ._entry import F16, FLOATS, E, D
 
 _C = "torch:pyaclnn.ops._aten.compose_nn."
 _HF32 = "cubeMathType dropped: fp32 in full precision"
