@@ -798,6 +798,72 @@ def _fake_quant_per_tensor(dt: Any) -> Case:
                 [want, (q >= -8) & (q <= 7)])
 
 
+@case("ForeachAddList")
+def _foreach_add_list(dt: Any) -> Case:
+    a, b = _lists(dt), _lists(dt, seed=7)
+    alpha = np.array([sc(2.0, dt)], F32 if dt in (F16, F32) or not np.issubdtype(dt, np.integer) else I32)
+    want = [a[j].astype(np.float64) + 2.0 * b[j].astype(np.float64) for j in range(2)]
+    return Case((a, b, alpha, [z(x) for x in a]), ("out",), [want])
+
+
+@case("ForeachAddcdivScalar")
+def _foreach_addcdiv_scalar(dt: Any) -> Case:
+    a, b, c = _lists(dt), _lists(dt, seed=5), _lists(dt, seed=9, lo=0.5)
+    want = [a[j].astype(np.float64) - 1.5 * b[j].astype(np.float64) / c[j] for j in range(2)]
+    return Case((a, b, c, np.array([-1.5], F32), [z(x) for x in a]), ("out",), [want])
+
+
+@case("ApplyGradientDescent")
+def _apply_gradient_descent(dt: Any) -> Case:
+    v, d = rnd(3, 4, dt=dt), rnd(3, 4, dt=dt, seed=80)
+    return Case((v.copy(), np.array([0.25], dt), d), ("var",), [v.astype(np.float64) - 0.25 * d.astype(np.float64)])
+
+
+def _adamw_oracle(p: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray, mx: np.ndarray | None, t: int,
+                  amsgrad: bool) -> list[np.ndarray]:
+    """torch.optim.AdamW's single-tensor step t (state: step t - 1): param, exp_avg, exp_avg_sq, max."""
+    param = t64(p).clone()
+    opt = torch.optim.AdamW([param], lr=0.05, betas=(0.9, 0.99), eps=1e-6, weight_decay=0.1, amsgrad=amsgrad,
+                            foreach=False)
+    param.grad = t64(g)
+    state = {"step": torch.tensor(float(t - 1), dtype=torch.float64), "exp_avg": t64(m), "exp_avg_sq": t64(v)}
+    if amsgrad:
+        state["max_exp_avg_sq"] = t64(mx)
+    opt.state[param] = state
+    opt.step()
+    st = opt.state[param]
+    return [param.detach().numpy(), st["exp_avg"].numpy(), st["exp_avg_sq"].numpy()] + \
+        ([st["max_exp_avg_sq"].numpy()] if amsgrad else [])
+
+
+@case("ApplyAdamW")
+def _apply_adam_w(dt: Any) -> Case:
+    p, g, m = rnd(3, 4, dt=dt), rnd(3, 4, dt=dt, seed=81), rnd(3, 4, dt=dt, seed=82)
+    v = np.abs(rnd(3, 4, dt=dt, seed=83))
+    t = 4
+    one = lambda x: np.array([x], dt)  # noqa: E731
+    args = (p.copy(), m.copy(), v.copy(), one(0.9 ** (t - 1)), one(0.99 ** (t - 1)), one(0.05), one(0.1), one(0.9),
+            one(0.99), one(1e-6), g, None, False, False)
+    return Case(args, ("varRef", "mRef", "vRef"), _adamw_oracle(p, g, m, v, None, t, False))
+
+
+@case("ApplyAdamWV2")
+def _apply_adam_w_v2(dt: Any) -> Case:
+    p, g, m = rnd(3, 4, dt=dt), rnd(3, 4, dt=dt, seed=84), rnd(3, 4, dt=dt, seed=85)
+    v = np.abs(rnd(3, 4, dt=dt, seed=86))
+    mx = v + np.asarray(0.25, dt)
+    args = (p.copy(), m.copy(), v.copy(), mx.copy(), g, np.array([5], I64), 0.05, 0.9, 0.99, 0.1, 1e-6, True, False)
+    return Case(args, ("varRef", "mRef", "vRef", "maxGradNormOptionalRef"), _adamw_oracle(p, g, m, v, mx, 5, True))
+
+
+@case("AscendAntiQuant")
+def _ascend_anti_quant(dt: Any) -> Case:
+    x = np.arange(-6, 6, dtype=np.int8).reshape(3, 4)
+    scale, offset = np.array([0.5, 0.25, 2.0, 1.0], F32), np.array([1.0, -2.0, 0.0, 3.0], F32)
+    out = np.zeros((3, 4), F16)
+    return Case((x, scale, offset, 1, True, out), ("y",), [(x.astype(np.float64) + offset) * scale * scale])
+
+
 # -- the tests ------------------------------------------------------------------------------------
 MINE = sorted(op for op, e in entries().items() if e.family in FAMILIES)
 OTHER = {"Erfinv": I32, "InplaceErfinv": F16, "AddRelu": I32, "Addmv": I32, "Einsum": I32, "Gather": I64,
@@ -807,7 +873,8 @@ OTHER = {"Erfinv": I32, "InplaceErfinv": F16, "AddRelu": I32, "Addmv": I32, "Ein
          "ForeachAddListV2": I32, "ForeachAddScalarV2": np.int8, "ForeachMulList": np.int16,
          "ForeachMulScalarV2": I32, "ForeachCopy": I64, "Glu": np.float64, "GluBackward": np.float64,
          "GridSampler2D": np.float64, "GridSampler3DBackward": np.float64, "InplaceAddRelu": I32,
-         "ForeachMaximumScalarV2": I32, "ForeachAddcmulScalarV2": I32}
+         "ForeachMaximumScalarV2": I32, "ForeachAddcmulScalarV2": I32, "ForeachAddList": I32,
+         "AscendAntiQuant": F32}
 
 
 # operators of this half of the list whose entries other families have (their entries, these oracles)

@@ -220,3 +220,69 @@ def bce_with_logits_target_backward(dy: Any, x: Any, y: Any, weight: Any, pos_we
     xf, _, w, p = _bce_logits_parts(x, y, weight, pos_weight)
     g = -w * (p * F.logsigmoid(xf) - F.logsigmoid(-xf))
     return _reduce_grad(g, dy, reduction, x.numel()).to(x.dtype)
+
+
+def foreach_add_list(x1: list[Any], x2: list[Any], alpha: Any) -> Any:
+    """aclnnForeachAddList: x1_i + alpha * x2_i, alpha a one-element tensor
+    (foreach/foreach_add_list/docs/aclnnForeachAddList.md)."""
+    return torch._foreach_add(x1, x2, alpha=alpha.reshape(-1)[0].item())
+
+
+def foreach_addcdiv_scalar(x1: list[Any], x2: list[Any], x3: list[Any], scalar: Any) -> Any:
+    """aclnnForeachAddcdivScalar: x1_i + scalar * x2_i / x3_i, scalar a one-element tensor
+    (foreach/foreach_addcdiv_scalar/docs/aclnnForeachAddcdivScalar.md)."""
+    return torch._foreach_addcdiv(x1, x2, x3, value=scalar.reshape(-1)[0].item())
+
+
+def apply_gradient_descent(var: Any, alpha: Any, delta: Any) -> Any:
+    """aclnnApplyGradientDescent: var - alpha * delta, in float32
+    (experimental/optim/apply_gradient_descent/docs/aclnnApplyGradientDescent.md)."""
+    if tuple(var.shape) != tuple(delta.shape) or alpha.numel() != 1:
+        raise ValueError(f"delta must have var's shape {tuple(var.shape)} and alpha one element")
+    return (_up(var) - _up(alpha).reshape(()) * _up(delta)).to(var.dtype)
+
+
+def apply_adam_w(var: Any, m: Any, v: Any, beta1_power: Any, beta2_power: Any, lr: Any, weight_decay: Any,
+                 beta1: Any, beta2: Any, eps: Any, grad: Any, max_grad_norm: Any, amsgrad: bool,
+                 maximize: bool) -> tuple[Any, Any, Any]:
+    """aclnnApplyAdamW (optim/apply_adam_w/docs/aclnnApplyAdamW.md), the hyper-parameters
+    one-element tensors, beta1Power and beta2Power beta^(t-1): g = -grad under maximize;
+    m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2, then max(maxGradNorm, v) under amsgrad (kept
+    in v); var - lr m / (1 - beta1Power b1) / (sqrt(v / (1 - beta2Power b2)) + eps) - lr wd var."""
+    s = [_up(t).reshape(()) for t in (beta1_power, beta2_power, lr, weight_decay, beta1, beta2, eps)]
+    p1, p2, eta, wd, b1, b2, e = s
+    g = -_up(grad) if maximize else _up(grad)
+    m_t = b1 * _up(m) + (1 - b1) * g
+    v_t = b2 * _up(v) + (1 - b2) * g * g
+    if amsgrad:
+        if max_grad_norm is None:
+            raise ValueError("maxGradNormOptional is required when amsgrad is true")
+        v_t = torch.maximum(_up(max_grad_norm), v_t)
+    m_hat = m_t / (1 - p1 * b1)
+    v_hat = v_t / (1 - p2 * b2)
+    x = _up(var)
+    var_t = x - eta * m_hat / (torch.sqrt(v_hat) + e) - eta * wd * x
+    return var_t.to(var.dtype), m_t.to(m.dtype), v_t.to(v.dtype)
+
+
+def apply_adam_w_v2(var: Any, m: Any, v: Any, max_grad_norm: Any, grad: Any, step: Any, lr: float, beta1: float,
+                    beta2: float, weight_decay: float, eps: float, amsgrad: bool, maximize: bool
+                    ) -> tuple[Any, Any, Any, Any]:
+    """aclnnApplyAdamWV2 (optim/apply_adam_w_v2/docs/aclnnApplyAdamWV2.md): aten's fused AdamW on
+    one tensor (its formula; step is t); maxGradNormOptionalRef gets max(itself, v) under amsgrad."""
+    maxs = [max_grad_norm] if max_grad_norm is not None else []
+    out = torch.ops.aten._fused_adamw([var], [grad], [m], [v], maxs, [step.reshape(()).float()], lr=lr, beta1=beta1,
+                                      beta2=beta2, weight_decay=weight_decay, eps=eps, amsgrad=amsgrad,
+                                      maximize=maximize)
+    new_max = out[4][0] if maxs else None
+    return out[0][0], out[2][0], out[3][0], new_max
+
+
+def ascend_anti_quant(x: Any, scale: Any, offset: Any, dst_type: int, sqrt_mode: bool) -> Any:
+    """aclnnAscendAntiQuant: (x + offset) * scale (* scale again under sqrtMode), in float32, cast to
+    y's dtype (quant/ascend_anti_quant_v2/docs/aclnnAscendAntiQuant.md)."""
+    y = x.float()
+    if offset is not None:
+        y = y + offset.float()
+    s = scale.float()
+    return y * s * s if sqrt_mode else y * s

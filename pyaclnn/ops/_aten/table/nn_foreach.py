@@ -40,8 +40,5 @@ ENTRIES = [
 ]
 
 LEFT_OUT = {
-    "ForeachAddList": "alpha is a one-element tensor: aten's _foreach_add.List takes a Scalar alpha",
-    "ForeachAddcdivScalar": "scalar is a one-element tensor for the whole list: aten's _foreach_addcdiv.Tensor "
-                            "takes one element per tensor",
     "ForeachRoundOffNumberV2": "roundMode (the device's rounding modes): no aten overload",
 }

@@ -71,3 +71,31 @@ LEFT_OUT = {
     "GRU": "writes the gates (r, z, n) and hidden states per step: aten's gru returns only output and hy",
     "GRUBackward": "takes GRU's per-step gates: no aten overload",
 }
+
+_OPT = "the doc's formula, in float32; the hyper-parameters one-element tensors"
+ENTRIES += [
+    E("ForeachAddList", _C + "foreach_add_list", "x1 x2 alpha out", ("x1", "x2", "alpha"),
+      dtypes={"*": FLOATS + (D.INT32, D.INT16, D.INT8, D.UINT8), "alpha": (D.FLOAT, D.FLOAT16, D.INT32)},
+      notes="alpha: a one-element tensor"),
+    E("ForeachAddcdivScalar", _C + "foreach_addcdiv_scalar", "x1 x2 x3 scalar out", ("x1", "x2", "x3", "scalar"),
+      dtypes={"*": FLOATS, "scalar": (D.FLOAT, D.FLOAT16)}, notes="scalar: a one-element tensor"),
+    E("ApplyGradientDescent", _C + "apply_gradient_descent", "var alpha delta", ("var", "alpha", "delta"),
+      out="var", notes="var - alpha * delta in float32 (the doc)"),
+    E("ApplyAdamW", _C + "apply_adam_w",
+      "varRef mRef vRef beta1Power beta2Power lr weightDecay beta1 beta2 eps grad maxGradNormOptional amsgrad "
+      "maximize",
+      ("varRef", "mRef", "vRef", "beta1Power", "beta2Power", "lr", "weightDecay", "beta1", "beta2", "eps", "grad",
+       "maxGradNormOptional", "amsgrad", "maximize"), out="varRef mRef vRef",
+      notes=f"{_OPT}; beta1Power, beta2Power: beta^(t-1); amsgrad keeps max(maxGradNorm, v) in vRef (the doc)"),
+    E("ApplyAdamWV2", _C + "apply_adam_w_v2",
+      "varRef mRef vRef maxGradNormOptionalRef grad step lr beta1 beta2 weightDecay eps amsgrad maximize",
+      ("varRef", "mRef", "vRef", "maxGradNormOptionalRef", "grad", "step", "lr", "beta1", "beta2", "weightDecay",
+       "eps", "amsgrad", "maximize"), out="varRef mRef vRef maxGradNormOptionalRef",
+      dtypes={"*": FLOATS, "step": (D.INT64, D.FLOAT)},
+      notes="aten's fused AdamW on one tensor (the doc's formula; step is t)"),
+    E("AscendAntiQuant", _C + "ascend_anti_quant", "x scale offset dstType sqrtMode y",
+      ("x", "scale", "offset", "dstType", "sqrtMode"), out="y", nullable="offset",
+      dtypes={"x": (D.INT8,), "scale": (D.FLOAT, D.BF16), "offset": (D.FLOAT, D.BF16)}, out_dtypes=(D.FLOAT16, D.BF16),
+      notes="x INT8 only (INT4, the INT32-packed int4 and the 8-bit floats left out); dstType (1 FLOAT16, 27 "
+            "BFLOAT16) is y's dtype, which is what is written"),
+]

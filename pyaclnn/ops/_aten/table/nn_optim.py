@@ -37,12 +37,9 @@ ENTRIES = [
 ]
 
 LEFT_OUT = {
-    "ApplyAdamW": "single-tensor AdamW with tensor hyper-parameters and maxGradNorm: no aten overload",
-    "ApplyAdamWV2": "single-tensor AdamW with a step tensor: no aten overload (aten's fused form takes lists)",
     "ApplyAdamD": "TensorFlow's ApplyAdam with beta powers as tensors: no aten overload",
     "ApplyAdadelta": "no aten overload",
     "ApplyAdamax": "no aten overload",
     "ApplyFtrl": "no aten overload",
-    "ApplyGradientDescent": "var -= alpha * delta in place: no aten overload of that form",
     "ApplyTopKTopP": "sampling filter (top-k then top-p on sorted logits): no aten overload",
 }

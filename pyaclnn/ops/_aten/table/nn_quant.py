@@ -36,7 +36,7 @@ ENTRIES = [
 ]
 
 LEFT_OUT = {op: "quantisation with the device's quant modes, rounding modes or formats: no aten overload"
-            for op in ("AntiMxQuant", "AscendAntiQuant", "AscendQuant", "AscendQuantV3", "DynamicQuant",
+            for op in ("AntiMxQuant", "AscendQuant", "AscendQuantV3", "DynamicQuant",
                        "DynamicQuantV2", "DynamicQuantV3", "DynamicQuantV4", "FlatQuant", "FlatQuantV2",
                        "FlatQuantV3", "GeluQuant", "GroupQuant", "GroupedDynamicMxQuant", "GroupedDynamicMxQuantV2",
                        "GroupedQuantMax")}
