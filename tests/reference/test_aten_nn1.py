@@ -864,6 +864,43 @@ def _ascend_anti_quant(dt: Any) -> Case:
     return Case((x, scale, offset, 1, True, out), ("y",), [(x.astype(np.float64) + offset) * scale * scale])
 
 
+@case("ApplyAdamD")
+def _apply_adam_d(dt: Any) -> Case:
+    p, g, m = rnd(3, 4, dt=dt), rnd(3, 4, dt=dt, seed=87), rnd(3, 4, dt=dt, seed=88)
+    v = np.abs(rnd(3, 4, dt=dt, seed=89))
+    t, eps = 3, 1e-4
+    # torch.optim.Adam is TensorFlow's Adam with epsilon scaled by sqrt(1 - beta2^t)
+    param = t64(p).clone()
+    opt = torch.optim.Adam([param], lr=0.05, betas=(0.9, 0.99), eps=eps / np.sqrt(1 - 0.99 ** t), foreach=False)
+    param.grad = t64(g)
+    opt.state[param] = {"step": torch.tensor(float(t - 1), dtype=torch.float64), "exp_avg": t64(m),
+                        "exp_avg_sq": t64(v)}
+    opt.step()
+    want = [param.detach().numpy(), opt.state[param]["exp_avg"].numpy(), opt.state[param]["exp_avg_sq"].numpy()]
+    one = lambda x: np.array([x], dt)  # noqa: E731
+    args = (p, m, v, one(0.9 ** t), one(0.99 ** t), one(0.05), one(0.9), one(0.99), one(eps), g, False, False,
+            z(p), z(m), z(v))
+    return Case(args, ("varOut", "mOut", "vOut"), want)
+
+
+def _ada_layer_norm(op: str, v2: bool) -> None:
+    def make(dt: Any) -> Case:
+        x, sc_, sh = rnd(2, 3, 4, dt=dt), rnd(2, 4, dt=dt, seed=90), rnd(2, 1, 4, dt=dt, seed=91)
+        w, b = rnd(4, dt=dt, seed=92), rnd(4, dt=dt, seed=93)
+        y = F.layer_norm(t64(x), [4], t64(w), t64(b), 1e-5) * (1 + t64(sc_)[:, None]) + t64(sh)
+        if not v2:
+            return Case((x, sc_, sh, w, b, 1e-5, z(x)), ("out",), [y.numpy()])
+        x64 = x.astype(np.float64)
+        mean, rstd = x64.mean(-1, keepdims=True), 1 / np.sqrt(x64.var(-1, keepdims=True) + 1e-5)
+        return Case((x, sc_, sh, w, b, 1e-5, z(x), zs((2, 3, 1), dt), zs((2, 3, 1), dt)),
+                    ("out", "meanOutOptional", "rstdOutOptional"), [y.numpy(), mean, rstd])
+    CASES[op] = make
+
+
+_ada_layer_norm("AdaLayerNorm", False)
+_ada_layer_norm("AdaLayerNormV2", True)
+
+
 # -- the tests ------------------------------------------------------------------------------------
 MINE = sorted(op for op, e in entries().items() if e.family in FAMILIES)
 OTHER = {"Erfinv": I32, "InplaceErfinv": F16, "AddRelu": I32, "Addmv": I32, "Einsum": I32, "Gather": I64,

@@ -286,3 +286,38 @@ def ascend_anti_quant(x: Any, scale: Any, offset: Any, dst_type: int, sqrt_mode:
         y = y + offset.float()
     s = scale.float()
     return y * s * s if sqrt_mode else y * s
+
+
+def apply_adam_d(var: Any, m: Any, v: Any, beta1_power: Any, beta2_power: Any, lr: Any, beta1: Any, beta2: Any,
+                 epsilon: Any, grad: Any, use_nesterov: bool) -> tuple[Any, Any, Any]:
+    """aclnnApplyAdamD, TensorFlow's ApplyAdam (experimental/optim/apply_adam_d/docs/aclnnApplyAdamD.md):
+    lr' = lr sqrt(1 - beta2Power) / (1 - beta1Power); m, v the moments; var - lr' m / (eps + sqrt(v)),
+    m replaced by m beta1 + (1 - beta1) grad under useNesterov. The hyper-parameters one-element tensors."""
+    p1, p2, eta, b1, b2, e = [_up(t).reshape(()) for t in (beta1_power, beta2_power, lr, beta1, beta2, epsilon)]
+    g = _up(grad)
+    m_t = b1 * _up(m) + (1 - b1) * g
+    v_t = b2 * _up(v) + (1 - b2) * g * g
+    step = eta * torch.sqrt(1 - p2) / (1 - p1)
+    num = m_t * b1 + (1 - b1) * g if use_nesterov else m_t
+    var_t = _up(var) - step * num / (e + torch.sqrt(v_t))
+    return var_t.to(var.dtype), m_t.to(m.dtype), v_t.to(v.dtype)
+
+
+def ada_layer_norm(x: Any, scale: Any, shift: Any, weight: Any, bias: Any, epsilon: float) -> Any:
+    """aclnnAdaLayerNorm: layer_norm(x over H) * (1 + scale) + shift, scale and shift [B..., H] or
+    [B..., 1, H] for x [B..., S, H] (norm/ada_layer_norm/docs/aclnnAdaLayerNorm.md)."""
+    return ada_layer_norm_v2(x, scale, shift, weight, bias, epsilon)[0]
+
+
+def ada_layer_norm_v2(x: Any, scale: Any, shift: Any, weight: Any, bias: Any, epsilon: float
+                      ) -> tuple[Any, Any, Any]:
+    """aclnnAdaLayerNormV2: AdaLayerNorm, with the mean and rstd [B..., S, 1] in x's dtype
+    (norm/ada_layer_norm_v2/docs/aclnnAdaLayerNormV2.md)."""
+    xf = _up(x)
+    y, mean, rstd = torch.ops.aten.native_layer_norm(xf, [x.shape[-1]], _up(weight), _up(bias), epsilon)
+
+    def per_batch(t: Any) -> Any:
+        t = _up(t)
+        return t.unsqueeze(-2) if t.dim() == x.dim() - 1 else t
+    out = y * (1 + per_batch(scale)) + per_batch(shift)
+    return out.to(x.dtype), mean.to(x.dtype), rstd.to(x.dtype)

@@ -99,3 +99,14 @@ ENTRIES += [
       notes="x INT8 only (INT4, the INT32-packed int4 and the 8-bit floats left out); dstType (1 FLOAT16, 27 "
             "BFLOAT16) is y's dtype, which is what is written"),
 ]
+ENTRIES += [
+    E("ApplyAdamD", _C + "apply_adam_d",
+      "var m v beta1Power beta2Power lr beta1 beta2 epsilon grad useLocking useNesterov varOut mOut vOut",
+      ("var", "m", "v", "beta1Power", "beta2Power", "lr", "beta1", "beta2", "epsilon", "grad", "useNesterov"),
+      out="varOut mOut vOut", notes=f"{_OPT}; beta powers beta^t; useLocking (TensorFlow's) has no effect"),
+    E("AdaLayerNorm", _C + "ada_layer_norm", "x scale shift weightOptional biasOptional epsilon out",
+      ("x", "scale", "shift", "weightOptional", "biasOptional", "epsilon")),
+    E("AdaLayerNormV2", _C + "ada_layer_norm_v2",
+      "x scale shift weightOptional biasOptional epsilon out meanOutOptional rstdOutOptional",
+      ("x", "scale", "shift", "weightOptional", "biasOptional", "epsilon"), out="out meanOutOptional rstdOutOptional"),
+]

@@ -47,8 +47,6 @@ ENTRIES = [
 LEFT_OUT = {
     "GroupNormBackward": "pyaclnn has its exact reference (pyaclnn/ops/group_norm_backward)",
     "BatchNormGatherStatsWithCounts": "aten::batch_norm_gather_stats_with_counts has no CPU kernel (CUDA only)",
-    "AdaLayerNorm": "layer norm then x * (1 + scale) + shift per batch: no aten overload (a composition)",
-    "AdaLayerNormV2": "as AdaLayerNorm, with mean and rstd outputs: no aten overload",
     "AdaLayerNormBackward": "no aten overload (AdaLayerNorm's backward)",
     "AdaLayerNormQuant": "quantised output with device quant modes",
     "AddLayerNormQuant": "fused add + layer norm + quantisation (device quant modes)",

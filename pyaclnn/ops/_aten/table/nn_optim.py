@@ -37,7 +37,6 @@ ENTRIES = [
 ]
 
 LEFT_OUT = {
-    "ApplyAdamD": "TensorFlow's ApplyAdam with beta powers as tensors: no aten overload",
     "ApplyAdadelta": "no aten overload",
     "ApplyAdamax": "no aten overload",
     "ApplyFtrl": "no aten overload",
