@@ -1,5 +1,5 @@
-"""Normalisations of ops-nn (norm/): batch, group and layer norm, and their backward forms
-(aten's ``native_*`` overloads, argument for argument).
+"""Normalisations of ops-nn (norm/): batch norm and its backward forms, FastLayerNorm (aten's
+``native_*`` overloads, argument for argument); nn.py has GroupNorm, nn_fused.py the fused norms.
 
 Dtypes from docs/aclnn<Op>.md (hicann/ops-nn): FLOAT, FLOAT16, BFLOAT16 (bf16 only on SOCS_BF16).
 Which pointers may be nullptr from op_api/aclnn_<op>.cpp's CheckNotNull: a backward's outputs are
@@ -46,7 +46,8 @@ ENTRIES = [
 
 LEFT_OUT = {
     "GroupNormBackward": "pyaclnn has its exact reference (pyaclnn/ops/group_norm_backward)",
-    "BatchNormGatherStatsWithCounts": "aten::batch_norm_gather_stats_with_counts has no CPU kernel (CUDA only)",
+    "BatchNormGatherStatsWithCounts": "aten's has no CPU kernel (CUDA only); a composition needs the device kernel's "
+                                      "running-variance rule (SyncBatchNormGatherStatsWithCounts), not traced",
     "AdaLayerNormBackward": "no aten overload (AdaLayerNorm's backward)",
     "AdaLayerNormQuant": "quantised output with device quant modes",
     "AddLayerNormQuant": "fused add + layer norm + quantisation (device quant modes)",
