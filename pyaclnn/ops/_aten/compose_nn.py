@@ -145,22 +145,44 @@ def _per_channel(v: Any, x: Any) -> Any:
     return v.reshape((1, -1) + (1,) * (x.dim() - 2))
 
 
-def batch_norm_elemt(x: Any, weight: Any, bias: Any, mean: Any, invstd: Any, eps: float) -> Any:
+def batch_norm(x: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any, training: bool, momentum: float,
+               eps: float) -> tuple[Any, Any, Any, Any, Any]:
+    """aclnnBatchNorm: aten's batch norm; the running statistics (when given) returned updated
+    (training: momentum, unbiased variance) for the device's in-place outputs runningMean and
+    runningVar (norm/batch_norm_v3/docs/aclnnBatchNorm.md)."""
+    if running_mean is None or running_var is None:
+        out, mean, invstd = torch.ops.aten.native_batch_norm(x, weight, bias, running_mean, running_var, training,
+                                                             momentum, eps)
+        return out, mean, invstd, None, None
+    return torch.ops.aten._native_batch_norm_legit_functional(x, weight, bias, running_mean, running_var, training,
+                                                              momentum, eps)
+
+
+def index_copy(x: Any, dim: int, index: Any, source: Any) -> tuple[Any, Any]:
+    """aclnnIndexCopy: x with source's slices at index along dim, for outRef; x itself for selfRef,
+    which the header declares an output and the source never writes (it copies self first:
+    index/scatter_update/op_api/aclnn_index_copy.cpp)."""
+    return torch.index_copy(x, dim, index.long(), source), x
+
+
+def batch_norm_elemt(x: Any, weight: Any, bias: Any, mean: Any, invstd: Any, eps: float) -> tuple[Any, Any, Any]:
     """aclnnBatchNormElemt: (x - mean) * invstd * weight + bias per channel (dim 1); eps unused,
-    invstd given (norm/batch_norm_elemt/docs/aclnnBatchNormElemt.md)."""
+    invstd given (norm/batch_norm_elemt/docs/aclnnBatchNormElemt.md). mean and invstd (declared
+    outputs, only read) are returned as they are."""
     y = (_up(x) - _per_channel(_up(mean), x)) * _per_channel(_up(invstd), x)
     if weight is not None:
         y = y * _per_channel(_up(weight), x)
     if bias is not None:
         y = y + _per_channel(_up(bias), x)
-    return y.to(x.dtype)
+    return y.to(x.dtype), mean, invstd
 
 
 def batch_norm_elemt_backward(dy: Any, x: Any, mean: Any, invstd: Any, weight: Any, sum_dy: Any,
-                              sum_dy_xmu: Any, counter: Any) -> Any:
+                              sum_dy_xmu: Any, counter: Any) -> tuple[Any, Any]:
     """aclnnBatchNormElemtBackward: ((dy - sumDy / n) - (x - mean) * invstd^2 * sumDyXmu / n)
     * invstd * weight, n the sum of counter
-    (norm/sync_batch_norm_backward_elemt/docs/aclnnBatchNormElemtBackward.md)."""
+    (norm/sync_batch_norm_backward_elemt/docs/aclnnBatchNormElemtBackward.md). counter (a declared
+    output, only read) is returned as it is."""
     n = _up(counter).sum().to(torch.float32)
     istd = _per_channel(_up(invstd), x)
     g = (_up(dy) - _per_channel(_up(sum_dy), x) / n) \
@@ -168,7 +190,7 @@ def batch_norm_elemt_backward(dy: Any, x: Any, mean: Any, invstd: Any, weight: A
     g = g * istd
     if weight is not None:
         g = g * _per_channel(_up(weight), x)
-    return g.to(x.dtype)
+    return g.to(x.dtype), counter
 
 
 def batch_norm_reduce(x: Any) -> tuple[Any, Any]:

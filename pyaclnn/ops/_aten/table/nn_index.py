@@ -17,9 +17,9 @@ ENTRIES = [
     E("IndexAddV2", "aten::index_add.default", "self dim index source alpha mode out",
       ("self", "dim", "index", "source"), {"alpha": "alpha"}, dtypes={"*": ALL, "index": _IDX},
       notes="mode (0: the device's fast path) does not change the result here"),
-    E("IndexCopy", "aten::index_copy.default", "selfRef dim index source outRef",
-      ("selfRef", "dim", Int64("index"), "source"), out="outRef", inplace="selfRef", dtypes={"*": _ANY, "index": _IDX},
-      notes="selfRef (declared an output) is read, never written: the result goes to outRef "
+    E("IndexCopy", "torch:pyaclnn.ops._aten.compose_nn.index_copy", "selfRef dim index source outRef",
+      ("selfRef", "dim", "index", "source"), out="outRef selfRef", dtypes={"*": _ANY, "index": _IDX},
+      notes="selfRef (declared an output) gets its own values back: the result goes to outRef "
             "(index/scatter_update/op_api/aclnn_index_copy.cpp copies self first)"),
     E("IndexFillTensor", "aten::index_fill.int_Scalar", "self dim index value out",
       ("self", "dim", IntTensor("index"), "value"), dtypes=_FILL, notes="index: an aclIntArray"),

@@ -13,13 +13,13 @@ from ._entry import E
 _MASK = "an output whose outputMask is false may be nullptr and is not written"
 
 ENTRIES = [
-    E("BatchNorm", "aten::native_batch_norm.default",
+    E("BatchNorm", "torch:pyaclnn.ops._aten.compose_nn.batch_norm",
       "input weight bias runningMean runningVar training momentum eps output saveMean saveInvstd",
       ("input", "weight", "bias", "runningMean", "runningVar", "training", "momentum", "eps"),
-      out="output saveMean saveInvstd", inplace="runningMean runningVar",
+      out="output saveMean saveInvstd runningMean runningVar",
       nullable="weight bias runningMean runningVar saveMean saveInvstd",
       traced="norm/batch_norm_v3/op_host/op_api/aclnn_batch_norm.cpp",
-      notes="training: runningMean and runningVar updated in place (momentum, unbiased variance); "
+      notes="training: runningMean and runningVar get aten's updated statistics (momentum, unbiased variance); "
             "not training: saveMean and saveInvstd may be nullptr and are left unwritten"),
     E("BatchNormBackward", "aten::native_batch_norm_backward.default",
       "gradOut input weight runningMean runningVar saveMean saveInvstd training eps outputMask "
