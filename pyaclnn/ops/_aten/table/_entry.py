@@ -6,7 +6,7 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
 
 - ``op``: the CANN name (aclnn<op>); ``aten``: ``"aten::name.overload"`` (``.default`` when it
   has none), or ``"torch:dotted.path"`` for a callable of the torch package (``torch:torch.fft.fft``)
-  or a small composition of torch calls in pyaclnn (``torch:pyaclnn.ops._aten.compose_nn.gemm``);
+  or a small composition of torch calls in pyaclnn (``torch:pyaclnn.ops._aten.compose.nn.gemm``);
 - ``params``: the C parameters of aclnn<op>GetWorkspaceSize without the two out-parameters,
   by name, in header order (space-separated). It is the prototype the entry was written for:
   the registry runs the operator only when its signature has exactly these names, and

@@ -1,5 +1,5 @@
 """ops-nn operators no single aten overload computes, as small compositions of torch calls in
-pyaclnn/ops/_aten/compose_nn.py (each the operator's documented formula, cited there): FastGelu,
+pyaclnn/ops/_aten/compose/nn.py (each the operator's documented formula, cited there): FastGelu,
 GeGlu, Gemm, AddRmsNorm, GroupNormSilu, the SyncBatchNorm pieces, ConvDepthwise2d,
 the BCE-with-logits gradients.
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ._entry import F16, FLOATS, E, D
 
-_C = "torch:pyaclnn.ops._aten.compose_nn."
+_C = "torch:pyaclnn.ops._aten.compose.nn."
 _HF32 = "cubeMathType dropped: fp32 in full precision"
 
 ENTRIES = [

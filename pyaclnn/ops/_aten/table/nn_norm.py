@@ -13,7 +13,7 @@ from ._entry import E
 _MASK = "an output whose outputMask is false may be nullptr and is not written"
 
 ENTRIES = [
-    E("BatchNorm", "torch:pyaclnn.ops._aten.compose_nn.batch_norm",
+    E("BatchNorm", "torch:pyaclnn.ops._aten.compose.nn.batch_norm",
       "input weight bias runningMean runningVar training momentum eps output saveMean saveInvstd",
       ("input", "weight", "bias", "runningMean", "runningVar", "training", "momentum", "eps"),
       out="output saveMean saveInvstd runningMean runningVar",
@@ -45,7 +45,6 @@ ENTRIES = [
 ]
 
 LEFT_OUT = {
-    "GroupNormBackward": "pyaclnn has its exact reference (pyaclnn/ops/group_norm_backward)",
     "BatchNormGatherStatsWithCounts": "aten's has no CPU kernel (CUDA only); a composition needs the device kernel's "
                                       "running-variance rule (SyncBatchNormGatherStatsWithCounts), not traced",
     "AdaLayerNormBackward": "no aten overload (AdaLayerNorm's backward)",

@@ -17,8 +17,9 @@ def _divisor(value: int) -> int | None:
 
 
 ENTRIES = [
-    E("AdaptiveAvgPool3dBackward", "aten::_adaptive_avg_pool3d_backward.default", "gradOutput self out",
-      ("gradOutput", "self")),
+    E("AdaptiveAvgPool3dBackward", "torch:pyaclnn.ops._aten.compose.nn.adaptive_avg_pool3d_backward",
+      "gradOutput self out", ("gradOutput", "self"),
+      notes="aten's _adaptive_avg_pool3d_backward, 4-D or 5-D only (its meta kernel takes any rank)"),
     E("AdaptiveMaxPool3dBackward", "aten::adaptive_max_pool3d_backward.default", "gradOutput self indices gradInput",
       ("gradOutput", "self", Int64("indices")), out="gradInput", dtypes={"*": FLOATS, "indices": _IDX},
       notes="int32 indices passed to aten as int64 (its CPU kernel takes only those)"),
