@@ -49,13 +49,12 @@ def to_torch(a: np.ndarray, torch: Any) -> Any:
 
 
 def write(out: np.ndarray, t: Any, torch: Any, what: str) -> None:
-    """``t`` cast to ``out``'s dtype, copied into ``out`` (same shape: never resized). A result
-    with no element for an output with some is not written: aten computes nothing there in
-    that mode (native_batch_norm's saved statistics when not training; phase 1 checked the
-    shape against the meta kernel's)."""
+    """``t`` cast to ``out``'s dtype, copied into ``out`` (same shape: never resized)."""
     carrier, tdt = _NP.get(out.dtype) or _np_map()[out.dtype]
-    if t.numel() == 0 and out.size:
+    if t.numel() == 0 and out.size:  # aten computes nothing there in that mode (BatchNorm's saved stats, eval)
         return
+    if tuple(t.shape) != out.shape and t.dim() == 0 and out.size == 1:  # an entry's ``single`` output
+        t = t.reshape(out.shape)
     if tuple(t.shape) != out.shape:
         raise NotSupportedError(f"{what}: aten's result has shape {tuple(t.shape)}, the output {out.shape}")
     if t.dtype != tdt:

@@ -125,10 +125,6 @@ def plain(value: Any) -> Any:
     return value if number is None or not hasattr(value, "dtype") else number
 
 
-def is_tensor_meta(value: Any) -> bool:
-    return isinstance(value, TensorMeta)
-
-
 def _key(value: Any) -> Any:
     if isinstance(value, TensorMeta):
         return (value.shape, value.dtype)
@@ -178,8 +174,10 @@ class AtenSpec:
             if isinstance(d, int) and not -rank <= d < rank:
                 fail_invalid(self.API, f"dim {d} is out of range [{-rank}, {rank - 1}] for a rank-{first.ndim} input")
 
-    # the rule of a call: aten's meta kernels
     def _rule(self, metas: Sequence[Any]) -> tuple[Any, ...]:
+        """The outputs' (shape, dtype) for ``metas``: aten's meta kernels, or its CPU kernel on
+        zeros (no meta kernel, or the entry's ``rule`` is ``"cpu"``: a meta kernel that checks
+        less than the CPU one)."""
         torch = torch_module(self.OP)
         fn = self._fn or self._resolve()
 
@@ -190,20 +188,30 @@ class AtenSpec:
                 return [meta(t) for t in m]
             return plain(m)
 
+        def zeros(m: Any) -> Any:
+            if isinstance(m, TensorMeta):
+                return torch.zeros(m.shape, dtype=self._compute_dtype(m.dtype))
+            if isinstance(m, tuple) and m and all(isinstance(t, TensorMeta) for t in m):
+                return [zeros(t) for t in m]
+            return plain(m)
         def on_meta(a: Any) -> Any:  # a tensor a Conv made from a plain value (IntTensor's) joins them
             return a.to("meta") if isinstance(a, torch.Tensor) else a
+        if self.entry.rule != "cpu":
+            try:
+                args, kwargs = bind(self.entry, self._index, metas, meta, torch)
+                return results_of(self.entry, fn(*[on_meta(a) for a in args],
+                                                 **{k: on_meta(v) for k, v in kwargs.items()}))
+            except NotImplementedError:  # no meta kernel: the CPU kernel on zeros
+                pass
+            except _REFUSALS as exc:
+                if not (isinstance(exc, RuntimeError) and "meta" in str(exc)):
+                    fail_invalid(self.API, f"{self.entry.aten} refuses these arguments: {_first_line(exc)}")
+                # else a kernel that wants one tensor on the CPU (.item() of a one-element scalar): zeros
         try:
-            args, kwargs = bind(self.entry, self._index, metas, meta, torch)
-            result = fn(*[on_meta(a) for a in args], **{k: on_meta(v) for k, v in kwargs.items()})
-        except NotImplementedError:  # no meta kernel: the CPU kernel on zeros
-            result = self._on_zeros(fn, metas, torch)
-        except RuntimeError as exc:
-            if "meta" not in str(exc):
-                fail_invalid(self.API, f"{self.entry.aten} refuses these arguments: {_first_line(exc)}")
-            result = self._on_zeros(fn, metas, torch)  # a kernel that wants one tensor on the CPU (a scalars list)
-        except (ValueError, TypeError, IndexError) as exc:
+            args, kwargs = bind(self.entry, self._index, metas, zeros, torch)
+            return results_of(self.entry, fn(*args, **kwargs))
+        except _REFUSALS + (NotImplementedError,) as exc:
             fail_invalid(self.API, f"{self.entry.aten} refuses these arguments: {_first_line(exc)}")
-        return results_of(self.entry, result)
 
     def _compute_dtype(self, dtype: int) -> Any:
         """The torch dtype aten computes a tensor of ``dtype`` in (float32 for fp16/bf16 under
@@ -211,23 +219,6 @@ class AtenSpec:
         if self.entry.upcast and dtype in (DType.FLOAT16, DType.BF16):
             return torch_dtype(DType.FLOAT)
         return torch_dtype(dtype)
-
-    def _on_zeros(self, fn: Callable[..., Any], metas: Sequence[Any], torch: Any) -> Any:
-        """aten's CPU kernel on zero tensors of the metadata's shapes and dtypes."""
-        def zeros(m: Any) -> Any:
-            if isinstance(m, TensorMeta):
-                return torch.zeros(m.shape, dtype=self._compute_dtype(m.dtype))
-            if isinstance(m, tuple) and m and all(isinstance(t, TensorMeta) for t in m):
-                return [zeros(t) for t in m]
-            return plain(m)
-        return self._call(fn, lambda: bind(self.entry, self._index, metas, zeros, torch))
-
-    def _call(self, fn: Callable[..., Any], bound: Callable[[], tuple[list, dict]]) -> Any:
-        try:
-            args, kwargs = bound()
-            return fn(*args, **kwargs)
-        except (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError) as exc:
-            fail_invalid(self.API, f"{self.entry.aten} refuses these arguments: {_first_line(exc)}")
 
     def _resolve(self) -> Callable[..., Any]:
         fn = self._fn = aten_callable(self.entry)
@@ -298,8 +289,9 @@ class AtenSpec:
             if not isinstance(m, TensorMeta) and len(m) != len(got):
                 fail_invalid(api, f"{name} holds {len(m)} tensors; the result has {len(got)}")
             pairs = ((m, got),) if isinstance(m, TensorMeta) else zip(m, got)
+            single = name in entry.single
             for t, (shape, dt) in pairs:
-                if tuple(t.shape) != shape:
+                if tuple(t.shape) != shape and not (single and shape == () and t.numel == 1 and t.ndim <= 1):
                     fail_invalid(api, f"Shape of {name} should be {fmt_shape(shape)}, but current is "
                                       f"{fmt_shape(t.shape)}")
                 out_dt = DType(t.dtype)
@@ -317,6 +309,10 @@ class AtenSpec:
 def acl_dtype(dtype: Any) -> DType:
     """The aclDataType of a DType or a NumPy dtype (a tensor's meta, or its phase-2 view)."""
     return dtype if isinstance(dtype, DType) else from_numpy(dtype)
+
+
+# what aten raises for arguments it refuses (its meta kernels' checks are Python asserts too)
+_REFUSALS: tuple[type[BaseException], ...] = (RuntimeError, ValueError, TypeError, IndexError, AssertionError)
 
 
 def _first_line(exc: BaseException) -> str:

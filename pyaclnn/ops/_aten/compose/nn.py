@@ -344,11 +344,3 @@ def ada_layer_norm_v2(x: Any, scale: Any, shift: Any, weight: Any, bias: Any, ep
     out = y * (1 + per_batch(scale)) + per_batch(shift)
     return out.to(x.dtype), mean.to(x.dtype), rstd.to(x.dtype)
 
-
-def adaptive_avg_pool3d_backward(dy: Any, x: Any) -> Any:
-    """aclnnAdaptiveAvgPool3dBackward: aten's, for the 4-D or 5-D tensors the doc takes (aten's meta
-    kernel takes any rank, its CPU kernel not: refused here at phase 1)
-    (pooling/adaptive_avg_pool3d_grad/docs/aclnnAdaptiveAvgPool3dBackward.md)."""
-    if x.dim() not in (4, 5) or dy.dim() != x.dim():
-        raise ValueError(f"self and gradOutput must be 4-D or 5-D alike, got {x.dim()}-D and {dy.dim()}-D")
-    return torch.ops.aten._adaptive_avg_pool3d_backward(dy, x)

@@ -25,9 +25,15 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
   list for the other SoCs, where a source has two (GetDtypeSupportListV2's second, the
   ASCEND910 list; default: ``dtypes`` without bf16); ``out_dtypes``: the output dtypes
   (default: any dtype the result can be cast to, CANN's CanCast); ``same_dtype``: parameters
-  whose dtype must be the first one's (OP_CHECK_DTYPE_NOT_MATCH);
+  whose dtype must be the first one's (OP_CHECK_DTYPE_NOT_MATCH); ``single``: outputs whose 0-d
+  result may be written to any one-element output of rank <= 1 (a source's "single element"
+  check, where aten would have a 0-d tensor);
 - ``upcast``: fp16 and bf16 tensors go to aten as float32 (its CPU kernel has no half one; the
   device computes them), the results cast back to the outputs' dtypes;
+- ``rule``: how phase 1 finds the outputs' shapes and dtypes: ``"meta"`` (aten's meta kernels,
+  the default) or ``"cpu"`` (its CPU kernel on zeros, once per distinct arguments: for an
+  operator whose meta kernel checks less than its CPU kernel, which would accept at phase 1
+  what phase 2 cannot compute);
 - ``traced``: which phase-1 rules were traced from the op sources (a file of hicann ops-math or
   ops-nn), ``""`` when all are the tier's generic ones (spec.py: nullptr, rank, dtype, out shape);
 - ``notes``: known differences from the device (HF32 under cubeMathType, which is dropped...).
@@ -40,7 +46,8 @@ from typing import Any, Mapping
 from ....dtypes import DType
 
 __all__ = ["Entry", "E", "Conv", "Dtype", "Enum", "Reduction", "IntReduction", "zero_is_none", "OutDtype", "OutShape", "Call",
-           "Int64", "IntTensor", "D", "F16", "FLOATS", "FLOATS64", "INTS", "NUMS", "ALL", "COMPLEX_", "SOCS_BF16"]
+           "Int64", "IntTensor", "D",
+           "F16", "FLOATS", "FLOATS64", "INTS", "NUMS", "ALL", "COMPLEX_", "SOCS_BF16"]
 
 D = DType
 F16 = (D.FLOAT, D.FLOAT16)
@@ -102,7 +109,8 @@ def zero_is_none(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class OutDtype(Conv):
-    """The torch dtype of C output ``param`` (an aten ``dtype=`` argument CANN takes from out)."""
+    """The torch dtype of C tensor ``param`` (an output's, usually: an aten ``dtype=`` argument
+    CANN takes from out; or an input's, aten's ``input_dtype``)."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +155,8 @@ class Entry:
     notes: str = ""
     dtypes_v1: tuple[DType, ...] | None = None
     same_dtype: tuple[str, ...] = ()
+    rule: str = "meta"
+    single: tuple[str, ...] = ()
     family: str = field(default="", compare=False)  # the table module it comes from
 
     def referenced(self) -> list[str]:
@@ -160,7 +170,7 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
       dtypes: tuple[DType, ...] | Mapping[str, tuple[DType, ...]] | None = FLOATS,
       out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "",
       nullable: str = "", dtypes_v1: tuple[DType, ...] | None = None, same_dtype: str = "",
-      upcast: bool = False) -> Entry:
+      rule: str = "meta", single: str = "", upcast: bool = False) -> Entry:
     """One table entry (module docstring); ``params``, ``out``, ``nullable`` and ``same_dtype``
     as space-separated names."""
     names = tuple(params.split())
@@ -172,4 +182,5 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
         raise ValueError(f"{op}: aten {aten!r} is neither 'aten::name.overload' nor 'torch:path'")
     return Entry(op, aten, names, tuple(args), tuple((kwargs or {}).items()), tuple(out),
                  tuple(nullable.split()), dtypes, out_dtypes, upcast, traced, notes, dtypes_v1,
-                 tuple(same_dtype.split()))
+                 tuple(same_dtype.split()),
+                 rule, tuple(single.split()))

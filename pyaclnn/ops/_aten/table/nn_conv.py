@@ -1,12 +1,12 @@
-"""Convolutions and samplers of ops-nn (conv/) and ops-cv (image/): aten's convolution,
-conv_tbc, col2im and grid_sampler overloads and their backward forms, argument for argument.
+"""Convolutions of ops-nn (conv/) and ops-cv (image/) the other families do not have: aten's
+conv_tbc and its backward form, col2im, argument for argument.
 
 Dtypes from docs/aclnn<Op>.md: FLOAT, FLOAT16, BFLOAT16 (bf16 only on SOCS_BF16); the 8-bit
 floats (HIFLOAT8, FLOAT8_E4M3FN) some convolutions take on Ascend950 are left out.
 """
 from __future__ import annotations
 
-from ._entry import FLOATS64, E
+from ._entry import E
 
 _HF32 = ("cubeMathType dropped: fp32 in full precision (the device may use HF32 or fp16 when "
          "cubeMathType allows it)")
@@ -22,10 +22,6 @@ ENTRIES = [
     E("Im2colBackward", "aten::col2im.default", "gradOutput inputSize kernelSize dilation padding stride out",
       ("gradOutput", "inputSize", "kernelSize", "dilation", "padding", "stride"),
       notes="im2col's backward is col2im: inputSize is the spatial (H, W) size"),
-    E("GridSampler3DBackward", "aten::grid_sampler_3d_backward.default",
-      "gradOutput input grid interpolationMode paddingMode alignCorners outputMask inputGrad gridGrad",
-      ("gradOutput", "input", "grid", "interpolationMode", "paddingMode", "alignCorners", "outputMask"),
-      out="inputGrad gridGrad", nullable="inputGrad gridGrad", dtypes=FLOATS64, notes=_MASK),
 ]
 
 LEFT_OUT = {

@@ -25,10 +25,6 @@ ENTRIES = [
       ("self", "dim", IntTensor("index"), "value"), dtypes=_FILL, notes="index: an aclIntArray"),
     E("InplaceIndexFillTensor", "aten::index_fill.int_Scalar", "selfRef dim index value",
       ("selfRef", "dim", IntTensor("index"), "value"), dtypes=_FILL, notes="index: an aclIntArray"),
-    E("IndexPutImpl", "aten::_index_put_impl.default", "selfRef indices values accumulate unsafe",
-      ("selfRef", "indices", "values", "accumulate", "unsafe"), dtypes={"*": ALL, "indices": _IDX + (D.BOOL,)}),
-    E("EmbeddingRenorm", "aten::embedding_renorm.default", "selfRef indices maxNorm normType",
-      ("selfRef", "indices", "maxNorm", "normType"), dtypes={"*": FLOATS, "indices": _IDX}),
 ]
 
 LEFT_OUT = {
