@@ -17,7 +17,7 @@ import numpy as np
 from ...dtypes import to_numpy
 from ...errors import NotSupportedError
 from .spec import _TORCH_NAMES, aten_callable, bind, plain, torch_dtype, torch_module
-from .table._entry import Entry
+from .table._entry import Entry, Int64
 
 __all__ = ["AtenKernel", "to_torch", "write"]
 
@@ -51,6 +51,8 @@ def to_torch(a: np.ndarray, torch: Any) -> Any:
 def write(out: np.ndarray, t: Any, torch: Any, what: str) -> None:
     """``t`` cast to ``out``'s dtype, copied into ``out`` (same shape: never resized)."""
     carrier, tdt = _NP.get(out.dtype) or _np_map()[out.dtype]
+    if t.numel() == 0 and out.size:  # aten computes nothing there in that mode (BatchNorm's saved stats, eval)
+        return
     if tuple(t.shape) != out.shape and t.dim() == 0 and out.size == 1:  # an entry's ``single`` output
         t = t.reshape(out.shape)
     if tuple(t.shape) != out.shape:
@@ -118,13 +120,21 @@ class AtenKernel:
         pos = [(k, v.index) for k, v in enumerate(args) if isinstance(v, _Slot)]
         kw = [(k, v.index) for k, v in kwargs.items() if isinstance(v, _Slot)]
         outs = tuple(None if n is None else self._index[n] for n in entry.out)
+        upcast = entry.upcast
+        longs = {self._index[c.param] for c in list(entry.args) + [v for _, v in entry.kwargs] if isinstance(c, Int64)}
         what = f"aclnn{entry.op} ({entry.aten})"
 
         def tensor(v: Any, i: int) -> Any:
             x = v[i]
             if i in lists:
-                return [to_torch(t, torch) for t in x]
-            return None if x is None else to_torch(x, torch)
+                ts = [to_torch(t, torch) for t in x]
+                return [t.float() if upcast and t.dtype in (torch.float16, torch.bfloat16) else t for t in ts]
+            if x is None:
+                return None
+            t = to_torch(x, torch)
+            if i in longs:
+                return t.long()
+            return t.float() if upcast and t.dtype in (torch.float16, torch.bfloat16) else t
 
         def run(v: tuple) -> None:
             call_args = list(args)

@@ -35,7 +35,7 @@ from typing import Any, Callable, Sequence
 from ..._spec import MAX_DIM, TensorMeta, can_cast, fail_invalid, fail_null, fmt_dtypes, fmt_shape
 from ...dtypes import DType, from_numpy
 from ...errors import NotSupportedError
-from .table._entry import SOCS_BF16, Conv, Dtype, Entry, OutDtype, OutShape
+from .table._entry import SOCS_BF16, Conv, Dtype, Entry, Int64, IntTensor, OutDtype, OutShape
 
 __all__ = ["AtenSpec", "torch_module", "torch_dtype", "dtype_of_torch", "aten_callable", "THREADS_ENV",
            "EXTRA_HINT"]
@@ -183,30 +183,42 @@ class AtenSpec:
 
         def meta(m: Any) -> Any:
             if isinstance(m, TensorMeta):
-                return torch.empty(m.shape, dtype=torch_dtype(m.dtype), device="meta")
+                return torch.empty(m.shape, dtype=self._compute_dtype(m.dtype), device="meta")
             if isinstance(m, tuple) and m and all(isinstance(t, TensorMeta) for t in m):
                 return [meta(t) for t in m]
             return plain(m)
 
         def zeros(m: Any) -> Any:
             if isinstance(m, TensorMeta):
-                return torch.zeros(m.shape, dtype=torch_dtype(m.dtype))
+                return torch.zeros(m.shape, dtype=self._compute_dtype(m.dtype))
             if isinstance(m, tuple) and m and all(isinstance(t, TensorMeta) for t in m):
                 return [zeros(t) for t in m]
             return plain(m)
+        def on_meta(a: Any) -> Any:  # a tensor a Conv made from a plain value (IntTensor's) joins them
+            return a.to("meta") if isinstance(a, torch.Tensor) else a
         if self.entry.rule != "cpu":
             try:
                 args, kwargs = bind(self.entry, self._index, metas, meta, torch)
-                return results_of(self.entry, fn(*args, **kwargs))
+                return results_of(self.entry, fn(*[on_meta(a) for a in args],
+                                                 **{k: on_meta(v) for k, v in kwargs.items()}))
             except NotImplementedError:  # no meta kernel: the CPU kernel on zeros
                 pass
             except _REFUSALS as exc:
-                fail_invalid(self.API, f"{self.entry.aten} refuses these arguments: {_first_line(exc)}")
+                if not (isinstance(exc, RuntimeError) and "meta" in str(exc)):
+                    fail_invalid(self.API, f"{self.entry.aten} refuses these arguments: {_first_line(exc)}")
+                # else a kernel that wants one tensor on the CPU (.item() of a one-element scalar): zeros
         try:
             args, kwargs = bind(self.entry, self._index, metas, zeros, torch)
             return results_of(self.entry, fn(*args, **kwargs))
         except _REFUSALS + (NotImplementedError,) as exc:
             fail_invalid(self.API, f"{self.entry.aten} refuses these arguments: {_first_line(exc)}")
+
+    def _compute_dtype(self, dtype: int) -> Any:
+        """The torch dtype aten computes a tensor of ``dtype`` in (float32 for fp16/bf16 under
+        ``Entry.upcast``, as phase 2 hands them)."""
+        if self.entry.upcast and dtype in (DType.FLOAT16, DType.BF16):
+            return torch_dtype(DType.FLOAT)
+        return torch_dtype(dtype)
 
     def _resolve(self) -> Callable[..., Any]:
         fn = self._fn = aten_callable(self.entry)
@@ -341,6 +353,11 @@ def bind(entry: Entry, index: dict[str, int], values: Sequence[Any], tensor: Cal
             return list(described[index[a.param]].shape)
         if isinstance(a, Conv) and values[index[a.param]] is None:
             return None
+        if isinstance(a, Int64):  # a tensor now (phase 1), or phase 2's slot: the kernel converts it
+            t = tensor(values[index[a.param]])
+            return t.long() if hasattr(t, "long") else t
+        if isinstance(a, IntTensor):
+            return torch.tensor(list(values[index[a.param]]), dtype=torch.int64)
         if isinstance(a, Dtype):
             return torch_dtype(int(values[index[a.param]]))
         if isinstance(a, Conv):

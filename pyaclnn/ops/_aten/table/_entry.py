@@ -5,7 +5,8 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
     E("Softmax", "aten::_softmax", "self dim out", ("self", "dim", False))
 
 - ``op``: the CANN name (aclnn<op>); ``aten``: ``"aten::name.overload"`` (``.default`` when it
-  has none), or ``"torch:dotted.path"`` for a callable of the torch package (``torch:torch.fft.fft``);
+  has none), or ``"torch:dotted.path"`` for a callable of the torch package (``torch:torch.fft.fft``)
+  or a small composition of torch calls in pyaclnn (``torch:pyaclnn.ops._aten.compose.nn.gemm``);
 - ``params``: the C parameters of aclnn<op>GetWorkspaceSize without the two out-parameters,
   by name, in header order (space-separated). It is the prototype the entry was written for:
   the registry runs the operator only when its signature has exactly these names, and
@@ -29,6 +30,8 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
   check, where aten would have a 0-d tensor);
 - ``socs``: the SoCs the operator exists on (empty: all; elsewhere 161002 after the nullptr
   checks, as the sources' SoC checks refuse it);
+- ``upcast``: fp16 and bf16 tensors go to aten as float32 (its CPU kernel has no half one; the
+  device computes them), the results cast back to the outputs' dtypes;
 - ``rule``: how phase 1 finds the outputs' shapes and dtypes: ``"meta"`` (aten's meta kernels,
   the default) or ``"cpu"`` (its CPU kernel on zeros, once per distinct arguments: for an
   operator whose meta kernel checks less than its CPU kernel, which would accept at phase 1
@@ -45,6 +48,7 @@ from typing import Any, Mapping
 from ....dtypes import DType
 
 __all__ = ["Entry", "E", "Conv", "Dtype", "Enum", "Reduction", "IntReduction", "zero_is_none", "OutDtype", "OutShape", "Call",
+           "Int64", "IntTensor", "D",
            "F16", "FLOATS", "FLOATS64", "INTS", "NUMS", "ALL", "COMPLEX_", "SOCS_BF16"]
 
 D = DType
@@ -126,6 +130,17 @@ class Call(Conv):
         return self.fn(value)
 
 
+@dataclass(frozen=True)
+class Int64(Conv):
+    """Tensor ``param`` passed to aten as int64 (indices: some aten CPU kernels take only long
+    ones where CANN also takes int32)."""
+
+
+@dataclass(frozen=True)
+class IntTensor(Conv):
+    """aclIntArray ``param`` passed to aten as a 1-D int64 tensor (an index list)."""
+
+
 @dataclass(frozen=True, eq=False)
 class Entry:
     op: str
@@ -137,6 +152,7 @@ class Entry:
     nullable: tuple[str, ...] = ()
     dtypes: tuple[DType, ...] | Mapping[str, tuple[DType, ...]] | None = FLOATS
     out_dtypes: tuple[DType, ...] | None = None
+    upcast: bool = False
     traced: str = ""
     notes: str = ""
     dtypes_v1: tuple[DType, ...] | None = None
@@ -157,7 +173,7 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
       dtypes: tuple[DType, ...] | Mapping[str, tuple[DType, ...]] | None = FLOATS,
       out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "",
       nullable: str = "", dtypes_v1: tuple[DType, ...] | None = None, same_dtype: str = "",
-      rule: str = "meta", single: str = "", socs: str = "") -> Entry:
+      rule: str = "meta", single: str = "", socs: str = "", upcast: bool = False) -> Entry:
     """One table entry (module docstring); ``params``, ``out``, ``nullable``, ``same_dtype``,
     ``single`` and ``socs`` as space-separated names."""
     names = tuple(params.split())
@@ -168,5 +184,5 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
     if not aten.startswith(("aten::", "torch:")):
         raise ValueError(f"{op}: aten {aten!r} is neither 'aten::name.overload' nor 'torch:path'")
     return Entry(op, aten, names, tuple(args), tuple((kwargs or {}).items()), tuple(out),
-                 tuple(nullable.split()), dtypes, out_dtypes, traced, notes, dtypes_v1, tuple(same_dtype.split()),
-                 rule, tuple(single.split()), tuple(socs.split()))
+                 tuple(nullable.split()), dtypes, out_dtypes, upcast, traced, notes, dtypes_v1,
+                 tuple(same_dtype.split()), rule, tuple(single.split()), tuple(socs.split()))

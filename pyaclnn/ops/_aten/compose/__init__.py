@@ -1,0 +1,3 @@
+"""Small compositions of torch calls for operators no single aten overload computes, one module
+per family (the table names a function ``"torch:pyaclnn.ops._aten.compose.<module>.<function>"``).
+Imported only when such an operator first runs (torch is imported by then)."""
