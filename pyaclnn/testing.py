@@ -28,6 +28,14 @@ What fails a checked test
   tests) is not counted, nor what pyaclnn keeps for itself (the default device and streams of
   the high-level API): ``pyaclnn._check`` says exactly what is.
 
+Operators without a reference, and CANN's precision standard
+--------------------------------------------------------------
+- ``@pytest.mark.aclnn_reference("Softmax", ...)`` (or ``require_reference("Softmax")`` in the
+  body) skips the test, naming the operator, when the backend in use cannot run it: on the
+  NumPy backend an operator without a reference, on the acl backend one no header declares.
+- ``assert_close(actual, golden, dtype=None)`` compares an output with a golden by CANN's own
+  per-dtype precision standard (``pyaclnn._precision`` says which document and what it says).
+
 Once a checked test has run, pyaclnn records the user's line of every handle made for the rest
 of the session (about a microsecond per handle; ``benchmarks/check_overhead.py``). The hook is
 a new-style pytest wrapper: pytest 8 (pluggy 1.2) or later.
@@ -38,7 +46,50 @@ from typing import Any, Iterator
 
 import pytest
 
+from ._precision import assert_close
+
+__all__ = ["assert_close", "require_reference", "reference_missing"]
+
 FIXTURE = "pyaclnn_check"
+MARKER = "aclnn_reference"
+
+
+def reference_missing(op: str) -> str | None:
+    """Why the backend in use cannot run ``op`` ("Softmax" or "aclnnSoftmax"), or None if it can.
+
+    It asks the backend's runtime for the operator (``op_info``): the acl backend runs every
+    operator a header declares; the NumPy backend only those with a reference (NotSupportedError
+    otherwise, UnknownOperatorError when no header declares it).
+    """
+    from . import _backend, errors
+    name = op[5:] if op.startswith("aclnn") else op
+    runtime = _backend.current().runtime
+    try:
+        info = runtime.op_info(name)
+    except errors.NotSupportedError as exc:
+        return str(exc)
+    problem = getattr(info.signature, "problem", None)  # a declared signature pyaclnn cannot call
+    return f"aclnn{name} cannot be called from pyaclnn: {problem}" if problem else None
+
+
+def require_reference(*ops: str) -> None:
+    """Skip the calling test (pytest.skip) unless the backend in use can run every one of ``ops``;
+    the reason names the operator and the backend."""
+    reason = _skip_reason(ops, "require_reference")
+    if reason is not None:
+        pytest.skip(reason)
+
+
+def _skip_reason(ops: tuple[Any, ...], caller: str) -> str | None:
+    for op in ops:
+        if not isinstance(op, str) or not op:
+            raise TypeError(f"{caller}: operator names are strings such as 'Softmax', not {op!r}")
+        why = reference_missing(op)
+        if why is not None:
+            from . import _backend
+            name = op if op.startswith("aclnn") else f"aclnn{op}"
+            return f"{name} has no reference on the {_backend.current().name} backend: {why}"
+    return None
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -50,6 +101,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{FIXTURE}: fail the test if it trips a pyaclnn hazard or leaves "
                                        "pyaclnn/acl handles alive (pyaclnn.testing)")
+    config.addinivalue_line("markers", f"{MARKER}(*ops): skip the test unless the backend in use can run each "
+                                       "of the aclnn operators ops, e.g. 'Softmax' (pyaclnn.testing)")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for mark in item.iter_markers(MARKER):
+        if not mark.args:
+            raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.{MARKER} needs the operator names, "
+                                    f"e.g. @pytest.mark.{MARKER}('Softmax')")
+        reason = _skip_reason(mark.args, f"@pytest.mark.{MARKER}")
+        if reason is not None:
+            try:  # reported at the test, as pytest's own skip marks are (a keyword private to pytest >= 7)
+                exc = pytest.skip.Exception(reason, _use_item_location=True)  # type: ignore[call-arg]
+            except TypeError:
+                exc = pytest.skip.Exception(reason)
+            raise exc
 
 
 @pytest.fixture
