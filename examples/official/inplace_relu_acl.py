@@ -38,7 +38,8 @@ def main():
     # 5. copy the result back
     size = GetShapeSize(selfShape)
     inplaceResultData = np.zeros(size, dtype=np.float32)
-    acl.aclrtMemcpy(inplaceResultData, inplaceResultData.nbytes, selfDeviceAddr, size * inplaceResultData.itemsize, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    acl.aclrtMemcpy(inplaceResultData, inplaceResultData.nbytes, selfDeviceAddr, size * inplaceResultData.itemsize,
+                    acl.ACL_MEMCPY_DEVICE_TO_HOST)
     for i in range(size):
         LOG_PRINT("aclnnInplaceRelu result[%d] is: %f\n", i, inplaceResultData[i])
 

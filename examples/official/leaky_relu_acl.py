@@ -40,7 +40,8 @@ def main():
     # 5. copy the result back
     size = GetShapeSize(outShape)
     resultData = np.zeros(size, dtype=np.float32)
-    acl.aclrtMemcpy(resultData, resultData.nbytes, outDeviceAddr, size * resultData.itemsize, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    acl.aclrtMemcpy(resultData, resultData.nbytes, outDeviceAddr, size * resultData.itemsize,
+                    acl.ACL_MEMCPY_DEVICE_TO_HOST)
     for i in range(size):
         LOG_PRINT("result[%d] is: %f\n", i, resultData[i])
 

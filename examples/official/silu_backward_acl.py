@@ -41,7 +41,8 @@ def main():
     # 5. copy the result back
     size = GetShapeSize(gradInputShape)
     outData = np.zeros(size, dtype=np.float32)
-    acl.aclrtMemcpy(outData, outData.nbytes, gradInputDeviceAddr, size * outData.itemsize, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    acl.aclrtMemcpy(outData, outData.nbytes, gradInputDeviceAddr, size * outData.itemsize,
+                    acl.ACL_MEMCPY_DEVICE_TO_HOST)
     for i in range(size):
         LOG_PRINT("out result[%d] is: %f\n", i, outData[i])
 

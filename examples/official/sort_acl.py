@@ -45,12 +45,14 @@ def main():
     # 5. copy the results back
     size = GetShapeSize(outValuesShape)
     resultData = np.zeros(size, dtype=np.int64)
-    acl.aclrtMemcpy(resultData, resultData.nbytes, outValuesDeviceAddr, size * resultData.itemsize, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    acl.aclrtMemcpy(resultData, resultData.nbytes, outValuesDeviceAddr, size * resultData.itemsize,
+                    acl.ACL_MEMCPY_DEVICE_TO_HOST)
     for i in range(size):
         LOG_PRINT("result values [%d] is: %d\n", i, resultData[i])
     size1 = GetShapeSize(outIndicesShape)
     resultData2 = np.zeros(size1, dtype=np.int64)
-    acl.aclrtMemcpy(resultData2, resultData2.nbytes, outIndicesDeviceAddr, size1 * resultData2.itemsize, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    acl.aclrtMemcpy(resultData2, resultData2.nbytes, outIndicesDeviceAddr, size1 * resultData2.itemsize,
+                    acl.ACL_MEMCPY_DEVICE_TO_HOST)
     for i in range(size1):
         LOG_PRINT("result indices [%d] is: %d\n", i, resultData2[i])
 

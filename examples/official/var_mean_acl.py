@@ -44,12 +44,14 @@ def main():
     # 5. copy the results back
     size = GetShapeSize(outShape)
     meanData = np.zeros(size, dtype=np.float32)
-    acl.aclrtMemcpy(meanData, meanData.nbytes, meanDeviceAddr, size * meanData.itemsize, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    acl.aclrtMemcpy(meanData, meanData.nbytes, meanDeviceAddr, size * meanData.itemsize,
+                    acl.ACL_MEMCPY_DEVICE_TO_HOST)
     for i in range(size):
         LOG_PRINT("meanResult[%d] is: %f\n", i, meanData[i])
     size1 = GetShapeSize(outShape)
     varData = np.zeros(size1, dtype=np.float32)
-    acl.aclrtMemcpy(varData, varData.nbytes, varDeviceAddr, size1 * varData.itemsize, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    acl.aclrtMemcpy(varData, varData.nbytes, varDeviceAddr, size1 * varData.itemsize,
+                    acl.ACL_MEMCPY_DEVICE_TO_HOST)
     for i in range(size1):
         LOG_PRINT("varResult[%d] is: %f\n", i, varData[i])
 
