@@ -95,6 +95,12 @@ def _silu_backward() -> Segments:
     return [("out result", s * (1 + x * (1 - s)))]  # d/dx x*sigmoid(x), gradOut 1
 
 
+def _gelu_backward() -> Segments:
+    x = np.arange(8.0)
+    cdf, pdf = 0.5 * (1 + erf(x / math.sqrt(2))), np.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+    return [("result", 1 * (cdf + x * pdf))]  # d/dx x*Phi(x), the int32 gradOutput all ones
+
+
 def _sort() -> Segments:
     x = np.array([7, 8, 9, 10, 11, 12, 1, 2, 3, 4, 5, 6]).reshape(3, 4)
     return [("result values", np.sort(x, axis=0)), ("result indices", np.argsort(x, axis=0, kind="stable"))]
@@ -132,6 +138,7 @@ EXPECTED: dict[str, tuple[tuple[str, ...], Callable[[], Segments]]] = {
     "leaky_relu": (("LeakyRelu",), lambda: [("result", np.array([1.0, 2, 3, 4]))]),  # all positive: unchanged
     "inplace_relu": (("InplaceRelu",), lambda: [("aclnnInplaceRelu result", np.maximum(np.arange(4.0), 0))]),
     "silu_backward": (("SiluBackward",), _silu_backward),
+    "gelu_backward": (("GeluBackward",), _gelu_backward),
     # norms
     "layer_norm": (("LayerNorm",), _layer_norm),
     "layer_norm_backward": (("LayerNormBackward",), _layer_norm_backward),
@@ -171,6 +178,8 @@ EXPECTED: dict[str, tuple[tuple[str, ...], Callable[[], Segments]]] = {
 KNOWN_BUGS = {
     "nll_loss": "aten tier: aclnnNLLLoss refuses the sample's totalWeightOut of shape [1] (161002, 'should be ()'); "
                 "aclnn_nll_loss.cpp CheckShape accepts any totalWeightOut of one element",
+    "gelu_backward": "aten tier: aclnnGeluBackward refuses the sample's int32 gradOutput (161002) beside a float32 "
+                     "self; aclnn_gelu_backward.cpp CheckPromoteType checks the promoted dtype (float32) only",
 }
 
 
