@@ -101,6 +101,15 @@ def _gelu_backward() -> Segments:
     return [("result", 1 * (cdf + x * pdf))]  # d/dx x*Phi(x), the int32 gradOutput all ones
 
 
+def _max_pool2d() -> Segments:
+    x = np.array([0.0850, -0.5147, -0.0212, -0.5654, -0.3222, 0.5847,
+                  1.7510, 0.9954, 0.1842, 0.8392, 0.4835, 0.9213], f32).reshape(4, 3)
+    # 2x2 windows, stride 2, no padding: rows 0-1 and 2-3 of columns 0-1; indices into the flat 4x3 plane
+    windows = [x[r:r + 2, 0:2] for r in (0, 2)]
+    flat = [r * 3 + c for r, c in (np.unravel_index(w.argmax(), w.shape) for w in windows)]
+    return [("result", np.array([w.max() for w in windows])), ("result", np.array(flat) + np.array([0, 6]))]
+
+
 def _sort() -> Segments:
     x = np.array([7, 8, 9, 10, 11, 12, 1, 2, 3, 4, 5, 6]).reshape(3, 4)
     return [("result values", np.sort(x, axis=0)), ("result indices", np.argsort(x, axis=0, kind="stable"))]
@@ -143,6 +152,7 @@ EXPECTED: dict[str, tuple[tuple[str, ...], Callable[[], Segments]]] = {
     "layer_norm": (("LayerNorm",), _layer_norm),
     "layer_norm_backward": (("LayerNormBackward",), _layer_norm_backward),
     # matrix products
+    "dot": (("Dot",), lambda: [("result", np.array([np.dot(np.arange(4.0), np.arange(4.0))]))]),
     "matmul": (("Matmul",), lambda: [("result", np.ones((16, 32)) @ np.ones((32, 16)))]),
     "batch_mat_mul": (("BatchMatMul",), lambda: [("result", np.matmul(
         np.arange(6.0).reshape(1, 2, 3), np.array([1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4.0]).reshape(1, 3, 4)))]),
@@ -150,19 +160,26 @@ EXPECTED: dict[str, tuple[tuple[str, ...], Callable[[], Segments]]] = {
     # element-wise with scalars, in-place
     "sub": (("Sub", "InplaceSub"), _sub),
     "inplace_muls": (("InplaceMuls",), lambda: [("result", np.arange(8, dtype=f32) * f32(1.2))]),
+    "eq_scalar": (("EqScalar",), lambda: [("result", (np.array([0, 1, 1.2, 0.3, 4.1, 5, 1.6, 7]) == 1.2).astype(int))]),
     "clamp": (("Clamp",), lambda: [("result", np.clip(np.array([0, 1, 0, 3, 0, 5, 0, 7.0]), 2, 5))]),
     "cast": (("Cast",), lambda: [("result", np.array([0.1, 1.1, 2.1, 3.1, 4.1, 5.1, 6.1, 7.1]).astype(f32))]),
     # reductions (int arrays of dims), scans, index outputs
     "mean": (("Mean",), lambda: [("result", np.array([2, 3, 5, 8, 4, 12, 6, 7.0]).reshape(2, 2, 2).mean((1, 2)))]),
     "amax": (("Amax",), lambda: [("result", np.arange(12.0).reshape(2, 3, 2).max((0, 2)))]),
     "var_mean": (("VarMean",), _var_mean),
+    "linalg_vector_norm": (("LinalgVectorNorm",), lambda: [("result", np.sqrt((np.array(
+        [0.1, 1.1, 2.1, 3.1, 4.1, 5.1, 6.1, 7.1], f32).astype(np.float64).reshape(4, 2) ** 2).sum(0)))]),
     "cumsum": (("Cumsum",), lambda: [("result", np.cumsum(np.array([[1, 2], [3, 4.0]]), 0))]),
     "arg_max": (("ArgMax",), lambda: [("result", np.argmax(x42, 0))]),
     "max_dim": (("MaxDim",), lambda: [("result", x42.max(0))]),
     "sort": (("Sort",), _sort),
     "topk": (("Topk",), _topk),
+    "max_pool2d_with_indices": (("MaxPool2dWithIndices",), _max_pool2d),
     # layout and indexing
     "permute": (("Permute",), lambda: [("result", np.arange(1.0, 9).reshape(4, 2).T)]),
+    "tril": (("Tril", "InplaceTril"), lambda: [("result", np.tril(np.arange(1, 10).reshape(3, 3))),
+                                               ("inplaceResult", np.tril(np.arange(1, 10).reshape(3, 3)))]),
+    "repeat": (("Repeat",), lambda: [("result", np.tile(np.ones((3, 2)), (2, 4, 2)))]),
     "flip": (("Flip",), lambda: [("result", np.flip(x42, 0))]),
     "constant_pad_nd": (("ConstantPadNd",), lambda: [("result", np.pad(np.arange(9.0).reshape(3, 3), 1))]),
     "stack": (("Stack",), lambda: [("out result", np.stack([np.arange(1.0, 7).reshape(2, 3),
@@ -171,6 +188,8 @@ EXPECTED: dict[str, tuple[tuple[str, ...], Callable[[], Segments]]] = {
     "index_select": (("IndexSelect",), lambda: [("result", x42[[1, 0]])]),
     # losses
     "nll_loss": (("NLLLoss",), _nll_loss),
+    "binary_cross_entropy": (("BinaryCrossEntropy",), lambda: [("result", np.full(4, -(  # reduction none
+        0.5 * np.log(np.float64(f32(0.3))) + 0.5 * np.log(1 - np.float64(f32(0.3))))))]),
 }
 
 # Ports the reference refuses although the device runs them: {port: reason}. Their test checks
