@@ -3,10 +3,12 @@
 Generic rules (``Entry.traced`` names the op source where an entry's were traced instead), in
 this order, as the op_api sources order them (CheckNotNull, CheckDtypeValid, CheckShape):
 
-1. a required pointer (a parameter not named ``...Optional``) is nullptr: 161001, in C order;
+1. a required pointer (a parameter not named ``...Optional`` nor in ``nullable``) is nullptr:
+   161001, in C order;
 2. a tensor of rank > 8 (OP_CHECK_MAX_DIM): 161002;
-3. an input dtype outside the entry's ``dtypes`` (bf16 only on ``SOCS_BF16``), or one torch has
-   no dtype for: 161002;
+3. an input dtype outside the entry's ``dtypes`` (bf16 only on ``SOCS_BF16``; ``dtypes_v1`` on
+   the other SoCs where the source has its own list), or one torch has no dtype for; then the
+   ``same_dtype`` parameters of another dtype than the first: 161002;
 4. a ``dim`` parameter (an int or an aclIntArray) outside [-rank, rank) of the first input
    tensor (rank 0 counts as 1): 161002 (the op sources' CheckDim; aten's meta kernels do not
    always check it, its CPU kernels do);
@@ -123,10 +125,6 @@ def plain(value: Any) -> Any:
     return value if number is None or not hasattr(value, "dtype") else number
 
 
-def is_tensor_meta(value: Any) -> bool:
-    return isinstance(value, TensorMeta)
-
-
 def _key(value: Any) -> Any:
     if isinstance(value, TensorMeta):
         return (value.shape, value.dtype)
@@ -160,7 +158,9 @@ class AtenSpec:
         dtypes = self.entry.dtypes
         if not isinstance(dtypes, tuple) and dtypes is not None:  # by parameter name
             dtypes = dtypes.get(name, dtypes.get("*"))
-        if dtypes is not None and DType.BF16 in dtypes and soc not in SOCS_BF16:
+        if dtypes is not None and soc not in SOCS_BF16:
+            if self.entry.dtypes_v1 is not None:  # the source's list for the other SoCs
+                return self.entry.dtypes_v1
             dtypes = tuple(d for d in dtypes if d != DType.BF16)
         return dtypes
 
@@ -174,8 +174,10 @@ class AtenSpec:
             if isinstance(d, int) and not -rank <= d < rank:
                 fail_invalid(self.API, f"dim {d} is out of range [{-rank}, {rank - 1}] for a rank-{first.ndim} input")
 
-    # the rule of a call: aten's meta kernels
     def _rule(self, metas: Sequence[Any]) -> tuple[Any, ...]:
+        """The outputs' (shape, dtype) for ``metas``: aten's meta kernels, or its CPU kernel on
+        zeros (no meta kernel, or the entry's ``rule`` is ``"cpu"``: a meta kernel that checks
+        less than the CPU one)."""
         torch = torch_module(self.OP)
         fn = self._fn or self._resolve()
 
@@ -185,26 +187,25 @@ class AtenSpec:
             if isinstance(m, tuple) and m and all(isinstance(t, TensorMeta) for t in m):
                 return [meta(t) for t in m]
             return plain(m)
-        try:
-            args, kwargs = bind(self.entry, self._index, metas, meta, torch)
-            result = fn(*args, **kwargs)
-        except NotImplementedError:  # no meta kernel: the CPU kernel on zeros
-            def zeros(m: Any) -> Any:
-                if isinstance(m, TensorMeta):
-                    return torch.zeros(m.shape, dtype=torch_dtype(m.dtype))
-                if isinstance(m, tuple) and m and all(isinstance(t, TensorMeta) for t in m):
-                    return [zeros(t) for t in m]
-                return plain(m)
-            result = self._call(fn, lambda: bind(self.entry, self._index, metas, zeros, torch))
-        except (RuntimeError, ValueError, TypeError, IndexError) as exc:
-            fail_invalid(self.API, f"{self.entry.aten} refuses these arguments: {_first_line(exc)}")
-        return results_of(self.entry, result)
 
-    def _call(self, fn: Callable[..., Any], bound: Callable[[], tuple[list, dict]]) -> Any:
+        def zeros(m: Any) -> Any:
+            if isinstance(m, TensorMeta):
+                return torch.zeros(m.shape, dtype=torch_dtype(m.dtype))
+            if isinstance(m, tuple) and m and all(isinstance(t, TensorMeta) for t in m):
+                return [zeros(t) for t in m]
+            return plain(m)
+        if self.entry.rule != "cpu":
+            try:
+                args, kwargs = bind(self.entry, self._index, metas, meta, torch)
+                return results_of(self.entry, fn(*args, **kwargs))
+            except NotImplementedError:  # no meta kernel: the CPU kernel on zeros
+                pass
+            except _REFUSALS as exc:
+                fail_invalid(self.API, f"{self.entry.aten} refuses these arguments: {_first_line(exc)}")
         try:
-            args, kwargs = bound()
-            return fn(*args, **kwargs)
-        except (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError) as exc:
+            args, kwargs = bind(self.entry, self._index, metas, zeros, torch)
+            return results_of(self.entry, fn(*args, **kwargs))
+        except _REFUSALS + (NotImplementedError,) as exc:
             fail_invalid(self.API, f"{self.entry.aten} refuses these arguments: {_first_line(exc)}")
 
     def _resolve(self) -> Callable[..., Any]:
@@ -250,6 +251,13 @@ class AtenSpec:
                 if i in self._inputs and allowed is not None and t.dtype not in allowed:
                     fail_invalid(api, f"{name} dtype {DType(t.dtype)} not supported on {soc} "
                                       f"(supported: {fmt_dtypes(allowed)})")
+        if entry.same_dtype:  # OP_CHECK_DTYPE_NOT_MATCH
+            first = metas[self._index[entry.same_dtype[0]]]
+            for name in entry.same_dtype[1:]:
+                t = metas[self._index[name]]
+                if t is not None and first is not None and t.dtype != first.dtype:
+                    fail_invalid(api, f"{name} dtype {DType(t.dtype)} should be the same as "
+                                      f"{entry.same_dtype[0]} dtype {DType(first.dtype)}")
         if self._dim is not None:
             self._check_dim(metas)
         key = tuple(_key(m) for m in metas)
@@ -288,6 +296,10 @@ class AtenSpec:
 def acl_dtype(dtype: Any) -> DType:
     """The aclDataType of a DType or a NumPy dtype (a tensor's meta, or its phase-2 view)."""
     return dtype if isinstance(dtype, DType) else from_numpy(dtype)
+
+
+# what aten raises for arguments it refuses (its meta kernels' checks are Python asserts too)
+_REFUSALS: tuple[type[BaseException], ...] = (RuntimeError, ValueError, TypeError, IndexError, AssertionError)
 
 
 def _first_line(exc: BaseException) -> str:
