@@ -39,7 +39,8 @@ def main():
     ceilMode = False
 
     # 3. the two phases
-    workspaceSize, executor = acl.aclnnMaxPool2dWithIndicesGetWorkspaceSize(self, kernelSize, stride, padding, dilation, ceilMode, out, indices)
+    workspaceSize, executor = acl.aclnnMaxPool2dWithIndicesGetWorkspaceSize(self, kernelSize, stride, padding,
+                                                                            dilation, ceilMode, out, indices)
     workspaceAddr = None
     if workspaceSize > 0:
         workspaceAddr = acl.aclrtMalloc(workspaceSize, acl.ACL_MEM_MALLOC_HUGE_FIRST)

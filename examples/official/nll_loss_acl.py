@@ -38,7 +38,8 @@ def main():
         totalWeightOutHostData, totalWeightOutShape, acl.ACL_FLOAT)
 
     # 3. the two phases
-    workspaceSize, executor = acl.aclnnNLLLossGetWorkspaceSize(self, target, weight, reduction, ignoreIndex, out, totalWeightOut)
+    workspaceSize, executor = acl.aclnnNLLLossGetWorkspaceSize(self, target, weight, reduction, ignoreIndex, out,
+                                                               totalWeightOut)
     workspaceAddr = None
     if workspaceSize > 0:
         workspaceAddr = acl.aclrtMalloc(workspaceSize, acl.ACL_MEM_MALLOC_HUGE_FIRST)

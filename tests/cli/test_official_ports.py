@@ -110,6 +110,21 @@ def _max_pool2d() -> Segments:
     return [("result", np.array([w.max() for w in windows])), ("result", np.array(flat) + np.array([0, 6]))]
 
 
+def _softmax_backward() -> Segments:
+    g, y = np.arange(8.0).reshape(4, 2), np.array([1, 1, 1, 2, 2, 2, 3, 3.0]).reshape(4, 2)
+    return [("result", y * (g - (g * y).sum(0)))]  # the softmax Jacobian-vector product along dim 0
+
+
+def _scatter_add() -> Segments:
+    out = np.zeros((4, 4))
+    index = np.array([0, 1, 2, 1, 0, 1, 2, 0, 2, 2, 1, 0]).reshape(3, 4)
+    src = np.arange(16.0).reshape(4, 4)
+    for i in range(3):  # out[index[i][j]][j] += src[i][j] over index's shape (dim 0)
+        for j in range(4):
+            out[index[i, j], j] += src[i, j]
+    return [("result", out)]
+
+
 def _sort() -> Segments:
     x = np.array([7, 8, 9, 10, 11, 12, 1, 2, 3, 4, 5, 6]).reshape(3, 4)
     return [("result values", np.sort(x, axis=0)), ("result indices", np.argsort(x, axis=0, kind="stable"))]
@@ -147,6 +162,9 @@ EXPECTED: dict[str, tuple[tuple[str, ...], Callable[[], Segments]]] = {
     "leaky_relu": (("LeakyRelu",), lambda: [("result", np.array([1.0, 2, 3, 4]))]),  # all positive: unchanged
     "inplace_relu": (("InplaceRelu",), lambda: [("aclnnInplaceRelu result", np.maximum(np.arange(4.0), 0))]),
     "silu_backward": (("SiluBackward",), _silu_backward),
+    "softmax_backward": (("SoftmaxBackward",), _softmax_backward),
+    "softplus": (("Softplus",), lambda: [  # beta 1, threshold 5: x where x > 5
+        ("result", (lambda x: np.where(x > 5, x, np.log1p(np.exp(x))))(np.arange(8.0)))]),
     "gelu_backward": (("GeluBackward",), _gelu_backward),
     # norms
     "layer_norm": (("LayerNorm",), _layer_norm),
@@ -186,6 +204,11 @@ EXPECTED: dict[str, tuple[tuple[str, ...], Callable[[], Segments]]] = {
                                                             np.arange(7.0, 13).reshape(2, 3)]))]),
     "embedding": (("Embedding",), lambda: [("resultData", np.arange(1.0, 31).reshape(10, 3)[[1, 2, 3, 4]])]),
     "index_select": (("IndexSelect",), lambda: [("result", x42[[1, 0]])]),
+    "gather": (("Gather",), lambda: [
+        ("result", np.take_along_axis(x42, np.array([[0, 1], [2, 3], [3, 2], [1, 0]]), 0))]),
+    "scatter_add": (("ScatterAdd",), _scatter_add),
+    "s_where": (("SWhere",), lambda: [  # condition: the last four
+        ("result", np.where(np.arange(8) >= 4, [0, 0, 0, 0, 0, 0, 0, 7.0], np.arange(8.0)))]),
     # losses
     "nll_loss": (("NLLLoss",), _nll_loss),
     "binary_cross_entropy": (("BinaryCrossEntropy",), lambda: [("result", np.full(4, -(  # reduction none
