@@ -178,8 +178,8 @@ def test_bad_input_is_named():
 def test_require_reference_skips_naming_the_operator_on_numpy():
     assert reference_missing("Add") is None and reference_missing("aclnnReduceSum") is None
     with pytest.raises(pytest.skip.Exception) as info:
-        require_reference("Add", "Softmax")
-    assert str(info.value.msg).startswith("aclnnSoftmax has no reference on the numpy backend: aclnnSoftmax is "
+        require_reference("Add", "NoSuchOp")  # (Softmax has a reference now: the aten tier)
+    assert str(info.value.msg).startswith("aclnnNoSuchOp has no reference on the numpy backend: aclnnNoSuchOp is "
                                           "not a known operator")
     require_reference("Add", "aclnnCat")  # does not skip
 
@@ -193,7 +193,7 @@ def test_a_declared_operator_without_reference_skips_on_numpy_and_runs_on_acl(em
     assert why is not None and "no NumPy reference" in why, why
     use_backend("acl", home=emulator_home)
     assert reference_missing("AddCustom") is None
-    assert reference_missing("Softmax") is not None  # declared by no header of the toolkit either
+    assert reference_missing("NoSuchOp") is not None  # declared by no header of the toolkit either
 
 
 PLUGIN_USER = """
@@ -203,9 +203,9 @@ import pyaclnn
 from pyaclnn.testing import assert_close
 
 
-@pytest.mark.aclnn_reference("Softmax")
+@pytest.mark.aclnn_reference("FlashAttentionScore")
 def test_softmax():
-    raise AssertionError("ran although Softmax has no reference")
+    raise AssertionError("ran although FlashAttentionScore has no reference")
 
 
 @pytest.mark.aclnn_reference("MseLossBackward")
@@ -214,9 +214,9 @@ def test_mse_loss_backward():
     assert_close(pyaclnn.mse_loss_backward(grad, x, t, "sum"), 2 * (x - t) * grad)
 
 
-@pytest.mark.aclnn_reference("Add", "aclnnLayerNorm")
+@pytest.mark.aclnn_reference("Add", "aclnnDropout")
 def test_two():
-    raise AssertionError("ran although LayerNorm has no reference")
+    raise AssertionError("ran although Dropout has no reference")
 
 
 @pytest.mark.aclnn_reference
@@ -230,8 +230,9 @@ def test_the_marker_skips_with_the_operators_name_and_runs_what_has_a_reference(
     result = pytester.runpytest_subprocess("-p", "pyaclnn.testing", "-rs", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, skipped=2, errors=1)
     out = result.stdout.str()
-    assert re.search(r"SKIPPED \[1\] test_user.py:\d+: aclnnSoftmax has no reference on the numpy backend", out), out
-    assert "aclnnLayerNorm has no reference on the numpy backend" in out
+    assert re.search(r"SKIPPED \[1\] test_user.py:\d+: aclnnFlashAttentionScore has no reference on the numpy "
+                     r"backend", out), out
+    assert "aclnnDropout has no reference on the numpy backend" in out
     assert "@pytest.mark.aclnn_reference needs the operator names" in out
     assert "aclnn_reference(*ops)" in pytester.runpytest_subprocess("-p", "pyaclnn.testing", "--markers").stdout.str()
 
