@@ -218,8 +218,6 @@ EXPECTED: dict[str, tuple[tuple[str, ...], Callable[[], Segments]]] = {
 # Ports the reference refuses although the device runs them: {port: reason}. Their test checks
 # that the port still fails that way (xfail), and fails once the reference is fixed.
 KNOWN_BUGS = {
-    "nll_loss": "aten tier: aclnnNLLLoss refuses the sample's totalWeightOut of shape [1] (161002, 'should be ()'); "
-                "aclnn_nll_loss.cpp CheckShape accepts any totalWeightOut of one element",
     "gelu_backward": "aten tier: aclnnGeluBackward refuses the sample's int32 gradOutput (161002) beside a float32 "
                      "self; aclnn_gelu_backward.cpp CheckPromoteType checks the promoted dtype (float32) only",
 }

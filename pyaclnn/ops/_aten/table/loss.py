@@ -2,7 +2,7 @@
 refused at phase 1 (``IntReduction``)."""
 from __future__ import annotations
 
-from ._entry import FLOATS, E, IntReduction
+from ._entry import FLOATS, E, Int64, IntReduction
 from ....dtypes import DType
 
 _R = IntReduction()
@@ -23,12 +23,12 @@ ENTRIES = [
       "self target weightOptional posWeightOptional reduction out",
       ("self", "target", "weightOptional", "posWeightOptional", _R)),
     E("NLLLoss", "aten::nll_loss_forward.default", "self target weight reduction ignoreIndex out totalWeightOut",
-      ("self", "target", "weight", _R, "ignoreIndex"), out="out totalWeightOut", dtypes=_TARGET_IDX,
+      ("self", Int64("target"), "weight", _R, "ignoreIndex"), out="out totalWeightOut", dtypes=_TARGET_IDX,
       same_dtype="self weight", single="out totalWeightOut",
       traced="hicann/ops-nn experimental/loss/nll_loss/op_api/aclnn_nll_loss.cpp: weight required and of self's "
              "dtype; a reduced out and totalWeightOut: one element, rank <= 1"),
     E("NLLLoss2d", "aten::nll_loss2d_forward.default", "self target weight reduction ignoreIndex out totalWeightOut",
-      ("self", "target", "weight", _R, "ignoreIndex"), out="out totalWeightOut", nullable="weight",
+      ("self", Int64("target"), "weight", _R, "ignoreIndex"), out="out totalWeightOut", nullable="weight",
       dtypes=_TARGET_IDX),
     E("MultilabelMarginLoss", "aten::multilabel_margin_loss_forward.default", "self target reduction out isTarget",
       ("self", "target", _R), out="out isTarget", dtypes={"*": FLOATS, "target": (DType.INT32, DType.INT64)}),
