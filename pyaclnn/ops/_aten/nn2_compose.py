@@ -1,0 +1,139 @@
+"""Small compositions of torch operations for aclnn operators no single aten overload computes
+(named by the table's nn2_* families as ``"torch:pyaclnn.ops._aten.nn2_compose.<fn>"``).
+
+Each takes torch tensors (CPU, or ``meta`` for phase 1's shape rule: only shape-generic torch
+calls here) and plain values in the C parameters' order, and returns the result(s). Each cites
+the aclnn doc (hicann/ops-nn <path>/docs/aclnn<Op>.md) whose formula it computes.
+Imported only by the aten tier's callable lookup, after torch is imported.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+__all__ = ["scatter_reduce", "inverse", "max_unpool2d", "max_unpool3d", "max_unpool_backward", "shrink",
+           "softsign_backward", "swish", "swish_backward", "kl_div_backward", "kl_div_target_backward",
+           "l1_loss_backward", "prelu_backward"]
+
+Tensor = Any
+_SCATTER_REDUCE = ("sum", "prod", "amax", "amin", "mean")  # CANN reduce 1..5 (aclnn_scatter_reduce.h)
+
+
+def scatter_reduce(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: int, include_self: bool) -> Tensor:
+    """aclnnScatterReduce: reduce 0 replaces (scatter), 1 add, 2 mul, 3 max, 4 min, 5 mean
+    (aclnn_scatter_reduce.h); aten's scatter_reduce has no "none", so 0 is aten's scatter."""
+    if not 0 <= reduce <= 5:
+        raise ValueError(f"reduce {reduce} is not one of 0 (none), 1 (add), 2 (mul), 3 (max), 4 (min), 5 (mean)")
+    if reduce == 0:
+        return torch.scatter(self, dim, index, src)
+    return torch.scatter_reduce(self, dim, index, src, _SCATTER_REDUCE[reduce - 1], include_self=include_self)
+
+
+def inverse(self: Tensor) -> Tensor:
+    """aclnnInverse: torch.linalg.inv, float16 computed in float32 (torch's CPU kernel has no
+    half inverse)."""
+    if self.dtype in (torch.float16, torch.bfloat16):
+        return torch.linalg.inv(self.float()).to(self.dtype)
+    return torch.linalg.inv(self)
+
+
+def max_unpool2d(self: Tensor, indices: Tensor, output_size: list[int]) -> Tensor:
+    """aclnnMaxUnpool2d (index/scatter_elements/docs/aclnnMaxUnpool2d.md): aten's max_unpool2d,
+    with int32 indices widened (aten takes int64 only)."""
+    return torch.ops.aten.max_unpool2d.default(self, indices.long(), output_size)
+
+
+def max_unpool3d(self: Tensor, indices: Tensor, output_size: list[int], stride: list[int],
+                 padding: list[int]) -> Tensor:
+    """aclnnMaxUnpool3d: aten's max_unpool3d with int64 indices (stride and padding are checked,
+    not used: the doc's "reserved" parameters, as aten's)."""
+    return torch.ops.aten.max_unpool3d.default(self, indices.long(), output_size, stride, padding)
+
+
+def max_unpool_backward(grad: Tensor, self: Tensor, indices: Tensor, output_size: list[int], *_: Any) -> Tensor:
+    """aclnnMaxUnpool2dBackward / 3dBackward (index/gather_elements/docs): out = gradOutput
+    gathered at indices within each flattened spatial plane (the gradient of max_unpool)."""
+    spatial = len(output_size)
+    if grad.dim() != self.dim() or list(grad.shape[-spatial:]) != list(output_size):
+        raise ValueError(f"gradOutput shape {tuple(grad.shape)} is not self's leading dims + outputSize {output_size}")
+    if tuple(indices.shape) != tuple(self.shape):
+        raise ValueError(f"indices shape {tuple(indices.shape)} is not self's {tuple(self.shape)}")
+    flat = grad.flatten(-spatial)
+    idx = indices.long().flatten(-spatial)
+    return flat.gather(-1, idx).reshape(self.shape)
+
+
+def shrink(self: Tensor, lambd: float, bias: float) -> Tensor:
+    """aclnnShrink (activation/shrink/docs/aclnnShrink.md): self - bias where self > lambd,
+    self + bias where self < -lambd, else 0."""
+    zero = torch.zeros((), dtype=self.dtype, device=self.device)
+    return torch.where(self > lambd, self - bias, torch.where(self < -lambd, self + bias, zero))
+
+
+def softsign_backward(gradients: Tensor, features: Tensor) -> Tensor:
+    """aclnnSoftsignBackward (experimental/activation/softsign_grad): gradients / (1 + |features|)^2."""
+    return gradients / (1 + features.abs()).square()
+
+
+def swish(self: Tensor, beta: float | None = None) -> Tensor:
+    """aclnnSwish (activation/swish/docs/aclnnSwish.md): self * sigmoid(beta * self), beta 1.0
+    when betaOptional is nullptr."""
+    b = 1.0 if beta is None else float(beta)
+    return self * torch.sigmoid(b * self)
+
+
+def swish_backward(grad: Tensor, self: Tensor, beta: float | None = None) -> Tensor:
+    """aclnnSwishBackward (activation/swish_grad): grad * (s + beta * self * s * (1 - s)),
+    s = sigmoid(beta * self)."""
+    b = 1.0 if beta is None else float(beta)
+    s = torch.sigmoid(b * self)
+    return grad * (s + b * self * s * (1 - s))
+
+
+def _scale(reduction: int, numel: int) -> float:
+    if reduction not in (0, 1, 2):
+        raise ValueError(f"reduction {reduction} is not one of 0 (none), 1 (mean), 2 (sum)")
+    return 1.0 / numel if reduction == 1 and numel else 1.0
+
+
+def kl_div_backward(grad: Tensor, self: Tensor, target: Tensor, reduction: int, log_target: bool) -> Tensor:
+    """aclnnKlDivBackward (experimental/loss/kl_div_loss_grad): the gradient of aten's kl_div
+    (target * (log target - self), or exp(target) * (target - self)) by self: -target * grad
+    (-exp(target) * grad), over self's element count when reduction is mean."""
+    t = target.exp() if log_target else target
+    return (-t * grad * _scale(reduction, self.numel())).expand(torch.broadcast_shapes(self.shape, t.shape,
+                                                                                    grad.shape))
+
+
+def kl_div_target_backward(grad: Tensor, self: Tensor, target: Tensor, reduction: int, log_target: bool) -> Tensor:
+    """aclnnKlDivTargetBackward (loss/kl_div_target_loss_grad/docs): grad * (log(target) - self + 1),
+    or grad * exp(target) * (target - self + 1) when logTarget; over the element count when mean."""
+    d = target.exp() * (target - self + 1) if log_target else target.log() - self + 1
+    return grad * d * _scale(reduction, self.numel())
+
+
+def l1_loss_backward(grad: Tensor, self: Tensor, target: Tensor, reduction: int) -> Tensor:
+    """aclnnL1LossBackward (loss/l1_loss_grad): sign(self - target) * grad, over the element
+    count when mean (aten's former l1_loss_backward)."""
+    diff = self - target
+    return torch.sign(diff) * grad * _scale(reduction, diff.numel())
+
+
+def prelu_backward(grad: Tensor, self: Tensor, weight: Tensor) -> tuple[Tensor, Tensor]:
+    """aclnnPreluBackward (activation/p_relu_grad_update/docs): gradInput = grad where self > 0,
+    else grad * weight (per channel, dim 1); gradWeight = the sum of grad * self where self <= 0,
+    per channel, in weight's shape."""
+    channels = weight.numel()
+    shape = [1] * self.dim()
+    if channels > 1:
+        if self.dim() < 2 or self.shape[1] != channels:
+            raise ValueError(f"weight has {channels} elements; self {tuple(self.shape)} has not that many channels")
+        shape[1] = channels
+    w = weight.reshape(shape) if self.dim() else weight.reshape(())
+    positive = self > 0
+    grad_input = torch.where(positive, grad, grad * w)
+    contrib = torch.where(positive, torch.zeros((), dtype=grad.dtype, device=grad.device), grad * self)
+    dims = [d for d in range(contrib.dim()) if not (channels > 1 and d == 1)]
+    grad_weight = contrib.sum(dims) if dims else contrib
+    return grad_input, grad_weight.reshape(weight.shape)

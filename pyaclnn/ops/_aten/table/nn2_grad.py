@@ -1,0 +1,59 @@
+"""Gradients and activation forms of list nn2 (issue 24): aten's *_backward overloads where one
+has the aclnn operator's arguments, else a composition of nn2_compose (its docstring cites the
+aclnn doc's formula). Dtypes from hicann ops-nn <family>/docs/aclnn<Op>.md."""
+from __future__ import annotations
+
+from ._entry import E, FLOATS, IntReduction, OutDtype
+from ....dtypes import DType
+
+_R = IntReduction()
+_C = "torch:pyaclnn.ops._aten.nn2_compose."
+# Selu's constants (aten's selu: alpha and scale of Klambauer et al.)
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+ENTRIES = [
+    E("MseLossBackward", "aten::mse_loss_backward.default", "gradOutput self target reduction out",
+      ("gradOutput", "self", "target", _R)),
+    E("L1LossBackward", _C + "l1_loss_backward", "gradOutput self target reduction gradInput",
+      ("gradOutput", "self", "target", "reduction"), out="gradInput"),
+    E("KlDivBackward", _C + "kl_div_backward", "gradOutput self target reduction logTarget out",
+      ("gradOutput", "self", "target", "reduction", "logTarget")),
+    E("KlDivTargetBackward", _C + "kl_div_target_backward", "gradOutput self target reduction logTarget gradTarget",
+      ("gradOutput", "self", "target", "reduction", "logTarget"), out="gradTarget"),
+    E("NLLLoss2dBackward", "aten::nll_loss2d_backward.default",
+      "gradOutput self target weight reduction ignoreIndex totalWeight out",
+      ("gradOutput", "self", "target", "weight", _R, "ignoreIndex", "totalWeight"), nullable="weight",
+      inplace="totalWeight", notes="totalWeight is an input the header declares non-const: handed to aten "
+      "writable, which only reads it (left as it is, as on the device)",
+      dtypes={"*": FLOATS, "target": (DType.INT32, DType.INT64, DType.UINT8)}),
+    E("LogSigmoidForward", "aten::log_sigmoid_forward.default", "self out buffer", ("self",), out="out buffer",
+      notes="buffer receives aten's buffer (the device leaves it unused: 'no use yet', the doc)"),
+    E("LogSigmoidBackward", "aten::log_sigmoid_backward.default", "gradOutput self buffer gradInput",
+      ("gradOutput", "self", "buffer"), out="gradInput",
+      notes="buffer as aten's log_sigmoid_forward buffer (the device does not read it)"),
+    E("SoftmaxBackward", "aten::_softmax_backward_data.default", "gradOutput output dim out",
+      ("gradOutput", "output", "dim", OutDtype("out"))),
+    E("LogSoftmaxBackward", "aten::_log_softmax_backward_data.default", "gradOutput output dim out",
+      ("gradOutput", "output", "dim", OutDtype("out"))),
+    E("SeluBackward", "aten::elu_backward.default", "gradOutput result gradInput",
+      ("gradOutput", _SELU_ALPHA, _SELU_SCALE, 1.0, True, "result"), out="gradInput",
+      dtypes=FLOATS + (DType.INT32, DType.INT8), notes="aten's elu_backward with selu's alpha and scale, from the result"),
+    E("SoftsignBackward", _C + "softsign_backward", "gradients features out", ("gradients", "features"),
+      notes="out is const in the header (aclnn_softsign_backward.h), written all the same"),
+    E("SwishBackward", _C + "swish_backward", "gradOutput self betaOptional gradInput",
+      ("gradOutput", "self", "betaOptional"), out="gradInput"),
+    E("PreluBackward", _C + "prelu_backward", "gradOutput self weight gradInput gradWeight",
+      ("gradOutput", "self", "weight"), out="gradInput gradWeight"),
+    E("MaxPool3dWithArgmaxBackward", "aten::max_pool3d_with_indices_backward.default",
+      "gradOutput self indices kernelSize stride padding dilation ceilMode gradInput",
+      ("gradOutput", "self", "kernelSize", "stride", "padding", "dilation", "ceilMode", "indices"), out="gradInput",
+      dtypes={"*": FLOATS, "indices": (DType.INT32, DType.INT64)}),
+    E("MaxUnpool2dBackward", _C + "max_unpool_backward", "gradOutput self indices outputSize out",
+      ("gradOutput", "self", "indices", "outputSize"),
+      dtypes={"*": FLOATS[:2] + (DType.INT32, DType.INT64, DType.INT16, DType.INT8, DType.UINT8, DType.BOOL),
+              "indices": (DType.INT32, DType.INT64)}),
+    E("MaxUnpool3dBackward", _C + "max_unpool_backward", "gradOutput self indices outputSize stride padding out",
+      ("gradOutput", "self", "indices", "outputSize", "stride", "padding"),
+      dtypes={"*": FLOATS[:2] + (DType.INT32, DType.INT64, DType.INT16, DType.INT8, DType.UINT8, DType.BOOL),
+              "indices": (DType.INT32, DType.INT64)}),
+]
