@@ -12,12 +12,26 @@ from typing import Any
 
 import torch
 
-__all__ = ["scatter_reduce", "inverse", "max_unpool2d", "max_unpool3d", "max_unpool_backward", "shrink",
-           "softsign_backward", "swish", "swish_backward", "kl_div_backward", "kl_div_target_backward",
+__all__ = ["scatter", "scatter_reduce", "upsample_bilinear2d_aa_backward", "upsample_bicubic2d_aa_backward",
+           "inverse", "max_pool3d_with_argmax_backward", "max_unpool2d", "max_unpool3d", "max_unpool_backward",
+           "shrink", "softsign_backward", "swish", "swish_backward", "kl_div_backward", "kl_div_target_backward",
            "l1_loss_backward", "prelu_backward"]
 
 Tensor = Any
 _SCATTER_REDUCE = ("sum", "prod", "amax", "amin", "mean")  # CANN reduce 1..5 (aclnn_scatter_reduce.h)
+
+
+def scatter(self: Tensor, dim: int, index: Tensor, src: Any, reduce: int) -> Tensor:
+    """aclnnScatter / ScatterValue (aclnn_scatter.h): reduce 0 replaces, 1 adds, 2 multiplies;
+    src a tensor or a scalar. Adding and multiplying are aten's scatter_reduce "sum" and "prod"
+    with self included (torch.scatter's reduce= form, which computes the same, is deprecated)."""
+    if reduce not in (0, 1, 2):
+        raise ValueError(f"reduce {reduce} is not one of 0 (none), 1 (add), 2 (mul)")
+    if not isinstance(src, torch.Tensor):
+        src = torch.full(index.shape, src, dtype=self.dtype, device=self.device)
+    if reduce == 0:
+        return torch.scatter(self, dim, index, src)
+    return torch.scatter_reduce(self, dim, index, src, ("sum", "prod")[reduce - 1], include_self=True)
 
 
 def scatter_reduce(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: int, include_self: bool) -> Tensor:
@@ -30,12 +44,44 @@ def scatter_reduce(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: i
     return torch.scatter_reduce(self, dim, index, src, _SCATTER_REDUCE[reduce - 1], include_self=include_self)
 
 
+def _in_float(fn: Any, grad: Tensor, *args: Any) -> Tensor:
+    """fn on grad in float32 when it is float16 or bfloat16 (torch's CPU kernel has none), cast back."""
+    if grad.dtype in (torch.float16, torch.bfloat16):
+        return fn(grad.float(), *args).to(grad.dtype)  # type: ignore[no-any-return]
+    return fn(grad, *args)  # type: ignore[no-any-return]
+
+
+def upsample_bilinear2d_aa_backward(grad: Tensor, output_size: list[int], input_size: list[int], align_corners: bool,
+                                    scales_h: float, scales_w: float) -> Tensor:
+    """aclnnUpsampleBilinear2dAABackward: aten's _upsample_bilinear2d_aa_backward (in float32 for
+    float16 and bfloat16)."""
+    return _in_float(torch.ops.aten._upsample_bilinear2d_aa_backward.default, grad, output_size, input_size,
+                     align_corners, scales_h, scales_w)
+
+
+def upsample_bicubic2d_aa_backward(grad: Tensor, output_size: list[int], input_size: list[int], align_corners: bool,
+                                   scales_h: float, scales_w: float) -> Tensor:
+    """aclnnUpsampleBicubic2dAAGrad: aten's _upsample_bicubic2d_aa_backward (in float32 for float16
+    and bfloat16)."""
+    return _in_float(torch.ops.aten._upsample_bicubic2d_aa_backward.default, grad, output_size, input_size,
+                     align_corners, scales_h, scales_w)
+
+
 def inverse(self: Tensor) -> Tensor:
     """aclnnInverse: torch.linalg.inv, float16 computed in float32 (torch's CPU kernel has no
     half inverse)."""
     if self.dtype in (torch.float16, torch.bfloat16):
         return torch.linalg.inv(self.float()).to(self.dtype)
     return torch.linalg.inv(self)
+
+
+def max_pool3d_with_argmax_backward(grad: Tensor, self: Tensor, kernel_size: list[int], stride: list[int],
+                                    padding: list[int], dilation: list[int], ceil_mode: bool,
+                                    indices: Tensor) -> Tensor:
+    """aclnnMaxPool3dWithArgmaxBackward (pooling/max_pool3d_grad_with_argmax/docs): aten's
+    max_pool3d_with_indices_backward, with int32 indices widened (aten takes int64 only)."""
+    return torch.ops.aten.max_pool3d_with_indices_backward.default(grad, self, kernel_size, stride, padding, dilation,
+                                                                   ceil_mode, indices.long())
 
 
 def max_unpool2d(self: Tensor, indices: Tensor, output_size: list[int]) -> Tensor:

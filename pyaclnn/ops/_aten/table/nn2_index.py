@@ -1,28 +1,26 @@
-"""Scatter, repeat_interleave and renorm of list nn2 (issue 24). reduce of aclnnScatter /
-ScatterValue: 0 none, 1 add, 2 mul (aclnn_scatter.h), as torch.scatter's reduce=None, "add",
-"multiply"; of aclnnScatterReduce: 0 none .. 5 mean (aclnn_scatter_reduce.h, nn2_compose)."""
+"""Scatter, repeat_interleave and renorm of list nn2 (issue 24). reduce of aclnnScatter and
+ScatterValue: 0 none, 1 add, 2 mul (aclnn_scatter.h); of aclnnScatterReduce: 0 none .. 5 mean (aclnn_scatter_reduce.h, nn2_compose)."""
 from __future__ import annotations
 
-from ._entry import ALL, COMPLEX_, E, Enum, F16, FLOATS
+from ._entry import ALL, COMPLEX_, E, F16, FLOATS
 from ....dtypes import DType
 
 _C = "torch:pyaclnn.ops._aten.nn2_compose."
 _IDX = (DType.INT32, DType.INT64)
 _SCATTER = {"*": ALL + COMPLEX_, "index": _IDX}
-_REDUCE = Enum("reduce", (None, "add", "multiply"))
 _REPEAT = (DType.UINT8, DType.INT8, DType.INT16, DType.INT32, DType.INT64, DType.BOOL) + FLOATS
 _OUTSIZE = ("outputSize must equal the repeated size (the doc): a wrong one is refused when the kernel runs "
             "(aten's check needs the repeats' values)")
 
 ENTRIES = [
-    E("Scatter", "torch:torch.scatter", "self dim index src reduce out", ("self", "dim", "index", "src"),
-      {"reduce": _REDUCE}, dtypes=_SCATTER),
-    E("ScatterValue", "torch:torch.scatter", "self dim index value reduce out", ("self", "dim", "index", "value"),
-      {"reduce": _REDUCE}, dtypes=_SCATTER),
-    E("InplaceScatter", "torch:torch.scatter", "selfRef dim index src reduce", ("selfRef", "dim", "index", "src"),
-      {"reduce": _REDUCE}, dtypes=_SCATTER),
-    E("InplaceScatterValue", "torch:torch.scatter", "selfRef dim index value reduce",
-      ("selfRef", "dim", "index", "value"), {"reduce": _REDUCE}, dtypes=_SCATTER),
+    E("Scatter", _C + "scatter", "self dim index src reduce out", ("self", "dim", "index", "src", "reduce"),
+      dtypes=_SCATTER),
+    E("ScatterValue", _C + "scatter", "self dim index value reduce out", ("self", "dim", "index", "value", "reduce"),
+      dtypes=_SCATTER),
+    E("InplaceScatter", _C + "scatter", "selfRef dim index src reduce", ("selfRef", "dim", "index", "src", "reduce"),
+      dtypes=_SCATTER),
+    E("InplaceScatterValue", _C + "scatter", "selfRef dim index value reduce",
+      ("selfRef", "dim", "index", "value", "reduce"), dtypes=_SCATTER),
     E("ScatterReduce", _C + "scatter_reduce", "self dim index src reduce includeSelf out",
       ("self", "dim", "index", "src", "reduce", "includeSelf"), dtypes=_SCATTER),
     E("InplaceScatterReduce", _C + "scatter_reduce", "selfRef dim index src reduce includeSelf",

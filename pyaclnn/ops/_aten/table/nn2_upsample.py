@@ -6,6 +6,7 @@ from __future__ import annotations
 from ._entry import E, FLOATS
 from ....dtypes import DType
 
+_C = "torch:pyaclnn.ops._aten.nn2_compose."
 _SCALES = "scales as aten's (the forward's output/input factor; 0 or negative: from the sizes)"
 
 ENTRIES = [
@@ -23,10 +24,12 @@ ENTRIES = [
     E("UpsampleBilinear2dBackwardV2", "aten::upsample_bilinear2d_backward.default",
       "gradOut outputSize inputSize alignCorners scalesH scalesW out",
       ("gradOut", "outputSize", "inputSize", "alignCorners", "scalesH", "scalesW"), notes=_SCALES),
-    E("UpsampleBilinear2dAABackward", "aten::_upsample_bilinear2d_aa_backward.default",
+    E("UpsampleBilinear2dAABackward", _C + "upsample_bilinear2d_aa_backward",
       "gradOutput outputSize inputSize alignCorners scalesH scalesW out",
-      ("gradOutput", "outputSize", "inputSize", "alignCorners", "scalesH", "scalesW"), notes=_SCALES),
-    E("UpsampleBicubic2dAAGrad", "aten::_upsample_bicubic2d_aa_backward.default",
+      ("gradOutput", "outputSize", "inputSize", "alignCorners", "scalesH", "scalesW"),
+      notes=_SCALES + "; float16 and bfloat16 in float32"),
+    E("UpsampleBicubic2dAAGrad", _C + "upsample_bicubic2d_aa_backward",
       "gradOutput outputSize inputSize alignCorners scalesH scalesW out",
-      ("gradOutput", "outputSize", "inputSize", "alignCorners", "scalesH", "scalesW"), notes=_SCALES),
+      ("gradOutput", "outputSize", "inputSize", "alignCorners", "scalesH", "scalesW"),
+      notes=_SCALES + "; float16 and bfloat16 in float32"),
 ]

@@ -1,0 +1,282 @@
+"""The aten tier's nn2 families (nn2_*.py: list nn2 of issue 24) through pyaclnn.Op on the NumPy
+backend, against the tests' own expectations: NumPy loops and formulas, or torch's public API
+(torch.nn.functional, autograd for the gradients), never the table's aten overloads or
+nn2_compose's functions."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import pyaclnn  # noqa: E402
+from aten_support import aten_backend, bf16, call, status_of  # noqa: E402
+
+F = torch.nn.functional
+F32, F16, I32, I64 = np.float32, np.float16, np.int32, np.int64
+RNG = np.random.default_rng(24)
+
+
+@pytest.fixture
+def aten(use_backend: Callable[..., object], tmp_path: Path) -> object:
+    return aten_backend(use_backend, tmp_path)
+
+
+def rand(*shape: int, lo: float = -2.0, hi: float = 2.0, dtype: type = F32) -> np.ndarray:
+    return RNG.uniform(lo, hi, shape).astype(dtype)
+
+
+def near(got: np.ndarray, want: object, tol: float = 1e-5) -> None:
+    want = want.detach().numpy() if isinstance(want, torch.Tensor) else np.asarray(want)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64), rtol=tol, atol=tol)
+
+
+def t64(x: np.ndarray) -> object:
+    return torch.tensor(np.asarray(x, np.float64))
+
+
+def vjp(fn: Callable[..., object], g: np.ndarray, *xs: np.ndarray, wrt: int = 0) -> np.ndarray:
+    """d(sum(fn(*xs) * g))/d(xs[wrt]) by autograd, in float64."""
+    ts = [torch.tensor(np.asarray(x, np.float64), requires_grad=(i == wrt)) for i, x in enumerate(xs)]
+    y = fn(*ts)
+    return torch.autograd.grad(y, ts[wrt], t64(g).reshape(y.shape))[0].numpy()  # type: ignore[no-any-return]
+
+
+# -- resampling gradients ------------------------------------------------------------------------
+@pytest.mark.parametrize("op, mode, size, kw, out_name", [
+    ("UpsampleNearestExact1dBackward", "nearest-exact", (5,), {}, "out"),
+    ("UpsampleNearestExact2dBackward", "nearest-exact", (5, 7), {}, "out"),
+    ("UpsampleNearestExact3dBackward", "nearest-exact", (3, 5, 4), {}, "gradInput"),
+    ("UpsampleBilinear2dBackwardV2", "bilinear", (5, 7), {"align_corners": True}, "out"),
+    ("UpsampleBilinear2dAABackward", "bilinear", (3, 5), {"align_corners": False, "antialias": True}, "out"),
+    ("UpsampleBicubic2dAAGrad", "bicubic", (3, 5), {"align_corners": False, "antialias": True}, "out"),
+])
+def test_upsample_gradients_are_autograds(aten: object, op: str, mode: str, size: tuple[int, ...],
+                                          kw: dict[str, bool], out_name: str) -> None:
+    spatial = len(size)
+    in_spatial = (4, 6, 3)[:spatial]
+    x = rand(2, 3, *in_spatial)
+    g = rand(2, 3, *size)
+    want = vjp(lambda t: F.interpolate(t, size=size, mode=mode, **kw), g, x)
+    args: list[object] = [g, list(size), list(x.shape)]
+    if "align_corners" in kw:
+        args.append(kw["align_corners"])
+    args += [0.0] * spatial
+    got = call(op, *args, np.zeros_like(x), outputs=(out_name,))
+    near(got, want, 1e-4)
+    half = call(op, *[a.astype(F16) if isinstance(a, np.ndarray) else a for a in args], np.zeros(x.shape, F16),
+                outputs=(out_name,))
+    near(half, want, 3e-2)
+
+
+def test_upsample_nearest1d_v2_and_the_out_shape_rule(aten: object) -> None:
+    x = rand(2, 3, 4)
+    near(call("UpsampleNearest1dV2", x, [8], 0.0, np.zeros((2, 3, 8), F32)), np.repeat(x, 2, axis=2))
+    got = call("UpsampleNearest1dV2", x.astype(np.uint8), [8], 0.0, np.zeros((2, 3, 8), np.uint8))
+    np.testing.assert_array_equal(got, np.repeat(x.astype(np.uint8), 2, axis=2))
+    assert status_of("UpsampleNearest1dV2", x, [8], 0.0, np.zeros((2, 3, 7), F32)) == 161002
+    assert status_of("UpsampleNearestExact1dBackward", None, [5], [2, 3, 4], 0.0, np.zeros((2, 3, 4), F32)) == 161001
+
+
+# -- loss and activation gradients -----------------------------------------------------------------
+@pytest.mark.filterwarnings("ignore:reduction. .mean. divides")  # torch's kl_div notice
+@pytest.mark.parametrize("reduction", [0, 1, 2])
+def test_loss_gradients(aten: object, reduction: int) -> None:
+    x, y = rand(3, 4), rand(3, 4)
+    names = ("none", "mean", "sum")[reduction]
+    g = rand(3, 4) if reduction == 0 else rand(1).reshape(())
+    near(call("MseLossBackward", g, x, y, reduction, np.zeros_like(x)),
+         vjp(lambda a: F.mse_loss(a, t64(y), reduction=names), g, x))
+    near(call("L1LossBackward", g, x, y, reduction, np.zeros_like(x), outputs=("gradInput",)),
+         np.sign(x - y) * g / (x.size if reduction == 1 else 1), 1e-5)
+    p = rand(3, 4, lo=0.1, hi=1.0)
+    for log_target in (False, True):
+        tt = np.log(p) if log_target else p
+        near(call("KlDivBackward", g, x, tt, reduction, log_target, np.zeros_like(x)),
+             vjp(lambda a: F.kl_div(a, t64(tt), reduction=names, log_target=log_target), g, x), 1e-5)
+        near(call("KlDivTargetBackward", g, x, tt, reduction, log_target, np.zeros_like(x), outputs=("gradTarget",)),
+             vjp(lambda a, b: F.kl_div(a, b, reduction=names, log_target=log_target), g, x, tt, wrt=1), 1e-5)
+    assert status_of("L1LossBackward", g, x, y, 3, np.zeros_like(x)) == 161002
+
+
+def test_nll_loss2d_backward(aten: object) -> None:
+    x = rand(2, 3, 4, 5)
+    target = RNG.integers(0, 3, (2, 4, 5)).astype(I64)
+    w = rand(3, lo=0.5, hi=1.5)
+    want = vjp(lambda a: F.nll_loss(a, torch.tensor(target), weight=t64(w), reduction="sum"),
+               np.ones((), F32), x)
+    total = np.zeros((), F32)
+    got = call("NLLLoss2dBackward", np.ones((), F32), x, target, w, 2, -100, total, np.zeros_like(x))
+    near(got, want)
+    assert status_of("NLLLoss2dBackward", np.ones((), F32), x, target, w, 2, -100, total,
+                     np.zeros((2, 3, 4), F32)) == 161002
+
+
+def test_activation_gradients(aten: object) -> None:
+    x, g = rand(3, 5), rand(3, 5)
+    out, buf = call("LogSigmoidForward", x, np.zeros_like(x), np.zeros_like(x), outputs=("out", "buffer"))
+    near(out, -np.log1p(np.exp(-x.astype(np.float64))))
+    near(call("LogSigmoidBackward", g, x, buf, np.zeros_like(x), outputs=("gradInput",)), vjp(F.logsigmoid, g, x))
+    y = F.softmax(torch.tensor(x), 1).numpy()
+    near(call("SoftmaxBackward", g, y, 1, np.zeros_like(x)), vjp(lambda t: F.softmax(t, 1), g, x), 1e-5)
+    ly = F.log_softmax(torch.tensor(x), 0).numpy()
+    near(call("LogSoftmaxBackward", g, ly, 0, np.zeros_like(x)), vjp(lambda t: F.log_softmax(t, 0), g, x), 1e-5)
+    r = F.selu(torch.tensor(x)).numpy()
+    near(call("SeluBackward", g, r, np.zeros_like(x), outputs=("gradInput",)), vjp(F.selu, g, x), 1e-5)
+    near(call("SoftsignBackward", g, x, np.zeros_like(x)), vjp(F.softsign, g, x))
+    for beta in (None, 1.7):
+        b = 1.0 if beta is None else beta
+        near(call("SwishBackward", g, x, beta, np.zeros_like(x), outputs=("gradInput",)),
+             vjp(lambda t: t * torch.sigmoid(b * t), g, x), 1e-5)
+        near(call("Swish", x, beta, np.zeros_like(x)), x / (1 + np.exp(-b * x.astype(np.float64))), 1e-5)
+    assert status_of("SoftmaxBackward", g, y, 2, np.zeros_like(x)) == 161002  # dim out of range
+
+
+def test_prelu_and_its_gradient(aten: object) -> None:
+    x, g = rand(2, 3, 4), rand(2, 3, 4)
+    w = np.array([0.1, -0.5, 2.0], F32)
+    near(call("Prelu", x, w, np.zeros_like(x)), np.where(x > 0, x, x * w[None, :, None]))
+    gi, gw = call("PreluBackward", g, x, w, np.zeros_like(x), np.zeros_like(w), outputs=("gradInput", "gradWeight"))
+    near(gi, vjp(lambda a: F.prelu(a, t64(w)), g, x))
+    near(gw, vjp(lambda a, b: F.prelu(a, b), g, x, w, wrt=1), 1e-5)
+    w1 = np.array([0.25], F32)
+    gi, gw = call("PreluBackward", g, x, w1, np.zeros_like(x), np.zeros_like(w1), outputs=("gradInput", "gradWeight"))
+    near(gw, vjp(lambda a, b: F.prelu(a, b), g, x, w1, wrt=1), 1e-5)
+
+
+# -- pooling and unpooling ------------------------------------------------------------------------
+def test_max_pool3d_with_argmax_and_its_gradient(aten: object) -> None:
+    x = rand(1, 2, 4, 4, 4)
+    t = torch.tensor(x)
+    want, idx = F.max_pool3d(t, 2, 2, return_indices=True)
+    out, ind = call("MaxPool3dWithArgmax", x, [2], [2], [0], [1], False, np.zeros((1, 2, 2, 2, 2), F32),
+                    np.zeros((1, 2, 2, 2, 2), I32), outputs=("out", "indices"))
+    near(out, want)
+    np.testing.assert_array_equal(ind, idx.numpy())
+    g = rand(1, 2, 2, 2, 2)
+    got = call("MaxPool3dWithArgmaxBackward", g, x, ind, [2], [2], [0], [1], False, np.zeros_like(x),
+               outputs=("gradInput",))
+    near(got, vjp(lambda a: F.max_pool3d(a, 2, 2), g, x))
+
+
+def test_max_unpool_and_its_gradient(aten: object) -> None:
+    x = rand(1, 2, 4, 4)
+    pooled, idx = F.max_pool2d(torch.tensor(x), 2, return_indices=True)
+    p = pooled.numpy()
+    want = np.zeros((1, 2, 16), F32)
+    for c in range(2):
+        want[0, c, idx[0, c].numpy().reshape(-1)] = p[0, c].reshape(-1)
+    got = call("MaxUnpool2d", p, idx.numpy().astype(I32), [4, 4], np.zeros((1, 2, 4, 4), F32))
+    near(got, want.reshape(1, 2, 4, 4))
+    g = rand(1, 2, 4, 4)
+    gathered = np.take_along_axis(g.reshape(1, 2, 16), idx.numpy().reshape(1, 2, 4), 2).reshape(p.shape)
+    near(call("MaxUnpool2dBackward", g, p, idx.numpy(), [4, 4], np.zeros_like(p)), gathered)
+    x3 = rand(1, 1, 4, 4, 4)
+    p3, i3 = F.max_pool3d(torch.tensor(x3), 2, return_indices=True)
+    want3 = F.max_unpool3d(p3, i3, 2, output_size=[4, 4, 4]).numpy()
+    near(call("MaxUnpool3d", p3.numpy(), i3.numpy().astype(I32), [4, 4, 4], [2, 2, 2], [0, 0, 0],
+              np.zeros_like(x3), outputs=("outRef",)), want3)
+    g3 = rand(1, 1, 4, 4, 4)
+    want_g3 = vjp(lambda a: F.max_unpool3d(a, i3, 2, output_size=[4, 4, 4]), g3, p3.numpy())
+    near(call("MaxUnpool3dBackward", g3, p3.numpy(), i3.numpy(), [4, 4, 4], [2, 2, 2], [0, 0, 0],
+              np.zeros(p3.shape, F32)), want_g3)
+    assert status_of("MaxUnpool2d", p, None, [4, 4], np.zeros((1, 2, 4, 4), F32)) == 161001
+    assert status_of("MaxUnpool2dBackward", g, p, idx.numpy(), [5, 4], np.zeros_like(p)) == 161002
+
+
+# -- scatter, repeat_interleave, renorm ------------------------------------------------------------
+def scatter_loop(x: np.ndarray, dim: int, idx: np.ndarray, src: object, op: Callable[..., object] | None) -> np.ndarray:
+    out = x.astype(np.float64).copy()
+    for pos in np.ndindex(*idx.shape):
+        target = list(pos)
+        target[dim] = idx[pos]
+        v = src[pos] if isinstance(src, np.ndarray) else src
+        out[tuple(target)] = v if op is None else op(out[tuple(target)], v)
+    return out
+
+
+@pytest.mark.parametrize("reduce, fn", [(0, None), (1, np.add), (2, np.multiply)])
+def test_scatter_forms(aten: object, reduce: int, fn: Callable[..., object] | None) -> None:
+    x = rand(3, 4)
+    idx = np.array([[0, 2], [1, 3], [3, 0]], I64)
+    src = rand(3, 2)
+    want = scatter_loop(x, 1, idx, src, fn)
+    near(call("Scatter", x, 1, idx, src, reduce, np.zeros_like(x)), want)
+    near(call("InplaceScatter", x.copy(), 1, idx.astype(I32), src, reduce, outputs=("selfRef",)), want)
+    want_v = scatter_loop(x, 1, idx, 1.5, fn)
+    near(call("ScatterValue", x, 1, idx, 1.5, reduce, np.zeros_like(x)), want_v)
+    near(call("InplaceScatterValue", x.copy(), 1, idx, 1.5, reduce, outputs=("selfRef",)), want_v)
+
+
+@pytest.mark.parametrize("reduce, fn", [(0, None), (1, np.add), (2, np.multiply), (3, np.maximum), (4, np.minimum)])
+def test_scatter_reduce(aten: object, reduce: int, fn: Callable[..., object] | None) -> None:
+    x = rand(4, 3)
+    idx = np.array([[0, 1, 0], [0, 1, 2], [3, 3, 3]], I64)
+    src = rand(3, 3)
+    want = scatter_loop(x, 0, idx, src, fn)
+    near(call("ScatterReduce", x, 0, idx, src, reduce, True, np.zeros_like(x)), want)
+    near(call("InplaceScatterReduce", x.copy(), 0, idx, src, reduce, True, outputs=("selfRef",)), want)
+
+
+def test_scatter_reduce_mean_and_bad_reduce(aten: object) -> None:
+    x = rand(4)
+    idx = np.array([0, 0, 2], I64)
+    src = rand(3)
+    want = x.astype(np.float64).copy()
+    want[0] = (x[0] + src[0] + src[1]) / 3
+    want[2] = (x[2] + src[2]) / 2
+    near(call("ScatterReduce", x, 0, idx, src, 5, True, np.zeros_like(x)), want, 1e-6)
+    want[0] = (src[0] + src[1]) / 2
+    want[2] = src[2]
+    near(call("ScatterReduce", x, 0, idx, src, 5, False, np.zeros_like(x)), want, 1e-6)
+    assert status_of("ScatterReduce", x, 0, idx, src, 6, True, np.zeros_like(x)) == 161002
+    assert status_of("Scatter", x, 0, idx, src, 3, np.zeros_like(x)) == 161002
+    assert status_of("Scatter", x, 0, idx, src, 0, np.zeros(5, F32)) == 161002
+    assert status_of("Scatter", x, 0, None, src, 0, np.zeros_like(x)) == 161001
+
+
+def test_repeat_interleave_forms(aten: object) -> None:
+    x = rand(2, 3)
+    r = np.array([1, 0, 2], I64)
+    near(call("RepeatInterleaveWithDim", x, r, 1, 3, np.zeros((2, 3), F32)), np.repeat(x, r, axis=1))
+    near(call("RepeatInterleave", x, np.array(2, I64), 12, np.zeros(12, F32)), np.repeat(x.reshape(-1), 2))
+    near(call("RepeatInterleaveInt", x, 3, 18, np.zeros(18, F32)), np.repeat(x.reshape(-1), 3))
+    got = call("RepeatInterleaveIntWithDim", x.astype(I32), 2, 0, 4, np.zeros((4, 3), I32))
+    np.testing.assert_array_equal(got, np.repeat(x.astype(I32), 2, axis=0))
+    np.testing.assert_array_equal(call("RepeatInterleaveTensor", np.array([2, 0, 1], I32), 3, np.zeros(3, I32)),
+                                  [0, 0, 2])
+    assert status_of("RepeatInterleaveInt", x, 3, 18, np.zeros(17, F32)) == 161002
+
+
+def test_renorm_inverse_and_elementwise(aten: object) -> None:
+    x = rand(3, 4)
+    norms = np.sqrt((x.astype(np.float64) ** 2).sum(1, keepdims=True))
+    want = np.where(norms > 1.0, x * (1.0 / (norms + 1e-7)), x)
+    near(call("Renorm", x, 2.0, 0, 1.0, np.zeros_like(x)), want, 1e-5)
+    near(call("InplaceRenorm", x.copy(), 2.0, 0, 1.0, outputs=("selfRef",)), want, 1e-5)
+    m = rand(2, 3, 3) + 3 * np.eye(3, dtype=F32)
+    near(call("Inverse", m, np.zeros_like(m)), np.linalg.inv(m.astype(np.float64)), 1e-5)
+    near(call("Inverse", m.astype(F16), np.zeros(m.shape, F16)), np.linalg.inv(m.astype(np.float64)), 2e-2)
+    assert status_of("Inverse", m.astype(I32), np.zeros(m.shape, I32)) == 161002
+    near(call("Softsign", x, np.zeros_like(x)), x / (1 + np.abs(x)))
+    near(call("Softsign", bf16(x), np.zeros(x.shape, bf16(x).dtype)).astype(F32), x / (1 + np.abs(x)), 2e-2)
+    want_s = np.where(x > 0.5, x - 0.25, np.where(x < -0.5, x + 0.25, 0))
+    near(call("Shrink", x, 0.5, 0.25, np.zeros_like(x)), want_s)
+    near(call("Shrink", x.astype(F16), 0.5, 0.25, np.zeros(x.shape, F16)), want_s, 2e-3)
+
+
+def test_layer_norm_with_impl_mode(aten: object) -> None:
+    x = rand(2, 3, 4)
+    w, b = rand(4), rand(4)
+    out, mean, rstd = call("LayerNormWithImplMode", x, [4], w, b, 1e-5, np.zeros_like(x), np.zeros((2, 3, 1), F32),
+                           np.zeros((2, 3, 1), F32), 0, outputs=("out", "meanOutOptional", "rstdOutOptional"))
+    x64 = x.astype(np.float64)
+    mu = x64.mean(-1, keepdims=True)
+    var = x64.var(-1, keepdims=True)
+    near(out, (x64 - mu) / np.sqrt(var + 1e-5) * w + b, 1e-5)
+    near(mean, mu)
+    near(rstd, 1 / np.sqrt(var + 1e-5), 1e-4)
