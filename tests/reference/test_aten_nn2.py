@@ -89,8 +89,6 @@ def test_loss_gradients(aten: object, reduction: int) -> None:
     x, y = rand(3, 4), rand(3, 4)
     names = ("none", "mean", "sum")[reduction]
     g = rand(3, 4) if reduction == 0 else rand(1).reshape(())
-    near(call("MseLossBackward", g, x, y, reduction, np.zeros_like(x)),
-         vjp(lambda a: F.mse_loss(a, t64(y), reduction=names), g, x))
     near(call("L1LossBackward", g, x, y, reduction, np.zeros_like(x), outputs=("gradInput",)),
          np.sign(x - y) * g / (x.size if reduction == 1 else 1), 1e-5)
     p = rand(3, 4, lo=0.1, hi=1.0)
@@ -136,16 +134,12 @@ def test_activation_gradients(aten: object) -> None:
     assert status_of("SoftmaxBackward", g, y, 2, np.zeros_like(x)) == 161002  # dim out of range
 
 
-def test_prelu_and_its_gradient(aten: object) -> None:
+def test_prelu(aten: object) -> None:
     x, g = rand(2, 3, 4), rand(2, 3, 4)
     w = np.array([0.1, -0.5, 2.0], F32)
     near(call("Prelu", x, w, np.zeros_like(x)), np.where(x > 0, x, x * w[None, :, None]))
-    gi, gw = call("PreluBackward", g, x, w, np.zeros_like(x), np.zeros_like(w), outputs=("gradInput", "gradWeight"))
-    near(gi, vjp(lambda a: F.prelu(a, t64(w)), g, x))
-    near(gw, vjp(lambda a, b: F.prelu(a, b), g, x, w, wrt=1), 1e-5)
-    w1 = np.array([0.25], F32)
-    gi, gw = call("PreluBackward", g, x, w1, np.zeros_like(x), np.zeros_like(w1), outputs=("gradInput", "gradWeight"))
-    near(gw, vjp(lambda a, b: F.prelu(a, b), g, x, w1, wrt=1), 1e-5)
+    near(call("Prelu", x.astype(F16), w.astype(F16), np.zeros(x.shape, F16)), np.where(x > 0, x, x * w[None, :, None]),
+         1e-2)
 
 
 # -- pooling and unpooling ------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import torch
 __all__ = ["scatter", "scatter_reduce", "upsample_bilinear2d_aa_backward", "upsample_bicubic2d_aa_backward",
            "inverse", "max_pool3d_with_argmax_backward", "max_unpool2d", "max_unpool3d", "max_unpool_backward",
            "shrink", "softsign_backward", "swish", "swish_backward", "kl_div_backward", "kl_div_target_backward",
-           "l1_loss_backward", "prelu_backward"]
+           "l1_loss_backward"]
 
 Tensor = Any
 _SCATTER_REDUCE = ("sum", "prod", "amax", "amin", "mean")  # CANN reduce 1..5 (aclnn_scatter_reduce.h)
@@ -165,21 +165,3 @@ def l1_loss_backward(grad: Tensor, self: Tensor, target: Tensor, reduction: int)
     diff = self - target
     return torch.sign(diff) * grad * _scale(reduction, diff.numel())
 
-
-def prelu_backward(grad: Tensor, self: Tensor, weight: Tensor) -> tuple[Tensor, Tensor]:
-    """aclnnPreluBackward (activation/p_relu_grad_update/docs): gradInput = grad where self > 0,
-    else grad * weight (per channel, dim 1); gradWeight = the sum of grad * self where self <= 0,
-    per channel, in weight's shape."""
-    channels = weight.numel()
-    shape = [1] * self.dim()
-    if channels > 1:
-        if self.dim() < 2 or self.shape[1] != channels:
-            raise ValueError(f"weight has {channels} elements; self {tuple(self.shape)} has not that many channels")
-        shape[1] = channels
-    w = weight.reshape(shape) if self.dim() else weight.reshape(())
-    positive = self > 0
-    grad_input = torch.where(positive, grad, grad * w)
-    contrib = torch.where(positive, torch.zeros((), dtype=grad.dtype, device=grad.device), grad * self)
-    dims = [d for d in range(contrib.dim()) if not (channels > 1 and d == 1)]
-    grad_weight = contrib.sum(dims) if dims else contrib
-    return grad_input, grad_weight.reshape(weight.shape)

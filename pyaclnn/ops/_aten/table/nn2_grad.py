@@ -12,8 +12,6 @@ _C = "torch:pyaclnn.ops._aten.nn2_compose."
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 ENTRIES = [
-    E("MseLossBackward", "aten::mse_loss_backward.default", "gradOutput self target reduction out",
-      ("gradOutput", "self", "target", _R)),
     E("L1LossBackward", _C + "l1_loss_backward", "gradOutput self target reduction gradInput",
       ("gradOutput", "self", "target", "reduction"), out="gradInput"),
     E("KlDivBackward", _C + "kl_div_backward", "gradOutput self target reduction logTarget out",
@@ -43,8 +41,6 @@ ENTRIES = [
       notes="out is const in the header (aclnn_softsign_backward.h), written all the same"),
     E("SwishBackward", _C + "swish_backward", "gradOutput self betaOptional gradInput",
       ("gradOutput", "self", "betaOptional"), out="gradInput"),
-    E("PreluBackward", _C + "prelu_backward", "gradOutput self weight gradInput gradWeight",
-      ("gradOutput", "self", "weight"), out="gradInput gradWeight"),
     E("MaxPool3dWithArgmaxBackward", _C + "max_pool3d_with_argmax_backward",
       "gradOutput self indices kernelSize stride padding dilation ceilMode gradInput",
       ("gradOutput", "self", "kernelSize", "stride", "padding", "dilation", "ceilMode", "indices"), out="gradInput",

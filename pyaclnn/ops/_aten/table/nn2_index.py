@@ -1,5 +1,6 @@
 """Scatter, repeat_interleave and renorm of list nn2 (issue 24). reduce of aclnnScatter and
-ScatterValue: 0 none, 1 add, 2 mul (aclnn_scatter.h); of aclnnScatterReduce: 0 none .. 5 mean (aclnn_scatter_reduce.h, nn2_compose)."""
+ScatterValue: 0 none, 1 add, 2 mul (aclnn_scatter.h); of aclnnScatterReduce: 0 none .. 5 mean
+(aclnn_scatter_reduce.h, nn2_compose)."""
 from __future__ import annotations
 
 from ._entry import ALL, COMPLEX_, E, F16, FLOATS
