@@ -356,3 +356,23 @@ def test_layer_norm_backward_with_an_output_mask(aten: object) -> None:
     near(gi, want[0], 1e-4)
     near(gw, want[1], 1e-4)
     np.testing.assert_array_equal(gb, np.full(3, 7.0))  # not asked for: left as it was
+
+
+# -- foreach ----------------------------------------------------------------------------------------
+def test_foreach_lists(aten: object) -> None:
+    xs, ys = [rand(2, 3), rand(4)], [rand(2, 3), rand(4)]
+    outs = [np.zeros((2, 3), F32), np.zeros(4, F32)]
+    got = call("ForeachAddListV2", xs, ys, 2.0, outs)
+    for g, x, y in zip(got, xs, ys):
+        near(g, x + 2 * y.astype(np.float64))
+    for g, x in zip(call("ForeachMulScalarV2", xs, -1.5, outs), xs):
+        near(g, -1.5 * x.astype(np.float64))
+    for g, x in zip(call("ForeachMaximumScalarV2", xs, 0.0, outs), xs):
+        near(g, np.maximum(x, 0))
+    pos = [np.abs(x) for x in xs]
+    for g, x in zip(call("ForeachSqrt", pos, outs), pos):
+        near(g, np.sqrt(x.astype(np.float64)))
+    for g, x, y in zip(call("ForeachLerpScalar", xs, ys, 0.25, outs), xs, ys):
+        near(g, x + 0.25 * (y - x.astype(np.float64)))
+    assert status_of("ForeachMulList", xs, ys, outs[:1]) == 161002          # out holds one tensor too few
+    assert status_of("ForeachMulList", xs, ys, [outs[1], outs[0]]) == 161002  # shapes in the wrong order

@@ -198,3 +198,51 @@ def test_inplace_binary_broadcasts_into_self_and_keeps_its_dtype(aten: object) -
     assert status_of("InplaceMul", np.zeros(3, F32), np.zeros((2, 3), F32)) == 161002
     # a float result into an int32 selfRef: refused (CanCast)
     assert status_of("InplaceDiv", np.zeros(3, I32), np.ones(3, F32)) == 161002
+
+
+def _inplace_pairs() -> list[tuple[str, str]]:
+    """(InplaceX, X) of the table whose C parameters are X's with its self as selfRef and no out,
+    the others tensors, scalars or floats."""
+    from pyaclnn._registry import Registry, reference_sources
+    from pyaclnn.ops._aten import entries
+    table, registry = entries(), Registry(reference_sources())
+    pairs = []
+    for op, e in table.items():
+        base = table.get(op[len("Inplace"):]) if op.startswith("Inplace") else None
+        if base is None or e.params[0] != "selfRef" or base.params[0] != "self" or base.out != ("out",):
+            continue
+        info = registry.get(op)
+        if info is None or any(k not in ("tensor", "scalar", "float") for k in info.kinds):
+            continue
+        if e.params[1:] == tuple(n for n in base.params[1:] if n != "out"):
+            pairs.append((op, base.op))
+    return sorted(pairs)
+
+
+INPLACE_PAIRS = _inplace_pairs()
+
+
+def test_the_in_place_forms_are_paired() -> None:
+    assert len(INPLACE_PAIRS) >= 40
+
+
+@pytest.mark.parametrize("inplace,functional", INPLACE_PAIRS)
+def test_an_in_place_form_writes_what_its_functional_form_computes(aten: object, inplace: str,
+                                                                 functional: str) -> None:
+    """The functional forms are checked against NumPy above; this checks that each in-place form
+    reads and writes its selfRef as that one reads self and writes out (the other operands: in
+    range, of the first dtype the entry takes of float32 and int32)."""
+    from pyaclnn.ops._aten import entries
+    info = pyaclnn._backend.current().runtime.registry.get(inplace)  # type: ignore[attr-defined]
+    e = entries()[functional]
+    floats = not isinstance(e.dtypes, tuple) or pyaclnn.DType.FLOAT in e.dtypes
+    dt = F32 if floats else I32
+    x = (RNG.uniform(0.2, 0.8, (3, 3)) if floats else RNG.integers(1, 9, (3, 3))).astype(dt)
+    rest: list[object] = []
+    for kind in info.kinds[1:]:
+        if kind == "tensor":
+            rest.append((RNG.uniform(0.2, 0.8, (3,)) if floats else RNG.integers(1, 9, (3,))).astype(dt))
+        else:
+            rest.append(0.5 if floats else 2)
+    want = call(functional, x, *rest, np.zeros_like(x))
+    np.testing.assert_array_equal(run_inplace(inplace, x, *rest), want)

@@ -303,3 +303,19 @@ def test_an_empty_output_writes_nothing_and_an_empty_input_still_reduces(aten: o
     np.testing.assert_array_equal(call("Amax", np.zeros((2, 0), F32), [0], False, np.zeros(0, F32)), np.zeros(0))
     got = call("Mean", np.zeros((0, 3), F32), [0], False, int(pyaclnn.DType.FLOAT), np.zeros(3, F32))
     assert np.isnan(got).all()  # the mean of nothing, as aten (and the device) give it
+
+
+def test_rules_traced_from_the_op_sources(aten: object, use_backend: Callable[..., object], tmp_path: Path) -> None:
+    """ops-math's aclnn_abs.cpp / aclnn_floor.cpp: out of self's dtype (a castable one is refused);
+    aclnn_exp.cpp: int64 and bool computed as float; its 910 list has no bf16."""
+    x = rand(2, 2)
+    assert status_of("Abs", x, np.zeros((2, 2), F16)) == 161002
+    assert status_of("Floor", x, np.zeros((2, 2), np.float64)) == 161002
+    assert status_of("Neg", x, np.zeros((2, 2), np.float64)) == 0  # Neg: castable is enough
+    got = call("Exp", np.array([0, 1, 2], I64), np.zeros(3, F32))
+    np.testing.assert_allclose(got, np.exp([0.0, 1.0, 2.0]), rtol=1e-6)
+    assert status_of("Exp", np.array([0, 1], I32), np.zeros(2, F32)) == 161002  # int32 is in no list
+    assert ops.spec("Abs").entry.traced.startswith("hicann/ops-math math/abs/")
+    aten_backend(use_backend, tmp_path / "910", soc="Ascend910")
+    assert status_of("Exp", bf16(rand(2)), np.zeros(2, F32)) == 161002
+    assert status_of("Exp", np.array([True, False]), np.zeros(2, F32)) == 0

@@ -3,10 +3,12 @@
 Generic rules (``Entry.traced`` names the op source where an entry's were traced instead), in
 this order, as the op_api sources order them (CheckNotNull, CheckDtypeValid, CheckShape):
 
-1. a required pointer (a parameter not named ``...Optional``) is nullptr: 161001, in C order;
+1. a required pointer (a parameter not named ``...Optional`` nor in ``nullable``) is nullptr:
+   161001, in C order;
 2. a tensor of rank > 8 (OP_CHECK_MAX_DIM): 161002;
-3. an input dtype outside the entry's ``dtypes`` (bf16 only on ``SOCS_BF16``), or one torch has
-   no dtype for: 161002;
+3. an input dtype outside the entry's ``dtypes`` (bf16 only on ``SOCS_BF16``; ``dtypes_v1`` on
+   the other SoCs where the source has its own list), or one torch has no dtype for; then the
+   ``same_dtype`` parameters of another dtype than the first: 161002;
 4. a ``dim`` parameter (an int or an aclIntArray) outside [-rank, rank) of the first input
    tensor (rank 0 counts as 1): 161002 (the op sources' CheckDim; aten's meta kernels do not
    always check it, its CPU kernels do);
@@ -160,7 +162,9 @@ class AtenSpec:
         dtypes = self.entry.dtypes
         if not isinstance(dtypes, tuple) and dtypes is not None:  # by parameter name
             dtypes = dtypes.get(name, dtypes.get("*"))
-        if dtypes is not None and DType.BF16 in dtypes and soc not in SOCS_BF16:
+        if dtypes is not None and soc not in SOCS_BF16:
+            if self.entry.dtypes_v1 is not None:  # the source's list for the other SoCs
+                return self.entry.dtypes_v1
             dtypes = tuple(d for d in dtypes if d != DType.BF16)
         return dtypes
 
@@ -250,6 +254,13 @@ class AtenSpec:
                 if i in self._inputs and allowed is not None and t.dtype not in allowed:
                     fail_invalid(api, f"{name} dtype {DType(t.dtype)} not supported on {soc} "
                                       f"(supported: {fmt_dtypes(allowed)})")
+        if entry.same_dtype:  # OP_CHECK_DTYPE_NOT_MATCH
+            first = metas[self._index[entry.same_dtype[0]]]
+            for name in entry.same_dtype[1:]:
+                t = metas[self._index[name]]
+                if t is not None and first is not None and t.dtype != first.dtype:
+                    fail_invalid(api, f"{name} dtype {DType(t.dtype)} should be the same as "
+                                      f"{entry.same_dtype[0]} dtype {DType(first.dtype)}")
         if self._dim is not None:
             self._check_dim(metas)
         key = tuple(_key(m) for m in metas)
@@ -266,6 +277,8 @@ class AtenSpec:
             name, m = entry.params[pos], metas[pos]
             if m is None:  # an optional output not asked for
                 continue
+            if not isinstance(m, TensorMeta) and len(m) != len(got):
+                fail_invalid(api, f"{name} holds {len(m)} tensors; the result has {len(got)}")
             pairs = ((m, got),) if isinstance(m, TensorMeta) else zip(m, got)
             for t, (shape, dt) in pairs:
                 if tuple(t.shape) != shape:

@@ -16,14 +16,15 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
   converts a C parameter;
 - ``out``: the C outputs that receive aten's results, in result order (default: ``out``, or the
   in-place form's ``selfRef``); ``None`` in it drops that result;
-- ``inplace``: outputs aten updates in place through the tensor passed to it (BatchNorm's
-  running statistics), which phase 2 hands to aten as writable views;
 - ``nullable``: parameters that may be nullptr though not named ``...Optional`` (as the header's
   documentation says); a nullptr aclScalar or array passed by keyword leaves aten's default;
 - ``dtypes``: the input dtypes phase 1 accepts (a tuple of ``DType``; ``BF16`` counts only
   where the SoC has it, ``SOCS_BF16``), or a dict of such tuples by C parameter name (``"*"``:
-  the others; a parameter not in it, without ``"*"``, is not checked); ``out_dtypes``: the output dtypes (default: any dtype
-  the result can be cast to, CANN's CanCast);
+  the others; a parameter not in it, without ``"*"``, is not checked); ``dtypes_v1``: the
+  list for the other SoCs, where a source has two (GetDtypeSupportListV2's second, the
+  ASCEND910 list; default: ``dtypes`` without bf16); ``out_dtypes``: the output dtypes
+  (default: any dtype the result can be cast to, CANN's CanCast); ``same_dtype``: parameters
+  whose dtype must be the first one's (OP_CHECK_DTYPE_NOT_MATCH);
 - ``traced``: which phase-1 rules were traced from the op sources (a file of hicann ops-math or
   ops-nn), ``""`` when all are the tier's generic ones (spec.py: nullptr, rank, dtype, out shape);
 - ``notes``: known differences from the device (HF32 under cubeMathType, which is dropped...).
@@ -124,12 +125,13 @@ class Entry:
     args: tuple[Any, ...]
     kwargs: tuple[tuple[str, Any], ...] = ()
     out: tuple[str | None, ...] = ()
-    inplace: tuple[str, ...] = ()
     nullable: tuple[str, ...] = ()
     dtypes: tuple[DType, ...] | Mapping[str, tuple[DType, ...]] | None = FLOATS
     out_dtypes: tuple[DType, ...] | None = None
     traced: str = ""
     notes: str = ""
+    dtypes_v1: tuple[DType, ...] | None = None
+    same_dtype: tuple[str, ...] = ()
     family: str = field(default="", compare=False)  # the table module it comes from
 
     def referenced(self) -> list[str]:
@@ -141,10 +143,10 @@ class Entry:
 def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
       out: str | tuple[str | None, ...] | None = None,
       dtypes: tuple[DType, ...] | Mapping[str, tuple[DType, ...]] | None = FLOATS,
-      out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "", inplace: str = "",
-      nullable: str = "") -> Entry:
-    """One table entry (module docstring); ``params``, ``out``, ``inplace`` and ``nullable`` as
-    space-separated names."""
+      out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "",
+      nullable: str = "", dtypes_v1: tuple[DType, ...] | None = None, same_dtype: str = "") -> Entry:
+    """One table entry (module docstring); ``params``, ``out``, ``nullable`` and ``same_dtype``
+    as space-separated names."""
     names = tuple(params.split())
     if out is None:
         out = ("out",) if "out" in names else ("selfRef",) if "selfRef" in names else ()
@@ -152,5 +154,5 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
         out = tuple(out.split())
     if not aten.startswith(("aten::", "torch:")):
         raise ValueError(f"{op}: aten {aten!r} is neither 'aten::name.overload' nor 'torch:path'")
-    return Entry(op, aten, names, tuple(args), tuple((kwargs or {}).items()), tuple(out), tuple(inplace.split()),
-                 tuple(nullable.split()), dtypes, out_dtypes, traced, notes)
+    return Entry(op, aten, names, tuple(args), tuple((kwargs or {}).items()), tuple(out),
+                 tuple(nullable.split()), dtypes, out_dtypes, traced, notes, dtypes_v1, tuple(same_dtype.split()))

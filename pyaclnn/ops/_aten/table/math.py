@@ -14,15 +14,15 @@ _BOOL_INTS = INTS + (DType.BOOL,)
 
 # (CANN name, aten name, input dtypes): out = aten(self)
 _UNARY = [
-    ("Exp", "exp", FLOATS64), ("Log", "log", FLOATS64), ("Sqrt", "sqrt", FLOATS64), ("Rsqrt", "rsqrt", FLOATS64),
+    ("Log", "log", FLOATS64), ("Sqrt", "sqrt", FLOATS64), ("Rsqrt", "rsqrt", FLOATS64),
     ("Sin", "sin", FLOATS64), ("Tanh", "tanh", FLOATS64), ("Sigmoid", "sigmoid", FLOATS64), ("Erf", "erf", FLOATS64),
     ("Exp2", "exp2", FLOATS64), ("Log1p", "log1p", FLOATS64), ("Expm1", "expm1", FLOATS64),
-    ("Reciprocal", "reciprocal", FLOATS64), ("Floor", "floor", FLOATS64), ("Ceil", "ceil", FLOATS64),
+    ("Reciprocal", "reciprocal", FLOATS64), ("Ceil", "ceil", FLOATS64),
     ("Round", "round", FLOATS64), ("Trunc", "trunc", FLOATS64), ("Acosh", "acosh", FLOATS64),
     ("Asin", "asin", FLOATS64), ("Cosh", "cosh", FLOATS64), ("Sinh", "sinh", FLOATS64), ("Tan", "tan", FLOATS64),
     ("Digamma", "digamma", FLOATS64), ("Erfc", "erfc", FLOATS64), ("Erfinv", "erfinv", FLOATS64),
     ("Lgamma", "lgamma", FLOATS64), ("Log10", "log10", FLOATS64), ("Log2", "log2", FLOATS64),
-    ("Sinc", "sinc", FLOATS64), ("Abs", "abs", NUMS), ("Neg", "neg", NUMS), ("Square", "square", NUMS),
+    ("Sinc", "sinc", FLOATS64), ("Square", "square", NUMS),
     ("Signbit", "signbit", NUMS), ("IsFinite", "isfinite", ALL), ("IsNegInf", "isneginf", NUMS),
     ("IsPosInf", "isposinf", NUMS), ("LogicalNot", "logical_not", ALL), ("BitwiseNot", "bitwise_not", _BOOL_INTS),
 ]
@@ -54,7 +54,25 @@ _TENSOR_SCALAR = [
     ("BitwiseXorScalar", "bitwise_xor.Scalar", _BOOL_INTS),
 ]
 
+D = DType
+_OPS_MATH = "hicann/ops-math math/{0}/op_api/aclnn_{0}.cpp"
+# Traced from the op sources (CheckDtypeValid): the 910B list (DAV_2201 and regbase), the 910 one
+_ABS = (D.DOUBLE, D.FLOAT, D.FLOAT16, D.INT64, D.INT32, D.INT16, D.INT8, D.UINT8)
+_EXP = (D.FLOAT, D.FLOAT16, D.DOUBLE, D.COMPLEX64, D.COMPLEX128, D.BOOL, D.INT64)
+_NEG = (D.INT8, D.INT32, D.INT64, D.FLOAT16, D.FLOAT, D.DOUBLE, D.COMPLEX64, D.COMPLEX128)
+_FLOOR = (D.INT64, D.INT32, D.INT16, D.INT8, D.UINT64, D.UINT32, D.UINT16, D.UINT8, D.DOUBLE, D.FLOAT, D.FLOAT16)
+
 ENTRIES: list[Entry] = [
+    E("Abs", "aten::abs.default", "self out", ("self",), dtypes=_ABS + (D.BF16,), dtypes_v1=_ABS,
+      same_dtype="self out", traced=_OPS_MATH.format("abs") + ": dtype lists per arch, out of self's dtype",
+      notes="left out: complex inputs (the device writes their float modulus) and bool (the device copies "
+            "it through; aten's abs has no bool kernel)"),
+    E("Exp", "aten::exp.default", "self out", ("self",), dtypes=_EXP + (D.BF16,), dtypes_v1=_EXP,
+      traced=_OPS_MATH.format("exp") + ": dtype lists per arch; bool and int64 computed as float, castable to out"),
+    E("Neg", "aten::neg.default", "self out", ("self",), dtypes=_NEG + (D.BF16,), dtypes_v1=_NEG,
+      traced=_OPS_MATH.format("neg") + ": dtype lists per SoC (bf16 on 910B, 910_93 and regbase), castable to out"),
+    E("Floor", "aten::floor.default", "self out", ("self",), dtypes=_FLOOR + (D.BF16,), dtypes_v1=_FLOOR,
+      same_dtype="self out", traced=_OPS_MATH.format("floor") + ": dtype lists per arch, out of self's dtype"),
     *(E(op, f"aten::{name}.default", "self out", ("self",), dtypes=dt) for op, name, dt in _UNARY),
     *(E(op, f"aten::{name}.default", "input out", ("input",), dtypes=FLOATS64) for op, name in _UNARY_INPUT),
     E("Sign", "aten::sign.default", "self result", ("self",), out="result", dtypes=NUMS),
@@ -104,6 +122,9 @@ ENTRIES: list[Entry] = [
 # -- in-place forms: the functional op on the ...Ref tensor (or the one the header names) -----------
 # (CANN name, aten overload, C parameters, the written tensor, input dtypes)
 _INPLACE = [
+    ("InplaceExp", "exp.default", "selfRef", "selfRef", FLOATS64),
+    ("InplaceFloor", "floor.default", "selfRef", "selfRef", FLOATS64),
+    ("InplaceNeg", "neg.default", "selfRef", "selfRef", NUMS),
     *((f"Inplace{op}", f"{name}.default", "selfRef", "selfRef", dt) for op, name, dt in _UNARY
       if op in ("Exp", "Log", "Rsqrt", "Sin", "Tanh", "Sigmoid", "Erf", "Exp2", "Log1p", "Expm1",
                 "Reciprocal", "Floor", "Ceil", "Round", "Trunc", "Acosh", "Asin", "Cosh", "Sinh", "Tan", "Erfc",
