@@ -15,7 +15,7 @@ import torch
 __all__ = ["scatter", "scatter_reduce", "upsample_bilinear2d_aa_backward", "upsample_bicubic2d_aa_backward",
            "inverse", "max_pool3d_with_argmax_backward", "max_unpool2d", "max_unpool3d", "max_unpool_backward",
            "shrink", "softsign_backward", "swish", "swish_backward", "kl_div_backward", "kl_div_target_backward",
-           "l1_loss_backward"]
+           "l1_loss_backward", "nll_loss2d_backward"]
 
 Tensor = Any
 _SCATTER_REDUCE = ("sum", "prod", "amax", "amin", "mean")  # CANN reduce 1..5 (aclnn_scatter_reduce.h)
@@ -165,3 +165,14 @@ def l1_loss_backward(grad: Tensor, self: Tensor, target: Tensor, reduction: int)
     diff = self - target
     return torch.sign(diff) * grad * _scale(reduction, diff.numel())
 
+
+
+def nll_loss2d_backward(grad: Tensor, self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
+                        ignore_index: int, total_weight: Tensor) -> tuple[Tensor, Tensor]:
+    """aclnnNLLLoss2dBackward (experimental/loss/nll_loss_grad/docs): aten's nll_loss2d_backward;
+    totalWeight, an input the header declares non-const (aclnn_nll_loss2d_backward.h), comes
+    back as it is."""
+    _scale(reduction, 1)
+    out = torch.ops.aten.nll_loss2d_backward.default(grad, self, target.long(), weight, reduction, ignore_index,
+                                                     total_weight)
+    return out, total_weight
