@@ -274,3 +274,36 @@ def test_layer_norm_with_impl_mode(aten: object) -> None:
     near(out, (x64 - mu) / np.sqrt(var + 1e-5) * w + b, 1e-5)
     near(mean, mu)
     near(rstd, 1 / np.sqrt(var + 1e-5), 1e-4)
+
+
+def test_scatter_nd_forms(aten: object) -> None:
+    data = rand(4, 3)
+    idx = np.array([[2], [0]], I64)
+    upd = rand(2, 3)
+    want = data.copy()
+    want[2], want[0] = upd[0], upd[1]
+    near(call("ScatterNd", data, idx, upd, np.zeros_like(data)), want)
+    near(call("ScatterNdUpdate", data.copy(), idx.astype(I32), upd, outputs=("varRef",)), want)
+    pts = np.array([[1, 2], [3, 0]], I64)
+    vals = rand(2)
+    want = data.copy()
+    want[1, 2], want[3, 0] = vals
+    near(call("ScatterNd", data, pts, vals, np.zeros_like(data)), want)
+    assert status_of("ScatterNd", data, idx, rand(2, 2), np.zeros_like(data)) == 161002
+    assert status_of("ScatterNd", data, idx, upd, np.zeros((4, 4), F32)) == 161002
+
+
+def test_softmax_cross_entropy_with_logits(aten: object) -> None:
+    x = rand(3, 5)
+    y = F.softmax(torch.tensor(rand(3, 5)), 1).numpy()
+    x64 = x.astype(np.float64)
+    p = np.exp(x64 - x64.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    loss, back = call("SoftmaxCrossEntropyWithLogits", x, y, np.zeros(3, F32), np.zeros_like(x),
+                      outputs=("loss", "backprop"))
+    near(loss, -(y * np.log(p)).sum(1), 1e-5)
+    near(back, p - y, 1e-6)
+    loss16, _ = call("SoftmaxCrossEntropyWithLogits", x.astype(F16), y.astype(F16), np.zeros(3, F16),
+                     np.zeros(x.shape, F16), outputs=("loss", "backprop"))
+    near(loss16, -(y * np.log(p)).sum(1), 2e-2)
+    assert status_of("SoftmaxCrossEntropyWithLogits", x, y, np.zeros(5, F32), np.zeros_like(x)) == 161002

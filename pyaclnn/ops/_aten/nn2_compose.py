@@ -15,7 +15,7 @@ import torch
 __all__ = ["scatter", "scatter_reduce", "upsample_bilinear2d_aa_backward", "upsample_bicubic2d_aa_backward",
            "inverse", "max_pool3d_with_argmax_backward", "max_unpool2d", "max_unpool3d", "max_unpool_backward",
            "shrink", "softsign_backward", "swish", "swish_backward", "kl_div_backward", "kl_div_target_backward",
-           "l1_loss_backward", "nll_loss2d_backward"]
+           "l1_loss_backward", "nll_loss2d_backward", "scatter_nd", "softmax_cross_entropy_with_logits"]
 
 Tensor = Any
 _SCATTER_REDUCE = ("sum", "prod", "amax", "amin", "mean")  # CANN reduce 1..5 (aclnn_scatter_reduce.h)
@@ -176,3 +176,26 @@ def nll_loss2d_backward(grad: Tensor, self: Tensor, target: Tensor, weight: Tens
     out = torch.ops.aten.nll_loss2d_backward.default(grad, self, target.long(), weight, reduction, ignore_index,
                                                      total_weight)
     return out, total_weight
+
+
+def scatter_nd(data: Tensor, indices: Tensor, updates: Tensor) -> Tensor:
+    """aclnnScatterNd / ScatterNdUpdate (index/scatter_nd/docs, index/scatter_nd_update/docs):
+    data with the slices indices[..., :] name (the last dim of indices indexes data's leading
+    dims, as tf.tensor_scatter_nd_update) set to updates."""
+    depth = indices.shape[-1] if indices.dim() else 0
+    if indices.dim() < 1 or not 1 <= depth <= data.dim():
+        raise ValueError(f"indices shape {tuple(indices.shape)}: its last dim must be 1..{data.dim()} (data's rank)")
+    want = tuple(indices.shape[:-1]) + tuple(data.shape[depth:])
+    if tuple(updates.shape) != want:
+        raise ValueError(f"updates shape {tuple(updates.shape)} should be {want}")
+    return torch.index_put(data, tuple(indices.long().unbind(-1)), updates)
+
+
+def softmax_cross_entropy_with_logits(features: Tensor, labels: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """aclnnSoftmaxCrossEntropyWithLogits (activation/softmax_cross_entropy_with_logits/docs):
+    loss = -sum(labels * log_softmax(features), 1), backprop = softmax(features) - labels, over
+    the 2-D inputs' rows; labels, an input the header declares non-const, comes back as it is."""
+    if features.dim() != 2 or tuple(labels.shape) != tuple(features.shape):
+        raise ValueError(f"features {tuple(features.shape)} must be 2-D and labels {tuple(labels.shape)} the same")
+    log_p = torch.log_softmax(features, 1)
+    return -(labels * log_p).sum(1), log_p.exp() - labels, labels

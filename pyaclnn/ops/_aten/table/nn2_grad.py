@@ -52,4 +52,7 @@ ENTRIES = [
       ("gradOutput", "self", "indices", "outputSize", "stride", "padding"),
       dtypes={"*": FLOATS[:2] + (DType.INT32, DType.INT64, DType.INT16, DType.INT8, DType.UINT8, DType.BOOL),
               "indices": (DType.INT32, DType.INT64)}),
+    E("SoftmaxCrossEntropyWithLogits", _C + "softmax_cross_entropy_with_logits", "features labels loss backprop",
+      ("features", "labels"), out="loss backprop labels",
+      notes="labels is an input the header declares non-const: written back unchanged"),
 ]
