@@ -1,7 +1,7 @@
 """The aten tier's nn2 families (nn2_*.py: list nn2 of issue 24) through pyaclnn.Op on the NumPy
 backend, against the tests' own expectations: NumPy loops and formulas, or torch's public API
 (torch.nn.functional, autograd for the gradients), never the table's aten overloads or
-nn2_compose's functions."""
+compose/nn2.py's functions."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -132,14 +132,6 @@ def test_activation_gradients(aten: object) -> None:
              vjp(lambda t: t * torch.sigmoid(b * t), g, x), 1e-5)
         near(call("Swish", x, beta, np.zeros_like(x)), x / (1 + np.exp(-b * x.astype(np.float64))), 1e-5)
     assert status_of("SoftmaxBackward", g, y, 2, np.zeros_like(x)) == 161002  # dim out of range
-
-
-def test_prelu(aten: object) -> None:
-    x, g = rand(2, 3, 4), rand(2, 3, 4)
-    w = np.array([0.1, -0.5, 2.0], F32)
-    near(call("Prelu", x, w, np.zeros_like(x)), np.where(x > 0, x, x * w[None, :, None]))
-    near(call("Prelu", x.astype(F16), w.astype(F16), np.zeros(x.shape, F16)), np.where(x > 0, x, x * w[None, :, None]),
-         1e-2)
 
 
 # -- pooling and unpooling ------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Gradients and activation forms of list nn2 (issue 24): aten's *_backward overloads where one
-has the aclnn operator's arguments, else a composition of nn2_compose (its docstring cites the
+has the aclnn operator's arguments, else a composition of compose/nn2.py (its docstring cites the
 aclnn doc's formula). Dtypes from hicann ops-nn <family>/docs/aclnn<Op>.md."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from ._entry import E, FLOATS, IntReduction, OutDtype
 from ....dtypes import DType
 
 _R = IntReduction()
-_C = "torch:pyaclnn.ops._aten.nn2_compose."
+_C = "torch:pyaclnn.ops._aten.compose.nn2."
 # Selu's constants (aten's selu: alpha and scale of Klambauer et al.)
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 

@@ -1,12 +1,12 @@
 """Scatter, repeat_interleave and renorm of list nn2 (issue 24). reduce of aclnnScatter and
 ScatterValue: 0 none, 1 add, 2 mul (aclnn_scatter.h); of aclnnScatterReduce: 0 none .. 5 mean
-(aclnn_scatter_reduce.h, nn2_compose)."""
+(aclnn_scatter_reduce.h, compose/nn2.py)."""
 from __future__ import annotations
 
 from ._entry import ALL, COMPLEX_, E, F16, FLOATS
 from ....dtypes import DType
 
-_C = "torch:pyaclnn.ops._aten.nn2_compose."
+_C = "torch:pyaclnn.ops._aten.compose.nn2."
 _IDX = (DType.INT32, DType.INT64)
 _SCATTER = {"*": ALL + COMPLEX_, "index": _IDX}
 _REPEAT = (DType.UINT8, DType.INT8, DType.INT16, DType.INT32, DType.INT64, DType.BOOL) + FLOATS

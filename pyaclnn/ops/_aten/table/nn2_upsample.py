@@ -6,7 +6,7 @@ from __future__ import annotations
 from ._entry import E, FLOATS
 from ....dtypes import DType
 
-_C = "torch:pyaclnn.ops._aten.nn2_compose."
+_C = "torch:pyaclnn.ops._aten.compose.nn2."
 _SCALES = "scales as aten's (the forward's output/input factor; 0 or negative: from the sizes)"
 
 ENTRIES = [
