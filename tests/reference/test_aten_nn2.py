@@ -299,3 +299,74 @@ def test_softmax_cross_entropy_with_logits(aten: object) -> None:
                      np.zeros(x.shape, F16), outputs=("loss", "backprop"))
     near(loss16, -(y * np.log(p)).sum(1), 2e-2)
     assert status_of("SoftmaxCrossEntropyWithLogits", x, y, np.zeros(5, F32), np.zeros_like(x)) == 161002
+
+
+def test_tf_scatter_add_both_forms(aten: object) -> None:
+    var = rand(4, 3)
+    idx = np.array([1, 3, 1], I64)  # scatter_add along dim 0: updates (3, 3), the repeated row accumulates
+    upd = rand(3, 3)
+    want = var.astype(np.float64).copy()
+    np.add.at(want, idx, upd)
+    near(call("TfScatterAdd", var.copy(), idx, upd, outputs=("varRef",)), want, 1e-6)
+    pts = np.array([[0, 1], [0, 1], [2, 2]], I32)  # scatter_nd_add: updates (3,)
+    vals = rand(3)
+    want = var.astype(np.float64).copy()
+    np.add.at(want, (pts[:, 0], pts[:, 1]), vals)
+    near(call("TfScatterAdd", var.copy(), pts, vals, outputs=("varRef",)), want, 1e-6)
+    got = call("TfScatterAdd", var.astype(I32), idx, upd.astype(I32), outputs=("varRef",))
+    want_i = var.astype(I32).copy()
+    np.add.at(want_i, idx, upd.astype(I32))
+    np.testing.assert_array_equal(got, want_i)
+    assert status_of("TfScatterAdd", var.copy(), idx, rand(2, 3)) == 161002
+    assert status_of("TfScatterAdd", var.copy(), idx, upd.astype(F16)) == 161002
+
+
+def test_modulate(aten: object) -> None:
+    x, sc, sh = rand(2, 3, 4), rand(2, 4), rand(2, 1, 4)
+    near(call("Modulate", x, sc, sh, np.zeros_like(x)), x * (1 + sc[:, None, :]) + sh, 1e-6)
+    near(call("Modulate", x, None, sh, np.zeros_like(x)), x + sh, 1e-6)
+    near(call("Modulate", x.astype(F16), sc.astype(F16), None, np.zeros(x.shape, F16)), x * (1 + sc[:, None, :]), 1e-2)
+    assert status_of("Modulate", x, rand(3, 4), sh, np.zeros_like(x)) == 161002
+
+
+def lstm_oracle(gates: np.ndarray, cx: np.ndarray) -> tuple[object, object, object, object]:
+    """torch's LSTM cell (torch._VF.lstm_cell, gate order i, f, g, o) on pre-computed gates: an
+    identity input weight, a zero hidden weight."""
+    n4 = gates.shape[1]
+    g = torch.tensor(gates.astype(np.float64), requires_grad=True)
+    c = torch.tensor(cx.astype(np.float64), requires_grad=True)
+    h0 = torch.zeros(cx.shape, dtype=torch.float64)
+    hy, cy = torch._VF.lstm_cell(g, (h0, c), torch.eye(n4, dtype=torch.float64),
+                                  torch.zeros(n4, cx.shape[1], dtype=torch.float64))
+    return hy, cy, g, c
+
+
+def test_thnn_fused_lstm_cell_and_its_gradient(aten: object) -> None:
+    b, h = 3, 2
+    ig, hg, cx = rand(b, 4 * h), rand(b, 4 * h), rand(b, h)
+    bi, bh = rand(4 * h), rand(4 * h)
+    hy, cy, st = call("ThnnFusedLstmCell", ig, hg, cx, bi, bh, np.zeros((b, h), F32), np.zeros((b, h), F32),
+                      np.zeros((b, 4 * h), F32), outputs=("hyOut", "cyOut", "storageOut"))
+    want_hy, want_cy, g, c = lstm_oracle(ig + hg + bi + bh, cx)
+    near(hy, want_hy, 1e-5)
+    near(cy, want_cy, 1e-5)
+    gh, gc = rand(b, h), rand(b, h)
+    d_gates, d_cx = torch.autograd.grad((want_hy * t64(gh)).sum() + (want_cy * t64(gc)).sum(), [g, c],
+                                        retain_graph=True)
+    grads, gcx, gb = call("ThnnFusedLstmCellBackward", gh, gc, cx, cy, st, True, np.zeros((b, 4 * h), F32),
+                          np.zeros((b, h), F32), np.zeros(4 * h, F32), outputs=("gradGatesOut", "gradCxOut",
+                                                                                  "gradBiasOut"))
+    near(grads, d_gates, 1e-5)
+    near(gcx, d_cx, 1e-5)
+    near(gb, d_gates.sum(0), 1e-5)
+    d_gates_h, = torch.autograd.grad((want_hy * t64(gh)).sum(), [g])
+    grads, _, gb = call("ThnnFusedLstmCellBackward", gh, None, cx, cy, st, False, np.zeros((b, 4 * h), F32),
+                        np.zeros((b, h), F32), np.full(4 * h, 7, F32), outputs=("gradGatesOut", "gradCxOut",
+                                                                                 "gradBiasOut"))
+    near(grads, d_gates_h, 1e-5)
+    assert (gb == 7).all()  # hasBias false: gradBiasOut not written
+    h16 = call("ThnnFusedLstmCell", ig.astype(F16), hg.astype(F16), cx.astype(F16), None, None,
+               np.zeros((b, h), F16), np.zeros((b, h), F16), np.zeros((b, 4 * h), F16), outputs=("hyOut",))
+    near(h16, lstm_oracle(ig + hg, cx)[0], 1e-2)
+    assert status_of("ThnnFusedLstmCell", ig, hg, cx, bi, None, np.zeros((b, h), F32), np.zeros((b, h), F32),
+                     np.zeros((b, 4 * h), F32)) == 161002

@@ -15,7 +15,8 @@ import torch
 __all__ = ["scatter", "scatter_reduce", "upsample_bilinear2d_aa_backward", "upsample_bicubic2d_aa_backward",
            "inverse", "max_pool3d_with_argmax_backward", "max_unpool2d", "max_unpool3d", "max_unpool_backward",
            "shrink", "softsign_backward", "swish", "swish_backward", "kl_div_backward", "kl_div_target_backward",
-           "l1_loss_backward", "nll_loss2d_backward", "scatter_nd", "softmax_cross_entropy_with_logits"]
+           "l1_loss_backward", "nll_loss2d_backward", "scatter_nd", "softmax_cross_entropy_with_logits",
+           "tf_scatter_add", "thnn_fused_lstm_cell", "thnn_fused_lstm_cell_backward", "modulate"]
 
 Tensor = Any
 _SCATTER_REDUCE = ("sum", "prod", "amax", "amin", "mean")  # CANN reduce 1..5 (aclnn_scatter_reduce.h)
@@ -199,3 +200,80 @@ def softmax_cross_entropy_with_logits(features: Tensor, labels: Tensor) -> tuple
         raise ValueError(f"features {tuple(features.shape)} must be 2-D and labels {tuple(labels.shape)} the same")
     log_p = torch.log_softmax(features, 1)
     return -(labels * log_p).sum(1), log_p.exp() - labels, labels
+
+
+def _nd_shape_fits(var: Tensor, indices: Tensor, updates: Tensor) -> bool:
+    """CheckShapeForScatterNdAdd of index/tf_scatter_add/op_host/op_api/aclnn_tf_scatter_add.cpp:
+    updates.shape == indices.shape[:-1] + var.shape[indices.shape[-1]:]."""
+    if indices.dim() < 1:
+        return False
+    depth = indices.shape[-1]
+    return depth <= var.dim() and tuple(updates.shape) == tuple(indices.shape[:-1]) + tuple(var.shape[depth:])
+
+
+def tf_scatter_add(var: Tensor, indices: Tensor, updates: Tensor) -> Tensor:
+    """aclnnTfScatterAdd (index/tf_scatter_add): tf scatter_nd_add when the shapes fit it (the
+    op source tries it first), else tf scatter_add along dim 0 (updates.shape == indices.shape +
+    var.shape[1:]); repeated indices accumulate."""
+    idx = indices.long()
+    if _nd_shape_fits(var, indices, updates):
+        return torch.index_put(var, tuple(idx.unbind(-1)), updates, accumulate=True)
+    if var.dim() < 1 or tuple(updates.shape) != tuple(indices.shape) + tuple(var.shape[1:]):
+        raise ValueError(f"updates shape {tuple(updates.shape)} fits neither scatter_nd_add nor scatter_add "
+                         f"(indices {tuple(indices.shape)}, varRef {tuple(var.shape)})")
+    return torch.index_put(var, (idx,), updates, accumulate=True)
+
+
+def thnn_fused_lstm_cell(input_gates: Tensor, hidden_gates: Tensor, cx: Tensor, input_bias: Tensor | None,
+                         hidden_bias: Tensor | None) -> tuple[Tensor, Tensor, Tensor]:
+    """aclnnThnnFusedLstmCell (rnn/thnn_fused_lstm_cell): gates = inputGates + hiddenGates (+ both
+    biases) split in 4 along the last dim in the order i, f, g, o (op_kernel/thnn_fused_lstm_cell.h's
+    offsets, as aten's _thnn_fused_lstm_cell, which has no CPU kernel; the doc's i, g, f, o is not
+    the kernel's); cy = f*cx + i*g, hy = o*tanh(cy); storage = [i, f, g, o] activated."""
+    if (input_bias is None) != (hidden_bias is None):
+        raise ValueError("inputBiasOptional and hiddenBiasOptional are both given or both nullptr")
+    if input_gates.dim() != 2 or tuple(hidden_gates.shape) != tuple(input_gates.shape) or \
+            tuple(cx.shape) != (input_gates.shape[0], input_gates.shape[1] // 4) or input_gates.shape[1] % 4:
+        raise ValueError(f"inputGates {tuple(input_gates.shape)} and hiddenGates {tuple(hidden_gates.shape)} "
+                         f"must be (B, 4H) and cx {tuple(cx.shape)} (B, H)")
+    gates = input_gates + hidden_gates
+    if input_bias is not None and hidden_bias is not None:
+        gates = gates + input_bias + hidden_bias
+    i, f, g, o = gates.chunk(4, 1)
+    i, f, g, o = torch.sigmoid(i), torch.sigmoid(f), torch.tanh(g), torch.sigmoid(o)
+    cy = f * cx + i * g
+    return o * torch.tanh(cy), cy, torch.cat([i, f, g, o], 1)
+
+
+def thnn_fused_lstm_cell_backward(grad_hy: Tensor | None, grad_c: Tensor | None, cx: Tensor, cy: Tensor,
+                                  storage: Tensor, has_bias: bool) -> tuple[Tensor, Tensor, Tensor | None]:
+    """aclnnThnnFusedLstmCellBackward (rnn/thnn_fused_lstm_cell_grad/docs): from storage's activated
+    gates i, f, g, o (op_kernel/thnn_fused_lstm_cell_grad.h OFFSET_I/F/J/O): grad_c_total =
+    gradHy*o*(1 - tanh(cy)^2) + gradC; gradGates = [grad_c_total*g*i(1-i), grad_c_total*cx*f(1-f),
+    grad_c_total*i*(1-g^2), gradHy*tanh(cy)*o(1-o)]; gradCx = grad_c_total*f; gradBias = the sum
+    of gradGates over the batch when hasBias (else not written). A nullptr gradient is zeros."""
+    i, f, g, o = storage.chunk(4, 1)
+    zeros = torch.zeros_like(cy)
+    dh = zeros if grad_hy is None else grad_hy
+    dc = zeros if grad_c is None else grad_c
+    tc = torch.tanh(cy)
+    total = dh * o * (1 - tc * tc) + dc
+    grad_gates = torch.cat([total * g * i * (1 - i), total * cx * f * (1 - f), total * i * (1 - g * g),
+                            dh * tc * o * (1 - o)], 1)
+    return grad_gates, total * f, grad_gates.sum(0) if has_bias else None
+
+
+def modulate(self: Tensor, scale: Tensor | None, shift: Tensor | None) -> Tensor:
+    """aclnnModulate (vfusion/modulate/docs): self * (1 + scale) + shift over self (B, L, D), scale
+    and shift (B, 1, D) or (B, D) (broadcast along L); a nullptr one is left out."""
+    if self.dim() != 3:
+        raise ValueError(f"self must be (batch, seq, hidden), got {tuple(self.shape)}")
+
+    def along(t: Tensor, name: str) -> Tensor:
+        if t.dim() == 2:
+            t = t.unsqueeze(1)
+        if t.dim() != 3 or t.shape[1] != 1 or t.shape[0] != self.shape[0] or t.shape[2] != self.shape[2]:
+            raise ValueError(f"{name} must be (B, 1, D) or (B, D) of self {tuple(self.shape)}, got {tuple(t.shape)}")
+        return t
+    out = self if scale is None else self * (1 + along(scale, "scaleOptional"))
+    return out if shift is None else out + along(shift, "shiftOptional")
