@@ -370,3 +370,31 @@ def test_thnn_fused_lstm_cell_and_its_gradient(aten: object) -> None:
     near(h16, lstm_oracle(ig + hg, cx)[0], 1e-2)
     assert status_of("ThnnFusedLstmCell", ig, hg, cx, bi, None, np.zeros((b, h), F32), np.zeros((b, h), F32),
                      np.zeros((b, 4 * h), F32)) == 161002
+
+
+def test_relu_grad_v4(aten: object) -> None:
+    g = rand(3, 4)
+    mask = (rand(3, 4) > 0).astype(np.uint8)
+    near(call("ReluGradV4", g, mask, 0, np.zeros_like(g)), np.where(mask != 0, g, 0))
+    got = call("ReluGradV4", g.astype(I32), mask, 0, np.zeros(g.shape, I32))
+    np.testing.assert_array_equal(got, np.where(mask != 0, g.astype(I32), 0))
+    assert status_of("ReluGradV4", g, mask, 1, np.zeros_like(g)) == 161002
+    assert status_of("ReluGradV4", g, mask.astype(F32), 0, np.zeros_like(g)) == 161002
+
+
+def test_sync_batch_norm_gather_stats(aten: object) -> None:
+    x = [rand(5, 3), rand(7, 3)]  # two devices' batches of 3 channels
+    total = np.stack([a.sum(0) for a in x])
+    square = np.stack([(a.astype(np.float64) ** 2).sum(0) for a in x]).astype(F32)
+    count = np.array([5, 7], I32)
+    rm, rv = rand(3), rand(3, lo=0.5, hi=1.5)
+    mean, invstd, m2, v2 = call("SyncBatchNormGatherStats", total, square, count, rm.copy(), rv.copy(), 0.1, 1e-5,
+                                np.zeros(3, F32), np.zeros(3, F32), outputs=("batchMean", "batchInvstd", "mean",
+                                                                             "variance"))
+    allx = np.concatenate(x).astype(np.float64)
+    near(mean, allx.mean(0), 1e-5)
+    near(invstd, 1 / np.sqrt(allx.var(0) + 1e-5), 1e-4)
+    near(m2, 0.9 * rm + 0.1 * allx.mean(0), 1e-5)
+    near(v2, 0.9 * rv + 0.1 * allx.var(0, ddof=1), 1e-5)
+    assert status_of("SyncBatchNormGatherStats", total, square, np.array([5], I32), rm.copy(), rv.copy(), 0.1, 1e-5,
+                     np.zeros(3, F32), np.zeros(3, F32)) == 161002

@@ -16,7 +16,8 @@ __all__ = ["scatter", "scatter_reduce", "upsample_bilinear2d_aa_backward", "upsa
            "inverse", "max_pool3d_with_argmax_backward", "max_unpool2d", "max_unpool3d", "max_unpool_backward",
            "shrink", "softsign_backward", "swish", "swish_backward", "kl_div_backward", "kl_div_target_backward",
            "l1_loss_backward", "nll_loss2d_backward", "scatter_nd", "softmax_cross_entropy_with_logits",
-           "tf_scatter_add", "thnn_fused_lstm_cell", "thnn_fused_lstm_cell_backward", "modulate"]
+           "tf_scatter_add", "thnn_fused_lstm_cell", "thnn_fused_lstm_cell_backward", "modulate",
+           "relu_grad_v4", "sync_batch_norm_gather_stats"]
 
 Tensor = Any
 _SCATTER_REDUCE = ("sum", "prod", "amax", "amin", "mean")  # CANN reduce 1..5 (aclnn_scatter_reduce.h)
@@ -277,3 +278,36 @@ def modulate(self: Tensor, scale: Tensor | None, shift: Tensor | None) -> Tensor
         return t
     out = self if scale is None else self * (1 + along(scale, "scaleOptional"))
     return out if shift is None else out + along(shift, "shiftOptional")
+
+
+def relu_grad_v4(grad: Tensor, mask: Tensor, threshold: float) -> Tensor:
+    """aclnnReluGradV4 (experimental/activation/relu_grad_v4/docs): gradOutput where the uint8
+    ReLU mask self is not 0, else 0; threshold must be 0 (the only value the op takes)."""
+    if threshold != 0:
+        raise ValueError(f"threshold must be 0, got {threshold}")
+    if tuple(mask.shape) != tuple(grad.shape):
+        raise ValueError(f"self shape {tuple(mask.shape)} is not gradOutput's {tuple(grad.shape)}")
+    return torch.where(mask != 0, grad, torch.zeros((), dtype=grad.dtype, device=grad.device))
+
+
+def sync_batch_norm_gather_stats(total_sum: Tensor, total_square_sum: Tensor, sample_count: Tensor,
+                                 mean: Tensor, variance: Tensor, momentum: float,
+                                 eps: float) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """aclnnSyncBatchNormGatherStats (experimental/norm/sync_batch_norm_gather_stats/docs), in
+    float32: n = sum(sampleCount); batchMean = sum(totalSum, 0) / n; batchVar =
+    sum(totalSquareSum, 0) / n - batchMean^2; batchInvstd = 1 / sqrt(batchVar + eps); the
+    running mean and variance (mean, variance: updated in place) move by momentum towards
+    batchMean and batchVar * n / (n - 1). Returns batchMean, batchInvstd, mean, variance."""
+    if total_sum.dim() != 2 or tuple(total_square_sum.shape) != tuple(total_sum.shape):
+        raise ValueError(f"totalSum {tuple(total_sum.shape)} must be 2-D and totalSquareSum the same shape")
+    devices, channels = total_sum.shape
+    if tuple(sample_count.shape) != (devices,) or tuple(mean.shape) != (channels,) or \
+            tuple(variance.shape) != (channels,):
+        raise ValueError(f"sampleCount must be ({devices},), mean and variance ({channels},)")
+    n = sample_count.float().sum()
+    batch_mean = total_sum.float().sum(0) / n
+    batch_var = total_square_sum.float().sum(0) / n - batch_mean * batch_mean
+    invstd = torch.rsqrt(batch_var + eps)
+    running_mean = mean.float() * (1 - momentum) + momentum * batch_mean
+    running_var = variance.float() * (1 - momentum) + momentum * batch_var * n / (n - 1)
+    return batch_mean, invstd, running_mean.to(mean.dtype), running_var.to(variance.dtype)

@@ -55,4 +55,6 @@ ENTRIES = [
     E("SoftmaxCrossEntropyWithLogits", _C + "softmax_cross_entropy_with_logits", "features labels loss backprop",
       ("features", "labels"), out="loss backprop labels",
       notes="labels is an input the header declares non-const: written back unchanged"),
+    E("ReluGradV4", _C + "relu_grad_v4", "gradOutput self threshold out", ("gradOutput", "self", "threshold"),
+      dtypes={"gradOutput": FLOATS + (DType.INT8, DType.UINT8, DType.INT32), "self": (DType.UINT8,)}),
 ]
