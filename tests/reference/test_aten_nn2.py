@@ -398,3 +398,27 @@ def test_sync_batch_norm_gather_stats(aten: object) -> None:
     near(v2, 0.9 * rv + 0.1 * allx.var(0, ddof=1), 1e-5)
     assert status_of("SyncBatchNormGatherStats", total, square, np.array([5], I32), rm.copy(), rv.copy(), 0.1, 1e-5,
                      np.zeros(3, F32), np.zeros(3, F32)) == 161002
+
+
+def test_instance_norm_both_layouts(aten: object) -> None:
+    x = rand(2, 3, 4, 5)
+    gamma, beta = rand(3), rand(3)
+    want = F.instance_norm(t64(x), weight=t64(gamma), bias=t64(beta), eps=1e-5)
+    x64 = x.astype(np.float64)
+    y, mean, var = call("InstanceNorm", x, gamma, beta, "NCHW", 1e-5, np.zeros_like(x), np.zeros((2, 3, 1, 1), F32),
+                        np.zeros((2, 3, 1, 1), F32), outputs=("y", "mean", "variance"))
+    near(y, want, 1e-4)
+    near(mean, x64.mean((2, 3), keepdims=True))
+    near(var, x64.var((2, 3), keepdims=True), 1e-5)
+    xh = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    y, mean = call("InstanceNorm", xh, gamma, beta, "NHWC", 1e-5, np.zeros_like(xh), np.zeros((2, 1, 1, 3), F32),
+                   np.zeros((2, 1, 1, 3), F32), outputs=("y", "mean"))
+    near(y, want.numpy().transpose(0, 2, 3, 1), 1e-4)
+    near(mean, x64.mean((2, 3)).reshape(2, 1, 1, 3))
+    y16 = call("InstanceNorm", x.astype(F16), gamma.astype(F16), beta.astype(F16), "NCHW", 1e-5,
+               np.zeros(x.shape, F16), np.zeros((2, 3, 1, 1), F16), np.zeros((2, 3, 1, 1), F16), outputs=("y",))
+    near(y16, want, 3e-2)
+    assert status_of("InstanceNorm", x, gamma, beta, "NCDHW", 1e-5, np.zeros_like(x), np.zeros((2, 3, 1, 1), F32),
+                     np.zeros((2, 3, 1, 1), F32)) == 161002
+    assert status_of("InstanceNorm", x, gamma, beta, "NCHW", 1e-5, np.zeros_like(x), np.zeros((2, 3, 1), F32),
+                     np.zeros((2, 3, 1, 1), F32)) == 161002

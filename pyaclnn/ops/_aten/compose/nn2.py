@@ -17,7 +17,7 @@ __all__ = ["scatter", "scatter_reduce", "upsample_bilinear2d_aa_backward", "upsa
            "shrink", "softsign_backward", "swish", "swish_backward", "kl_div_backward", "kl_div_target_backward",
            "l1_loss_backward", "nll_loss2d_backward", "scatter_nd", "softmax_cross_entropy_with_logits",
            "tf_scatter_add", "thnn_fused_lstm_cell", "thnn_fused_lstm_cell_backward", "modulate",
-           "relu_grad_v4", "sync_batch_norm_gather_stats"]
+           "relu_grad_v4", "sync_batch_norm_gather_stats", "instance_norm"]
 
 Tensor = Any
 _SCATTER_REDUCE = ("sum", "prod", "amax", "amin", "mean")  # CANN reduce 1..5 (aclnn_scatter_reduce.h)
@@ -311,3 +311,26 @@ def sync_batch_norm_gather_stats(total_sum: Tensor, total_square_sum: Tensor, sa
     running_mean = mean.float() * (1 - momentum) + momentum * batch_mean
     running_var = variance.float() * (1 - momentum) + momentum * batch_var * n / (n - 1)
     return batch_mean, invstd, running_mean.to(mean.dtype), running_var.to(variance.dtype)
+
+
+def instance_norm(x: Tensor, gamma: Tensor, beta: Tensor, data_format: str,
+                  eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """aclnnInstanceNorm (norm/instance_norm_v3; op_host/op_api/aclnn_instance_norm.cpp): a 4-D x
+    in "NCHW" or "NHWC" (a prefix match, as its strncmp), y = (x - E(x)) / sqrt(Var(x) + eps) *
+    gamma + beta over each sample's channel plane, Var the biased variance; mean and variance of
+    shape (N, C, 1, 1), or (N, 1, 1, C) for NHWC (the source's reshape)."""
+    nhwc = data_format.startswith("NHWC")
+    if not (nhwc or data_format.startswith("NCHW")):
+        raise ValueError(f"dataFormat {data_format!r} is neither NCHW nor NHWC")
+    if x.dim() != 4:
+        raise ValueError(f"x must be 4-D, got {tuple(x.shape)}")
+    channels = x.shape[3] if nhwc else x.shape[1]
+    if tuple(gamma.shape) != (channels,) or tuple(beta.shape) != (channels,):
+        raise ValueError(f"gamma {tuple(gamma.shape)} and beta {tuple(beta.shape)} must be ({channels},)")
+    dims = (1, 2) if nhwc else (2, 3)
+    xf = x.float()
+    mean = xf.mean(dims, keepdim=True)
+    var = xf.var(dims, unbiased=False, keepdim=True)
+    shape = (1, 1, 1, channels) if nhwc else (1, channels, 1, 1)
+    y = (xf - mean) * torch.rsqrt(var + eps) * gamma.float().reshape(shape) + beta.float().reshape(shape)
+    return y.to(x.dtype), mean.to(x.dtype), var.to(x.dtype)
