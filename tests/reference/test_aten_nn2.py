@@ -248,6 +248,7 @@ def test_renorm_inverse_and_elementwise(aten: object) -> None:
     near(call("Inverse", m, np.zeros_like(m)), np.linalg.inv(m.astype(np.float64)), 1e-5)
     near(call("Inverse", m.astype(F16), np.zeros(m.shape, F16)), np.linalg.inv(m.astype(np.float64)), 2e-2)
     assert status_of("Inverse", m.astype(I32), np.zeros(m.shape, I32)) == 161002
+    assert status_of("Inverse", m[:, :2], np.zeros((2, 2, 3), F32)) == 161002  # not square
     near(call("Softsign", x, np.zeros_like(x)), x / (1 + np.abs(x)))
     near(call("Softsign", bf16(x), np.zeros(x.shape, bf16(x).dtype)).astype(F32), x / (1 + np.abs(x)), 2e-2)
     want_s = np.where(x > 0.5, x - 0.25, np.where(x < -0.5, x + 0.25, 0))

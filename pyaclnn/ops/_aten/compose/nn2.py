@@ -71,7 +71,10 @@ def upsample_bicubic2d_aa_backward(grad: Tensor, output_size: list[int], input_s
 
 def inverse(self: Tensor) -> Tensor:
     """aclnnInverse: torch.linalg.inv, float16 computed in float32 (torch's CPU kernel has no
-    half inverse)."""
+    half inverse); a rank below 2 or a non-square matrix refused (ValueError) before torch's meta
+    kernel, which asserts."""
+    if self.dim() < 2 or self.shape[-1] != self.shape[-2]:
+        raise ValueError(f"self must be (..., n, n), got {tuple(self.shape)}")
     if self.dtype in (torch.float16, torch.bfloat16):
         return torch.linalg.inv(self.float()).to(self.dtype)
     return torch.linalg.inv(self)
