@@ -8,6 +8,7 @@ For each case, on 8x16 float32 inputs (the arithmetic is nothing; the per-call c
   op          ``pyaclnn.Op(name, *tensors)`` with device Tensors made once: phase 1, ``run``,
               ``Stream.synchronize``, ``out.numpy()`` (read back), ``close``;
   op-ndarray  the same with ndarrays (each uploaded to a new device tensor per call);
+  phase-1     ``pyaclnn.Op(name, *tensors)`` and ``close`` only (aclnn<Op>GetWorkspaceSize);
   exact-Add   ``op`` for aclnnAdd (an exact reference) on the same tensors: the object layer's
               and the device model's own cost, which every operator pays;
 
@@ -84,7 +85,10 @@ def measure(calls: int) -> dict[str, dict[str, float]]:
             t_aten = median_us(peer, calls)
             t_op = median_us(op_call(name, tensors, out_t), calls)
             t_nd = median_us(op_call(name, args, np.zeros(shape, np.float32)), calls)
-            rows[name] = {"aten": t_aten, "op": t_op, "op-ndarray": t_nd, "exact-Add": exact, "ratio": t_op / t_aten}
+            t_p1 = median_us(lambda name=name, tensors=tensors, out_t=out_t: pyaclnn.Op(name, *tensors, out_t).close(),
+                             calls)
+            rows[name] = {"aten": t_aten, "op": t_op, "op-ndarray": t_nd, "phase-1": t_p1, "exact-Add": exact,
+                          "ratio": t_op / t_aten}
     return rows
 
 
@@ -94,10 +98,10 @@ def main() -> None:
     parser.add_argument("--json", help="write the medians there too")
     ns = parser.parse_args()
     rows = measure(ns.calls)
-    print(f"{'case':10} {'aten us':>9} {'op us':>9} {'op-ndarray':>11} {'exact-Add':>10} {'op/aten':>8}")
+    print(f"{'case':10} {'aten us':>9} {'op us':>9} {'op-ndarray':>11} {'phase-1':>8} {'exact-Add':>10} {'op/aten':>8}")
     for name, r in rows.items():
-        print(f"{name:10} {r['aten']:9.1f} {r['op']:9.1f} {r['op-ndarray']:11.1f} {r['exact-Add']:10.1f} "
-              f"{r['ratio']:8.2f}")
+        print(f"{name:10} {r['aten']:9.1f} {r['op']:9.1f} {r['op-ndarray']:11.1f} {r['phase-1']:8.1f} "
+              f"{r['exact-Add']:10.1f} {r['ratio']:8.2f}")
     if ns.json:
         with open(ns.json, "w") as f:
             json.dump(rows, f, indent=1)

@@ -370,6 +370,10 @@ def doctor_text(data: dict[str, Any]) -> str:
         for source in ops.get("sources", []):
             where = ", ".join(source["folders"]) + (f"; library {source['library']}" if source.get("library") else "")
             out.append(f"  {source['label']}: {source['count']} declared ({where})")
+            origin = source.get("generated_from")
+            if origin and origin.get("name"):
+                out.append(f"    generated from {origin['name']}: {origin['headers']} headers, "
+                           f"sha256 {origin['sha256'][:12]}")
         for lib in ops.get("libraries", []):
             count = (f"{lib['count']} exported" if lib["count"] is not None else
                      "unreadable" if lib.get("exists", True) else "MISSING")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import _env
+from .. import _env, _signature_table
 from .._registry import Registry, references, cann_sources, pyaclnn_source, table_source
 from . import _lib, _loader
 from ._ffi import FUNCTIONS, ffi
@@ -161,7 +161,8 @@ def operators(found: _loader.Discovery | None) -> dict[str, Any]:
     """What the operator registry of this install finds, by index only (no header is parsed):
 
     ``sources``: [{kind, label, folders, library, count}] in search order (custom packages,
-    pyaclnn's headers/, the toolkit's aclnnop headers); ``libraries``: [{path, count}] of
+    the toolkit's aclnnop headers, pyaclnn's headers/, its signature table, whose row also says
+    what it was ``generated_from``: name, headers, sha256, license); ``libraries``: [{path, count}] of
     aclnn*GetWorkspaceSize each op library exports (ELF symbol table; None: missing (exists
     False) or unreadable);
     ``skipped``: [{op, source, header, reason, used}] for each declaration passed over because
@@ -175,12 +176,14 @@ def operators(found: _loader.Discovery | None) -> dict[str, Any]:
     home = found.home if found is not None and found.found else None
     registry = Registry(cann_sources(home, found.layout) if home is not None and found is not None
                         else [pyaclnn_source(), table_source()])
-    sources = []
+    sources: list[dict[str, Any]] = []
     for source in registry.sources:
         sources.append({"kind": source.kind, "label": source.label,
                         "folders": [str(d) for d in source.include_dirs],
                         "library": None if source.library is None else str(source.library),
                         "count": len(registry.declared(source))})
+        if source.kind == "table":  # what it was generated from (tools/gen_signatures.py)
+            sources[-1]["generated_from"] = _signature_table.describe(source.include_dirs[0])
     libraries = []
     paths = builtin_libraries(found) if home is not None and found is not None else []
     paths += [s.library for s in registry.sources if s.library is not None]

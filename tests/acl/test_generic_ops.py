@@ -280,7 +280,10 @@ def test_ops_command_and_doctor_list_what_was_found(device_acl, emulator_home, c
             in capsys.readouterr().out)
     assert main(["ops", "--json", "aclnn*LossGrad"]) == 0
     rows = json.loads(capsys.readouterr().out)["operators"]
-    assert [r["name"] for r in rows] == ["aclnnCrossEntropyLossGrad"] and rows[0]["reference"]
+    # the toolkit's, and one it does not declare from the signature table (searched last)
+    assert [(r["name"], r["source"], r["reference"]) for r in rows] == [
+        ("aclnnCrossEntropyLossGrad", "CANN 8.x aclnnop", True),
+        ("aclnnFusedLinearCrossEntropyLossGrad", "pyaclnn signature table", False)]
     ops = doctor_report()["operators"]
     # the oracle: what the emulator's toolkit folder declares, by a plain scan of its headers
     from emulator.build import aclnnop_dir
@@ -290,8 +293,11 @@ def test_ops_command_and_doctor_list_what_was_found(device_acl, emulator_home, c
                                    h.read_text(), flags=re.M)}
     assert {"Add", "Cat", "AmpUpdateScale", "MseLossBackward"} <= builtin
     counts = {s["kind"]: s["count"] for s in ops["sources"]}
-    assert counts == {"custom": 1, "pyaclnn": 10, "builtin": len(builtin)}  # headers/: the toolkit's six beyond the seed too
-    assert ops["total"] == len(builtin | {"AddCustom"})
+    from pyaclnn import _signature_table
+    table = set(_signature_table.index())
+    # headers/: the toolkit's six beyond the seed too
+    assert counts == {"custom": 1, "pyaclnn": 10, "builtin": len(builtin), "table": len(table)}
+    assert ops["total"] == len(builtin | {"AddCustom"} | table)
     exported = {Path(lib["path"]).name: lib["count"] for lib in ops["libraries"]}
     assert exported == {"libopapi.so": len(builtin), "libcust_opapi.so": 1}
     assert ops["references"] == ["Add", "AmpUpdateScale", "Cat", "CrossEntropyLossGrad", "ForeachMulScalarList", "GroupNormBackward",

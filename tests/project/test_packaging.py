@@ -62,6 +62,8 @@ def test_wheel_ships_the_license_and_metadata(tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel) as zf:
         names = zf.namelist()
         (license_name,) = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+        # the signature table (tools/gen_signatures.py), read from the package
+        assert zf.read("pyaclnn/_signatures.json.gz") == (ROOT / "pyaclnn" / "_signatures.json.gz").read_bytes()
         assert zf.read(license_name) == (ROOT / "LICENSE").read_bytes()
         meta = zf.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "License-Expression: Apache-2.0" in meta and "License-File: LICENSE" in meta

@@ -293,6 +293,15 @@ def test_losses(aten: object, reduction: int) -> None:
                       np.zeros((4,) if reduction == 0 else (), F32), np.zeros((), F32),
                       outputs=("out", "totalWeightOut"))
     near(out, F.nll_loss(logp, torch.tensor(target), reduction=name))
+    if reduction:
+        assert float(total) == 4.0  # the weights of the 4 targets  # one-element outs of rank 1 too (aclnn_nll_loss.cpp's "single element" check)
+        out, total = call("NLLLoss", logp.numpy(), target, np.ones(3, F32), reduction, -100, np.zeros(1, F32),
+                          np.zeros(1, F32), outputs=("out", "totalWeightOut"))
+        near(out[0], F.nll_loss(logp, torch.tensor(target), reduction=name))
+        assert status_of("NLLLoss", logp.numpy(), target, np.ones(3, F32), reduction, -100, np.zeros((1, 1), F32),
+                         np.zeros(1, F32)) == 161002
+    assert status_of("NLLLoss", logp.numpy(), target, None, reduction, -100, np.zeros(4, F32), np.zeros(1, F32)) \
+        == 161001  # weight is required
 
 
 def test_a_reduction_aten_does_not_have_is_refused(aten: object) -> None:
@@ -376,3 +385,109 @@ def test_foreach_lists(aten: object) -> None:
         near(g, x + 0.25 * (y - x.astype(np.float64)))
     assert status_of("ForeachMulList", xs, ys, outs[:1]) == 161002          # out holds one tensor too few
     assert status_of("ForeachMulList", xs, ys, [outs[1], outs[0]]) == 161002  # shapes in the wrong order
+
+
+# -- more element-wise, reductions, indexing, linear algebra -----------------------------------------
+def test_shifts_rounding_and_special_functions(aten: object) -> None:
+    i = np.array([1, 2, -8, 5], I32)
+    np.testing.assert_array_equal(call("LeftShift", i, np.array([1, 2, 0, 3], I32), np.zeros(4, I32)),
+                                  np.left_shift(i, [1, 2, 0, 3]))
+    np.testing.assert_array_equal(call("LeftShifts", i, 2, np.zeros(4, I32)), np.left_shift(i, 2))
+    np.testing.assert_array_equal(call("RightShift", i, np.array([1, 1, 2, 0], I32), np.zeros(4, I32)),
+                                  np.right_shift(i, [1, 1, 2, 0]))
+    x = np.array([1.2345, -2.5678, 3.14159], F32)
+    near(call("RoundDecimals", x, 2, np.zeros(3, F32)), np.round(x, 2))
+    a, b = np.array([0.0, 1.0, 2.0], F32), np.array([3.0, 0.5, 4.0], F32)
+    near(call("XLogYScalarOther", a, 2.0, np.zeros(3, F32)), np.where(a == 0, 0, a * np.log(2.0)))
+    near(call("XLogYScalarSelf", 3.0, b, np.zeros(3, F32)), 3.0 * np.log(b.astype(np.float64)))
+    near(call("Xlog1py", a, b, np.zeros(3, F32), outputs=("z",)), np.where(a == 0, 0, a * np.log1p(b)))
+    p = np.array([0.1, 0.5, 0.975], F32)
+    z = call("Ndtri", p, np.zeros(3, F32))
+    near(0.5 * (1 + np.vectorize(__import__("math").erf)(z.astype(np.float64) / np.sqrt(2))), p)  # Phi(ndtri(p)) = p
+    near(call("AddRelu", a - 1.5, b, 0.5, np.zeros(3, F32)), np.maximum(a - 1.5 + 0.5 * b, 0))
+    cond = np.array([True, False, True])
+    near(call("SWhere", cond, a, b, np.zeros(3, F32)), np.where(cond, a, b))
+    np.testing.assert_array_equal(call("IsInTensorScalar", i, 2, False, False, np.zeros(4, bool)), i == 2)
+    np.testing.assert_array_equal(call("IsInScalarTensor", 5, i, False, True, np.zeros((), bool)), 5 not in i)
+
+
+def test_more_reductions(aten: object) -> None:
+    x = rand(3, 4)
+    x64 = x.astype(np.float64)
+    mn, mx = call("AminmaxAll", x, np.zeros((), F32), np.zeros((), F32), outputs=("minOut", "maxOut"))
+    assert mn == x.min() and mx == x.max()
+    y = x.copy()
+    y[0, 0] = np.nan
+    near(call("ReduceNansum", y, [1], False, int(D.FLOAT), np.zeros(3, F32)), np.nansum(y.astype(np.float64), 1))
+    near(call("VarCorrection", x, [0], 2, True, np.zeros((1, 4), F32)), x64.var(0, ddof=2, keepdims=True))
+    s, m = call("StdMeanCorrection", x, [1], 1, False, np.zeros(3, F32), np.zeros(3, F32), outputs=("stdOut", "meanOut"))
+    near(s, x64.std(1, ddof=1))
+    near(m, x64.mean(1))
+
+
+def test_more_indexing(aten: object) -> None:
+    x = rand(2, 6)
+    parts = call("SplitWithSize", x, [1, 3, 2], 1, [np.zeros((2, 1), F32), np.zeros((2, 3), F32), np.zeros((2, 2), F32)])
+    for got, want in zip(parts, np.split(x, [1, 4], 1)):
+        near(got, want)
+    a, b = rand(2, 4), rand(2, 6)
+    got = call("ChunkCat", [a, b], 1, 2, np.zeros((2, 2, 5), F32))  # each cut in 2 along dim 1
+    # (2, 2 chunks, 2 + 3 columns): chunk k holds chunk k of every tensor, side by side
+    near(got, np.stack([np.concatenate([a[:, :2], b[:, :3]], 1), np.concatenate([a[:, 2:], b[:, 3:]], 1)], 1))
+    near(call("RepeatInterleaveIntWithDim", x, 2, 0, 4, np.zeros((4, 6), F32)), np.repeat(x, 2, 0))
+    seq = np.array([1.0, 3.0, 5.0], F32)
+    np.testing.assert_array_equal(call("SearchSorteds", seq, 3.0, False, True, None, np.zeros((), I64)),
+                                  np.searchsorted(seq, 3.0, side="right"))
+    want = x.copy()
+    want[[0, 1], [2, 2]] += np.array([1.0, 2.0], F32)
+    with pyaclnn.Device(0) as device, device.create_stream() as stream:
+        t = pyaclnn.Tensor.from_numpy(x)
+        with pyaclnn.Op("IndexPutImpl", t, [np.array([0, 1], I64), np.array([2, 2], I64)], np.array([1.0, 2.0], F32),
+                        True, False) as ex:
+            ex.run(stream)
+        stream.synchronize()
+        near(t.numpy(), want)
+    p = rand(1, 1, 2, 3)
+    near(call("CircularPad2d", p, [1, 1, 1, 0], np.zeros((1, 1, 3, 5), F32)), np.pad(p, ((0, 0), (0, 0), (1, 0), (1, 1)), "wrap"))
+    pooled, idx = F.max_pool2d(torch.tensor(rand(1, 1, 4, 4)), 2, return_indices=True)
+    unpooled = call("MaxUnpool2d", pooled.numpy(), idx.numpy(), [4, 4], np.zeros((1, 1, 4, 4), F32))
+    want = np.zeros(16, F32)
+    want[idx.numpy().reshape(-1)] = pooled.numpy().reshape(-1)
+    near(unpooled, want.reshape(1, 1, 4, 4))
+
+
+def test_linear_algebra(aten: object) -> None:
+    m = rand(3, 3) + 3 * np.eye(3, dtype=F32)
+    spd = (m @ m.T).astype(F32)
+    near(call("Inverse", m, np.zeros_like(m)), np.linalg.inv(m.astype(np.float64)), 1e-4)
+    near(call("Logdet", spd, np.zeros((), F32)), np.log(np.linalg.det(spd.astype(np.float64))), 1e-4)
+    sign, log = call("Slogdet", m, np.zeros((), F32), np.zeros((), F32), outputs=("signOut", "logOut"))
+    want_sign, want_log = np.linalg.slogdet(m.astype(np.float64))
+    assert sign == want_sign
+    near(log, want_log, 1e-4)
+    near(call("LinalgCholesky", spd, False, np.zeros_like(spd)), np.linalg.cholesky(spd.astype(np.float64)), 1e-4)
+    tri = np.triu(m)
+    rhs = rand(3, 2)
+    x, copy = call("TriangularSolve", rhs, tri, True, False, False, np.zeros((3, 2), F32), np.zeros((3, 3), F32),
+                   outputs=("xOut", "mOut"))
+    near(tri.astype(np.float64) @ x, rhs, 1e-4)
+    near(copy, tri)
+    r = rand(3, 4)
+    norms = np.linalg.norm(r.astype(np.float64), axis=1, keepdims=True)
+    near(call("Renorm", r, 2.0, 0, 1.0, np.zeros_like(r)), np.where(norms > 1.0, r / (norms + 1e-7), r), 1e-5)
+
+
+def test_softmax_and_selu_gradients(aten: object) -> None:
+    x, g = rand(3, 4), rand(3, 4)
+    y = F.softmax(torch.tensor(x), 1).numpy()
+    near(call("SoftmaxBackward", g, y, 1, np.zeros_like(x)), grad_of(lambda v: F.softmax(v, 1), x, g=g)[0], 1e-5)
+    ly = F.log_softmax(torch.tensor(x), 1).numpy()
+    near(call("LogSoftmaxBackward", g, ly, 1, np.zeros_like(x)), grad_of(lambda v: F.log_softmax(v, 1), x, g=g)[0],
+         1e-5)
+    sy = F.selu(torch.tensor(x)).numpy()
+    near(call("SeluBackward", g, sy, np.zeros_like(x), outputs=("gradInput",)), grad_of(F.selu, x, g=g)[0], 1e-5)
+    a, b = rand(3, 2), rand(4, 2)
+    d = torch.cdist(torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64))
+    gd = rand(3, 4)
+    near(call("CdistBackward", gd, a, b, d.float().numpy(), 2.0, np.zeros_like(a)),
+         grad_of(lambda u: torch.cdist(u, torch.tensor(b, dtype=torch.float64)), a, g=gd)[0], 1e-4)

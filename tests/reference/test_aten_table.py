@@ -43,8 +43,10 @@ def test_entry_matches_the_signature(registry: Any, op: str) -> None:
             assert kinds[a] != "unsupported"
         elif isinstance(a, (Dtype, Enum)):
             assert kinds[a.param] == "int", f"{a.param}: {kinds[a.param]} converted as an int"
-        elif isinstance(a, (OutDtype, OutShape)):
+        elif isinstance(a, OutShape):
             assert a.param in entry.out and kinds[a.param] == "tensor"
+        elif isinstance(a, OutDtype):
+            assert kinds[a.param] == "tensor"
         elif isinstance(a, Conv):
             assert a.param in kinds
     referenced = set(entry.referenced())

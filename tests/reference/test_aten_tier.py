@@ -319,3 +319,14 @@ def test_rules_traced_from_the_op_sources(aten: object, use_backend: Callable[..
     aten_backend(use_backend, tmp_path / "910", soc="Ascend910")
     assert status_of("Exp", bf16(rand(2)), np.zeros(2, F32)) == 161002
     assert status_of("Exp", np.array([True, False]), np.zeros(2, F32)) == 0
+
+
+def test_a_cpu_rule_refuses_at_phase_1_what_a_lenient_meta_kernel_lets_through(aten: object) -> None:
+    """aten's meta kernel of _adaptive_avg_pool3d_backward takes a rank-2 input its CPU kernel
+    refuses: the entry's rule is "cpu", so phase 1 refuses it (161002), not phase 2 at the
+    synchronize; a right call still runs (its values: test_aten_layers.py's pooling tests)."""
+    assert ops.spec("AdaptiveAvgPool3dBackward").entry.rule == "cpu"
+    assert status_of("AdaptiveAvgPool3dBackward", rand(2, 3), rand(2, 3), np.zeros((2, 3), F32)) == 161002
+    g, x = rand(1, 2, 1, 1, 1), rand(1, 2, 2, 2, 2)
+    got = call("AdaptiveAvgPool3dBackward", g, x, np.zeros_like(x))
+    np.testing.assert_allclose(got, np.broadcast_to(g / 8, x.shape), rtol=1e-6)

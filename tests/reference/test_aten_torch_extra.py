@@ -20,7 +20,7 @@ import sys
 class _Block:
     def find_spec(self, name, path=None, target=None):
         if name == "torch" or name.startswith("torch."):
-            raise ImportError("No module named 'torch' (blocked by the test)")
+            raise ModuleNotFoundError("No module named 'torch' (blocked by the test)")
         return None
 sys.meta_path.insert(0, _Block())
 """

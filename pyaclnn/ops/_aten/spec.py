@@ -125,10 +125,6 @@ def plain(value: Any) -> Any:
     return value if number is None or not hasattr(value, "dtype") else number
 
 
-def is_tensor_meta(value: Any) -> bool:
-    return isinstance(value, TensorMeta)
-
-
 def _key(value: Any) -> Any:
     if isinstance(value, TensorMeta):
         return (value.shape, value.dtype)
@@ -178,8 +174,10 @@ class AtenSpec:
             if isinstance(d, int) and not -rank <= d < rank:
                 fail_invalid(self.API, f"dim {d} is out of range [{-rank}, {rank - 1}] for a rank-{first.ndim} input")
 
-    # the rule of a call: aten's meta kernels
     def _rule(self, metas: Sequence[Any]) -> tuple[Any, ...]:
+        """The outputs' (shape, dtype) for ``metas``: aten's meta kernels, or its CPU kernel on
+        zeros (no meta kernel, or the entry's ``rule`` is ``"cpu"``: a meta kernel that checks
+        less than the CPU one)."""
         torch = torch_module(self.OP)
         fn = self._fn or self._resolve()
 
@@ -189,26 +187,25 @@ class AtenSpec:
             if isinstance(m, tuple) and m and all(isinstance(t, TensorMeta) for t in m):
                 return [meta(t) for t in m]
             return plain(m)
-        try:
-            args, kwargs = bind(self.entry, self._index, metas, meta, torch)
-            result = fn(*args, **kwargs)
-        except NotImplementedError:  # no meta kernel: the CPU kernel on zeros
-            def zeros(m: Any) -> Any:
-                if isinstance(m, TensorMeta):
-                    return torch.zeros(m.shape, dtype=torch_dtype(m.dtype))
-                if isinstance(m, tuple) and m and all(isinstance(t, TensorMeta) for t in m):
-                    return [zeros(t) for t in m]
-                return plain(m)
-            result = self._call(fn, lambda: bind(self.entry, self._index, metas, zeros, torch))
-        except (RuntimeError, ValueError, TypeError, IndexError) as exc:
-            fail_invalid(self.API, f"{self.entry.aten} refuses these arguments: {_first_line(exc)}")
-        return results_of(self.entry, result)
 
-    def _call(self, fn: Callable[..., Any], bound: Callable[[], tuple[list, dict]]) -> Any:
+        def zeros(m: Any) -> Any:
+            if isinstance(m, TensorMeta):
+                return torch.zeros(m.shape, dtype=torch_dtype(m.dtype))
+            if isinstance(m, tuple) and m and all(isinstance(t, TensorMeta) for t in m):
+                return [zeros(t) for t in m]
+            return plain(m)
+        if self.entry.rule != "cpu":
+            try:
+                args, kwargs = bind(self.entry, self._index, metas, meta, torch)
+                return results_of(self.entry, fn(*args, **kwargs))
+            except NotImplementedError:  # no meta kernel: the CPU kernel on zeros
+                pass
+            except _REFUSALS as exc:
+                fail_invalid(self.API, f"{self.entry.aten} refuses these arguments: {_first_line(exc)}")
         try:
-            args, kwargs = bound()
-            return fn(*args, **kwargs)
-        except (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError) as exc:
+            args, kwargs = bind(self.entry, self._index, metas, zeros, torch)
+            return results_of(self.entry, fn(*args, **kwargs))
+        except _REFUSALS + (NotImplementedError,) as exc:
             fail_invalid(self.API, f"{self.entry.aten} refuses these arguments: {_first_line(exc)}")
 
     def _resolve(self) -> Callable[..., Any]:
@@ -280,8 +277,9 @@ class AtenSpec:
             if not isinstance(m, TensorMeta) and len(m) != len(got):
                 fail_invalid(api, f"{name} holds {len(m)} tensors; the result has {len(got)}")
             pairs = ((m, got),) if isinstance(m, TensorMeta) else zip(m, got)
+            single = name in entry.single
             for t, (shape, dt) in pairs:
-                if tuple(t.shape) != shape:
+                if tuple(t.shape) != shape and not (single and shape == () and t.numel == 1 and t.ndim <= 1):
                     fail_invalid(api, f"Shape of {name} should be {fmt_shape(shape)}, but current is "
                                       f"{fmt_shape(t.shape)}")
                 out_dt = DType(t.dtype)
@@ -299,6 +297,10 @@ class AtenSpec:
 def acl_dtype(dtype: Any) -> DType:
     """The aclDataType of a DType or a NumPy dtype (a tensor's meta, or its phase-2 view)."""
     return dtype if isinstance(dtype, DType) else from_numpy(dtype)
+
+
+# what aten raises for arguments it refuses (its meta kernels' checks are Python asserts too)
+_REFUSALS: tuple[type[BaseException], ...] = (RuntimeError, ValueError, TypeError, IndexError, AssertionError)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -24,7 +24,13 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
   list for the other SoCs, where a source has two (GetDtypeSupportListV2's second, the
   ASCEND910 list; default: ``dtypes`` without bf16); ``out_dtypes``: the output dtypes
   (default: any dtype the result can be cast to, CANN's CanCast); ``same_dtype``: parameters
-  whose dtype must be the first one's (OP_CHECK_DTYPE_NOT_MATCH);
+  whose dtype must be the first one's (OP_CHECK_DTYPE_NOT_MATCH); ``single``: outputs whose 0-d
+  result may be written to any one-element output of rank <= 1 (a source's "single element"
+  check, where aten would have a 0-d tensor);
+- ``rule``: how phase 1 finds the outputs' shapes and dtypes: ``"meta"`` (aten's meta kernels,
+  the default) or ``"cpu"`` (its CPU kernel on zeros, once per distinct arguments: for an
+  operator whose meta kernel checks less than its CPU kernel, which would accept at phase 1
+  what phase 2 cannot compute);
 - ``traced``: which phase-1 rules were traced from the op sources (a file of hicann ops-math or
   ops-nn), ``""`` when all are the tier's generic ones (spec.py: nullptr, rank, dtype, out shape);
 - ``notes``: known differences from the device (HF32 under cubeMathType, which is dropped...).
@@ -99,7 +105,8 @@ def zero_is_none(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class OutDtype(Conv):
-    """The torch dtype of C output ``param`` (an aten ``dtype=`` argument CANN takes from out)."""
+    """The torch dtype of C tensor ``param`` (an output's, usually: an aten ``dtype=`` argument
+    CANN takes from out; or an input's, aten's ``input_dtype``)."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +139,8 @@ class Entry:
     notes: str = ""
     dtypes_v1: tuple[DType, ...] | None = None
     same_dtype: tuple[str, ...] = ()
+    rule: str = "meta"
+    single: tuple[str, ...] = ()
     family: str = field(default="", compare=False)  # the table module it comes from
 
     def referenced(self) -> list[str]:
@@ -144,7 +153,8 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
       out: str | tuple[str | None, ...] | None = None,
       dtypes: tuple[DType, ...] | Mapping[str, tuple[DType, ...]] | None = FLOATS,
       out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "",
-      nullable: str = "", dtypes_v1: tuple[DType, ...] | None = None, same_dtype: str = "") -> Entry:
+      nullable: str = "", dtypes_v1: tuple[DType, ...] | None = None, same_dtype: str = "",
+      rule: str = "meta", single: str = "") -> Entry:
     """One table entry (module docstring); ``params``, ``out``, ``nullable`` and ``same_dtype``
     as space-separated names."""
     names = tuple(params.split())
@@ -155,4 +165,5 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
     if not aten.startswith(("aten::", "torch:")):
         raise ValueError(f"{op}: aten {aten!r} is neither 'aten::name.overload' nor 'torch:path'")
     return Entry(op, aten, names, tuple(args), tuple((kwargs or {}).items()), tuple(out),
-                 tuple(nullable.split()), dtypes, out_dtypes, traced, notes, dtypes_v1, tuple(same_dtype.split()))
+                 tuple(nullable.split()), dtypes, out_dtypes, traced, notes, dtypes_v1, tuple(same_dtype.split()),
+                 rule, tuple(single.split()))

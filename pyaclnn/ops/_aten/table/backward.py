@@ -1,10 +1,11 @@
 """Gradients (aten's ``*_backward``), for the operators of the other families."""
 from __future__ import annotations
 
-from ._entry import FLOATS, FLOATS64, Call, E, IntReduction, zero_is_none
+from ._entry import FLOATS, FLOATS64, Call, E, IntReduction, OutDtype, zero_is_none
 from ....dtypes import DType
 
 _R = IntReduction()
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 _HF32 = "cubeMathType dropped: fp32 in full precision (the device may use HF32 when cubeMathType allows it)"
 
 # (CANN name, aten name): gradInput = aten(gradOutput, self), the output named as the header names it
@@ -21,6 +22,14 @@ ENTRIES = [
     E("GeluBackwardV2", "aten::gelu_backward.default", "gradOutput self approximate gradInput",
       ("gradOutput", "self"), {"approximate": "approximate"}, out="gradInput",
       notes="approximate as aten's string ('none', 'tanh')"),
+    E("SoftmaxBackward", "aten::_softmax_backward_data.default", "gradOutput output dim out",
+      ("gradOutput", "output", "dim", OutDtype("output"))),
+    E("LogSoftmaxBackward", "aten::_log_softmax_backward_data.default", "gradOutput output dim out",
+      ("gradOutput", "output", "dim", OutDtype("output"))),
+    E("SeluBackward", "aten::elu_backward.default", "gradOutput result gradInput",
+      ("gradOutput", _SELU_ALPHA, _SELU_SCALE, 1, True, "result"), out="gradInput",
+      notes="SELU's gradient from its result: elu_backward with SELU's alpha and scale (aten's constants)"),
+    E("CdistBackward", "aten::_cdist_backward.default", "grad x1 x2 cdist p out", ("grad", "x1", "x2", "p", "cdist")),
     E("SigmoidBackward", "aten::sigmoid_backward.default", "gradOutput output gradInput", ("gradOutput", "output"),
       out="gradInput"),
     E("TanhBackward", "aten::tanh_backward.default", "gradOutput output gradInput", ("gradOutput", "output"),
@@ -71,6 +80,19 @@ ENTRIES = [
       "gradOutput self kernelSize stride padding ceilMode countIncludePad divisorOverride cubeMathType gradInput",
       ("gradOutput", "self", "kernelSize", "stride", "padding", "ceilMode", "countIncludePad",
        Call("divisorOverride", zero_is_none)), out="gradInput", notes=_HF32 + "; divisorOverride 0 is none"),
+    E("AvgPool3dBackward", "aten::avg_pool3d_backward.default",
+      "gradOutput self kernelSize stride padding ceilMode countIncludePad divisorOverride output",
+      ("gradOutput", "self", "kernelSize", "stride", "padding", "ceilMode", "countIncludePad",
+       Call("divisorOverride", zero_is_none)), out="output", notes="divisorOverride 0 is none (the header)"),
+    E("AdaptiveAvgPool3dBackward", "aten::_adaptive_avg_pool3d_backward.default", "gradOutput self out",
+      ("gradOutput", "self"), rule="cpu"),
+    E("AdaptiveMaxPool3dBackward", "aten::adaptive_max_pool3d_backward.default", "gradOutput self indices gradInput",
+      ("gradOutput", "self", "indices"), out="gradInput",
+      dtypes={"*": FLOATS, "indices": (DType.INT32, DType.INT64)}),
+    E("GridSampler3DBackward", "aten::grid_sampler_3d_backward.default",
+      "gradOutput input grid interpolationMode paddingMode alignCorners outputMask inputGrad gridGrad",
+      ("gradOutput", "input", "grid", "interpolationMode", "paddingMode", "alignCorners", "outputMask"),
+      out="inputGrad gridGrad"),
     E("AdaptiveAvgPool2dBackward", "aten::_adaptive_avg_pool2d_backward.default", "gradOutput self out",
       ("gradOutput", "self")),
     E("AdaptiveMaxPool2dBackward", "aten::adaptive_max_pool2d_backward.default", "gradOutput self indices gradInput",
@@ -86,6 +108,23 @@ ENTRIES = [
       dtypes={"grad": FLOATS, "indices": (DType.INT32, DType.INT64)}),
     *(E(op, f"aten::{name}.default", "gradOutput self padding gradInput", ("gradOutput", "self", "padding"),
         out="gradInput", dtypes=FLOATS64) for op, name in _PADS),
+    E("UpsampleBilinear2dBackwardV2", "aten::upsample_bilinear2d_backward.default",
+      "gradOut outputSize inputSize alignCorners scalesH scalesW out",
+      ("gradOut", "outputSize", "inputSize", "alignCorners", "scalesH", "scalesW")),
+    E("UpsampleBicubic2dAAGrad", "aten::_upsample_bicubic2d_aa_backward.default",
+      "gradOutput outputSize inputSize alignCorners scalesH scalesW out",
+      ("gradOutput", "outputSize", "inputSize", "alignCorners", "scalesH", "scalesW")),
+    E("UpsampleBilinear2dAABackward", "aten::_upsample_bilinear2d_aa_backward.default",
+      "gradOutput outputSize inputSize alignCorners scalesH scalesW out",
+      ("gradOutput", "outputSize", "inputSize", "alignCorners", "scalesH", "scalesW")),
+    E("UpsampleNearestExact1dBackward", "aten::_upsample_nearest_exact1d_backward.default",
+      "gradOutput outputSize inputSize scales out", ("gradOutput", "outputSize", "inputSize", "scales")),
+    E("UpsampleNearestExact2dBackward", "aten::_upsample_nearest_exact2d_backward.default",
+      "gradOutput outputSize inputSize scalesH scalesW out",
+      ("gradOutput", "outputSize", "inputSize", "scalesH", "scalesW")),
+    E("UpsampleNearestExact3dBackward", "aten::_upsample_nearest_exact3d_backward.default",
+      "gradOut outputSize inputSize scalesD scalesH scalesW gradInput",
+      ("gradOut", "outputSize", "inputSize", "scalesD", "scalesH", "scalesW"), out="gradInput"),
     E("UpsampleNearest1dBackward", "aten::upsample_nearest1d_backward.default",
       "gradOut outputSize inputSize scales out", ("gradOut", "outputSize", "inputSize", "scales")),
     E("UpsampleNearest2dBackward", "aten::upsample_nearest2d_backward.default",

@@ -23,8 +23,10 @@ ENTRIES = [
       "self target weightOptional posWeightOptional reduction out",
       ("self", "target", "weightOptional", "posWeightOptional", _R)),
     E("NLLLoss", "aten::nll_loss_forward.default", "self target weight reduction ignoreIndex out totalWeightOut",
-      ("self", "target", "weight", _R, "ignoreIndex"), out="out totalWeightOut", nullable="weight",
-      dtypes=_TARGET_IDX),
+      ("self", "target", "weight", _R, "ignoreIndex"), out="out totalWeightOut", dtypes=_TARGET_IDX,
+      same_dtype="self weight", single="out totalWeightOut",
+      traced="hicann/ops-nn experimental/loss/nll_loss/op_api/aclnn_nll_loss.cpp: weight required and of self's "
+             "dtype; a reduced out and totalWeightOut: one element, rank <= 1"),
     E("NLLLoss2d", "aten::nll_loss2d_forward.default", "self target weight reduction ignoreIndex out totalWeightOut",
       ("self", "target", "weight", _R, "ignoreIndex"), out="out totalWeightOut", nullable="weight",
       dtypes=_TARGET_IDX),

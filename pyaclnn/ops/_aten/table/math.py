@@ -169,6 +169,34 @@ _INPLACE_BINARY = [
 ENTRIES += [E(op, f"aten::{name}", params, (params,), out=written, dtypes=dt) for op, name, params, written, dt in _INPLACE]
 ENTRIES += [E(op, f"aten::{name}", params, tuple(params.split()), out=params.split()[0], dtypes=dt)
             for op, name, params, dt in _INPLACE_BINARY]
+# more element-wise operators whose aten peer takes the same arguments
+ENTRIES += [
+    E("AddRelu", "aten::_add_relu.Tensor", "self other alpha out", ("self", "other"), {"alpha": "alpha"}, dtypes=NUMS,
+      notes="relu(self + alpha * other)"),
+    E("InplaceAddRelu", "aten::_add_relu.Tensor", "selfRef other alpha", ("selfRef", "other"), {"alpha": "alpha"},
+      dtypes=NUMS),
+    E("LeftShift", "aten::bitwise_left_shift.Tensor", "self shiftBits out", ("self", "shiftBits"), dtypes=INTS),
+    E("LeftShifts", "aten::bitwise_left_shift.Tensor_Scalar", "self shiftBits out", ("self", "shiftBits"),
+      dtypes=INTS),
+    E("RightShift", "aten::bitwise_right_shift.Tensor", "input shiftBits out", ("input", "shiftBits"), dtypes=INTS),
+    E("RoundDecimals", "aten::round.decimals", "self decimals out", ("self",), {"decimals": "decimals"},
+      dtypes=FLOATS64),
+    E("InplaceRoundDecimals", "aten::round.decimals", "selfRef decimals", ("selfRef",), {"decimals": "decimals"},
+      dtypes=FLOATS64),
+    E("XLogYScalarOther", "aten::xlogy.Scalar_Other", "self other out", ("self", "other"), dtypes=FLOATS64 + _BOOL_INTS),
+    E("InplaceXLogYScalarOther", "aten::xlogy.Scalar_Other", "selfRef other", ("selfRef", "other"), dtypes=FLOATS64),
+    E("XLogYScalarSelf", "aten::xlogy.Scalar_Self", "self other out", ("self", "other"), dtypes=FLOATS64 + _BOOL_INTS),
+    E("Xlog1py", "aten::special_xlog1py.default", "x y z", ("x", "y"), out="z", dtypes=FLOATS64),
+    E("Ndtri", "aten::special_ndtri.default", "self out", ("self",), dtypes=(DType.FLOAT, DType.DOUBLE)),
+    E("SWhere", "aten::where.self", "condition self other out", ("condition", "self", "other"),
+      dtypes={"*": ALL, "condition": (DType.BOOL, DType.UINT8)}),
+    E("IsInScalarTensor", "aten::isin.Scalar_Tensor", "element testElements assumeUnique invert out",
+      ("element", "testElements"), {"assume_unique": "assumeUnique", "invert": "invert"}, dtypes=NUMS),
+    E("IsInTensorScalar", "aten::isin.Tensor_Scalar", "element testElement assumeUnique invert out",
+      ("element", "testElement"), {"assume_unique": "assumeUnique", "invert": "invert"}, dtypes=NUMS),
+    E("InplaceOne", "aten::fill.Scalar", "selfRef", ("selfRef", 1), dtypes=ALL),
+]
+
 ENTRIES += [
     E("InplaceSub", "aten::sub.Tensor", "selfRef other alpha", ("selfRef", "other"), {"alpha": "alpha"}, dtypes=NUMS),
     E("InplaceSubs", "aten::sub.Scalar", "selfRef other alpha", ("selfRef", "other", "alpha"), dtypes=NUMS),

@@ -80,6 +80,8 @@ ENTRIES = [
     *(E(op, f"aten::{name}.default", "self padding out", ("self", "padding"), dtypes=FLOATS64) for op, name in _PADS),
     # resampling (a scale of 0 is none, as aten's)
     E("UpsampleNearest1d", "aten::upsample_nearest1d.default", "self outputSize out", ("self", "outputSize")),
+    E("UpsampleNearest1dV2", "aten::upsample_nearest1d.default", "self outputSize scaleL out",
+      ("self", "outputSize", "scaleL")),
     E("UpsampleNearest2d", "aten::upsample_nearest2d.default", "self outputSize out", ("self", "outputSize")),
     E("UpsampleNearest2dV2", "aten::upsample_nearest2d.default", "self outputSize scalesH scalesW out",
       ("self", "outputSize", "scalesH", "scalesW")),
@@ -112,6 +114,8 @@ ENTRIES = [
       ("input", "grid", "interpolationMode", "paddingMode", "alignCorners")),
     # distances
     E("Pdist", "aten::pdist.default", "self p out", ("self", "p")),
+    E("PdistForward", "aten::_pdist_forward.default", "self pScalar out", ("self", Call("pScalar", float)),
+      notes="pScalar (an aclScalar) taken as a float"),
     E("Cdist", "aten::cdist.default", "x1 x2 p compute_mode out", ("x1", "x2", "p", "compute_mode")),
     E("LinalgCross", "aten::linalg_cross.default", "self other dim out", ("self", "other"), {"dim": "dim"},
       dtypes=FLOATS64 + (DType.INT32, DType.INT64)),
