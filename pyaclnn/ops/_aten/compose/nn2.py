@@ -12,12 +12,11 @@ from typing import Any
 
 import torch
 
-__all__ = ["scatter", "scatter_reduce", "upsample_bilinear2d_aa_backward", "upsample_bicubic2d_aa_backward",
-           "inverse", "max_pool3d_with_argmax_backward", "max_unpool2d", "max_unpool3d", "max_unpool_backward",
+__all__ = ["scatter", "scatter_reduce", "max_pool3d_with_argmax_backward", "max_unpool3d", "max_unpool_backward",
            "shrink", "softsign_backward", "swish", "swish_backward", "kl_div_backward", "kl_div_target_backward",
            "l1_loss_backward", "nll_loss2d_backward", "scatter_nd", "softmax_cross_entropy_with_logits",
-           "tf_scatter_add", "thnn_fused_lstm_cell", "thnn_fused_lstm_cell_backward", "modulate",
-           "relu_grad_v4", "sync_batch_norm_gather_stats", "instance_norm"]
+           "tf_scatter_add", "thnn_fused_lstm_cell", "thnn_fused_lstm_cell_backward", "modulate", "relu_grad_v4",
+           "sync_batch_norm_gather_stats", "instance_norm"]
 
 Tensor = Any
 _SCATTER_REDUCE = ("sum", "prod", "amax", "amin", "mean")  # CANN reduce 1..5 (aclnn_scatter_reduce.h)
@@ -46,40 +45,6 @@ def scatter_reduce(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: i
     return torch.scatter_reduce(self, dim, index, src, _SCATTER_REDUCE[reduce - 1], include_self=include_self)
 
 
-def _in_float(fn: Any, grad: Tensor, *args: Any) -> Tensor:
-    """fn on grad in float32 when it is float16 or bfloat16 (torch's CPU kernel has none), cast back."""
-    if grad.dtype in (torch.float16, torch.bfloat16):
-        return fn(grad.float(), *args).to(grad.dtype)  # type: ignore[no-any-return]
-    return fn(grad, *args)  # type: ignore[no-any-return]
-
-
-def upsample_bilinear2d_aa_backward(grad: Tensor, output_size: list[int], input_size: list[int], align_corners: bool,
-                                    scales_h: float, scales_w: float) -> Tensor:
-    """aclnnUpsampleBilinear2dAABackward: aten's _upsample_bilinear2d_aa_backward (in float32 for
-    float16 and bfloat16)."""
-    return _in_float(torch.ops.aten._upsample_bilinear2d_aa_backward.default, grad, output_size, input_size,
-                     align_corners, scales_h, scales_w)
-
-
-def upsample_bicubic2d_aa_backward(grad: Tensor, output_size: list[int], input_size: list[int], align_corners: bool,
-                                   scales_h: float, scales_w: float) -> Tensor:
-    """aclnnUpsampleBicubic2dAAGrad: aten's _upsample_bicubic2d_aa_backward (in float32 for float16
-    and bfloat16)."""
-    return _in_float(torch.ops.aten._upsample_bicubic2d_aa_backward.default, grad, output_size, input_size,
-                     align_corners, scales_h, scales_w)
-
-
-def inverse(self: Tensor) -> Tensor:
-    """aclnnInverse: torch.linalg.inv, float16 computed in float32 (torch's CPU kernel has no
-    half inverse); a rank below 2 or a non-square matrix refused (ValueError) before torch's meta
-    kernel, which asserts."""
-    if self.dim() < 2 or self.shape[-1] != self.shape[-2]:
-        raise ValueError(f"self must be (..., n, n), got {tuple(self.shape)}")
-    if self.dtype in (torch.float16, torch.bfloat16):
-        return torch.linalg.inv(self.float()).to(self.dtype)
-    return torch.linalg.inv(self)
-
-
 def max_pool3d_with_argmax_backward(grad: Tensor, self: Tensor, kernel_size: list[int], stride: list[int],
                                     padding: list[int], dilation: list[int], ceil_mode: bool,
                                     indices: Tensor) -> Tensor:
@@ -87,12 +52,6 @@ def max_pool3d_with_argmax_backward(grad: Tensor, self: Tensor, kernel_size: lis
     max_pool3d_with_indices_backward, with int32 indices widened (aten takes int64 only)."""
     return torch.ops.aten.max_pool3d_with_indices_backward.default(grad, self, kernel_size, stride, padding, dilation,
                                                                    ceil_mode, indices.long())
-
-
-def max_unpool2d(self: Tensor, indices: Tensor, output_size: list[int]) -> Tensor:
-    """aclnnMaxUnpool2d (index/scatter_elements/docs/aclnnMaxUnpool2d.md): aten's max_unpool2d,
-    with int32 indices widened (aten takes int64 only)."""
-    return torch.ops.aten.max_unpool2d.default(self, indices.long(), output_size)
 
 
 def max_unpool3d(self: Tensor, indices: Tensor, output_size: list[int], stride: list[int],
@@ -169,7 +128,6 @@ def l1_loss_backward(grad: Tensor, self: Tensor, target: Tensor, reduction: int)
     count when mean (aten's former l1_loss_backward)."""
     diff = self - target
     return torch.sign(diff) * grad * _scale(reduction, diff.numel())
-
 
 
 def nll_loss2d_backward(grad: Tensor, self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,

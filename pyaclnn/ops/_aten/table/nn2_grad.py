@@ -3,7 +3,7 @@ has the aclnn operator's arguments, else a composition of compose/nn2.py (its do
 aclnn doc's formula). Dtypes from hicann ops-nn <family>/docs/aclnn<Op>.md."""
 from __future__ import annotations
 
-from ._entry import E, FLOATS, IntReduction, OutDtype
+from ._entry import E, FLOATS, IntReduction
 from ....dtypes import DType
 
 _R = IntReduction()
@@ -28,14 +28,6 @@ ENTRIES = [
     E("LogSigmoidBackward", "aten::log_sigmoid_backward.default", "gradOutput self buffer gradInput",
       ("gradOutput", "self", "buffer"), out="gradInput",
       notes="buffer as aten's log_sigmoid_forward buffer (the device does not read it)"),
-    E("SoftmaxBackward", "aten::_softmax_backward_data.default", "gradOutput output dim out",
-      ("gradOutput", "output", "dim", OutDtype("out"))),
-    E("LogSoftmaxBackward", "aten::_log_softmax_backward_data.default", "gradOutput output dim out",
-      ("gradOutput", "output", "dim", OutDtype("out"))),
-    E("SeluBackward", "aten::elu_backward.default", "gradOutput result gradInput",
-      ("gradOutput", _SELU_ALPHA, _SELU_SCALE, 1.0, True, "result"), out="gradInput",
-      dtypes=FLOATS + (DType.INT32, DType.INT8),
-      notes="aten's elu_backward with selu's alpha and scale, from the result"),
     E("SoftsignBackward", _C + "softsign_backward", "gradients features out", ("gradients", "features"),
       notes="out is const in the header (aclnn_softsign_backward.h), written all the same"),
     E("SwishBackward", _C + "swish_backward", "gradOutput self betaOptional gradInput",

@@ -3,7 +3,7 @@ ScatterValue: 0 none, 1 add, 2 mul (aclnn_scatter.h); of aclnnScatterReduce: 0 n
 (aclnn_scatter_reduce.h, compose/nn2.py)."""
 from __future__ import annotations
 
-from ._entry import ALL, COMPLEX_, E, F16, FLOATS
+from ._entry import ALL, COMPLEX_, E, FLOATS
 from ....dtypes import DType
 
 _C = "torch:pyaclnn.ops._aten.compose.nn2."
@@ -33,8 +33,6 @@ ENTRIES = [
       notes=_OUTSIZE),
     E("RepeatInterleaveInt", "aten::repeat_interleave.self_int", "self repeats outputSize out",
       ("self", "repeats"), {"output_size": "outputSize"}, dtypes=_REPEAT),
-    E("RepeatInterleaveIntWithDim", "aten::repeat_interleave.self_int", "self repeats dim outputSize out",
-      ("self", "repeats", "dim"), {"output_size": "outputSize"}, dtypes=_REPEAT),
     E("RepeatInterleaveTensor", "aten::repeat_interleave.Tensor", "repeats outputSize out", ("repeats",),
       {"output_size": "outputSize"}, dtypes=_IDX, notes=_OUTSIZE),
     E("ScatterNd", _C + "scatter_nd", "data indices updates out", ("data", "indices", "updates"),
@@ -45,7 +43,4 @@ ENTRIES = [
     E("TfScatterAdd", _C + "tf_scatter_add", "varRef indices updates", ("varRef", "indices", "updates"),
       out="varRef", dtypes={"*": FLOATS + (DType.INT32, DType.INT8, DType.UINT8), "indices": _IDX},
       same_dtype="varRef updates"),
-    E("Renorm", "aten::renorm.default", "self p dim maxNorm out", ("self", "p", "dim", "maxNorm"), dtypes=F16),
-    E("InplaceRenorm", "aten::renorm.default", "selfRef p dim maxNorm", ("selfRef", "p", "dim", "maxNorm"),
-      dtypes=F16),
 ]

@@ -2,7 +2,7 @@
 left out of the aten tier (LEFT_OUT, with the reason). Dtypes from hicann ops-nn docs."""
 from __future__ import annotations
 
-from ._entry import E, FLOATS
+from ._entry import E
 from ....dtypes import DType
 
 _C = "torch:pyaclnn.ops._aten.compose.nn2."
@@ -31,8 +31,6 @@ ENTRIES = [
     E("InstanceNorm", _C + "instance_norm", "x gamma beta dataFormat eps y mean variance",
       ("x", "gamma", "beta", "dataFormat", "eps"), out="y mean variance", dtypes=(DType.FLOAT, DType.FLOAT16),
       same_dtype="x gamma beta", notes="computed in float32; variance the biased one"),
-    E("Inverse", _C + "inverse", "self out", ("self",), dtypes=(DType.FLOAT, DType.FLOAT16, DType.DOUBLE),
-      notes="float16 inverted in float32"),
     E("LayerNormWithImplMode", "aten::native_layer_norm.default",
       "input normalizedShape weightOptional biasOptional eps out meanOutOptional rstdOutOptional implMode",
       ("input", "normalizedShape", "weightOptional", "biasOptional", "eps"),

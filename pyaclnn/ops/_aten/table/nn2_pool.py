@@ -2,7 +2,7 @@
 index/scatter_elements/docs (aclnnMaxUnpool2d.md, aclnnMaxUnpool3d.md)."""
 from __future__ import annotations
 
-from ._entry import E, FLOATS
+from ._entry import E
 from ....dtypes import DType
 
 _C = "torch:pyaclnn.ops._aten.compose.nn2."
@@ -15,8 +15,6 @@ ENTRIES = [
       ("self", "kernelSize", "stride", "padding", "dilation", "ceilMode"), out="out indices",
       notes="indices (into each D*H*W volume) computed in int64, cast to indices' dtype; an empty stride is "
             "the kernel's, as aten's"),
-    E("MaxUnpool2d", _C + "max_unpool2d", "self indices outputSize out", ("self", "indices", "outputSize"),
-      dtypes=_UNPOOL, notes="int32 indices widened to aten's int64"),
     E("MaxUnpool3d", _C + "max_unpool3d", "self indices outputSize stride padding outRef",
       ("self", "indices", "outputSize", "stride", "padding"), out="outRef", dtypes=_UNPOOL,
       notes="int32 indices widened to aten's int64; stride and padding checked by aten, not used (the doc)"),
