@@ -373,3 +373,25 @@ def test_instance_norm_both_layouts(aten: object) -> None:
                      np.zeros((2, 3, 1, 1), F32)) == 161002
     assert status_of("InstanceNorm", x, gamma, beta, "NCHW", 1e-5, np.zeros_like(x), np.zeros((2, 3, 1), F32),
                      np.zeros((2, 3, 1, 1), F32)) == 161002
+
+
+def test_max_pool_v3_pads_with_minus_infinity(aten: object) -> None:
+    x = rand(1, 2, 5, 6)
+    got = call("MaxPoolV3", x, [1, 1, 3, 2], [1, 1, 2, 2], [1, 0, 0, 1], 0, np.zeros((1, 2, 2, 3), F32))
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 0), (0, 1)), constant_values=-np.inf)
+    want = np.array([[[[xp[0, c, 2 * i:2 * i + 3, 2 * j:2 * j + 2].max() for j in range(3)] for i in range(2)]
+                      for c in range(2)]])
+    near(got, want)
+    # ceil mode: rows (5 + 1 - 3 + 1) // 2 + 1 = 3, the third window starts at 4 < 5 + 1: kept; columns
+    # (6 + 1 - 2 + 1) // 2 + 1 = 4, the fourth starts at 6, not < 6 + 0: dropped (3)
+    got = call("MaxPoolV3", x, [1, 1, 3, 2], [1, 1, 2, 2], [1, 0, 0, 1], 1, np.zeros((1, 2, 3, 3), F32))
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (0, 0)), constant_values=-np.inf)
+    want = np.array([[[[xp[0, c, 2 * i:2 * i + 3, 2 * j:2 * j + 2].max() for j in range(3)] for i in range(3)]
+                      for c in range(2)]])
+    near(got, want)
+    want16 = np.array([[[[x[0, c, 2 * i:2 * i + 2, 2 * j:2 * j + 2].max() for j in range(3)] for i in range(2)]
+                        for c in range(2)]])
+    near(call("MaxPoolV3", x.astype(F16), [1, 1, 2, 2], [1, 1, 2, 2], None, None, np.zeros((1, 2, 2, 3), F16)),
+         want16, 1e-3)
+    assert status_of("MaxPoolV3", x, [1, 1, 3, 2], [1, 1, 2, 2], [1, 0, 0, 1], 0, np.zeros((1, 2, 3, 3), F32)) == 161002
+    assert status_of("MaxPoolV3", x, [3, 2], [2, 2], None, None, np.zeros((1, 2, 2, 3), F32)) == 161002

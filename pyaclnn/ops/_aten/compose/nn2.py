@@ -16,7 +16,8 @@ __all__ = ["scatter", "scatter_reduce", "max_pool3d_with_argmax_backward", "max_
            "shrink", "softsign_backward", "swish", "swish_backward", "kl_div_backward", "kl_div_target_backward",
            "l1_loss_backward", "nll_loss2d_backward", "scatter_nd", "softmax_cross_entropy_with_logits",
            "tf_scatter_add", "thnn_fused_lstm_cell", "thnn_fused_lstm_cell_backward", "modulate", "relu_grad_v4",
-           "sync_batch_norm_gather_stats", "instance_norm"]
+           "sync_batch_norm_gather_stats", "instance_norm",
+           "max_pool_v3"]
 
 Tensor = Any
 _SCATTER_REDUCE = ("sum", "prod", "amax", "amin", "mean")  # CANN reduce 1..5 (aclnn_scatter_reduce.h)
@@ -295,3 +296,41 @@ def instance_norm(x: Tensor, gamma: Tensor, beta: Tensor, data_format: str,
     shape = (1, 1, 1, channels) if nhwc else (1, channels, 1, 1)
     y = (xf - mean) * torch.rsqrt(var + eps) * gamma.float().reshape(shape) + beta.float().reshape(shape)
     return y.to(x.dtype), mean.to(x.dtype), var.to(x.dtype)
+
+
+def _pool_size(size: int, k: int, before: int, after: int, stride: int, ceil: bool) -> int:
+    """CalculateUpdateDim of experimental/pooling/max_pool_v3/op_host/max_pool_v3_util.h: floor
+    (or ceil) of (size + pads - k) / stride + 1; in ceil mode a last window starting past
+    size + the leading pad is dropped."""
+    out = (size + before + after - k + (stride - 1 if ceil else 0)) // stride + 1
+    if ceil and (out - 1) * stride >= size + before:
+        out -= 1
+    return out
+
+
+def max_pool_v3(x: Tensor, ksize: list[int], strides: list[int], pads: list[int] | None,
+                ceil_mode: int | None) -> Tensor:
+    """aclnnMaxPoolV3 (experimental/pooling/max_pool_v3): a 4-D NCHW x; ksize and strides of 4
+    ([N, C, H, W]: H and W used), pads [top, bottom, left, right] (nullptr: 0) of -inf (the
+    kernel's GetNegInf), ceilMode non-zero for ceil (nullptr: floor). The padded x is cut or
+    extended with -inf to the rows and columns the windows cover, then pooled by aten's
+    max_pool2d without padding (aten's own ceil rule differs on a window in the trailing pad)."""
+    if x.dim() != 4:
+        raise ValueError(f"x must be 4-D (NCHW), got {tuple(x.shape)}")
+    if len(ksize) != 4 or len(strides) != 4:
+        raise ValueError(f"ksize {ksize} and strides {strides} must have 4 elements (N, C, H, W)")
+    top, bottom, left, right = (0, 0, 0, 0) if not pads else pads
+    if pads and len(pads) != 4:
+        raise ValueError(f"pads {pads} must have 4 elements (top, bottom, left, right)")
+    kh, kw, sh, sw = ksize[2], ksize[3], strides[2], strides[3]
+    if min(kh, kw, sh, sw) <= 0:
+        raise ValueError(f"ksize {ksize} and strides {strides} must be > 0 in H and W")
+    ceil = bool(ceil_mode)
+    oh = _pool_size(x.shape[2], kh, top, bottom, sh, ceil)
+    ow = _pool_size(x.shape[3], kw, left, right, sw, ceil)
+    if oh <= 0 or ow <= 0:
+        raise ValueError(f"the output would be {oh} x {ow}")
+    covered_h, covered_w = (oh - 1) * sh + kh, (ow - 1) * sw + kw  # rows and columns the windows read
+    padded = torch.nn.functional.pad(x, (left, covered_w - x.shape[3] - left, top, covered_h - x.shape[2] - top),
+                                     value=float("-inf"))
+    return torch.nn.functional.max_pool2d(padded, (kh, kw), (sh, sw))

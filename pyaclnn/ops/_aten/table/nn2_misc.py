@@ -58,7 +58,6 @@ LEFT_OUT: dict[str, str] = {
     "MaxPool2dWithMask": "the mask output is a device bit-mask layout, not aten's indices",
     "MaxPool2dWithMaskBackward": "reads the device bit-mask layout",
     "MaxPool3D": "TF-style string padding: not done in time",
-    "MaxPoolV3": "TF-style MaxPoolV3 (ceilMode scalar): not done in time",
     "ModulateBackward": "doc formula grad_input = grad_output * scale (not 1 + scale, the forward's): ambiguous",
     "MultiScaleDeformableAttentionGrad": "fused transformer op (mmcv); no aten op",
     "MultiScaleDeformableAttnFunction": "fused transformer op (mmcv); no aten op",

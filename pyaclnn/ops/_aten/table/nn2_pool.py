@@ -2,7 +2,7 @@
 index/scatter_elements/docs (aclnnMaxUnpool2d.md, aclnnMaxUnpool3d.md)."""
 from __future__ import annotations
 
-from ._entry import E
+from ._entry import E, FLOATS
 from ....dtypes import DType
 
 _C = "torch:pyaclnn.ops._aten.compose.nn2."
@@ -18,4 +18,7 @@ ENTRIES = [
     E("MaxUnpool3d", _C + "max_unpool3d", "self indices outputSize stride padding outRef",
       ("self", "indices", "outputSize", "stride", "padding"), out="outRef", dtypes=_UNPOOL,
       notes="int32 indices widened to aten's int64; stride and padding checked by aten, not used (the doc)"),
+    E("MaxPoolV3", _C + "max_pool_v3", "x ksize strides pads ceilMode out",
+      ("x", "ksize", "strides", "pads", "ceilMode"),
+      nullable="pads ceilMode", dtypes=FLOATS),
 ]
