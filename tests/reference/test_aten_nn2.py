@@ -395,3 +395,20 @@ def test_max_pool_v3_pads_with_minus_infinity(aten: object) -> None:
          want16, 1e-3)
     assert status_of("MaxPoolV3", x, [1, 1, 3, 2], [1, 1, 2, 2], [1, 0, 0, 1], 0, np.zeros((1, 2, 3, 3), F32)) == 161002
     assert status_of("MaxPoolV3", x, [3, 2], [2, 2], None, None, np.zeros((1, 2, 2, 3), F32)) == 161002
+
+
+def test_max_pool_onnx_pads(aten: object) -> None:
+    x = rand(2, 5, 6)  # CHW
+    # pads (top, left, bottom, right) = (1, 0, 0, 1), kernel 3x2, strides 2
+    got = call("MaxPool", x, [3, 2], [2], 0, [1, 0, 0, 1], [1], 0, np.zeros((2, 2, 3), F32))
+    xp = np.pad(x, ((0, 0), (1, 0), (0, 1)), constant_values=-np.inf)
+    want = np.array([[[xp[c, 2 * i:2 * i + 3, 2 * j:2 * j + 2].max() for j in range(3)] for i in range(2)]
+                     for c in range(2)])
+    near(got, want)
+    x4 = rand(1, 1, 4, 4).astype(F16)
+    got = call("MaxPool", x4, [2], [], 0, [], [], 1, np.zeros((1, 1, 3, 3), F16))  # strides default 1
+    want = np.array([[[[x4[0, 0, i:i + 2, j:j + 2].max() for j in range(3)] for i in range(3)]]])
+    near(got, want)
+    assert status_of("MaxPool", x, [3, 2], [2], 1, [1, 0, 0, 1], [1], 0, np.zeros((2, 2, 3), F32)) == 161002
+    assert status_of("MaxPool", x, [3, 2], [2], 0, [1, 0, 0, 1], [2], 0, np.zeros((2, 2, 3), F32)) == 161002
+    assert status_of("MaxPool", x.astype(I32), [3, 2], [2], 0, [1], [1], 0, np.zeros((2, 3, 3), I32)) == 161002

@@ -17,7 +17,7 @@ __all__ = ["scatter", "scatter_reduce", "max_pool3d_with_argmax_backward", "max_
            "l1_loss_backward", "nll_loss2d_backward", "scatter_nd", "softmax_cross_entropy_with_logits",
            "tf_scatter_add", "thnn_fused_lstm_cell", "thnn_fused_lstm_cell_backward", "modulate", "relu_grad_v4",
            "sync_batch_norm_gather_stats", "instance_norm",
-           "max_pool_v3"]
+           "max_pool_v3", "max_pool"]
 
 Tensor = Any
 _SCATTER_REDUCE = ("sum", "prod", "amax", "amin", "mean")  # CANN reduce 1..5 (aclnn_scatter_reduce.h)
@@ -325,7 +325,15 @@ def max_pool_v3(x: Tensor, ksize: list[int], strides: list[int], pads: list[int]
     kh, kw, sh, sw = ksize[2], ksize[3], strides[2], strides[3]
     if min(kh, kw, sh, sw) <= 0:
         raise ValueError(f"ksize {ksize} and strides {strides} must be > 0 in H and W")
-    ceil = bool(ceil_mode)
+    return _max_pool_padded(x, kh, kw, sh, sw, (top, bottom, left, right), bool(ceil_mode))
+
+
+def _max_pool_padded(x: Tensor, kh: int, kw: int, sh: int, sw: int, pads: tuple[int, int, int, int],
+                     ceil: bool) -> Tensor:
+    """Max pooling of NCHW x with -inf pads (top, bottom, left, right) and the sizes of
+    _pool_size: x padded, cut or extended to the rows and columns the windows read, then aten's
+    max_pool2d without padding (aten's own ceil rule differs on a window in the trailing pad)."""
+    top, bottom, left, right = pads
     oh = _pool_size(x.shape[2], kh, top, bottom, sh, ceil)
     ow = _pool_size(x.shape[3], kw, left, right, sw, ceil)
     if oh <= 0 or ow <= 0:
@@ -334,3 +342,33 @@ def max_pool_v3(x: Tensor, ksize: list[int], strides: list[int], pads: list[int]
     padded = torch.nn.functional.pad(x, (left, covered_w - x.shape[3] - left, top, covered_h - x.shape[2] - top),
                                      value=float("-inf"))
     return torch.nn.functional.max_pool2d(padded, (kh, kw), (sh, sw))
+
+
+def max_pool(self: Tensor, kernel_shape: list[int], strides: list[int], auto_pad: int, pads: list[int],
+             dilations: list[int], ceil_mode: int) -> Tensor:
+    """aclnnMaxPool (pooling/max_pool_v3/op_api/aclnn_max_pool.cpp): ONNX MaxPool of a 3-D (CHW) or
+    4-D (NCHW) self: kernelShape of 1 or 2; strides of 0 (1), 1 or 2; pads of 0, 1, 2 (H, W) or 4
+    (top, left, bottom, right); autoPad 0 (NOTSET) only; dilations of 1 only; ceilMode non-zero
+    for ceil, with PoolingOutShape's rule (a window starting in the trailing pad is dropped)."""
+    if self.dim() not in (3, 4):
+        raise ValueError(f"self must be 3-D or 4-D, got {tuple(self.shape)}")
+    if len(kernel_shape) not in (1, 2) or len(strides) not in (0, 1, 2) or len(pads) not in (0, 1, 2, 4) or \
+            len(dilations) not in (0, 1, 2, 4):
+        raise ValueError(f"kernelShape {kernel_shape} (1, 2), strides {strides} (0..2), pads {pads} (0, 1, 2, 4) or "
+                         f"dilations {dilations} (0, 1, 2, 4): a length is not allowed")
+    if auto_pad != 0:
+        raise ValueError(f"autoPad {auto_pad}: only 0 (NOTSET) is supported")
+    if any(d != 1 for d in dilations):
+        raise ValueError(f"dilations {dilations}: only 1 is supported")
+    kh, kw = kernel_shape[0], kernel_shape[-1]
+    sh, sw = (1, 1) if not strides else (strides[0], strides[-1])
+    if len(pads) == 4:
+        top, left, bottom, right = pads
+    else:
+        top = bottom = pads[0] if pads else 0
+        left = right = pads[-1] if pads else 0
+    if min(kh, kw, sh, sw) <= 0:
+        raise ValueError(f"kernelShape {kernel_shape} and strides {strides} must be > 0")
+    x = self.unsqueeze(0) if self.dim() == 3 else self
+    out = _max_pool_padded(x, kh, kw, sh, sw, (top, bottom, left, right), bool(ceil_mode))
+    return out.squeeze(0) if self.dim() == 3 else out

@@ -54,7 +54,6 @@ LEFT_OUT: dict[str, str] = {
     "MatmulCompressDequant": "quantised, device-only formats or scales (compressed weights)",
     "MatmulEmuSplitWeight": "fp32 emulated by split weights (wHigh/wLow, device numerics)",
     "MatmulWeightNz": "NZ format",
-    "MaxPool": "ONNX MaxPool (autoPad modes): not done in time",
     "MaxPool2dWithMask": "the mask output is a device bit-mask layout, not aten's indices",
     "MaxPool2dWithMaskBackward": "reads the device bit-mask layout",
     "MaxPool3D": "TF-style string padding: not done in time",

@@ -21,4 +21,9 @@ ENTRIES = [
     E("MaxPoolV3", _C + "max_pool_v3", "x ksize strides pads ceilMode out",
       ("x", "ksize", "strides", "pads", "ceilMode"),
       nullable="pads ceilMode", dtypes=FLOATS),
+    E("MaxPool", _C + "max_pool", "self kernelShape strides autoPad pads dilations ceilMode out",
+      ("self", "kernelShape", "strides", "autoPad", "pads", "dilations", "ceilMode"),
+      dtypes=(DType.FLOAT, DType.FLOAT16), dtypes_v1=(DType.FLOAT16,),
+      notes="the Ascend910B list (FLOAT, FLOAT16; Ascend910: FLOAT16): Ascend950's integer and bf16 dtypes are "
+            "refused here"),
 ]
