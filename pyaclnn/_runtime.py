@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
+from ._runtime_capture import CaptureRuntime
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -26,7 +28,7 @@ Handle = Any
 HostOrDevice = Any  # int device/pinned address, a host buffer object, or None (nullptr)
 
 
-class Runtime(Protocol):
+class Runtime(CaptureRuntime, Protocol):  # + graph capture (_runtime_capture.py)
     @property
     def name(self) -> str: ...          # "acl" or "numpy"
     @property

@@ -259,6 +259,57 @@ def aclrtDestroyEvent(event: AclrtEvent) -> None:
     _rt().destroy_event(event)
 
 
+def aclrtCreateEventExWithFlag(flag: int) -> Handle:
+    """aclrtCreateEventExWithFlag(&event, flag) -> event: the events a graph capture records and
+    waits on (ACL_EVENT_SYNC); CANN refuses aclrtCreateEvent's in a capture (207000)."""
+    return _rt().create_event_ex_with_flag(flag)
+
+
+# -- graph capture (aclmdlRI) ------------------------------------------------------------------------
+def aclmdlRICaptureBegin(stream: AclrtStream, mode: int) -> None:
+    """aclmdlRICaptureBegin(stream, mode): work launched on ``stream`` is recorded, not run, until
+    aclmdlRICaptureEnd (mode: ACL_MODEL_RI_CAPTURE_MODE_GLOBAL / _THREAD_LOCAL / _RELAXED)."""
+    _rt().capture_begin(stream, mode)
+
+
+def aclmdlRICaptureGetInfo(stream: AclrtStream) -> tuple[int, Handle]:
+    """aclmdlRICaptureGetInfo(stream, &status, &modelRI) -> (status, modelRI): status is
+    ACL_MODEL_RI_CAPTURE_STATUS_NONE / _ACTIVE / _INVALIDATED; modelRI is None when not capturing."""
+    status, model = _rt().capture_get_info(stream)
+    return status, _none_if_null(model)
+
+
+def aclmdlRICaptureEnd(stream: AclrtStream) -> Handle:
+    """aclmdlRICaptureEnd(stream, &modelRI) -> modelRI, the captured model."""
+    return _rt().capture_end(stream)
+
+
+def aclmdlRICaptureThreadExchangeMode(mode: int) -> int:
+    """aclmdlRICaptureThreadExchangeMode(&mode): sets the calling thread's capture mode and
+    returns its previous one (RELAXED lets aclrtMemcpy/aclrtMemset run during a GLOBAL capture)."""
+    return _rt().capture_thread_exchange_mode(mode)
+
+
+def aclmdlRIExecuteAsync(modelRI: Handle, stream: AclrtStream) -> None:
+    """aclmdlRIExecuteAsync(modelRI, stream): queue one replay of the captured work on ``stream``."""
+    _rt().model_execute_async(_null_if_none(modelRI), stream)
+
+
+def aclmdlRIDestroy(modelRI: Handle) -> None:
+    """aclmdlRIDestroy(modelRI)."""
+    _rt().model_destroy(_null_if_none(modelRI))
+
+
+def _none_if_null(handle: Handle) -> Handle:
+    """A nullptr handle out of the runtime as None (cffi's NULL on acl)."""
+    return None if handle is None or handle == _rt().null else handle
+
+
+def _null_if_none(handle: Handle) -> Handle:
+    """None in as the runtime's nullptr (cffi refuses None where a pointer goes)."""
+    return _rt().null if handle is None else handle
+
+
 # -- memory ----------------------------------------------------------------------------------------
 def aclrtMalloc(size: int, policy: int) -> int:
     """aclrtMalloc(&devPtr, size, policy) -> devPtr (an int).

@@ -16,6 +16,7 @@ from .._registry import OpInfo, Registry, cann_sources
 from .._runtime import Runtime
 from ..dtypes import DType, to_numpy
 from ._ffi import libc, libc_ffi
+from .capture import CaptureCalls
 from ._lib import Lib, check, ffi, get, loading_hint, recent_error
 from ._ops import OpLibraries
 
@@ -83,7 +84,7 @@ def _made(handle: Any, api: str) -> Any:
     return handle
 
 
-class AclRuntime:
+class AclRuntime(CaptureCalls):  # + the aclmdlRI calls (capture.py)
     name = "acl"
     handle_class = ffi.CData  # what its handles are (pyaclnn.acl passes these through as they are)
     null = NULL               # the nullptr handle pyaclnn.acl gives for None (cffi refuses None)

@@ -31,6 +31,7 @@ from .._runtime import HostRuntime
 from .._strides import byte_boxes, contiguous_strides, dense, extent
 from . import ops
 from .memory import Access, AddressSpace, Elements
+from .capture import CaptureMixin
 from .queues import Queue, Queues, hazard
 
 ACL_ERROR_INVALID_PARAM = 100000
@@ -130,7 +131,7 @@ class _Thread(threading.local):
         self.status = 0          # aclrtGetLastError / aclrtPeekAtLastError
 
 
-class NumpyRuntime:
+class NumpyRuntime(CaptureMixin):  # + the aclmdlRI calls (capture.py)
     name = "numpy"
     handle_class = int  # its handles are ints (aligned fake addresses)
     null = None         # the nullptr handle
@@ -427,6 +428,8 @@ class NumpyRuntime:
 
     def _queue(self, stream: Any) -> Queue:
         """The queue of ``stream``: its own, or the current context's default stream's."""
+        if self._captures and stream in self._captures:  # capturing: its model's (capture.py)
+            return self._captures[stream].queue
         q = self.queues.queues.get(stream) if stream else None
         if q is not None:
             return q
@@ -457,6 +460,7 @@ class NumpyRuntime:
             raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream", "stream is nullptr")
         self._need_context("aclrtDestroyStream")
         self._need_stream(stream, "aclrtDestroyStream", launch=True)
+        self._capture_refuse(stream, "aclrtDestroyStream")
         self.queues.retire(stream)  # the runtime runs a stream's work before tearing it down
         with self._lock:
             if self._streams.pop(stream, False) is False:
@@ -516,6 +520,7 @@ class NumpyRuntime:
     def _synchronize(self, stream: Any, api: str) -> None:
         self._need_context(api)
         self._need_stream(stream, api)
+        self._capture_refuse(stream, api)
         self.queues.flush(self._queue(stream))
         self._report_faults([stream], api)
 
@@ -892,6 +897,7 @@ class NumpyRuntime:
     def synchronize_device(self) -> None:
         """Waits for the streams of the thread's current device (Context::SyncStreamsWithTimeout)."""
         self._need_context("aclrtSynchronizeDevice")
+        self._capture_refuse_device("aclrtSynchronizeDevice")
         device = self._thread.device
         self.queues.flush_all(lambda q: q.device == device)
         streams = [None] + [s for s, d in list(self._streams.items()) if d == device]  # None: the default one
