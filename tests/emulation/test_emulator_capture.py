@@ -11,7 +11,7 @@ import threading
 import numpy as np
 import pytest
 
-from test_emulator import D2H, H2D, OK  # noqa: F401
+from test_emulator import D2H, H2D, OK, run_script, toolkits  # noqa: F401
 from test_emulator_ops import acl11, dev, run2  # noqa: F401 - fixtures (the Add/InplaceAdd cdefs)
 
 GLOBAL, THREAD_LOCAL, RELAXED = 0, 1, 2
@@ -395,3 +395,26 @@ def test_a_replay_after_its_memory_was_freed_is_a_misuse(dev, cap):  # noqa: F81
     assert dev.rt.aclrtSynchronizeStream(s) == OK
     assert dev.emu.misuse() == 1 and "freed" in dev.emu.last_misuse()
     dev.expected_misuse = 1
+
+
+def test_capture_and_replay_in_the_9x_layout(toolkits):
+    """The 9.x toolkit: the calls resolve through the compat libascendcl.so (a filter of
+    libacl_rt.so) as a program linked with -lascendcl finds them; a captured memset replays."""
+    out = run_script(toolkits["9.x"], """
+        rt, compat, nn, math_, op = load_all()
+        assert rt.aclInit(ffi.NULL) == 0 and rt.aclrtSetDevice(0) == 0
+        s, p, m = ffi.new("aclrtStream *"), ffi.new("void **"), ffi.new("aclmdlRI *")
+        assert compat.aclrtCreateStream(s) == 0 and compat.aclrtMalloc(p, 16, 0) == 0
+        assert compat.aclrtMemset(p[0], 16, 0, 16) == 0
+        assert compat.aclmdlRICaptureBegin(s[0], 0) == 0
+        assert compat.aclrtMemsetAsync(p[0], 16, 7, 16, s[0]) == 0
+        assert compat.aclrtMemset(p[0], 16, 1, 16) == 107030
+        assert compat.aclmdlRICaptureEnd(s[0], m) == 0
+        host = ffi.new("char[16]")
+        assert compat.aclrtMemcpy(host, 16, p[0], 16, 2) == 0 and ffi.buffer(host)[:] == bytes(16)
+        assert compat.aclmdlRIExecuteAsync(m[0], s[0]) == 0 and compat.aclrtSynchronizeStream(s[0]) == 0
+        assert compat.aclrtMemcpy(host, 16, p[0], 16, 2) == 0 and ffi.buffer(host)[:] == bytes([7]) * 16
+        assert compat.aclmdlRIDestroy(m[0]) == 0
+        print("replayed")
+    """)
+    assert "replayed" in out
