@@ -17,6 +17,9 @@ def _nothing_to_run() -> None:
 class NumpyStreams(NumpySession):
     """aclrtCreateStream & co., aclrtCreateEvent & co., aclrtSynchronizeDevice."""
 
+    # stream -> the capture recording its work (capture.py; None until the first: _queue's fast path)
+    _captures: dict[Any, Any] | None = None
+
     # -- streams and events --------------------------------------------------------------------
     def create_stream(self) -> int:
         self._need_context("aclrtCreateStream")
@@ -38,6 +41,8 @@ class NumpyStreams(NumpySession):
 
     def _queue(self, stream: Any) -> Queue:
         """The queue of ``stream``: its own, or the current context's default stream's."""
+        if self._captures and stream in self._captures:  # capturing: its capture's (capture.py)
+            return self._captures[stream].queue
         q = self.queues.queues.get(stream) if stream else None
         if q is not None:
             return q
@@ -68,11 +73,18 @@ class NumpyStreams(NumpySession):
             raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream", "stream is nullptr")
         self._need_context("aclrtDestroyStream")
         self._need_stream(stream, "aclrtDestroyStream", launch=True)
+        self._capture_refuse(stream, "aclrtDestroyStream")
         self.queues.retire(stream)  # the runtime runs a stream's work before tearing it down
         with self._lock:
             if self._streams.pop(stream, False) is False:
                 raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyStream", f"stream {stream!r} is not live")
             self._faults.pop(stream, None)  # destroying waits for the work; its failure is not reported
+
+    def _capture_refuse(self, stream: Any, api: str) -> None:
+        """Refuse ``api`` on a capturing stream (the capture family overrides it)."""
+
+    def _capture_refuse_device(self, api: str) -> None:
+        """Refuse ``api`` while a stream of the device captures (the capture family overrides it)."""
 
     def _device_of(self, stream: Any) -> int | None:
         return self._thread.device if self._is_default(stream) else self._streams.get(stream)
@@ -122,6 +134,7 @@ class NumpyStreams(NumpySession):
     def _synchronize(self, stream: Any, api: str) -> None:
         self._need_context(api)
         self._need_stream(stream, api)
+        self._capture_refuse(stream, api)
         self.queues.flush(self._queue(stream))
         self._report_faults([stream], api)
 
@@ -170,6 +183,7 @@ class NumpyStreams(NumpySession):
     def synchronize_device(self) -> None:
         """Waits for the streams of the thread's current device (Context::SyncStreamsWithTimeout)."""
         self._need_context("aclrtSynchronizeDevice")
+        self._capture_refuse_device("aclrtSynchronizeDevice")
         device = self._thread.device
         self.queues.flush_all(lambda q: q.device == device)
         streams = [None] + [s for s, d in list(self._streams.items()) if d == device]  # None: the default one
