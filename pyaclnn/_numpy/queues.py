@@ -236,6 +236,10 @@ class Queues:
                 found.append(alloc.base)
         return tuple(found)
 
+    def forget(self, work: Work) -> None:
+        """``work`` was taken out of its queue without running (a capture's work, kept by its model)."""
+        self._done(work)
+
     def _done(self, work: Work) -> None:
         """``work`` left its queue (ran, or its stream went away)."""
         self.busy -= 1

@@ -42,7 +42,7 @@ class NumpyStreams(NumpySession):
     def _queue(self, stream: Any) -> Queue:
         """The queue of ``stream``: its own, or the current context's default stream's."""
         if self._captures and stream in self._captures:  # capturing: its capture's (capture.py)
-            return self._captures[stream].queue
+            return self._capture_task(stream)
         q = self.queues.queues.get(stream) if stream else None
         if q is not None:
             return q
@@ -80,11 +80,27 @@ class NumpyStreams(NumpySession):
                 raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyStream", f"stream {stream!r} is not live")
             self._faults.pop(stream, None)  # destroying waits for the work; its failure is not reported
 
+    # -- the capture family's hooks (pyaclnn/_numpy/runtime/capture.py overrides them) ------------
+    def _capture_task(self, stream: Any) -> Queue:
+        """The queue of a capturing stream's work."""
+        raise NotImplementedError
+
     def _capture_refuse(self, stream: Any, api: str) -> None:
-        """Refuse ``api`` on a capturing stream (the capture family overrides it)."""
+        """Refuse ``api`` on a capturing stream."""
 
     def _capture_refuse_device(self, api: str) -> None:
-        """Refuse ``api`` while a stream of the device captures (the capture family overrides it)."""
+        """Refuse ``api`` while a stream of the device captures."""
+
+    def _capture_event_use(self, event: Any, api: str) -> None:
+        """Refuse ``api`` on an event recorded in a capture."""
+
+    def _capture_record(self, event: Any, stream: Any) -> bool:
+        """A record on a capturing stream: True when the capture took it."""
+        return False
+
+    def _capture_wait(self, stream: Any, event: Any) -> bool:
+        """A wait on a captured event or by a capturing stream: True when the capture took it."""
+        return False
 
     def _device_of(self, stream: Any) -> int | None:
         return self._thread.device if self._is_default(stream) else self._streams.get(stream)
@@ -148,6 +164,8 @@ class NumpyStreams(NumpySession):
         if event not in self._events:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtRecordEvent", f"event {event!r} is not live")
         self._launch_fault(stream, "aclrtRecordEvent")
+        if self._captures and self._capture_record(event, stream):
+            return
         self._events[event] = time.perf_counter()
         self._event_at[event] = self.queues.record(self._queue(stream), _nothing_to_run)
 
@@ -162,6 +180,7 @@ class NumpyStreams(NumpySession):
     def synchronize_event(self, event: int) -> None:
         if event not in self._events:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtSynchronizeEvent", f"event {event!r} is not live")
+        self._capture_event_use(event, "aclrtSynchronizeEvent")
         self._reach_event(event)
 
     def event_elapsed_time(self, start: int, end: int) -> float:
@@ -169,6 +188,8 @@ class NumpyStreams(NumpySession):
         if t0 is None or t1 is None:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtEventElapsedTime",
                              "both events must be live and recorded")
+        self._capture_event_use(start, "aclrtEventElapsedTime")
+        self._capture_event_use(end, "aclrtEventElapsedTime")
         return (t1 - t0) * 1e3
 
     def destroy_event(self, event: int) -> None:
@@ -196,6 +217,7 @@ class NumpyStreams(NumpySession):
     def query_event_status(self, event: Any) -> int:
         if event not in self._events:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtQueryEventStatus", f"event {event!r} is not live")
+        self._capture_event_use(event, "aclrtQueryEventStatus")
         # A device gets there eventually: a program polling for it must see it complete, so asking
         # is where the work before it runs here.
         self._reach_event(event)
@@ -207,4 +229,6 @@ class NumpyStreams(NumpySession):
         if event not in self._events:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtStreamWaitEvent", f"event {event!r} is not live")
         self._launch_fault(stream, "aclrtStreamWaitEvent")
+        if self._captures and self._capture_wait(stream, event):
+            return
         self.queues.wait(self._queue(stream), self._event_at.get(event))
