@@ -184,12 +184,12 @@ class NumpyStreams(NumpySession):
         self._reach_event(event)
 
     def event_elapsed_time(self, start: int, end: int) -> float:
+        self._capture_event_use(start, "aclrtEventElapsedTime")  # first (api_error.cc EventElapsedTime)
+        self._capture_event_use(end, "aclrtEventElapsedTime")
         t0, t1 = self._events.get(start), self._events.get(end)
         if t0 is None or t1 is None:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtEventElapsedTime",
                              "both events must be live and recorded")
-        self._capture_event_use(start, "aclrtEventElapsedTime")
-        self._capture_event_use(end, "aclrtEventElapsedTime")
         return (t1 - t0) * 1e3
 
     def destroy_event(self, event: int) -> None:
