@@ -28,6 +28,7 @@ from ._objects.backend import backend_info
 from ._objects.device import Device
 from ._objects.event import Event
 from ._objects.stream import Stream
+from ._objects.graph import Graph
 from ._objects.executor import Executor, Op
 # The operators pyaclnn ships with a reference (pyaclnn/ops): their classes and NumPy-in/out functions.
 from .ops.cross_entropy_loss_grad.api import CrossEntropyLossGrad, cross_entropy_loss_grad
@@ -58,7 +59,7 @@ __version__ = "0.1.0"
 # nothing computed); tests/project/test_types.py checks user code against it.
 __all__ = [
     "mse_loss_backward", "group_norm_backward", "cross_entropy_loss_grad", "prelu_backward",
-    "Device", "Stream", "Event", "Tensor", "Executor", "Op",
+    "Device", "Stream", "Event", "Graph", "Tensor", "Executor", "Op",
     "MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward",
     "backend_info", "DType",
     "PyaclnnError", "BackendUnavailableError", "ClosedError", "ExecutorConsumedError", "NotSupportedError",

@@ -226,6 +226,14 @@ def class_for_status(status: int) -> type[AclError]:
     return _BY_STATUS.get(status, AclError)
 
 
+# The statuses only a graph-capture rule returns (hicann/runtime errcode_manage.cc; issue 26):
+# 107024 dependency, 107025 unjoined, 107027 stream captured, 107028 event captured, 107030 mode,
+# 107031 implicit (default stream), 107032 conflict, 107036 unmatched, 107038 wrong thread,
+# 107041 block async, 507903 invalidated.
+CAPTURE_RULE_STATUSES = frozenset((107024, 107025, 107027, 107028, 107030, 107031, 107032, 107036, 107038, 107041,
+                                   507903))
+
+
 def from_status(status: int, api: str, detail: str | None = None,
                 cann_message: str | None = None) -> AclError:
     """Build the exception for a failing ``status`` returned by the C function ``api``.
@@ -239,6 +247,9 @@ def from_status(status: int, api: str, detail: str | None = None,
     Returns:
         An instance of ``class_for_status(status)`` (not raised).
     """
+    if status in CAPTURE_RULE_STATUSES:  # a graph-capture rule: said so, with the user's line
+        from ._core.sites import user_site
+        detail = f"{detail + '; ' if detail else ''}a graph-capture rule broken at {user_site()}"
     cls = _BY_STATUS.get(status)
     if cls is None:
         return AclError(api, detail, cann_message, status=status)
