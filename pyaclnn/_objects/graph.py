@@ -12,8 +12,7 @@ streams its replays were queued on, then aclmdlRIDestroy, then frees what it kep
 """
 from __future__ import annotations
 
-import contextlib
-from typing import Any, Iterator
+from typing import Any
 
 from .._core.constants import (ACL_MODEL_RI_CAPTURE_MODE_GLOBAL, ACL_MODEL_RI_CAPTURE_MODE_RELAXED,
                                ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL)
@@ -122,6 +121,15 @@ class Graph(Resource):
         uses.append(self._replays)
         lifetimes.launched(stream.order, uses)  # host reads of its memory wait for the replay
 
+    def held(self) -> set[tuple[str, Any]]:
+        """What it keeps, for ``pyaclnn check``'s leak report: ("h", its aclmdlRI) and ("mem",
+        address) of its workspaces and of the memory of the Tensors it captured."""
+        held: set[tuple[str, Any]] = {("mem", a) for a in [self._workspace[0], *self._spare] if a}
+        held |= {("mem", s.addr) for s in self._storages.values() if s.owned and s.addr}
+        if self.raw is not None:
+            held.add(("h", self.raw))
+        return held
+
     def reset(self) -> None:
         """``close()`` (torch's CUDAGraph name)."""
         self.close()
@@ -158,23 +166,33 @@ def _destroy_graph(device: Device, box: list[Any], held: dict[str, Any], replays
         storages.clear()
 
 
-@contextlib.contextmanager
-def capture(stream: Stream, mode: str = "global") -> Iterator[Graph]:
-    """``Stream.capture``: the block's work on ``stream`` is recorded into the yielded Graph."""
-    if mode not in MODES:
-        raise ValueError(f"Stream.capture: mode must be one of {sorted(MODES)}, got {mode!r}")
-    stream.check_open()
-    if stream.order.graph is not None:
-        raise RuntimeError("Stream.capture: the stream is capturing already (one capture per stream)")
-    graph = Graph(stream, mode)
-    try:
-        yield graph
-    except BaseException:
-        if stream.order.graph is graph:  # the block failed: end the capture, drop what it made
+class Capture:
+    """``Stream.capture(mode)``: ``with`` it, the block's work on the stream is recorded into the
+    Graph it yields (a class, not a generator: the Graph's line is the user's ``with``)."""
+
+    def __init__(self, stream: Stream, mode: str) -> None:
+        if mode not in MODES:
+            raise ValueError(f"Stream.capture: mode must be one of {sorted(MODES)}, got {mode!r}")
+        self.stream, self.mode = stream, mode
+        self.graph: Graph | None = None
+
+    def __enter__(self) -> Graph:
+        stream = self.stream
+        stream.check_open()
+        if stream.order.graph is not None:
+            raise RuntimeError("Stream.capture: the stream is capturing already (one capture per stream)")
+        self.graph = Graph(stream, self.mode)
+        return self.graph
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        graph = self.graph
+        assert graph is not None
+        if kind is None:
+            graph._end()
+            return
+        if self.stream.order.graph is graph:  # the block failed: end the capture, drop what it made
             try:
                 graph._end()
             except Exception:  # noqa: BLE001 - the block's own error is the one to raise
                 pass
             graph.close()
-        raise
-    graph._end()

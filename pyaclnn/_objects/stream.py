@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any, ContextManager
+from typing import TYPE_CHECKING, Any
 
 from .._core.constants import ACL_MEM_MALLOC_HUGE_FIRST
 from . import lifetimes
@@ -11,7 +11,7 @@ from .device import Device, device_arg, free_now, need_device
 from .resource import Resource
 
 if TYPE_CHECKING:
-    from .graph import Graph
+    from .graph import Capture
 
 
 class Stream(Resource):
@@ -106,7 +106,7 @@ class Stream(Resource):
         self.check_open()
         self.order.sync()
 
-    def capture(self, mode: str = "global") -> ContextManager[Graph]:
+    def capture(self, mode: str = "global") -> Capture:
         """Record the work queued on this stream in a ``with`` block into a ``pyaclnn.Graph``
         (aclmdlRICaptureBegin ... aclmdlRICaptureEnd), to replay it later for one call::
 
@@ -125,7 +125,7 @@ class Stream(Resource):
                 "thread_local" (only this thread may not) or "relaxed" (any may).
 
         Returns:
-            A context manager yielding the Graph (replay it after the block).
+            A context manager whose ``with`` yields the ``pyaclnn.Graph`` (replay it after the block).
 
         Raises:
             ValueError: an unknown mode.
@@ -133,8 +133,8 @@ class Stream(Resource):
             AclError: CANN refused the capture (at Begin or at End, e.g. 107025 for a side
                 stream that has not rejoined this one).
         """
-        from .graph import capture
-        return capture(self, mode)
+        from .graph import Capture
+        return Capture(self, mode)
 
     def workspace(self, size: int) -> int:
         """A device buffer of at least ``size`` bytes for the next op on this stream (0 if size is 0)."""

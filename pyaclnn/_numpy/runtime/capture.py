@@ -67,7 +67,6 @@ class Model:
 
 class NumpyCapture(NumpyExecutors):
     """aclmdlRICaptureBegin & co., aclmdlRIExecuteAsync, aclmdlRIDestroy, aclrtCreateEventExWithFlag."""
-    _models: dict[int, Model] | None = None
     _event_flags: dict[int, int] | None = None  # events made by aclrtCreateEventExWithFlag -> flag
     _captured_events: dict[int, Model] | None = None  # event -> the capture its latest record is in
 

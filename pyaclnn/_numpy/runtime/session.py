@@ -58,6 +58,7 @@ class NumpySession:
     handle_class = int  # its handles are ints (aligned fake addresses)
 
     null = None         # the nullptr handle
+    _models: dict[int, Any] | None = None  # captured models (aclmdlRI: the capture family's)
 
     def __init__(self, soc: str, device_count: int = 1) -> None:
         self.soc = soc
@@ -146,7 +147,7 @@ class NumpySession:
 
     def _live_tables(self) -> list[dict[int, Any]]:
         return [table for table, _ in self._kinds.values()] + [self._executors, self._streams, self._events,
-                                                               self._contexts]
+                                                               self._contexts, self._models or {}]
 
     def live_handles(self) -> list[LiveHandle]:
         """Every handle alive now, with the user's line that made it where sites were tracked:
@@ -165,6 +166,7 @@ class NumpySession:
             out += [LiveHandle("executor", h, sites.get(h), f"aclnn{ex.op}", h) for h, ex in self._executors.items()]
             out += [LiveHandle("stream", h, sites.get(h), f"device {d}", h) for h, d in self._streams.items()]
             out += [LiveHandle("event", h, sites.get(h), "", h) for h in self._events]
+            out += [LiveHandle("model", h, sites.get(h), "", h) for h in self._models or ()]
             out += [LiveHandle("context", h, sites.get(h), f"device {d}", h)
                     for h, d in self._contexts.items() if h not in defaults]
             for device, count in self._set_counts.items():
