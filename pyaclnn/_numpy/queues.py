@@ -340,7 +340,9 @@ class Queues:
             alloc = self.memory.find(access[0])
             base = alloc.base if alloc is not None else None
             found: list[Access] = []
-            for other in self.queues.values():
+            # (a capture's queue is no stream's: its own earlier tasks count too)
+            queues = self.queues.values() if self.queues.get(q.key) is q else [*self.queues.values(), q]
+            for other in queues:
                 upto = None if other is q else q.after.get(other.key, 0)
                 for work in other.pending:
                     if upto is not None and work.seq > upto:
