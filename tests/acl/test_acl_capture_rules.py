@@ -186,6 +186,15 @@ def test_synchronous_copies_follow_the_capture_mode(rt, func):
     acl.aclmdlRIDestroy(acl.aclmdlRICaptureEnd(s))
 
 
+def in_this_thread(body) -> int:
+    """The status ``body()`` raised (0: none)."""
+    try:
+        body()
+    except pyaclnn.AclError as exc:
+        return exc.status
+    return 0
+
+
 def in_thread(body):
     """``body()`` in a new thread with device 0 set; returns the status it raised (0: none)."""
     out: list[int] = []
@@ -213,10 +222,18 @@ def test_capture_modes_across_threads(rt):
     def memset():
         acl.aclrtMemset(p, 16, 0, 16)
 
-    acl.aclmdlRICaptureBegin(s, THREAD_LOCAL)
-    assert status(memset) == acl.ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT   # the thread that captures
-    assert in_thread(memset) == 0                                         # another thread may
-    acl.aclmdlRIDestroy(acl.aclmdlRICaptureEnd(s))
+    results: dict[str, int] = {}
+
+    def capturing():  # in a fresh thread: CANN's per-thread capture counts start clean there
+        acl.aclmdlRICaptureBegin(s, THREAD_LOCAL)
+        try:
+            results["mine"] = in_this_thread(memset)                  # the thread that captures
+            results["other"] = in_thread(memset)                      # another thread may
+        finally:
+            acl.aclmdlRIDestroy(acl.aclmdlRICaptureEnd(s))
+
+    assert in_thread(capturing) == 0
+    assert results == {"mine": acl.ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, "other": 0}
     acl.aclmdlRICaptureBegin(s, GLOBAL)
     assert in_thread(memset) == acl.ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT  # GLOBAL: no thread may
     acl.aclmdlRIDestroy(acl.aclmdlRICaptureEnd(s))

@@ -314,7 +314,7 @@ typedef struct emu_ctx {
 struct emu_model;                             /* a capture model (emu_rt_capture.c) */
 
 /* One unit of queued stream work (see "Stream queues" below). */
-enum { T_KERNEL, T_COPY, T_MEMSET, T_RECORD, T_WAIT };
+enum { T_KERNEL, T_COPY, T_MEMSET, T_RECORD, T_WAIT, T_REPLAY };
 #define EMU_TASK_RANGES (EMU_MAX_ROLES + 2)
 
 typedef struct emu_range {
@@ -334,6 +334,7 @@ typedef struct emu_task {
     int value;
     void *event;                              /* T_RECORD / T_WAIT */
     void *wait_stream;                        /* T_WAIT: the stream whose record is awaited */
+    struct emu_replay *replay;                /* T_REPLAY: a model's tasks (emu_rt_capture.c) */
     uint64_t seq;                             /* T_RECORD: this record's number; T_WAIT: awaited */
     int nranges;
     emu_range ranges[EMU_TASK_RANGES];        /* device / pinned memory the task touches */
@@ -478,6 +479,7 @@ int launch_stream(const char *func, aclrtStream stream);
 
 /* emu_rt_capture.c: graph capture (lock NOT held unless said otherwise) */
 void capture_append(emu_stream *s, emu_task *t);                 /* lock held: t joins s's model */
+void replay_run(emu_stream *s, emu_task *t, void (*run)(emu_stream *, emu_task *));  /* lock held: T_REPLAY */
 int capture_refuse_stream(const char *func, aclrtStream stream); /* 107027 while it captures */
 int capture_refuse_device(const char *func);                     /* 107027 while the context captures */
 int capture_refuse_event(const char *func, aclrtEvent event);    /* 107028 while its record is captured */

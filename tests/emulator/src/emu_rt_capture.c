@@ -55,7 +55,37 @@ typedef struct emu_model {
     emu_task *head, *tail;                    /* the recorded tasks, in capture order */
     emu_event **events;                       /* events whose records it captured */
     size_t nevents, cap_events;
+    struct emu_replay *replay;                /* after its first replay: its tasks, shared (below) */
 } emu_model;
+
+/* An ended model's tasks, shared by the model and the replays queued with them (T_REPLAY): the
+ * device runs a model's tasks from the model, so a replay is one task of the stream's queue and
+ * aclmdlRIExecuteAsync costs the host one submission (hicann/runtime ai.cc ApiImpl::ModelExecute
+ * sends one model-execute task; the tasks were loaded on the device at aclmdlRICaptureEnd).
+ * Freed with the last holder (aclmdlRIDestroy does not wait for replays already queued). */
+typedef struct emu_replay {
+    int64_t refs;
+    emu_task *head;
+} emu_replay;
+
+static void free_tasks(emu_task *t)
+{
+    while (t) {
+        emu_task *next = t->next;
+        if (t->kind == T_KERNEL)
+            free(t->exec);
+        free(t);
+        t = next;
+    }
+}
+
+static void replay_drop(emu_replay *r)
+{
+    if (r && --r->refs == 0) {
+        free_tasks(r->head);
+        free(r);
+    }
+}
 
 /* The capture-mode state of each thread (inner_thread_local.cpp): the captures it began, per
  * mode, and the mode aclmdlRICaptureThreadExchangeMode set (default GLOBAL). */
@@ -138,13 +168,10 @@ static void model_exit(emu_model *m)
 
 static void model_free(emu_model *m)
 {
-    while (m->head) {
-        emu_task *t = m->head;
-        m->head = t->next;
-        if (t->kind == T_KERNEL)
-            free(t->exec);
-        free(t);
-    }
+    free_tasks(m->head);
+    m->head = m->tail = NULL;
+    replay_drop(m->replay);
+    m->replay = NULL;
     free(m->events);
     m->events = NULL;
     emu_reg_release(EMU_K_MODEL, m);
@@ -527,21 +554,48 @@ aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)
     if ((st = launch_stream(__func__, stream)) || (st = capture_refuse_stream(__func__, stream)) ||
         (st = launch_fault(__func__, stream)))   /* api_error.cc ModelExecute: a capturing stream: 107027 */
         return st;
+    emu_task *task = calloc(1, sizeof *task);
+    if (!task)
+        return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of memory");
     emu_lock();
-    for (const emu_task *t = m->head; t; t = t->next) {
-        if (t->kind == T_RECORD || t->kind == T_WAIT)
-            continue;
-        emu_task *c = task_clone(t);
-        if (!c) {
+    if (!m->replay) {                         /* the first replay: the tasks move to a shared block */
+        m->replay = calloc(1, sizeof *m->replay);
+        if (!m->replay) {
             emu_unlock();
+            free(task);
             return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, __func__, "out of memory");
         }
-        emu_unlock();
-        task_submit(stream, c);               /* the recorded addresses: read when the task runs */
-        emu_lock();
+        m->replay->refs = 1;
+        m->replay->head = m->head;
+        m->head = m->tail = NULL;
     }
+    m->replay->refs++;
+    task->kind = T_REPLAY;
+    task->api = "aclmdlRIExecuteAsync";
+    task->replay = m->replay;
     emu_unlock();
+    task_submit(stream, task);                /* the recorded addresses: read when the tasks run */
     return ACL_SUCCESS;
+}
+
+/* A queued replay runs (T_REPLAY, from task_run): each recorded task, on a copy (a kernel's run
+ * frees its executor copy), in capture order (a legal schedule of the model's streams). Lock held. */
+void replay_run(emu_stream *s, emu_task *t, void (*run)(emu_stream *, emu_task *))
+{
+    emu_replay *r = t->replay;
+    for (const emu_task *rec = r->head; rec; rec = rec->next) {
+        if (rec->kind == T_RECORD || rec->kind == T_WAIT)
+            continue;
+        emu_task *c = task_clone(rec);
+        if (!c) {
+            if (!s->status)
+                s->status = ACL_ERROR_RT_MEMORY_ALLOCATION;
+            break;
+        }
+        run(s, c);
+        free(c);
+    }
+    replay_drop(r);
 }
 
 aclError aclmdlRIDestroy(aclmdlRI modelRI)

@@ -266,6 +266,9 @@ static void task_run(emu_stream *s, emu_task *t)
         if (stream_live(t->wait_stream) && emu_reg_kind(t->event) == EMU_K_EVENT)
             drain_stream_until(t->wait_stream, t->event, t->seq);
         break;
+    case T_REPLAY:                            /* aclmdlRIExecuteAsync: the model's tasks, in order */
+        replay_run(s, t, task_run);
+        break;
     }
 }
 
