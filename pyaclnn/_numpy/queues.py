@@ -68,10 +68,11 @@ class Work:
 class Queue:
     """One stream's tasks not run yet, and which tasks of other streams its next task follows
     (``after``: stream key -> the last task of that stream it is ordered after, via events)."""
-    __slots__ = ("key", "label", "pending", "seq", "after", "device", "error")
+    __slots__ = ("key", "label", "pending", "seq", "after", "device", "error", "bounded")
 
-    def __init__(self, key: Any, label: str, device: int | None) -> None:
+    def __init__(self, key: Any, label: str, device: int | None, bounded: bool = True) -> None:
         self.key, self.label, self.device = key, label, device
+        self.bounded = bounded  # False: a capture's queue, whose tasks never run (DEPTH does not apply)
         self.pending: deque[Work] = deque()
         self.seq = 0
         self.after: dict[Any, int] = {}
@@ -148,7 +149,7 @@ class Queues:
                     touched[base] = touched.get(base, 0) + 1
             q.pending.append(work)
             self.busy += 1
-            if len(q.pending) > DEPTH:
+            if len(q.pending) > DEPTH and q.bounded:
                 self.flush(q, q.pending[0].seq)
 
     def wait(self, q: Queue, event: tuple[Any, int, dict[Any, int]] | None) -> None:

@@ -99,3 +99,28 @@ def test_reading_a_replays_output_before_a_synchronize_is_a_hazard(rt):
     for p in (px, py):
         acl.aclrtFree(p)
     acl.aclrtDestroyStream(s)
+
+
+def test_a_capture_longer_than_a_streams_queue_runs_nothing_before_replay(rt):
+    """A stream's queue is bounded (its oldest tasks are taken as run): a capture's is not."""
+    from pyaclnn._numpy.queues import DEPTH
+    s = acl.aclrtCreateStream()
+    ptr = acl.aclrtMalloc(4, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    acl.aclrtMemset(ptr, 4, 0, 4)
+    pinned = acl.aclrtMallocHost(4)
+    acl.aclmdlRICaptureBegin(s, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)
+    for _ in range(DEPTH + 8):
+        acl.aclrtMemsetAsync(ptr, 4, 7, 4, s)
+    model = acl.aclmdlRICaptureEnd(s)
+    acl.aclrtMemcpy(pinned, 4, ptr, 4, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    out = np.empty(4, np.uint8)
+    acl.aclrtMemcpy(out, 4, pinned, 4, acl.ACL_MEMCPY_HOST_TO_HOST)
+    assert not out.any()  # nothing captured ran
+    acl.aclmdlRIExecuteAsync(model, s)
+    acl.aclrtSynchronizeStream(s)
+    acl.aclrtMemcpy(out, 4, ptr, 4, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    assert (out == 7).all()
+    acl.aclmdlRIDestroy(model)
+    acl.aclrtFreeHost(pinned)
+    acl.aclrtFree(ptr)
+    acl.aclrtDestroyStream(s)

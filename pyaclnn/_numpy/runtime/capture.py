@@ -116,7 +116,8 @@ class NumpyCapture(NumpyExecutors):
             raise self._fail(ACL_ERROR_RT_STREAM_CAPTURED, api, f"stream {stream!r} is already in capture status "
                                                                 f"({RULE})")
         model = Model(stream, mode, self._thread.context,
-                      Queue(("capture", stream), f"the capture of stream {stream:#x}", self._streams.get(stream)))
+                      Queue(("capture", stream), f"the capture of stream {stream:#x}", self._streams.get(stream),
+                            bounded=False))
         if self._models is None:
             self._models, self._captures, self._captured_events = {}, {}, {}
         self._register(self._models, model)
