@@ -226,7 +226,9 @@ def class_for_status(status: int) -> type[AclError]:
     return _BY_STATUS.get(status, AclError)
 
 
-# The statuses only a graph-capture rule returns (hicann/runtime errcode_manage.cc; issue 26):
+# The statuses only a graph-capture rule returns (hicann/runtime errcode_manage.cc; issue 26): the
+# exception says so, with the user's line (pyaclnn._core.sites.capture_rule, at both backends'
+# one place a status becomes an exception).
 # 107024 dependency, 107025 unjoined, 107027 stream captured, 107028 event captured, 107030 mode,
 # 107031 implicit (default stream), 107032 conflict, 107036 unmatched, 107038 wrong thread,
 # 107041 block async, 507903 invalidated.
@@ -247,9 +249,6 @@ def from_status(status: int, api: str, detail: str | None = None,
     Returns:
         An instance of ``class_for_status(status)`` (not raised).
     """
-    if status in CAPTURE_RULE_STATUSES:  # a graph-capture rule: said so, with the user's line
-        from ._core.sites import user_site
-        detail = f"{detail + '; ' if detail else ''}a graph-capture rule broken at {user_site()}"
     cls = _BY_STATUS.get(status)
     if cls is None:
         return AclError(api, detail, cann_message, status=status)

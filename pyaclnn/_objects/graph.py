@@ -19,7 +19,8 @@ from .._core.constants import (ACL_MODEL_RI_CAPTURE_MODE_GLOBAL, ACL_MODEL_RI_CA
 from . import lifetimes
 from .device import Device, free_now
 from .resource import Resource
-from .stream import Stream
+
+Stream = Any  # a pyaclnn.Stream (pyaclnn._objects.stream imports this module: no import back)
 
 MODES = {"global": ACL_MODEL_RI_CAPTURE_MODE_GLOBAL, "thread_local": ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL,
          "relaxed": ACL_MODEL_RI_CAPTURE_MODE_RELAXED}
@@ -112,7 +113,7 @@ class Graph(Resource):
         if self.raw is None:
             raise RuntimeError("Graph.replay: the capture has not ended; replay after the `with stream.capture()` block")
         stream = self.stream if stream is None else stream
-        if not isinstance(stream, Stream):
+        if not isinstance(stream, type(self.stream)):  # a pyaclnn.Stream
             raise TypeError(f"Graph.replay: stream must be a pyaclnn.Stream or None, got {type(stream).__name__}")
         stream.check_open()
         self.device.use()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from ..._core.sites import Site, user_site as _user_site
+from ..._core.sites import Site, capture_rule as _capture_rule, user_site as _user_site
 from typing import Any, NamedTuple
 from ... import errors
 from ..._core.constants import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE, ACL_ERROR_REPEAT_FINALIZE,
@@ -104,7 +104,7 @@ class NumpySession:
     # -- failure bookkeeping: every raise leaves a per-thread "recent error" like CANN --------
     def _fail(self, status: int, api: str, detail: str) -> errors.AclError:
         self._thread.error, self._thread.status = f"{api}: {detail}", status
-        return errors.from_status(status, api, detail)
+        return errors.from_status(status, api, _capture_rule(status, detail))
 
     def _need_init(self, api: str) -> None:
         if not self._initialized:
