@@ -1,7 +1,10 @@
 /* pyaclnn: C declarations for cffi (ABI mode), header-shaped after CANN's acl/acl_rt.h (+ acl/acl.h).
  * Names and values exactly as the official headers (checked against abi.json by
  * tests/registry/test_headers.py). Declarations only: no includes, no logic.
- * Functions declared with () in CANN are declared (void) here. */
+ * Functions declared with () in CANN are declared (void) here.
+ * Graph capture (aclmdlRI*, aclrtCreateEventExWithFlag): not in abi.json; checked against
+ * tests/data/abi_capture.json (hicann/runtime include/external/acl/acl_rt.h, CANN 9.x; CANN 8.1.RC1
+ * declares the same in acl/acl_mdl.h). The task-group/update calls are not declared yet. */
 
 typedef enum aclrtRunMode {
     ACL_DEVICE = 0,
@@ -114,6 +117,20 @@ typedef enum aclSysParamOpt {
     ACL_OPT_ENABLE_KERNEL_EARLY_START = 3
 } aclSysParamOpt;
 
+typedef void *aclmdlRI;
+
+typedef enum {
+    ACL_MODEL_RI_CAPTURE_MODE_GLOBAL = 0,
+    ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL = 1,
+    ACL_MODEL_RI_CAPTURE_MODE_RELAXED = 2
+} aclmdlRICaptureMode;
+
+typedef enum {
+    ACL_MODEL_RI_CAPTURE_STATUS_NONE = 0,
+    ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE = 1,
+    ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED = 2
+} aclmdlRICaptureStatus;
+
 typedef struct aclCANNPackageVersion { char version[128]; char majorVersion[64]; char minorVersion[64]; char releaseVersion[64]; char patchVersion[64]; char reserved[128]; } aclCANNPackageVersion;
 
 #define ACL_EVENT_SYNC 0x1
@@ -169,3 +186,10 @@ aclError aclrtDestroyEvent(aclrtEvent event);
 aclError aclrtGetLastError(aclrtLastErrLevel level);
 aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
 aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value);
+aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
+aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode);
+aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status, aclmdlRI *modelRI);
+aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI);
+aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode);
+aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
+aclError aclmdlRIDestroy(aclmdlRI modelRI);

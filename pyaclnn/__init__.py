@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name is imported o
     from ._objects.device import Device
     from ._objects.event import Event
     from ._objects.stream import Stream
+    from ._objects.graph import Graph
     from ._objects.executor import Executor, Op
     # The operators pyaclnn ships with a reference (pyaclnn/ops): their classes and NumPy-in/out functions.
     from .ops.cross_entropy_loss_grad.api import CrossEntropyLossGrad, cross_entropy_loss_grad
@@ -63,7 +64,7 @@ __version__ = "0.1.0"
 # nothing computed); tests/project/test_types.py checks user code against it.
 __all__ = [
     "mse_loss_backward", "group_norm_backward", "cross_entropy_loss_grad", "prelu_backward",
-    "Device", "Stream", "Event", "Tensor", "Executor", "Op",
+    "Device", "Stream", "Event", "Graph", "Tensor", "Executor", "Op",
     "MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward",
     "backend_info", "DType",
     "PyaclnnError", "BackendUnavailableError", "ClosedError", "ExecutorConsumedError", "NotSupportedError",
@@ -85,6 +86,7 @@ _MODULES = {  # each public name's module, imported on first use (PEP 562)
     "._objects.device": ("Device",),
     "._objects.event": ("Event",),
     "._objects.stream": ("Stream",),
+    "._objects.graph": ("Graph",),
     "._objects.executor": ("Executor", "Op"),
     ".ops.cross_entropy_loss_grad.api": ("CrossEntropyLossGrad", "cross_entropy_loss_grad"),
     ".ops.group_norm_backward.api": ("GroupNormBackward", "group_norm_backward"),

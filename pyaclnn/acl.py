@@ -59,6 +59,7 @@ from ._registry.signature import c_element as _c_element, c_values as _c_values
 # Enum constants and status codes, exactly as headers/ declares them (generated: tools/gen_constants.py).
 from ._core.constants import *  # noqa: F401,F403
 # The functions of headers/, one module per object family (pyaclnn/_port/, as pyaclnn/_runtime/).
+from ._port.capture import *  # noqa: F401,F403
 from ._port.descriptors import *  # noqa: F401,F403
 from ._port.memory import *  # noqa: F401,F403
 from ._port.session import *  # noqa: F401,F403

@@ -223,3 +223,18 @@ def live_handles() -> dict[str, int]:
     emu = Emulator(backend.paths["home"])
     kinds = ("tensor", "bool_array", "executor", "stream", "event", "device_alloc", "host_alloc")
     return {k: emu.live(k) for k in kinds}
+
+
+def reference_abi() -> dict:
+    """tests/data/abi.json (the shared reference) with the graph-capture declarations added since
+    (tests/data/abi_capture.json, with its sources): what headers/ must declare."""
+    import json
+    data = json.loads((TESTS / "data" / "abi.json").read_text())
+    capture = json.loads((TESTS / "data" / "abi_capture.json").read_text())
+    data["prototypes"] = {**data["prototypes"], **capture["prototypes"]}
+    data["enums"] = {**data["enums"], **capture["enums"]}
+    data["typedefs"] = {**data["typedefs"], **capture["typedefs"]}
+    libraries = dict(data["libraries"])
+    libraries[capture["library"]] = [*libraries[capture["library"]], *capture["prototypes"]]
+    data["libraries"] = libraries
+    return data

@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import errors
 from .._core import env as _env
+from .._core.sites import capture_rule
 from ._ffi import FUNCTIONS, ffi
 from ._loader import Discovery, Loaded, discover, load, loading_fix, missing_libraries
 
@@ -143,4 +144,4 @@ def recent_error() -> str | None:
 def check(status: int, api: str) -> None:
     """Raise the AclError subclass for a failing ``status`` returned by C function ``api``."""
     if status:
-        raise errors.from_status(status, api, cann_message=recent_error())
+        raise errors.from_status(status, api, capture_rule(status, None), cann_message=recent_error())

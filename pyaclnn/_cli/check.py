@@ -60,6 +60,7 @@ _RELEASE = {
     "int_array": ("aclIntArray", "aclDestroyIntArray"), "float_array": ("aclFloatArray", "aclDestroyFloatArray"),
     "bool_array": ("aclBoolArray", "aclDestroyBoolArray"), "tensor_list": ("aclTensorList", "aclDestroyTensorList"),
     "scalar_list": ("aclScalarList", "aclDestroyScalarList"), "stream": ("stream", "aclrtDestroyStream"),
+    "model": ("aclmdlRI (a captured graph)", "aclmdlRIDestroy"),
     "event": ("event", "aclrtDestroyEvent"), "context": ("context", "aclrtDestroyContext"),
 }
 
@@ -124,6 +125,8 @@ def _holds(obj: Any, kind: str) -> set[tuple[str, int]]:
             held |= {("mem", a) for a in args if type(a) is int}
     elif kind == "event":
         held.add(("h", obj.raw))
+    elif kind == "graph":  # its aclmdlRI, its workspaces and the memory of what it captured
+        held |= obj.held()
     elif kind == "executor":  # its aclOpExecutor until phase 2, what was made for it, its uploads
         planned = obj.planned
         if planned.handle is not None:
@@ -141,6 +144,8 @@ def _describe(obj: Any, kind: str) -> str:
         return f"pyaclnn.{type(obj).__name__} (aclnn{obj.op})"
     if kind == "device":
         return f"pyaclnn.Device({obj.id})"
+    if kind == "graph":
+        return f"pyaclnn.Graph ({obj.launches} captured launch(es), its memory kept alive)"
     return f"pyaclnn.{type(obj).__name__} on device {obj.device.id}"
 
 

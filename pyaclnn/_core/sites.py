@@ -70,3 +70,13 @@ def user_site() -> Site:
             return Site(name, line, tuple(callers))
         frame = frame.f_back  # type: ignore[assignment]
     return UNKNOWN
+
+
+def capture_rule(status: int, detail: str | None) -> str | None:
+    """``detail`` of an exception for ``status``, saying that a graph-capture rule was broken and
+    at which of the user's lines when the status is one only such a rule returns
+    (``pyaclnn.errors.CAPTURE_RULE_STATUSES``); else ``detail`` as it is."""
+    from ..errors import CAPTURE_RULE_STATUSES
+    if status not in CAPTURE_RULE_STATUSES:
+        return detail
+    return f"{detail + '; ' if detail else ''}a graph-capture rule broken at {user_site()}"

@@ -68,10 +68,11 @@ class Work:
 class Queue:
     """One stream's tasks not run yet, and which tasks of other streams its next task follows
     (``after``: stream key -> the last task of that stream it is ordered after, via events)."""
-    __slots__ = ("key", "label", "pending", "seq", "after", "device", "error")
+    __slots__ = ("key", "label", "pending", "seq", "after", "device", "error", "bounded")
 
-    def __init__(self, key: Any, label: str, device: int | None) -> None:
+    def __init__(self, key: Any, label: str, device: int | None, bounded: bool = True) -> None:
         self.key, self.label, self.device = key, label, device
+        self.bounded = bounded  # False: a capture's queue, whose tasks never run (DEPTH does not apply)
         self.pending: deque[Work] = deque()
         self.seq = 0
         self.after: dict[Any, int] = {}
@@ -148,7 +149,7 @@ class Queues:
                     touched[base] = touched.get(base, 0) + 1
             q.pending.append(work)
             self.busy += 1
-            if len(q.pending) > DEPTH:
+            if len(q.pending) > DEPTH and q.bounded:
                 self.flush(q, q.pending[0].seq)
 
     def wait(self, q: Queue, event: tuple[Any, int, dict[Any, int]] | None) -> None:
@@ -235,6 +236,10 @@ class Queues:
             if alloc is not None and alloc.base not in found:
                 found.append(alloc.base)
         return tuple(found)
+
+    def forget(self, work: Work) -> None:
+        """``work`` was taken out of its queue without running (a capture's work, kept by its model)."""
+        self._done(work)
 
     def _done(self, work: Work) -> None:
         """``work`` left its queue (ran, or its stream went away)."""
@@ -336,7 +341,9 @@ class Queues:
             alloc = self.memory.find(access[0])
             base = alloc.base if alloc is not None else None
             found: list[Access] = []
-            for other in self.queues.values():
+            # (a capture's queue is no stream's: its own earlier tasks count too)
+            queues = self.queues.values() if self.queues.get(q.key) is q else [*self.queues.values(), q]
+            for other in queues:
                 upto = None if other is q else q.after.get(other.key, 0)
                 for work in other.pending:
                     if upto is not None and work.seq > upto:

@@ -161,5 +161,7 @@ def launch(runtime: Runtime, op: str, planned: Planned | None, workspace: Any, s
             raise
     if order is not None:  # what the launch uses outlives it
         lifetimes.launched(order, planned.uses)
+        if order.graph is not None:  # captured: a Graph keeps it until it is closed
+            order.graph.keep(planned)
     if not planned.repeatable:
         planned.release(runtime)

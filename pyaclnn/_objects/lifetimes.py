@@ -27,7 +27,7 @@ MAX_DEFERRED = 256
 class Order:
     """One stream's launch counter and its deferred frees."""
 
-    __slots__ = ("launches", "done", "deferred", "lock", "sync")
+    __slots__ = ("launches", "done", "deferred", "lock", "sync", "graph")
 
     def __init__(self, sync: Callable[[], None]) -> None:
         self.launches = 0
@@ -38,6 +38,7 @@ class Order:
         # any thread, e.g. by a GC release, while another thread runs the ready ones.
         self.lock = threading.Lock()
         self.sync = sync  # synchronizes the stream (and then calls passed)
+        self.graph: Any = None  # the pyaclnn.Graph capturing the stream's launches (pyaclnn._objects.graph)
 
     @property
     def idle(self) -> bool:

@@ -38,7 +38,7 @@ class BackendLike(Protocol):
     runtime: Runtime
 
 # Dependency order for closing many handles at once: users before what they use.
-KIND_ORDER = {"executor": 0, "tensor": 1, "storage": 2, "event": 3, "stream": 4, "device": 5}
+KIND_ORDER = {"graph": 0, "executor": 0, "tensor": 1, "storage": 2, "event": 3, "stream": 4, "device": 5}
 
 Entry = tuple  # (backend, device or None, kind, release, args)
 _live: dict[weakref.ref, Entry] = {}

@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._core.constants import ACL_MEM_MALLOC_HUGE_FIRST
 from . import lifetimes
 from .device import Device, device_arg, free_now, need_device
 from .resource import Resource
+
+if TYPE_CHECKING:
+    from .graph import Capture
 
 
 class Stream(Resource):
@@ -103,6 +106,36 @@ class Stream(Resource):
         self.check_open()
         self.order.sync()
 
+    def capture(self, mode: str = "global") -> Capture:
+        """Record the work queued on this stream in a ``with`` block into a ``pyaclnn.Graph``
+        (aclmdlRICaptureBegin ... aclmdlRICaptureEnd), to replay it later for one call::
+
+            with stream.capture() as graph:
+                op.run(x, y, out=z, stream=stream)   # recorded, not run
+            graph.replay()                           # runs it; z.numpy() waits for it
+
+        Phase 1 may run before or in the block; what is queued on the stream is captured. In the
+        block, CANN refuses what cannot be captured, at the call, with its status and "a
+        graph-capture rule" in the message: synchronizing this stream, its events or the device
+        (107027/107028), host copies such as ``Tensor.numpy()`` or ``copy_from`` (a synchronous
+        aclrtMemcpy: 107030 in mode "global"; "relaxed" lets them run once, not captured).
+
+        Args:
+            mode: "global" (default: no thread may make a synchronous copy while it captures),
+                "thread_local" (only this thread may not) or "relaxed" (any may).
+
+        Returns:
+            A context manager whose ``with`` yields the ``pyaclnn.Graph`` (replay it after the block).
+
+        Raises:
+            ValueError: an unknown mode.
+            RuntimeError: the stream is capturing already.
+            AclError: CANN refused the capture (at Begin or at End, e.g. 107025 for a side
+                stream that has not rejoined this one).
+        """
+        from .graph import Capture
+        return Capture(self, mode)
+
     def workspace(self, size: int) -> int:
         """A device buffer of at least ``size`` bytes for the next op on this stream (0 if size is 0)."""
         if size <= 0:
@@ -116,7 +149,9 @@ class Stream(Resource):
                 self.device.use()
                 new = self.runtime.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
                 self.workspace_slot[:] = [new, size]
-                if addr:  # a queued op may still use the old one: free it once the stream passed it
+                if addr and self.order.graph is not None:  # captured launches use it: the graph keeps it
+                    self.order.graph.spare(addr)
+                elif addr:  # a queued op may still use the old one: free it once the stream passed it
                     lifetimes.release_after(self.order, free_now, self.device, addr)
             return self.workspace_slot[0]
 

@@ -14,7 +14,7 @@ outside the contract: ``HostRuntime`` for the NumPy backend's host views of devi
 the acl backend's ``loading_hint`` (used where the acl runtime is made).
 
 The contract is one Protocol per C object family, one module each (session, streams, memory,
-descriptors, executors); ``Runtime`` is all of them, the type every layer above holds a runtime
+descriptors, executors, capture); ``Runtime`` is all of them, the type every layer above holds a runtime
 as. Each backend has a module of the same name for each family (pyaclnn/_acl/runtime/,
 pyaclnn/_numpy/runtime/).
 """
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
+from .capture import Capture
 from .descriptors import Descriptors
 from .executors import Executors
 from .memory import Memory
@@ -31,11 +32,11 @@ from .streams import Streams
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["Descriptors", "Executors", "Handle", "HostOrDevice", "HostRuntime", "Memory", "Runtime", "Session",
+__all__ = ["Capture", "Descriptors", "Executors", "Handle", "HostOrDevice", "HostRuntime", "Memory", "Runtime", "Session",
            "Streams"]
 
 
-class Runtime(Session, Streams, Memory, Descriptors, Executors, Protocol):
+class Runtime(Session, Streams, Memory, Descriptors, Executors, Capture, Protocol):
     """Every family of the contract: what both backends' runtimes are."""
 
 

@@ -547,3 +547,42 @@ def test_check_without_a_script_asks_for_the_script_only() -> None:
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == ["usage: pyaclnn check [-h] SCRIPT [ARGS ...]",
                                         "pyaclnn check: error: the following arguments are required: SCRIPT"]
+
+
+def test_graphs_left_alive_are_named_with_their_line(tmp_path: Path) -> None:
+    """A pyaclnn.Graph never closed, and an aclmdlRI never destroyed (pyaclnn.acl), are leaks:
+    each keeps the memory of what it captured (that memory is not listed again)."""
+    body = """
+    import numpy as np
+    import pyaclnn
+    from pyaclnn import acl
+
+    device = pyaclnn.Device(0)
+    stream = device.create_stream()
+    x, y = pyaclnn.Tensor.zeros(4, device=device), pyaclnn.Tensor.from_numpy(np.ones(4, np.float32), device)
+    with stream.capture() as graph:
+        pyaclnn.Op("InplaceAdd", x, y, np.float32(1)).run(stream)
+    graph.replay()
+    print(x.numpy()[0])
+    x.close()
+    y.close()
+    s = acl.aclrtCreateStream()
+    acl.aclmdlRICaptureBegin(s, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)
+    model = acl.aclmdlRICaptureEnd(s)
+    acl.aclrtDestroyStream(s)
+    if CLOSE:
+        graph.close()
+        acl.aclmdlRIDestroy(model)
+        stream.close()
+        device.close()  # (closing the device would close the graph too)
+    """
+    path = script(tmp_path, body.replace("CLOSE", "False"))
+    proc = check(path)
+    assert proc.returncode == 1, proc.stderr
+    found = leak_lines(proc.stderr)
+    assert set(found) == {line_of(path, k) for k in ("pyaclnn.Device(0)", "create_stream()", "stream.capture()",
+                                                     "aclmdlRICaptureBegin(")}, proc.stderr
+    assert "pyaclnn.Graph" in found[line_of(path, "stream.capture()")]
+    assert "aclmdlRIDestroy" in found[line_of(path, "aclmdlRICaptureBegin(")]
+    fixed = check(script(tmp_path, body.replace("CLOSE", "True")))
+    assert fixed.returncode == 0, fixed.stderr

@@ -54,7 +54,8 @@ CANN_VERSION_DIR = "8.1.RC1"
 # visibility (only the API is exported) and -z defs (no undefined symbol slips through).
 _CFLAGS = ["-fPIC", "-O2", "-Wall", "-std=gnu11", "-fvisibility=hidden"]
 _SOURCES = ("emu_runtime", "emu_rt_control", "emu_rt_devices", "emu_rt_errors", "emu_rt_events", "emu_rt_memory",
-            "emu_rt_streams", "emu_opcache", "emu_boot", "emu_keeper", "emu_plugin", "emu_driver", "emu_nnopbase", "emu_ops",
+            "emu_rt_streams", "emu_rt_capture", "emu_opcache", "emu_boot", "emu_keeper", "emu_plugin", "emu_driver",
+            "emu_nnopbase", "emu_ops",
             "emu_kernels", "emu_compat", "emu_math", "emu_ops_math", "emu_ops_nn", "emu_ops_custom", "emu_ops_custom_add",
             "emu_ops_custom_blur")
 # objects compiled from a source of _SOURCES with other defines: object -> (source, defines)
@@ -145,7 +146,7 @@ def _link(cc: list[str], out: Path, objs: list[Path], needed: list[str], zdefs: 
 
 # The objects of the runtime library (every copy of it, the custom-op link copies too).
 RUNTIME_OBJECTS = ["emu_runtime", "emu_rt_control", "emu_rt_devices", "emu_rt_errors", "emu_rt_events",
-                   "emu_rt_memory", "emu_rt_streams", "emu_opcache", "emu_boot"]
+                   "emu_rt_memory", "emu_rt_streams", "emu_rt_capture", "emu_opcache", "emu_boot"]
 
 # Libraries the runtime opens by bare name at run time (src/emu_keeper.c), in lib64 of every layout.
 PLUGINS = ("libruntime_v100.so", "libruntime_v200.so", "libtsdclient.so")

@@ -19,7 +19,7 @@ from pyaclnn._acl.runtime import AclRuntime
 from pyaclnn._numpy.runtime import NumpyRuntime
 from pyaclnn._runtime import HostRuntime, Runtime
 
-FAMILIES = ("session", "streams", "memory", "descriptors", "executors")
+FAMILIES = ("session", "streams", "memory", "descriptors", "executors", "capture")
 ACL_ONLY = {"session": {"loading_hint"}}  # used where the acl runtime is made (pyaclnn._objects.backend)
 # The NumPy backend's own: HostRuntime's members, each in its family, and its descriptors' helper.
 NUMPY_ONLY = {"session": {"live_counts", "track_sites", "live_handles"},

@@ -13,7 +13,7 @@ import pycparser
 import pytest
 from pycparser import c_ast, c_generator
 
-from conftest import shared_folder
+from conftest import reference_abi, shared_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADERS = ROOT / "headers"
@@ -29,7 +29,8 @@ DEFINE = re.compile(r"^#define\s+(\w+)\s+(\S+)\s*$", re.M)
 
 
 def abi() -> dict:
-    return json.loads(VENDORED.read_text())
+    """abi.json plus the graph-capture declarations (tests/data/abi_capture.json)."""
+    return reference_abi()
 
 
 def header_text() -> str:
@@ -82,7 +83,8 @@ def enums(ast: c_ast.FileAST) -> dict[str, dict[str, int]]:
 def test_vendored_abi_json_matches_shared_reference():
     if SHARED is None or not SHARED.is_file():
         pytest.skip("shared/reference/abi.json is not beside this checkout")
-    assert json.loads(SHARED.read_text()) == abi(), "tests/data/abi.json is stale: copy shared/reference/abi.json"
+    assert json.loads(SHARED.read_text()) == json.loads(VENDORED.read_text()), \
+        "tests/data/abi.json is stale: copy shared/reference/abi.json"
 
 
 def test_every_prototype_matches_abi_json():
@@ -204,3 +206,18 @@ def test_operator_headers_beyond_the_spec_match_the_real_ones():
         for name in ours:
             assert re.search(rf"aclnnStatus\s+aclnn{name}\s*\(\s*void\s*\*\s*workspace, uint64_t workspaceSize, "
                              r"aclOpExecutor\s*\*\s*executor, (const )?aclrtStream stream\)", text), name
+
+
+def test_graph_capture_declarations_match_cann():
+    """The aclmdlRI capture API (issue 26), beyond abi.json: its handle type, its two enums with
+    CANN's values (the enum test above compares every member), and its functions in the runtime
+    library's role, each with the source it was read from (tests/data/abi_capture.json)."""
+    from pyaclnn._acl._ffi import FUNCTIONS, ffi
+    capture = json.loads((VENDORED.parent / "abi_capture.json").read_text())
+    assert set(capture["sources"]) == {"RT", "C81"}
+    text = re.sub(r"\s+", " ", header_text())
+    for decl in capture["typedefs"].values():
+        assert re.sub(r"\s+", " ", decl) in text
+    assert set(capture["prototypes"]) <= set(FUNCTIONS["runtime"])
+    assert ffi.sizeof("aclmdlRI") == ffi.sizeof("void *") and ffi.sizeof("aclmdlRICaptureMode") == 4
+    assert int(ffi.cast("aclmdlRICaptureMode", 2)) == capture["enums"]["aclmdlRICaptureMode"]["ACL_MODEL_RI_CAPTURE_MODE_RELAXED"]

@@ -4,16 +4,16 @@ Implements the contract of ``pyaclnn._runtime.Runtime``. Handles are cffi pointe
 addresses are ints. These modules never interpret a status themselves.
 
 One mixin per object family of the contract, one module each, stacked in the order they build
-on each other: session <- streams <- memory <- descriptors <- executors; ``AclRuntime`` is the
+on each other: session <- streams <- memory <- descriptors <- executors <- capture; ``AclRuntime`` is the
 last of them. pyaclnn/_numpy/runtime/ has the same modules.
 """
 from __future__ import annotations
 
 from ..._runtime import Runtime
-from .executors import AclExecutors
+from .capture import AclCapture
 
 
-class AclRuntime(AclExecutors):
+class AclRuntime(AclCapture):
     """The CANN runtime through cffi: every family of the contract."""
 
 

@@ -13,16 +13,16 @@ would depend on that timing (a race) is a ``pyaclnn.HazardError`` naming both si
 
 One mixin per object family of the contract (pyaclnn._runtime), one module each, stacked in
 the order they build on each other: session (state, devices) <- streams <- memory <-
-descriptors <- executors; ``NumpyRuntime`` is the last of them. pyaclnn/_acl/runtime/ has the
+descriptors <- executors <- capture; ``NumpyRuntime`` is the last of them. pyaclnn/_acl/runtime/ has the
 same modules.
 """
 from __future__ import annotations
 
 from ..._runtime import HostRuntime
-from .executors import NumpyExecutors
+from .capture import NumpyCapture
 
 
-class NumpyRuntime(NumpyExecutors):
+class NumpyRuntime(NumpyCapture):
     """The CANN runtime, emulated on host memory: every family of the contract, and ``HostRuntime``."""
 
 

@@ -43,6 +43,18 @@ class NumpyMemory(NumpyStreams):
         alloc = self.memory.find(ptr) if isinstance(ptr, int) else None
         if alloc is not None and alloc.base == ptr and alloc.kind == kind:
             self.queues.freed(api, (ptr, ptr + alloc.size))
+            if self._captures is not None:  # a graph may use it (capture.py)
+                self._capture_freed(ptr, api)
+
+    # -- the capture family's hooks (pyaclnn/_numpy/runtime/capture.py overrides them) ------------
+    def _capture_freed(self, base: int, api: str) -> None:
+        """An allocation a graph may use is freed."""
+
+    def _capture_sync_copy(self, api: str) -> None:
+        """Refuse a synchronous copy or memset the capture mode forbids."""
+
+    def _capture_async_copy(self, api: str, stream: Any, src: Any, dst: Any) -> None:
+        """Refuse an async copy a capture cannot record."""
 
     def malloc_host(self, size: int) -> int:
         self._need_context("aclrtMallocHost")
@@ -122,6 +134,7 @@ class NumpyMemory(NumpyStreams):
             return
         self._max_check(api, "destMax", dst_max, count)
         self._need_context(api)
+        self._capture_sync_copy(api)
         self._sync_kind_sides(api, dst, src, count, kind)
         out = self._bytes(dst, count, api, writable=True)
         data = self._bytes(src, count, api, writable=False)
@@ -173,6 +186,7 @@ class NumpyMemory(NumpyStreams):
         if kind == ACL_MEMCPY_HOST_TO_HOST:
             raise self._fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api,
                              "ACL_MEMCPY_HOST_TO_HOST is not supported by the async copy")
+        self._capture_async_copy(api, stream, src, dst)
         self._need_stream(stream, api, launch=True)
         self._launch_fault(stream, api)
         reads = ((src, src + count),) if isinstance(src, int) else ()
@@ -211,6 +225,7 @@ class NumpyMemory(NumpyStreams):
         if not ptr:
             raise self._fail(ACL_ERROR_INVALID_PARAM, api, "devPtr is nullptr")
         self._need_context(api)
+        self._capture_sync_copy(api)
         self._max_check(api, "maxCount", max_count, count)
         view = self._device_bytes(ptr, count, api)
         self.queues.host_access(api, ((ptr, ptr + count),), write=True)

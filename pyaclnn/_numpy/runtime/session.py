@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from ..._core.sites import Site, user_site as _user_site
+from ..._core.sites import Site, capture_rule as _capture_rule, user_site as _user_site
 from typing import Any, NamedTuple
 from ... import errors
 from ..._core.constants import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE, ACL_ERROR_REPEAT_FINALIZE,
@@ -58,6 +58,7 @@ class NumpySession:
     handle_class = int  # its handles are ints (aligned fake addresses)
 
     null = None         # the nullptr handle
+    _models: dict[int, Any] | None = None  # captured models (aclmdlRI: the capture family's)
 
     def __init__(self, soc: str, device_count: int = 1) -> None:
         self.soc = soc
@@ -104,7 +105,7 @@ class NumpySession:
     # -- failure bookkeeping: every raise leaves a per-thread "recent error" like CANN --------
     def _fail(self, status: int, api: str, detail: str) -> errors.AclError:
         self._thread.error, self._thread.status = f"{api}: {detail}", status
-        return errors.from_status(status, api, detail)
+        return errors.from_status(status, api, _capture_rule(status, detail))
 
     def _need_init(self, api: str) -> None:
         if not self._initialized:
@@ -147,7 +148,7 @@ class NumpySession:
 
     def _live_tables(self) -> list[dict[int, Any]]:
         return [table for table, _ in self._kinds.values()] + [self._executors, self._streams, self._events,
-                                                               self._contexts]
+                                                               self._contexts, self._models or {}]
 
     def live_handles(self) -> list[LiveHandle]:
         """Every handle alive now, with the user's line that made it where sites were tracked:
@@ -166,6 +167,7 @@ class NumpySession:
             out += [LiveHandle("executor", h, sites.get(h), f"aclnn{ex.op}", h) for h, ex in self._executors.items()]
             out += [LiveHandle("stream", h, sites.get(h), f"device {d}", h) for h, d in self._streams.items()]
             out += [LiveHandle("event", h, sites.get(h), "", h) for h in self._events]
+            out += [LiveHandle("model", h, sites.get(h), "", h) for h in self._models or ()]
             out += [LiveHandle("context", h, sites.get(h), f"device {d}", h)
                     for h, d in self._contexts.items() if h not in defaults]
             for device, count in self._set_counts.items():

@@ -17,6 +17,9 @@ def _nothing_to_run() -> None:
 class NumpyStreams(NumpySession):
     """aclrtCreateStream & co., aclrtCreateEvent & co., aclrtSynchronizeDevice."""
 
+    # stream -> the capture recording its work (capture.py; None until the first: _queue's fast path)
+    _captures: dict[Any, Any] | None = None
+
     # -- streams and events --------------------------------------------------------------------
     def create_stream(self) -> int:
         self._need_context("aclrtCreateStream")
@@ -38,6 +41,8 @@ class NumpyStreams(NumpySession):
 
     def _queue(self, stream: Any) -> Queue:
         """The queue of ``stream``: its own, or the current context's default stream's."""
+        if self._captures and stream in self._captures:  # capturing: its capture's (capture.py)
+            return self._capture_task(stream)
         q = self.queues.queues.get(stream) if stream else None
         if q is not None:
             return q
@@ -68,11 +73,34 @@ class NumpyStreams(NumpySession):
             raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream", "stream is nullptr")
         self._need_context("aclrtDestroyStream")
         self._need_stream(stream, "aclrtDestroyStream", launch=True)
+        self._capture_refuse(stream, "aclrtDestroyStream")
         self.queues.retire(stream)  # the runtime runs a stream's work before tearing it down
         with self._lock:
             if self._streams.pop(stream, False) is False:
                 raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyStream", f"stream {stream!r} is not live")
             self._faults.pop(stream, None)  # destroying waits for the work; its failure is not reported
+
+    # -- the capture family's hooks (pyaclnn/_numpy/runtime/capture.py overrides them) ------------
+    def _capture_task(self, stream: Any) -> Queue:
+        """The queue of a capturing stream's work."""
+        raise NotImplementedError
+
+    def _capture_refuse(self, stream: Any, api: str) -> None:
+        """Refuse ``api`` on a capturing stream."""
+
+    def _capture_refuse_device(self, api: str) -> None:
+        """Refuse ``api`` while a stream of the device captures."""
+
+    def _capture_event_use(self, event: Any, api: str) -> None:
+        """Refuse ``api`` on an event recorded in a capture."""
+
+    def _capture_record(self, event: Any, stream: Any) -> bool:
+        """A record on a capturing stream: True when the capture took it."""
+        return False
+
+    def _capture_wait(self, stream: Any, event: Any) -> bool:
+        """A wait on a captured event or by a capturing stream: True when the capture took it."""
+        return False
 
     def _device_of(self, stream: Any) -> int | None:
         return self._thread.device if self._is_default(stream) else self._streams.get(stream)
@@ -122,6 +150,7 @@ class NumpyStreams(NumpySession):
     def _synchronize(self, stream: Any, api: str) -> None:
         self._need_context(api)
         self._need_stream(stream, api)
+        self._capture_refuse(stream, api)
         self.queues.flush(self._queue(stream))
         self._report_faults([stream], api)
 
@@ -135,6 +164,8 @@ class NumpyStreams(NumpySession):
         if event not in self._events:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtRecordEvent", f"event {event!r} is not live")
         self._launch_fault(stream, "aclrtRecordEvent")
+        if self._captures and self._capture_record(event, stream):
+            return
         self._events[event] = time.perf_counter()
         self._event_at[event] = self.queues.record(self._queue(stream), _nothing_to_run)
 
@@ -149,9 +180,12 @@ class NumpyStreams(NumpySession):
     def synchronize_event(self, event: int) -> None:
         if event not in self._events:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtSynchronizeEvent", f"event {event!r} is not live")
+        self._capture_event_use(event, "aclrtSynchronizeEvent")
         self._reach_event(event)
 
     def event_elapsed_time(self, start: int, end: int) -> float:
+        self._capture_event_use(start, "aclrtEventElapsedTime")  # first (api_error.cc EventElapsedTime)
+        self._capture_event_use(end, "aclrtEventElapsedTime")
         t0, t1 = self._events.get(start), self._events.get(end)
         if t0 is None or t1 is None:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtEventElapsedTime",
@@ -170,6 +204,7 @@ class NumpyStreams(NumpySession):
     def synchronize_device(self) -> None:
         """Waits for the streams of the thread's current device (Context::SyncStreamsWithTimeout)."""
         self._need_context("aclrtSynchronizeDevice")
+        self._capture_refuse_device("aclrtSynchronizeDevice")
         device = self._thread.device
         self.queues.flush_all(lambda q: q.device == device)
         streams = [None] + [s for s, d in list(self._streams.items()) if d == device]  # None: the default one
@@ -182,6 +217,7 @@ class NumpyStreams(NumpySession):
     def query_event_status(self, event: Any) -> int:
         if event not in self._events:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtQueryEventStatus", f"event {event!r} is not live")
+        self._capture_event_use(event, "aclrtQueryEventStatus")
         # A device gets there eventually: a program polling for it must see it complete, so asking
         # is where the work before it runs here.
         self._reach_event(event)
@@ -193,4 +229,6 @@ class NumpyStreams(NumpySession):
         if event not in self._events:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtStreamWaitEvent", f"event {event!r} is not live")
         self._launch_fault(stream, "aclrtStreamWaitEvent")
+        if self._captures and self._capture_wait(stream, event):
+            return
         self.queues.wait(self._queue(stream), self._event_at.get(event))

@@ -66,6 +66,7 @@ enum emu_kind {
     EMU_K_STREAM,
     EMU_K_EVENT,
     EMU_K_CONTEXT,
+    EMU_K_MODEL,                  /* aclmdlRI: a captured model (emu_rt_capture.c) */
     EMU_K_COUNT
 };
 
@@ -307,10 +308,13 @@ typedef struct emu_ctx {
     int32_t device;
     int is_default;                           /* created by aclrtSetDevice, not by the user */
     struct emu_stream *dflt;                  /* its default stream: what a NULL stream means */
+    int64_t cap_ref[3];                       /* captures begun in it, per aclmdlRICaptureMode */
 } emu_ctx;
 
+struct emu_model;                             /* a capture model (emu_rt_capture.c) */
+
 /* One unit of queued stream work (see "Stream queues" below). */
-enum { T_KERNEL, T_COPY, T_MEMSET, T_RECORD, T_WAIT };
+enum { T_KERNEL, T_COPY, T_MEMSET, T_RECORD, T_WAIT, T_REPLAY };
 #define EMU_TASK_RANGES (EMU_MAX_ROLES + 2)
 
 typedef struct emu_range {
@@ -330,6 +334,7 @@ typedef struct emu_task {
     int value;
     void *event;                              /* T_RECORD / T_WAIT */
     void *wait_stream;                        /* T_WAIT: the stream whose record is awaited */
+    struct emu_replay *replay;                /* T_REPLAY: a model's tasks (emu_rt_capture.c) */
     uint64_t seq;                             /* T_RECORD: this record's number; T_WAIT: awaited */
     int nranges;
     emu_range ranges[EMU_TASK_RANGES];        /* device / pinned memory the task touches */
@@ -344,6 +349,12 @@ typedef struct emu_stream {
     int64_t queued;                           /* tasks in the queue */
     int status;                               /* first failure of a queued task, for the next sync */
     struct emu_stream *next_live;             /* g_streams list */
+    /* graph capture (emu_rt_capture.c): the model its work goes to while it captures */
+    struct emu_model *cap;                    /* NULL: not capturing */
+    int cap_status;                           /* aclmdlRICaptureStatus */
+    int cap_origin;                           /* aclmdlRICaptureBegin was called on it */
+    int cap_last_kind;                        /* its last captured task (-1: none) */
+    void *cap_last_event;                     /* ... its event when that is a record */
 } emu_stream;
 
 typedef struct emu_event {
@@ -356,6 +367,10 @@ typedef struct emu_event {
     uint64_t done_seq;                        /* the latest record that has executed */
     void *rec_stream;                         /* stream of the latest queued record */
     uint32_t polls;                           /* aclrtQueryEventStatus calls since the record */
+    int ex;                                   /* made by aclrtCreateEventExWithFlag ("new mode") */
+    struct emu_model *cap;                    /* its latest record was captured into this capturing model */
+    void *cap_rec_stream;                     /* ... on this stream */
+    int cap_waited, cap_waited_origin;        /* ... and a captured wait (on the origin stream) joined it */
 } emu_event;
 
 typedef struct alloc_rec {
@@ -461,5 +476,19 @@ void ctx_release(emu_ctx *c);
 int64_t queued_tasks(void);
 int known_stream(const char *func, aclrtStream stream);
 int launch_stream(const char *func, aclrtStream stream);
+
+/* emu_rt_capture.c: graph capture (lock NOT held unless said otherwise) */
+void capture_append(emu_stream *s, emu_task *t);                 /* lock held: t joins s's model */
+void replay_run(emu_stream *s, emu_task *t, void (*run)(emu_stream *, emu_task *));  /* lock held: T_REPLAY */
+int capture_refuse_stream(const char *func, aclrtStream stream); /* 107027 while it captures */
+int capture_refuse_device(const char *func);                     /* 107027 while the context captures */
+int capture_refuse_event(const char *func, aclrtEvent event);    /* 107028 while its record is captured */
+int capture_mode_refused(const char *func);                      /* 107030: a sync copy/memset */
+int capture_refuse_pageable(const char *func, aclrtStream stream, const void *dst, const void *src,
+                            size_t count, aclrtMemcpyKind kind); /* 107000: pageable memory */
+/* aclrtRecordEvent / aclrtStreamWaitEvent on a capturing stream or with a captured event: the
+ * status, or -1 when the call is not a capture matter and goes on as usual */
+int capture_record(const char *func, aclrtEvent event, aclrtStream stream);
+int capture_wait(const char *func, aclrtStream stream, aclrtEvent event);
 
 #endif /* EMU_INTERNAL_H */

@@ -109,7 +109,7 @@ static const char *const g_kind_names[EMU_K_COUNT] = {
     [EMU_K_BOOL_ARRAY] = "bool_array",   [EMU_K_TENSOR_LIST] = "tensor_list",
     [EMU_K_SCALAR_LIST] = "scalar_list", [EMU_K_EXECUTOR] = "executor",
     [EMU_K_STREAM] = "stream",           [EMU_K_EVENT] = "event",
-    [EMU_K_CONTEXT] = "context",
+    [EMU_K_CONTEXT] = "context",          [EMU_K_MODEL] = "model",
 };
 
 /* Live objects of a kind; -1 for an unknown kind name. */

@@ -18,7 +18,7 @@
 /* Events                                                                                      */
 /* ========================================================================================== */
 
-static int event_new(const char *func, aclrtEvent *event, uint32_t flags, int with_flag)
+static int event_new(const char *func, aclrtEvent *event, uint32_t flags, int with_flag, int ex)
 {
     NEED_CTX(func);
     if (!event)
@@ -33,6 +33,7 @@ static int event_new(const char *func, aclrtEvent *event, uint32_t flags, int wi
     e->magic = 0x45564e54u;
     e->flags = flags;
     e->with_flag = with_flag;
+    e->ex = ex;
     emu_reg_add(EMU_K_EVENT, e);
     *event = e;
     return ACL_SUCCESS;
@@ -41,13 +42,21 @@ static int event_new(const char *func, aclrtEvent *event, uint32_t flags, int wi
 aclError aclrtCreateEvent(aclrtEvent *event)
 {
     API_ENTER(NONE);
-    return event_new(__func__, event, 0, 0);
+    return event_new(__func__, event, 0, 0, 0);
 }
 
 aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
 {
     API_ENTER(NONE);
-    return event_new(__func__, event, flag, 1);
+    return event_new(__func__, event, flag, 1, 0);
+}
+
+/* An event "in new mode" (api_impl.cc EventCreateEx): the only kind a capture records or waits
+ * on (api_impl.cc EventRecord / StreamWaitEvent: others give 207000 on a capturing stream). */
+aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    API_ENTER(NONE);
+    return event_new(__func__, event, flag, 1, 1);
 }
 
 static int known_event(const char *func, aclrtEvent event)
@@ -64,6 +73,8 @@ aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
     API_ENTER(CTX);
     if ((st = known_event(__func__, event)) || (st = launch_stream(__func__, stream)) ||
         (st = launch_fault(__func__, stream)))
+        return st;
+    if ((st = capture_record(__func__, event, stream)) >= 0)   /* recorded into a capture (or refused) */
         return st;
     emu_task *t = task_new(T_RECORD, "aclrtRecordEvent");
     if (!t)
@@ -90,7 +101,7 @@ static void wait_record(emu_event *e)
 aclError aclrtSynchronizeEvent(aclrtEvent event)
 {
     API_ENTER(INIT);
-    if ((st = known_event(__func__, event)))
+    if ((st = known_event(__func__, event)) || (st = capture_refuse_event(__func__, event)))
         return st;
     emu_lock();                               /* waits for the work queued before the record */
     wait_record(event);
@@ -104,7 +115,8 @@ aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endE
 {
     API_ENTER(INIT);
     NEED_ARG(ms);
-    if ((st = known_event(__func__, startEvent)) || (st = known_event(__func__, endEvent)))
+    if ((st = known_event(__func__, startEvent)) || (st = known_event(__func__, endEvent)) ||
+        (st = capture_refuse_event(__func__, startEvent)) || (st = capture_refuse_event(__func__, endEvent)))
         return st;
     emu_lock();
     emu_event a = *(emu_event *)startEvent, b = *(emu_event *)endEvent;
@@ -136,7 +148,7 @@ aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *statu
 {
     API_ENTER(INIT);
     NEED_ARG(status);
-    if ((st = known_event(__func__, event)))
+    if ((st = known_event(__func__, event)) || (st = capture_refuse_event(__func__, event)))
         return st;
     emu_lock();
     emu_event *e = event;
@@ -159,6 +171,8 @@ aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
     emu_unlock();
     if (e.with_flag && !(e.flags & ACL_EVENT_SYNC))
         return emu_error(ACL_ERROR_RT_PARAM_INVALID, __func__, "event created without ACL_EVENT_SYNC cannot be waited on");
+    if ((st = capture_wait(__func__, stream, event)) >= 0)    /* a wait of a capture (or refused) */
+        return st;
     if (e.rec_seq == 0 || e.done_seq >= e.rec_seq)
         return ACL_SUCCESS;                   /* nothing pending to wait for */
     emu_task *t = task_new(T_WAIT, "aclrtStreamWaitEvent");

@@ -472,7 +472,7 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, a
     if ((st = max_check(__func__, "destMax", destMax, count)))
         return st;
     NEED_CTX(__func__);
-    if ((st = memcpy_device_checks(__func__, dst, src, count, kind)))
+    if ((st = capture_mode_refused(__func__)) || (st = memcpy_device_checks(__func__, dst, src, count, kind)))
         return st;
     /* no implicit stream synchronisation (api_c.cc rtMemcpy -> ApiImpl::MemCopySync): a copy
      * racing with queued work is the caller's bug */
@@ -500,6 +500,8 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t cou
         return st;
     if (kind == ACL_MEMCPY_HOST_TO_HOST)
         return emu_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, __func__, "ACL_MEMCPY_HOST_TO_HOST is not supported by the async copy");
+    if ((st = capture_refuse_pageable(__func__, stream, dst, src, count, kind)))
+        return st;
     if ((st = launch_stream(__func__, stream)) || (st = launch_fault(__func__, stream)))
         return st;
     emu_task *t = task_new(T_COPY, "aclrtMemcpyAsync");
@@ -531,7 +533,7 @@ aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
     if ((st = acl_memset_checks(__func__, devPtr, count)))
         return st < 0 ? ACL_SUCCESS : st;
     NEED_CTX(__func__);
-    if ((st = max_check(__func__, "maxCount", maxCount, count)) ||
+    if ((st = capture_mode_refused(__func__)) || (st = max_check(__func__, "maxCount", maxCount, count)) ||
         (st = check_device_side(__func__, "devPtr", devPtr, count, 1)))
         return st;
     check_host_access(__func__, devPtr, count, 1);

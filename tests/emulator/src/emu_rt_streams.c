@@ -266,6 +266,9 @@ static void task_run(emu_stream *s, emu_task *t)
         if (stream_live(t->wait_stream) && emu_reg_kind(t->event) == EMU_K_EVENT)
             drain_stream_until(t->wait_stream, t->event, t->seq);
         break;
+    case T_REPLAY:                            /* aclmdlRIExecuteAsync: the model's tasks, in order */
+        replay_run(s, t, task_run);
+        break;
     }
 }
 
@@ -370,6 +373,11 @@ void task_submit(aclrtStream stream, emu_task *t)
             return;
         }
         s = c->dflt;
+    }
+    if (s->cap) {                             /* capturing: the task goes to the model (emu_rt_capture.c) */
+        capture_append(s, t);
+        emu_unlock();
+        return;
     }
     if (s->tail)
         s->tail->next = t;
@@ -503,7 +511,7 @@ aclError aclrtDestroyStream(aclrtStream stream)
 {
     API_ENTER(INIT);
     NEED_ARG(stream);
-    if ((st = known_stream(__func__, stream)))
+    if ((st = known_stream(__func__, stream)) || (st = capture_refuse_stream(__func__, stream)))
         return st;
     /* ApiImpl::StreamDestroy (api_impl.cc): needs a current context (107002), and the stream must
      * belong to it (COND_RETURN_AND_MSG_INVALID_CONTEXT_STREAM_WITH_FUNC_DESC, 107003) */
@@ -552,7 +560,7 @@ aclError aclrtSynchronizeStream(aclrtStream stream)
 {
     API_ENTER(CTX);
     /* any current context will do: ApiImpl::StreamSynchronize switches to the stream's context */
-    if ((st = known_stream(__func__, stream)))
+    if ((st = known_stream(__func__, stream)) || (st = capture_refuse_stream(__func__, stream)))
         return st;
     return sync_stream(__func__, stream);
 }
@@ -562,7 +570,7 @@ aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
     API_ENTER(CTX);
     if (timeout < -1)
         return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "timeout %d is invalid (-1 or >= 0)", (int)timeout);
-    if ((st = known_stream(__func__, stream)))
+    if ((st = known_stream(__func__, stream)) || (st = capture_refuse_stream(__func__, stream)))
         return st;
     return sync_stream(__func__, stream);     /* queued work always finishes in time here */
 }
@@ -570,6 +578,8 @@ aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
 aclError aclrtSynchronizeDevice(void)
 {
     API_ENTER(CTX);
+    if ((st = capture_refuse_device(__func__)))
+        return st;
     /* every stream of the current context (Context::SyncStreamsWithTimeout in context.cc) */
     emu_lock();
     emu_ctx *c = cur_ctx();
