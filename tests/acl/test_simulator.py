@@ -455,3 +455,26 @@ def test_doctor_finds_a_simulator_under_the_arch_linux_tree(tmp_path):
     (home / "tools" / "simulator").unlink()
     report = json.loads(run(["-m", "pyaclnn", "doctor", "--json"], kit, simulator=False).stdout)
     assert [(row["chip"], row["lib"]) for row in report["simulators"]] == [(CHIP, str(tree / CHIP / "lib"))]
+
+
+def test_graph_capture_and_replay_run_on_the_simulator(toolkit):
+    """Issue 26: a captured graph replays through the emulated NPU Simulator layout (the camodel
+    runtime and driver first on LD_LIBRARY_PATH), as on the emulated toolkit. Oracle: NumPy,
+    x += 2 * y once per replay (aclnnInplaceAdd), nothing before the first replay."""
+    data = run_code("""
+        import json, numpy as np, pyaclnn
+        with pyaclnn.Device(0) as device, device.create_stream() as stream:
+            x = pyaclnn.Tensor.from_numpy(np.arange(4, dtype=np.float32))
+            y = pyaclnn.Tensor.from_numpy(np.ones(4, np.float32))
+            with stream.capture() as graph:
+                with pyaclnn.Op("InplaceAdd", x, y, np.float32(2.0)) as op:
+                    op.run(stream)
+            seen = [x.numpy().tolist()]
+            for _ in range(3):
+                graph.replay()
+                seen.append(x.numpy().tolist())
+            graph.close()
+        print(json.dumps({"seen": seen, "simulator": pyaclnn.backend_info()["simulator"]}))
+        """, toolkit, simulator=True)
+    assert data["simulator"] == CHIP
+    assert data["seen"] == [[0.0, 1.0, 2.0, 3.0]] + [[v + 2.0 * n for v in (0.0, 1.0, 2.0, 3.0)] for n in (1, 2, 3)]
