@@ -16,6 +16,8 @@ def _op_library_headers() -> tuple[str, ...]:
     of hicann/ops-nn (libopapi.so on 8.x, libopapi_nn.so on 9.x; their specs' REPO). Other
     operators of headers/ (ops-math: libopapi_math.so on 9.x) are found like any other, from
     their own prototype (``op_ffi``)."""
+    # Up, on purpose (docs/design.md's layers): which library an operator of headers/ is in is its
+    # spec's REPO; pyaclnn.ops finds the spec by name (imports nothing else; no object layer).
     from .. import ops
     from .._registry.signature import index_header
     found = []

@@ -54,7 +54,7 @@ def _backend_or_status() -> dict[str, Any] | int:
 
 
 def cmd_samples(args: argparse.Namespace) -> int:
-    from .samples import SAMPLES, run
+    from ..ops.samples import SAMPLES, run
 
     info = _backend_or_status()
     if isinstance(info, int):
@@ -223,7 +223,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 # -- main -----------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
-    from .samples import ALIASES, SAMPLES
+    from ..ops.samples import ALIASES, SAMPLES
 
     parser = argparse.ArgumentParser(
         prog=PROG, description="Drive Huawei CANN aclnn operators from Python (or the NumPy reference backend).",
@@ -286,7 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             args = parser.parse_args(argv)
             if args.command == "samples":
-                from .samples import ALIASES, SAMPLES, resolve
+                from ..ops.samples import ALIASES, SAMPLES, resolve
                 unknown = [n for n in args.names if resolve(n) is None]
                 if unknown:
                     parser.error(f"samples: unknown sample {', '.join(unknown)} (choose from "

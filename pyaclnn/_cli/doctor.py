@@ -224,7 +224,7 @@ def _compute_check() -> dict[str, Any]:
     each sample runs twice: the samples are small, so the second run forces the kernels' tiled
     path (the one large inputs take) and both must pass."""
     from .._objects.backend import current
-    from .samples import doctor_samples, run
+    from ..ops.samples import doctor_samples, run
 
     passes: list[Any] = [contextlib.nullcontext]
     if current().name == "numpy":

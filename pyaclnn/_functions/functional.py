@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import os
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 import numpy as np
 
+from .._objects import backend as _backend
 from .._objects.interop import CONVERTERS_MAX, Converter, always_numbers, converter, host_array
 from .hostcall import _VALUE_TYPES, CallMemo, _key, memo_for, remember_memo, run_host, run_memo
 from .._registry.signature import c_values
@@ -26,7 +27,7 @@ from ..errors import AclError, OutputTooLargeError
 if TYPE_CHECKING:
     from .._objects.backend import Backend
 
-__all__ = ["Array", "_arg", "_first_call", "_shape", "_dtype", "memo_for", "run_memo", "run_again"]
+__all__ = ["Array", "OutputSpec", "Plan", "call", "_shape", "_dtype"]
 
 Array = Any  # np.ndarray, a pyaclnn Tensor, a DLPack tensor (torch...) or anything np.asarray takes
 
@@ -90,7 +91,7 @@ class _Unseen:
     """Stands for torch's types until _arg meets a torch tensor (no object has this type)."""
 
 
-# What run_again needs to view torch tensors inline, set by _see_torch (torch is never imported
+# What call needs to view torch tensors inline, set by _see_torch (torch is never imported
 # here): torch.Tensor and torch.nn.Parameter (_interop.always_numbers: their numpy() gives
 # numbers or refuses), and how to view one. That is numpy() itself at first, untested: what it
 # refuses (requiring grad with grad mode on, bfloat16, lazy conj/neg views, ZeroTensors, other
@@ -109,23 +110,37 @@ def _see_torch() -> None:
     _TORCH_TENSOR, _TORCH_PARAMETER = torch.Tensor, torch.nn.Parameter
 
 
-def run_again(backend: Backend, op: str, args: tuple, _nd: Any = np.ndarray,
-              _values: frozenset = _VALUE_TYPES) -> list[Any] | None:
-    """The outputs of ``op`` on ``args`` when a call with their metadata worked before (its
-    memo, pyaclnn._functions.hostcall: the key is ``_hostcall._key``'s), else None: the caller then takes
-    the whole path (_arg, the memo, the first call).
+# What an operator's function gives ``call`` for a first call: (backend, the arguments with the
+# tensors as host arrays) -> (the C values of the other arguments, in C order; the outputs'
+# (shape, dtype), None for one not asked for).
+OutputSpec = tuple[tuple[int, ...], np.dtype]
+Plan = Callable[["Backend", tuple], tuple[tuple, Sequence[Optional[OutputSpec]]]]
 
-    Plain torch tensors (``torch.Tensor``, ``nn.Parameter``) are viewed here, inline, and keyed
-    as the arrays they become: on calls of ~5 us, a lookup that misses on them, a frame per
-    argument and a second lookup would cost a third of the 1.5x budget (issue 16). What the
-    view refuses (_TORCH_VIEW) and any other type take the whole path."""
+
+def call(op: str, api: str, args: tuple, tensors: tuple[str, ...], plan: Plan,
+         _nd: Any = np.ndarray, _values: frozenset = _VALUE_TYPES) -> list[Any]:
+    """One NumPy-in/NumPy-out call of ``op`` on ``args`` (its tensors first, named ``tensors``
+    in errors; ``api`` names the C function): the plan cache's three steps, in this one place.
+
+    1. A repeat of a call that worked (the same metadata: pyaclnn._functions.hostcall's key) runs
+       its memo at once. Plain torch tensors (``torch.Tensor``, ``nn.Parameter``) are viewed here,
+       inline, and keyed as the arrays they become: on calls of ~5 us, a lookup that misses on
+       them, a frame per argument and a second lookup would cost a third of the 1.5x budget
+       (issue 16). What the view refuses (_TORCH_VIEW) and any other type take step 2.
+    2. Else the tensors become host arrays (``_arg``) and the memo is looked up again (for what
+       step 1 does not view: Python floats, Tensors...).
+    3. Else ``plan`` gives the other C values and the outputs' specs, and the call runs through
+       the executor (``_first_call``), leaving its memo for the next.
+
+    Returns the outputs (new ndarrays; None for one not asked for), in C order."""
+    backend = _backend.current()
     plain = _key(op, args)  # ndarrays and plain values only
     if plain is not None:
         try:
             memo = backend.call_memos.get(plain)
         except TypeError:  # a tuple holding something unhashable
-            return None
-        return None if memo is None else run_memo(memo, args)
+            memo = None
+        return _whole_path(backend, op, api, args, tensors, plan) if memo is None else run_memo(memo, args)
     # the same key, viewing torch tensors on the way (their branch first: the others are rare here)
     key: list[Any] = [op]
     arrays: list[Any] = []  # args, with each torch tensor's view
@@ -136,7 +151,7 @@ def run_again(backend: Backend, op: str, args: tuple, _nd: Any = np.ndarray,
                 a = _TORCH_VIEW(a)
             except (RuntimeError, TypeError, BufferError):
                 _refused(a)
-                return None
+                return _whole_path(backend, op, api, args, tensors, plan)
             key.append(a.shape)
             key.append(a.dtype)
             key.append(a.strides)
@@ -151,13 +166,24 @@ def run_again(backend: Backend, op: str, args: tuple, _nd: Any = np.ndarray,
             key.append(a)
             key.append(tuple(map(type, a)))
         else:
-            return None
+            return _whole_path(backend, op, api, args, tensors, plan)
         arrays.append(a)
     try:
         memo = backend.call_memos.get(tuple(key))
     except TypeError:  # a tuple holding something unhashable
-        return None
-    return None if memo is None else run_memo(memo, tuple(arrays))
+        memo = None
+    return _whole_path(backend, op, api, args, tensors, plan) if memo is None else run_memo(memo, tuple(arrays))
+
+
+def _whole_path(backend: Backend, op: str, api: str, args: tuple, tensors: tuple[str, ...], plan: Plan) -> list[Any]:
+    """Steps 2 and 3 of ``call``: the tensors as host arrays, the memo again, else the first call."""
+    n = len(tensors)
+    args = (*[_arg(a, name, api) for a, name in zip(args, tensors)], *args[n:])
+    memo = memo_for(backend, op, args)
+    if memo is not None:
+        return run_memo(memo, args)
+    values, specs = plan(backend, args)
+    return _first_call(backend, op, api, args, n, values, specs)
 
 
 def _refused(t: Any) -> None:

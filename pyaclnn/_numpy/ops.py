@@ -14,6 +14,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+# Up, on purpose (docs/design.md's layers): the reference device runs each operator's spec and
+# kernel, found by name in pyaclnn.ops (its __init__ imports nothing when imported).
 from .. import ops as _ops
 from .._spec import TensorMeta, Workspace
 from ..dtypes import from_numpy

@@ -69,7 +69,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .. import errors, ops
+from .. import errors
+# Up, on purpose (one of the few, docs/design.md's layers): the registry says which operators have
+# a reference, and pyaclnn.ops is their finder; its __init__ imports nothing when imported.
+from .. import ops
 from .._core import elf as _elf
 from .._core import env as _env
 from .._core.headers_path import HEADER_DIR

@@ -7,7 +7,6 @@ import configparser
 import json
 import os
 from pathlib import Path
-from .. import errors, ops
 from .._core import env as _env
 from .._core.headers_path import HEADER_DIR
 from . import table as _signature_table

@@ -276,8 +276,8 @@ def _on_the_simulator(toolkit, ran_on: dict) -> None:
 
 def test_the_samples_run_unchanged_on_the_simulator(toolkit, unchanged_runs):
     """`python -m pyaclnn samples`: every sample's values match the documented expected ones
-    (pyaclnn._cli.samples.EXPECTED, checked against PyTorch in tests/cli/test_samples.py)."""
-    from pyaclnn._cli import samples as _samples
+    (pyaclnn.ops.samples.EXPECTED, checked against PyTorch in tests/cli/test_samples.py)."""
+    from pyaclnn.ops import samples as _samples
     proc, ran_on = unchanged_runs["samples"]
     assert proc.returncode == 0, proc.stdout + proc.stderr
     _on_the_simulator(toolkit, ran_on)
@@ -288,8 +288,8 @@ def test_the_samples_run_unchanged_on_the_simulator(toolkit, unchanged_runs):
 @pytest.mark.parametrize("op", sorted({p.stem.removesuffix("_acl") for p in EXAMPLES.glob("*.py")}))
 def test_the_examples_run_unchanged_on_the_simulator(toolkit, unchanged_runs, op):
     """Both styles of each example (<op>_acl.py, the C sample's port; <op>.py) print the
-    documented sample's values (the same data as `samples`: pyaclnn._cli.samples.EXPECTED)."""
-    from pyaclnn._cli import samples as _samples
+    documented sample's values (the same data as `samples`: pyaclnn.ops.samples.EXPECTED)."""
+    from pyaclnn.ops import samples as _samples
     expected = _samples.EXPECTED[_camel(op)]
     for script in (f"{op}_acl.py", f"{op}.py"):
         proc, ran_on = unchanged_runs[script]

@@ -256,7 +256,7 @@ def test_bogus_hazards_mode_is_a_usage_error_and_the_doctor_shows_it() -> None:
 def test_samples_help_promises_no_bench_case_the_bench_refuses() -> None:
     # `samples --help` said its short names were those of `bench --case`, which takes only the
     # benchmarked operators' (`bench --case add` is a usage error)
-    from pyaclnn._cli.bench.cases import CASE_NAMES
-    from pyaclnn._cli.samples import ALIASES
+    from pyaclnn.ops.cases import CASE_NAMES
+    from pyaclnn.ops.samples import ALIASES
     text = " ".join(pyaclnn_cli("samples", "--help").stdout.split())
     assert "bench --case" not in text or set(ALIASES) <= set(CASE_NAMES), text

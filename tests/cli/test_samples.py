@@ -1,7 +1,7 @@
 """``python -m pyaclnn samples``: expected values, OK / MISMATCH per sample, exit codes, names;
 the doctor's compute check; the NumPy < 2.1 reshape path.
 
-The expected values in pyaclnn._cli.samples.EXPECTED are checked against PyTorch CPU (float64), the
+The expected values in pyaclnn.ops.samples.EXPECTED are checked against PyTorch CPU (float64), the
 independent oracle; the rest runs without torch (it is part of the oldest-dependencies run of
 .ci/run). A mismatch is injected by making the reference kernel compute a wrong value.
 """
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from pyaclnn._cli import commands as _cli
-from pyaclnn._cli import samples as _samples
+from pyaclnn.ops import samples as _samples
 from pyaclnn._cli.commands import main
 from pyaclnn.ops.mse_loss_backward import kernel as mse_kernel
 from pyaclnn._numpy.kernels import _layout
@@ -140,7 +140,7 @@ def test_samples_accepts_the_bench_case_names(capsys, name: str) -> None:
 
 def test_every_bench_case_name_is_a_sample() -> None:
     from pyaclnn import ops
-    from pyaclnn._cli.bench.cases import CASE_NAMES
+    from pyaclnn.ops.cases import CASE_NAMES
     with_cases = [op for op, api in ops.apis().items() if hasattr(api, "bench_case")]
     assert [_samples.resolve(n) for n in CASE_NAMES] == with_cases
     assert set(with_cases) <= set(_samples.SAMPLES)

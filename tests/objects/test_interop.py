@@ -511,26 +511,22 @@ def test_only_plain_torch_tensors_skip_the_dtype_check(use_backend):
 
 @pytest.fixture(params=["numpy() untested", "after a refusal"])
 def torch_view(request, monkeypatch):
-    """Both ways run_again views a plain torch tensor: numpy() itself, and _interop's reader
+    """Both ways functional.call views a plain torch tensor: numpy() itself, and _interop's reader
     (which tests for grad and bfloat16 first), where it goes after numpy() refused a tensor."""
     from pyaclnn._functions import functional as _functional
     from pyaclnn._objects.interop import converter
-    pyaclnn.mse_loss_backward(torch.ones(1), torch.ones(1), torch.ones(1))  # torch seen: run_again knows its types
+    pyaclnn.mse_loss_backward(torch.ones(1), torch.ones(1), torch.ones(1))  # torch seen: call knows its types
     view = torch.Tensor.numpy if request.param == "numpy() untested" else converter(torch.Tensor)
     monkeypatch.setattr(_functional, "_TORCH_VIEW", view)
     return view
 
 
 def _count_arg_calls(monkeypatch):
-    """The calls of _arg (the whole path) from the four NumPy-in/out functions."""
-    from pyaclnn.ops.cross_entropy_loss_grad import api as ce
-    from pyaclnn.ops.group_norm_backward import api as gn
-    from pyaclnn.ops.mse_loss_backward import api as mse
-    from pyaclnn.ops.prelu_backward import api as prelu
+    """The calls of _arg (the whole path) from the NumPy-in/out functions (functional.call)."""
+    from pyaclnn._functions import functional
     calls = []
-    for api in (mse, gn, prelu, ce):
-        real = api._arg
-        monkeypatch.setattr(api, "_arg", lambda x, *a, _real=real: calls.append(x) or _real(x, *a))
+    real = functional._arg
+    monkeypatch.setattr(functional, "_arg", lambda x, *a: calls.append(x) or real(x, *a))
     return calls
 
 
@@ -579,7 +575,7 @@ def test_a_repeat_on_torch_tensors_takes_the_memo_of_their_arrays(use_backend, t
 def test_a_repeat_reads_what_numpy_refuses_as_the_whole_path_does(backend, torch_view, dtype):
     """After a call that left a memo, each tensor numpy() refuses (requiring grad, a Parameter,
     bfloat16, a lazy negative view, a ZeroTensor) is read as the whole path reads it, on both
-    backends; another device is its BufferError. Fails when run_again lets numpy()'s refusal
+    backends; another device is its BufferError. Fails when call lets numpy()'s refusal
     through, or runs the memo on anything but the arrays."""
     g, x = torch.full((2, 3), 0.5).to(dtype), torch.arange(6, dtype=torch.float32).reshape(2, 3).to(dtype)
     y = torch.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -6.0]]).to(dtype)
@@ -599,7 +595,7 @@ def test_a_repeat_reads_what_numpy_refuses_as_the_whole_path_does(backend, torch
 
 
 def test_after_numpy_refuses_a_tensor_later_ones_are_tested_first(use_backend, torch_view):
-    """numpy()'s refusals are C++ exceptions of ~10 us: after one, run_again views tensors
+    """numpy()'s refusals are C++ exceptions of ~10 us: after one, call views tensors
     through _interop's reader, which tests for grad and bfloat16 before numpy()."""
     use_backend("numpy")
     from pyaclnn._functions import functional as _functional

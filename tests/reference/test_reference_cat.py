@@ -10,7 +10,7 @@ import pytest
 import pyaclnn
 from conftest import outcome
 from pyaclnn import acl
-from pyaclnn._cli import samples as _samples
+from pyaclnn.ops import samples as _samples
 from pyaclnn._spec import TensorMeta
 from pyaclnn.dtypes import DType
 from pyaclnn.ops.cat import spec as cat_spec

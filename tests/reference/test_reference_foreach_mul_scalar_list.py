@@ -10,7 +10,7 @@ import pytest
 
 import pyaclnn
 from conftest import outcome
-from pyaclnn._cli import samples as _samples
+from pyaclnn.ops import samples as _samples
 from pyaclnn._spec import TensorMeta
 from pyaclnn.dtypes import DType
 from pyaclnn.ops.foreach_mul_scalar_list import spec as fe_spec

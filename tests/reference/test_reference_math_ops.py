@@ -14,7 +14,7 @@ import pytest
 
 import pyaclnn
 from conftest import outcome
-from pyaclnn._cli import samples as _samples
+from pyaclnn.ops import samples as _samples
 from pyaclnn.dtypes import DType
 from helpers.data import random_array
 

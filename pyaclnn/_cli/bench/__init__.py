@@ -70,7 +70,7 @@ Exit codes: 0 done, 1 a case (or ``--acl``) failed, 2 usage error.
 """
 from __future__ import annotations
 
-from .cases import CASE_NAMES
+from ...ops.cases import CASE_NAMES
 from .cli import SCHEMA
 from .cli import main
 

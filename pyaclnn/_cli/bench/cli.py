@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from .cases import CASE_NAMES
-from .cases import make_cases
+from ...ops.cases import CASE_NAMES
+from ...ops.cases import make_cases
 from .measure import _load_torch
 from .measure import copy_bandwidth
 from .measure import run_case

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from .cases import Case
-from .cases import _outputs
-from .cases import nbytes as _nbytes
+from ...ops.cases import Case
+from ...ops.cases import _outputs
+from ...ops.cases import nbytes as _nbytes
 
 F32 = np.float32
 

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from .cases import Case
-from .cases import small_cases as _cases_of
+from ...ops.cases import Case
+from ...ops.cases import small_cases as _cases_of
 
 __all__ = ["TARGET", "TORCH_INPUT_TARGET", "SMALL_CASE", "small_cases", "measure_small", "format_small_table"]
 

@@ -6,18 +6,17 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from ..._objects import backend as _backend
 from ..._core import env as _env
 from ..._objects.device import Device
 from ..._objects.executor import Executor
-from ..._functions.functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_again, run_memo
-from ..._cli.samples import print_values
+from ..._functions.functional import Array, OutputSpec, _dtype, _shape, call
+from ..samples import print_values
 from ..._objects.tensor import Tensor
 from ...errors import AclnnParamInvalidError
 from .spec import API, OP
 
 if TYPE_CHECKING:
-    from ..._cli.bench.cases import Case
+    from ..cases import Case
 
 __all__ = ["CrossEntropyLossGrad", "cross_entropy_loss_grad", "reduction_text", "sample", "EXPECTED", "ALIAS",
            "IN_DOCTOR", "bench_case", "small_case"]
@@ -55,6 +54,15 @@ class CrossEntropyLossGrad(Executor):
         self._plan((grad_loss, log_prob, target, weight, grad_zloss, lse_for_zloss, reduction_text(reduction),
                     ignore_index, label_smoothing, lse_square_scale_for_zloss, out), repeatable)
 
+
+_TENSORS = ("grad_loss", "log_prob", "target", "weight", "grad_zloss", "lse_for_zloss")
+
+
+def _plan(backend: Any, args: tuple) -> tuple[tuple, list[OutputSpec]]:
+    """A first call's C values and output (``call``): xGrad, of logProb's shape and gradLoss's dtype."""
+    gl, lp, _t, _w, _gz, _lse, reduction, ignore_index, label_smoothing, lse_square_scale_for_zloss = args
+    return ((reduction_text(reduction), ignore_index, label_smoothing, lse_square_scale_for_zloss),
+            [(_shape(lp), _dtype(gl, _dtype(lp)))])
 
 def cross_entropy_loss_grad(grad_loss: Array, log_prob: Array, target: Array, weight: Array | None = None,
                             grad_zloss: Array | None = None, lse_for_zloss: Array | None = None,
@@ -102,24 +110,8 @@ def cross_entropy_loss_grad(grad_loss: Array, log_prob: Array, target: Array, we
         array([[ 0.125, -0.375,  0.125,  0.125],
                [ 0.125,  0.125,  0.125, -0.375]], dtype=float32)
     """
-    backend = _backend.current()
-    args = (grad_loss, log_prob, target, weight, grad_zloss, lse_for_zloss, reduction, ignore_index,
-            label_smoothing, lse_square_scale_for_zloss)
-    outs = run_again(backend, OP, args)  # a repeat of a call that worked: all below is known
-    if outs is None:
-        red = reduction_text(reduction)
-        gl, lp, t = _arg(grad_loss, "grad_loss", API), _arg(log_prob, "log_prob", API), _arg(target, "target", API)
-        w, gz, lse = _arg(weight, "weight", API), _arg(grad_zloss, "grad_zloss", API), \
-            _arg(lse_for_zloss, "lse_for_zloss", API)
-        args = (gl, lp, t, w, gz, lse, *args[6:])
-        memo = memo_for(backend, OP, args)  # the same, for what run_again does not view (Python floats...)
-        if memo is None:
-            (out,) = _first_call(backend, OP, API, args, 6,
-                                 (red, ignore_index, label_smoothing, lse_square_scale_for_zloss),
-                                 [(_shape(lp), _dtype(gl, _dtype(lp)))])
-            return out
-        outs = run_memo(memo, args)
-    (out,) = outs
+    (out,) = call(OP, API, (grad_loss, log_prob, target, weight, grad_zloss, lse_for_zloss, reduction, ignore_index,
+                            label_smoothing, lse_square_scale_for_zloss), _TENSORS, _plan)
     return out
 
 
@@ -155,9 +147,9 @@ def sample(emit: Callable[[str], None] = print) -> None:
 def case(N: int, C: int) -> Case:
     """float32 (N, C) log-probabilities, mean, int64 targets, no weight, against aten's
     nll_loss_backward then _log_softmax_backward_data (cross_entropy = nll_loss(log_softmax))."""
-    from ..._cli.bench.cases import F32
-    from ..._cli.bench.cases import Case
-    from ..._cli.bench.cases import nbytes
+    from ..cases import F32
+    from ..cases import Case
+    from ..cases import nbytes
 
     def make(rng: np.random.Generator) -> dict[str, Any]:
         logits = rng.standard_normal((N, C), dtype=F32)

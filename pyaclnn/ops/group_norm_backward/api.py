@@ -6,18 +6,17 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, overload
 
 import numpy as np
 
-from ..._objects import backend as _backend
 from ..._core import env as _env
 from ..._objects.device import Device
 from ..._objects.executor import Executor
-from ..._functions.functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_again, run_memo
-from ..._cli.samples import print_values
+from ..._functions.functional import Array, OutputSpec, _dtype, _shape, call
+from ..samples import print_values
 from ..._registry.signature import c_values
 from ..._objects.tensor import Tensor
 from .spec import API, OP, output_shapes
 
 if TYPE_CHECKING:
-    from ..._cli.bench.cases import Case
+    from ..cases import Case
 
 __all__ = ["GroupNormBackward", "group_norm_backward", "output_mask", "sample", "EXPECTED", "NOTE", "ALIAS",
            "IN_DOCTOR", "bench_case", "small_case"]
@@ -64,6 +63,24 @@ class GroupNormBackward(Executor):
 _mask = output_mask  # the parameters above shadow the name
 
 AllTrue = tuple[Literal[True], Literal[True], Literal[True]]
+
+
+_TENSORS = ("grad_out", "input", "mean", "rstd", "gamma")
+
+
+def _plan(backend: Any, args: tuple) -> tuple[tuple, list[OutputSpec | None]]:
+    """A first call's C values and outputs (``call``): those the mask asks for."""
+    dy, x, m, r, g, N, C, HxW, group, output_mask = args
+    mask = _mask(output_mask, API)
+    # N, C, HxW, group checked as the int64_t they are (C sizes the outputs): TypeError for "2" or 2.5
+    n, c, hxw, grp = c_values(backend.runtime.op_info(OP).signature,
+                              (dy, x, m, r, g, N, C, HxW, group, mask, None, None, None))[5:9]
+    shapes = output_shapes(_shape(x), None if g is None else _shape(g), c)
+    dt = _dtype(dy)
+    dtypes = (dt, _dtype(m, dt), _dtype(m, dt))  # 950: dgamma/dbeta follow mean
+    specs: list[OutputSpec | None] = [(s, d) if (mask is None or i >= len(mask) or mask[i]) else None
+                                      for i, (s, d) in enumerate(zip(shapes, dtypes))]
+    return (n, c, hxw, grp, mask), specs
 
 
 @overload
@@ -120,29 +137,8 @@ def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array,
         >>> dgamma, dbeta
         (array([-4.,  4.], dtype=float32), array([4., 4.], dtype=float32))
     """
-    backend = _backend.current()
-    args = (grad_out, input, mean, rstd, gamma, N, C, HxW, group, output_mask)
-    outs = run_again(backend, OP, args)  # a repeat of a call that worked: all below is known
-    if outs is None:
-        dy, x, m, r = _arg(grad_out, "grad_out", API), _arg(input, "input", API), _arg(mean, "mean", API), \
-            _arg(rstd, "rstd", API)
-        g = _arg(gamma, "gamma", API)
-        args = (dy, x, m, r, g, N, C, HxW, group, output_mask)
-        memo = memo_for(backend, OP, args)  # the same, for what run_again does not view (Python floats...)
-        if memo is None:
-            mask = _mask(output_mask, API)
-            # N, C, HxW, group checked as the int64_t they are (C sizes the outputs): TypeError for "2" or 2.5
-            n, c, hxw, grp = c_values(backend.runtime.op_info(OP).signature,
-                                      (dy, x, m, r, g, N, C, HxW, group, mask, None, None, None))[5:9]
-            shapes = output_shapes(_shape(x), None if g is None else _shape(g), c)
-            dt = _dtype(dy)
-            dtypes = (dt, _dtype(m, dt), _dtype(m, dt))  # 950: dgamma/dbeta follow mean
-            specs = [(s, d) if (mask is None or i >= len(mask) or mask[i]) else None
-                     for i, (s, d) in enumerate(zip(shapes, dtypes))]
-            grad_input, grad_gamma, grad_beta = _first_call(backend, OP, API, args, 5, (n, c, hxw, grp, mask), specs)
-            return grad_input, grad_gamma, grad_beta
-        outs = run_memo(memo, args)
-    grad_input, grad_gamma, grad_beta = outs
+    grad_input, grad_gamma, grad_beta = call(OP, API, (grad_out, input, mean, rstd, gamma, N, C, HxW, group, output_mask),
+                                             _TENSORS, _plan)
     return grad_input, grad_gamma, grad_beta
 
 
@@ -193,9 +189,9 @@ def sample(emit: Callable[[str], None] = print) -> None:
 # -- benchmark cases (python -m pyaclnn bench) -------------------------------------------------------
 def case(N: int, C: int, H: int, W: int, G: int) -> Case:
     """float32 (N, C, H, W) with gamma, all three outputs, against aten's native_group_norm_backward."""
-    from ..._cli.bench.cases import F32
-    from ..._cli.bench.cases import Case
-    from ..._cli.bench.cases import nbytes
+    from ..cases import F32
+    from ..cases import Case
+    from ..cases import nbytes
     HxW = H * W
 
     def make(rng: np.random.Generator) -> dict[str, Any]:

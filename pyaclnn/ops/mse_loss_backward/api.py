@@ -7,18 +7,17 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from ..._objects import backend as _backend
 from ..._core import env as _env
 from ..._objects.device import Device
 from ..._objects.executor import Executor
-from ..._cli.samples import print_values
-from ..._functions.functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_again, run_memo
+from ..samples import print_values
+from ..._functions.functional import Array, OutputSpec, _dtype, _shape, call
 from ..._objects.tensor import Tensor
 from ...errors import AclnnParamInvalidError
 from .spec import API, OP, out_shape
 
 if TYPE_CHECKING:
-    from ..._cli.bench.cases import Case
+    from ..cases import Case
 
 __all__ = ["MseLossBackward", "mse_loss_backward", "reduction_code", "sample", "EXPECTED", "ALIAS", "IN_DOCTOR",
            "bench_case", "small_case"]
@@ -56,6 +55,14 @@ class MseLossBackward(Executor):
         self._plan((grad_output, input, target, reduction_code(reduction), out), repeatable)
 
 
+_TENSORS = ("grad_output", "input", "target")
+
+
+def _plan(backend: Any, args: tuple) -> tuple[tuple, list[OutputSpec]]:
+    """A first call's C values and output (``call``): the reduction's int64, the broadcast shape."""
+    g, x, y, reduction = args
+    return (reduction_code(reduction),), [(out_shape(_shape(g), _shape(x), _shape(y)), _dtype(x))]
+
 def mse_loss_backward(grad_output: Array, input: Array, target: Array, reduction: str | int = "mean") -> np.ndarray:
     """Gradient of MSE loss w.r.t. ``input`` (aclnnMseLossBackward).
 
@@ -85,20 +92,7 @@ def mse_loss_backward(grad_output: Array, input: Array, target: Array, reduction
         array([[-0.,  0.],
                [ 1.,  3.]], dtype=float32)
     """
-    backend = _backend.current()
-    args = (grad_output, input, target, reduction)
-    outs = run_again(backend, OP, args)  # a repeat of a call that worked: all below is known
-    if outs is None:
-        r = reduction_code(reduction)
-        g, x, y = _arg(grad_output, "grad_output", API), _arg(input, "input", API), _arg(target, "target", API)
-        args = (g, x, y, reduction)
-        memo = memo_for(backend, OP, args)  # the same, for what run_again does not view (Python floats...)
-        if memo is None:
-            (out,) = _first_call(backend, OP, API, args, 3, (r,),
-                                 [(out_shape(_shape(g), _shape(x), _shape(y)), _dtype(x))])
-            return out
-        outs = run_memo(memo, args)
-    (out,) = outs
+    (out,) = call(OP, API, (grad_output, input, target, reduction), _TENSORS, _plan)
     return out
 
 
@@ -127,9 +121,9 @@ def sample(emit: Callable[[str], None] = print) -> None:
 # -- benchmark cases (python -m pyaclnn bench) -------------------------------------------------------
 def case(shape: tuple[int, ...]) -> Case:
     """Reduction none on three float32 inputs of ``shape``, against aten's mse_loss_backward."""
-    from ..._cli.bench.cases import F32
-    from ..._cli.bench.cases import Case
-    from ..._cli.bench.cases import nbytes
+    from ..cases import F32
+    from ..cases import Case
+    from ..cases import nbytes
 
     def make(rng: np.random.Generator) -> dict[str, Any]:
         return {k: rng.standard_normal(shape, dtype=F32) for k in ("grad", "x", "y")}

@@ -6,17 +6,16 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from ..._objects import backend as _backend
 from ..._core import env as _env
 from ..._objects.device import Device
 from ..._objects.executor import Executor
-from ..._functions.functional import Array, _arg, _dtype, _first_call, _shape, memo_for, run_again, run_memo
-from ..._cli.samples import print_values
+from ..._functions.functional import Array, OutputSpec, _dtype, _shape, call
+from ..samples import print_values
 from ..._objects.tensor import Tensor
 from .spec import API, OP, output_shapes
 
 if TYPE_CHECKING:
-    from ..._cli.bench.cases import Case
+    from ..cases import Case
 
 __all__ = ["PreluBackward", "prelu_backward", "sample", "EXPECTED", "NOTE", "ALIAS", "IN_DOCTOR",
            "bench_case", "small_case"]
@@ -35,6 +34,15 @@ class PreluBackward(Executor):
                  repeatable: bool = False) -> None:
         self._plan((grad_output, input, weight, grad_input, grad_weight), repeatable)
 
+
+_TENSORS = ("grad_output", "input", "weight")
+
+
+def _plan(backend: Any, args: tuple) -> tuple[tuple, list[OutputSpec]]:
+    """A first call's outputs (``call``): gradInput and gradWeight, in ``input``'s dtype."""
+    dy, x, w = args
+    gi_shape, gw_shape = output_shapes(_shape(x), _shape(w))
+    return (), [(gi_shape, _dtype(x)), (gw_shape, _dtype(x))]
 
 def prelu_backward(grad_output: Array, input: Array, weight: Array) -> tuple[np.ndarray, np.ndarray]:
     """Gradients of PReLU (aclnnPreluBackward) -> (grad_input, grad_weight).
@@ -63,20 +71,7 @@ def prelu_backward(grad_output: Array, input: Array, weight: Array) -> tuple[np.
         (array([[0.25, 1.  ],
                [1.  , 0.5 ]], dtype=float32), array([-1., -4.], dtype=float32))
     """
-    backend = _backend.current()
-    args = (grad_output, input, weight)
-    outs = run_again(backend, OP, args)  # a repeat of a call that worked: all below is known
-    if outs is None:
-        dy, x, w = _arg(grad_output, "grad_output", API), _arg(input, "input", API), _arg(weight, "weight", API)
-        args = (dy, x, w)
-        memo = memo_for(backend, OP, args)  # the same, for what run_again does not view (Python floats...)
-        if memo is None:
-            gi_shape, gw_shape = output_shapes(_shape(x), _shape(w))
-            grad_input, grad_weight = _first_call(backend, OP, API, args, 3, (),
-                                                  [(gi_shape, _dtype(x)), (gw_shape, _dtype(x))])
-            return grad_input, grad_weight
-        outs = run_memo(memo, args)
-    grad_input, grad_weight = outs
+    grad_input, grad_weight = call(OP, API, (grad_output, input, weight), _TENSORS, _plan)
     return grad_input, grad_weight
 
 
@@ -111,9 +106,9 @@ def sample(emit: Callable[[str], None] = print) -> None:
 def case(shape: tuple[int, ...]) -> Case:
     """float32 ``shape`` with one weight per channel (dim 1), against aten's _prelu_kernel_backward
     and the weight gradient summed to (C,) as autograd's sum_to_size does."""
-    from ..._cli.bench.cases import F32
-    from ..._cli.bench.cases import Case
-    from ..._cli.bench.cases import nbytes
+    from ..cases import F32
+    from ..cases import Case
+    from ..cases import nbytes
     C = shape[1]
     per_channel = (1, C) + (1,) * (len(shape) - 2)  # the weight as aten's kernel takes it
     other_dims = tuple(d for d in range(len(shape)) if d != 1)

@@ -9,7 +9,7 @@ import numpy as np
 from ..._core import env as _env
 from ..._objects.device import Device
 from ..._objects.executor import Op
-from ..._cli.samples import print_values
+from ..samples import print_values
 from ..._objects.tensor import Tensor
 from ...dtypes import DType
 from .spec import OP

@@ -50,19 +50,19 @@ def _outputs(result: Any) -> list[Any]:
 
 def make_cases(quick: bool) -> list[Case]:
     """Each operator's large-table case (its api.py's ``bench_case``), in pyaclnn/ops order."""
-    from ... import ops
+    from .. import ops
     return [api.bench_case(quick) for api in ops.apis().values() if hasattr(api, "bench_case")]
 
 
 def small_cases(elements: int) -> list[Case]:
     """Each operator's small-call case on inputs of ``elements`` elements (its ``small_case``)."""
-    from ... import ops
+    from .. import ops
     return [api.small_case(elements) for api in ops.apis().values() if hasattr(api, "small_case")]
 
 
 def case_names() -> tuple[str, ...]:
     """The names of ``bench --case``: each operator's short name (its api.py's ``ALIAS``)."""
-    from ... import ops
+    from .. import ops
     return tuple(api.ALIAS for api in ops.apis().values() if hasattr(api, "bench_case"))
 
 
