@@ -226,16 +226,6 @@ def class_for_status(status: int) -> type[AclError]:
     return _BY_STATUS.get(status, AclError)
 
 
-# The statuses only a graph-capture rule returns (hicann/runtime errcode_manage.cc; issue 26): the
-# exception says so, with the user's line (pyaclnn._core.sites.capture_rule, at both backends'
-# one place a status becomes an exception).
-# 107024 dependency, 107025 unjoined, 107027 stream captured, 107028 event captured, 107030 mode,
-# 107031 implicit (default stream), 107032 conflict, 107036 unmatched, 107038 wrong thread,
-# 107041 block async, 507903 invalidated.
-CAPTURE_RULE_STATUSES = frozenset((107024, 107025, 107027, 107028, 107030, 107031, 107032, 107036, 107038, 107041,
-                                   507903))
-
-
 def from_status(status: int, api: str, detail: str | None = None,
                 cann_message: str | None = None) -> AclError:
     """Build the exception for a failing ``status`` returned by the C function ``api``.

@@ -72,11 +72,18 @@ def user_site() -> Site:
     return UNKNOWN
 
 
+# The statuses only a graph-capture rule returns (hicann/runtime errcode_manage.cc; issue 26):
+# 107024 dependency, 107025 unjoined, 107027 stream captured, 107028 event captured, 107030 mode,
+# 107031 implicit (default stream), 107032 conflict, 107036 unmatched, 107038 wrong thread,
+# 107041 block async, 507903 invalidated.
+CAPTURE_RULE_STATUSES = frozenset((107024, 107025, 107027, 107028, 107030, 107031, 107032, 107036, 107038,
+                                   107041, 507903))
+
+
 def capture_rule(status: int, detail: str | None) -> str | None:
     """``detail`` of an exception for ``status``, saying that a graph-capture rule was broken and
     at which of the user's lines when the status is one only such a rule returns
-    (``pyaclnn.errors.CAPTURE_RULE_STATUSES``); else ``detail`` as it is."""
-    from ..errors import CAPTURE_RULE_STATUSES
+    (``CAPTURE_RULE_STATUSES``); else ``detail`` as it is."""
     if status not in CAPTURE_RULE_STATUSES:
         return detail
     return f"{detail + '; ' if detail else ''}a graph-capture rule broken at {user_site()}"

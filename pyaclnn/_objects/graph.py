@@ -189,11 +189,11 @@ class Capture:
         graph = self.graph
         assert graph is not None
         if kind is None:
-            graph._end()
+            graph._end()  # private: this module's own class, ended by its capture context
             return
         if self.stream.order.graph is graph:  # the block failed: end the capture, drop what it made
             try:
-                graph._end()
+                graph._end()  # private: as above
             except Exception:  # noqa: BLE001 - the block's own error is the one to raise
                 pass
             graph.close()

@@ -58,11 +58,7 @@ the op definition, counting NULL optional tensors: generated ops, abi.md Addendu
 """
 from __future__ import annotations
 
-import configparser
 import difflib
-import json
-import os
-import re
 import threading
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -77,6 +73,7 @@ from .._core import elf as _elf
 from .._core import env as _env
 from .._core.headers_path import HEADER_DIR
 from . import table as _signature_table
+from .opdefs import OpDef, normal_name, read_opdefs
 from .signature import Signature, internal_header, parse_header, scan_header
 
 __all__ = ["Source", "Skipped", "Declaration", "OpInfo", "Registry", "shipped_roles", "references"]
@@ -201,40 +198,6 @@ class OpInfo:
         of pyaclnn's headers/ (whichever source's header declares it), or, for the aten tier,
         the C parameters its table entry names (pyaclnn.ops.aten_fits)."""
         return (self.shipped and self.name in ops.names()) or ops.aten_fits(self.name, self.names)
-
-
-def _normal(name: str) -> str:
-    """gradLoss, grad_loss, weightOptional -> gradloss, gradloss, weight (for op-definition names)."""
-    n = name.replace("_", "").lower()
-    for suffix in ("optional", "ref"):
-        if n.endswith(suffix) and len(n) > len(suffix):
-            n = n[: -len(suffix)]
-    return n
-
-
-OpDef = tuple[list[str], list[str], int]  # input names, output names, attribute count
-
-
-def read_opdefs(path: Path) -> dict[str, OpDef]:
-    """{op type: its OpDef} of one ops-info json file (``inputN``/``outputN`` with a ``name``;
-    ``attr.list``); {} if it cannot be read."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    defs: dict[str, OpDef] = {}
-    for op, body in data.items() if isinstance(data, dict) else ():
-        if not isinstance(body, dict):
-            continue
-        groups: dict[str, list[tuple[int, str]]] = {"input": [], "output": []}
-        for key, value in body.items():
-            m = re.fullmatch(r"(input|output)(\d+)", key)
-            if m and isinstance(value, dict) and "name" in value:
-                groups[m.group(1)].append((int(m.group(2)), str(value["name"])))
-        attrs = body.get("attr", {}).get("list", "") if isinstance(body.get("attr"), dict) else ""
-        defs[op] = ([n for _, n in sorted(groups["input"])], [n for _, n in sorted(groups["output"])],
-                    len([a for a in str(attrs).split(",") if a.strip()]))
-    return defs
 
 
 class Registry:
@@ -460,7 +423,7 @@ class Registry:
         table = _signature_table.roles(name, source.include_dirs[0]) if source.kind == "table" else None
         if roles is not None:
             names, info.index_rule = roles
-            outputs = {_normal(n) for n in names}
+            outputs = {normal_name(n) for n in names}
         elif table is not None:  # what the table's generator found (its file says how)
             info.inputs, info.outputs = table[0], table[1]
             return info
@@ -468,9 +431,9 @@ class Registry:
             opdef = self._opdef(source, name)
             if opdef is not None:
                 ins, outs, n_attrs = opdef
-                outputs = {_normal(n) for n in outs}
-                known = outputs | {_normal(n) for n in ins}
-                unknown = [sig.params[i].name for i in tensors if _normal(sig.params[i].name) not in known]
+                outputs = {normal_name(n) for n in outs}
+                known = outputs | {normal_name(n) for n in ins}
+                unknown = [sig.params[i].name for i in tensors if normal_name(sig.params[i].name) not in known]
                 n = len(sig.params)
                 if unknown and n == len(ins) + n_attrs + len(outs):
                     # opbuild writes the definition's inputs, its attributes, then its outputs, and
@@ -487,7 +450,7 @@ class Registry:
                 + ("no rule of the table's generator (tools/gen_signatures.py) says which are outputs"
                    if source.kind == "table" else f"no op definition of {source.label} names its outputs"))
             return info
-        info.outputs = tuple(i for i in tensors if _normal(sig.params[i].name) in outputs)
+        info.outputs = tuple(i for i in tensors if normal_name(sig.params[i].name) in outputs)
         info.inputs = tuple(i for i in tensors if i not in info.outputs)
         return info
 
