@@ -27,7 +27,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("RNG and seeds (the device's Philox streams, which torch's CPU generator does not reproduce)",
      ("Random", "Randperm", "Bernoulli", "Multinomial", "Dropout", "Normal", "Uniform", "RRelu")),
     ("NZ and other device-private formats", ("WeightNz", "WeightNZ", "FormatCast", "TransMatmulWeight",
-                                             "TransConvolutionWeight", "INT4Pack", "Compress")),
+                                             "TransConvolutionWeight", "INT4Pack", "MatmulCompress")),
     ("quantised operators (device-specific scales and packed layouts)", ("Quant", "MxQuant")),
     ("fused transformer and MoE operators (ops-transformer)",
      ("Attention", "Attn", "Moe", "Rope", "RotaryPos", "RotaryPosition", "MlaProlog", "Nsa", "FFN", "GroupedMatmul",
