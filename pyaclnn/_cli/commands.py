@@ -117,9 +117,9 @@ def _matches(pattern: str | None, name: str) -> bool:
 
 
 def _describe(name: str, has_reference: bool) -> dict[str, Any]:
-    """How the operator's reference is described (pyaclnn.ops._aten.coverage.describe); for a
+    """How the operator's reference is described (pyaclnn._registry.coverage.describe); for a
     prototype the reference was not written for, why it has none."""
-    from ..ops._aten.coverage import describe
+    from .._registry.coverage import describe
     found = describe(name)
     if found["tier"] is not None and not has_reference:
         return {"tier": None, "left_out": {"group": "prototype", "reason": (

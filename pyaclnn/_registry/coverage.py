@@ -10,9 +10,8 @@ import importlib
 import pkgutil
 from typing import Any
 
-from . import table as _table
-from .. import snake as _snake, tier as _tier
-from . import entries
+from ..ops import snake as _snake, tier as _tier
+from ..ops._aten import entries, table as _table
 
 __all__ = ["GENERIC", "describe", "left_out", "why_left_out", "GROUPS"]
 
