@@ -279,7 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
                          description="List the operators the active backend can call (custom operator "
                                      "packages, pyaclnn's headers/, the installed CANN's aclnnop headers), "
                                      "each with its C parameters, their kinds, which tensors are inputs and "
-                                     "outputs, and whether it has a NumPy reference. Exit 1 if none matches.")
+                                     "outputs, and its NumPy reference's tier (exact, aten or none: where "
+                                     "it is described, its checks and known differences). Exit 1 if none "
+                                     "matches.")
     ops.add_argument("pattern", nargs="?", default=None, metavar="PATTERN",
                      help="a name substring or shell pattern (e.g. Add, 'aclnn*Backward'), case-insensitive")
     ops.add_argument("--json", action="store_true", help="print one JSON object")
