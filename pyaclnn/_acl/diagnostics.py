@@ -18,6 +18,7 @@ from typing import Any, Callable
 from .._core.constants import ACL_ERROR_REPEAT_INITIALIZE
 from .._core import env as _env
 from .._registry import table as _signature_table
+from .. import ops
 from .._registry.operators import Registry, references
 from .._registry.sources import cann_sources, pyaclnn_source, table_source
 from . import _lib, _loader
@@ -174,7 +175,9 @@ def operators(found: _loader.Discovery | None) -> dict[str, Any]:
     ``conflicts``: [{op, source, header, others: [{source, header, declaration}]}] for each
     operator declared with differing prototypes (which declaration is used: ``_registry``'s
     precedence; only the headers of names declared twice are parsed);
-    ``total``: distinct operators; ``references``: those with a NumPy reference."""
+    ``total``: distinct operators; ``references``: those with an exact NumPy reference;
+    ``tiers``: {exact, aten, none}: how many have a reference of each tier (pyaclnn.ops.tier),
+    and how many are declared without one."""
     home = found.home if found is not None and found.found else None
     registry = Registry(cann_sources(home, found.layout) if home is not None and found is not None
                         else [pyaclnn_source(), table_source()])
@@ -204,8 +207,12 @@ def operators(found: _loader.Discovery | None) -> dict[str, Any]:
                   "others": [{"source": d.source.label, "header": str(d.header), "declaration": str(d.signature)}
                              for d in info.conflicts]}
                  for name, info in registry.conflicts().items()]
+    tiers = {"exact": 0, "aten": 0, "none": 0}
+    for name in found_ops:  # the NumPy reference's tier of each, for the prototype found (ops.tier)
+        info = registry.get(name)
+        tiers[str(ops.tier(name)) if info is not None and info.has_reference else "none"] += 1
     return {"sources": sources, "libraries": libraries, "skipped": skipped, "conflicts": conflicts,
-            "total": len(found_ops),
+            "total": len(found_ops), "tiers": tiers,
             "references": [n for n in references() if n in found_ops and (i := registry.get(n)) is not None and i.has_reference]}
 
 
@@ -308,6 +315,6 @@ def report() -> dict[str, Any]:
     try:
         out["operators"] = operators(found)
     except Exception as exc:  # noqa: BLE001
-        out["operators"] = {"sources": [], "libraries": [], "skipped": [], "conflicts": [], "total": 0, "references": [],
+        out["operators"] = {"sources": [], "libraries": [], "skipped": [], "conflicts": [], "total": 0, "tiers": {"exact": 0, "aten": 0, "none": 0}, "references": [],
                             "error": _err(exc)}
     return out

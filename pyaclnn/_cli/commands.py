@@ -116,9 +116,22 @@ def _matches(pattern: str | None, name: str) -> bool:
     return False
 
 
+def _describe(name: str, has_reference: bool) -> dict[str, Any]:
+    """How the operator's reference is described (pyaclnn._registry.coverage.describe); for a
+    prototype the reference was not written for, why it has none."""
+    from .._registry.coverage import describe
+    found = describe(name)
+    if found["tier"] is not None and not has_reference:
+        return {"tier": None, "left_out": {"group": "prototype", "reason": (
+            f"this declaration's prototype is not the one the {found['tier']} reference was written for")}}
+    return found
+
+
 def ops_table(pattern: str | None = None) -> list[dict[str, Any]]:
     """The operators of the active backend's registry whose name matches ``pattern`` (a
-    substring, or a shell pattern with * ? [...]; case-insensitive), parsed, in name order."""
+    substring, or a shell pattern with * ? [...]; case-insensitive), parsed, in name order;
+    ``reference``: the NumPy reference's tier, "exact", "aten" or None (pyaclnn.ops.tier)."""
+    from .. import ops as _ops
     from .._objects import backend as _backend
     registry = _backend.current().runtime.registry
     rows = []
@@ -131,7 +144,8 @@ def ops_table(pattern: str | None = None) -> list[dict[str, Any]]:
         rows.append({
             "name": f"aclnn{name}", "source": info.source.label, "header": str(info.header),
             "library": None if info.source.library is None else str(info.source.library),
-            "reference": info.has_reference, "problem": info.signature.problem,
+            "reference": _ops.tier(name) if info.has_reference else None,
+            "described": _describe(name, info.has_reference), "problem": info.signature.problem,
             "skipped": [{"source": k.source.label, "header": str(k.header), "reason": k.reason}
                         for k in info.skipped],
             "provided": all(k.source != info.source for k in info.skipped),
@@ -170,6 +184,16 @@ def _no_match(pattern: str | None, backend: str) -> str:
     return text
 
 
+def _reference_lines(d: dict[str, Any]) -> list[str]:
+    """The operator's tier, where it is described, its checks and notes (``ops`` text)."""
+    if d["tier"] is None:
+        why = d["left_out"]
+        return [f"reference: none ({why['group']}" + (f": {why['reason']})" if why["reason"] else ")")]
+    lines = [f"reference: {d['tier']} ({d['where']}" + (f"; {d['aten']})" if d["aten"] else ")"),
+             f"checks: {d['checks']}"]
+    return lines + ([f"known differences: {d['notes']}"] if d["notes"] else [])
+
+
 def cmd_ops(args: argparse.Namespace) -> int:
     info = _backend_or_status()
     if isinstance(info, int):
@@ -192,6 +216,8 @@ def cmd_ops(args: argparse.Namespace) -> int:
         if row["launch"]:
             print(f"    launch: aclnn{row['name'][5:]}(workspace, workspaceSize, executor, "
                   f"{', '.join(p['name'] for p in row['launch'])}, stream)")
+        for line in _reference_lines(row["described"]):
+            print(f"    {line}")
         for problem in (row["problem"], row["roles_problem"]):
             if problem:
                 print(f"    note: {problem}")
@@ -253,7 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
                          description="List the operators the active backend can call (custom operator "
                                      "packages, pyaclnn's headers/, the installed CANN's aclnnop headers), "
                                      "each with its C parameters, their kinds, which tensors are inputs and "
-                                     "outputs, and whether it has a NumPy reference. Exit 1 if none matches.")
+                                     "outputs, and its NumPy reference's tier (exact, aten or none: where "
+                                     "it is described, its checks and known differences). Exit 1 if none "
+                                     "matches.")
     ops.add_argument("pattern", nargs="?", default=None, metavar="PATTERN",
                      help="a name substring or shell pattern (e.g. Add, 'aclnn*Backward'), case-insensitive")
     ops.add_argument("--json", action="store_true", help="print one JSON object")

@@ -70,7 +70,7 @@ def _cann_report() -> dict[str, Any]:
         probe = {"value": None, "error": error}
         return {"env": _env.cann_vars(), "discovery": {"found": False, "attempts": [], "error": error},
                 "simulators": [], "libraries": {}, "opened_by_name": {}, "symbols": {}, "missing_required": [], "missing_optional": [],
-                "operators": {"sources": [], "libraries": [], "skipped": [], "conflicts": [], "total": 0, "references": [],
+                "operators": {"sources": [], "libraries": [], "skipped": [], "conflicts": [], "total": 0, "tiers": {"exact": 0, "aten": 0, "none": 0}, "references": [],
                               "error": error},
                 "acl_init": {"ok": None, "status": None, "error": error}, "cann_version": dict(probe),
                 "device_count": dict(probe), "soc_name": dict(probe)}
@@ -342,7 +342,11 @@ def doctor_text(data: dict[str, Any]) -> str:
                 others = "; ".join(f"{d['source']} ({Path(d['header']).name})" for d in row["others"])
                 out.append(f"    CONFLICT aclnn{row['op']}: uses {row['source']} ({Path(row['header']).name}), "
                            f"not {others} (`{PROG} ops {row['op']}` shows both)")
-        out.append(f"  with a NumPy reference (run on either backend): {', '.join(ops.get('references') or []) or 'none'}")
+        tiers = ops.get("tiers") or {}
+        out.append(f"  NumPy references: exact {tiers.get('exact', 0)}, aten {tiers.get('aten', 0)}, declared without "
+                   f"a reference {tiers.get('none', 0)} (`{PROG} ops` shows each operator's tier)")
+        out.append(f"  with an exact NumPy reference (run on either backend): "
+                   f"{', '.join(ops.get('references') or []) or 'none'}")
         if ops.get("error"):
             out.append(f"  error: {ops['error']}")
     out += ["", "runtime:"]

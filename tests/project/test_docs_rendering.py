@@ -9,7 +9,8 @@ test_docs.py runs the pages' code; this module builds the site (``mkdocs build -
 - the API pages name only what a user can import: no ``pyaclnn._x`` path, no ``_name``;
 - code lines fit: at most CODE_WIDTH characters, SIDE_BY_SIDE_WIDTH in the porting guide's
   two columns (docs/css/extra.css sizes their font for it);
-- the home page's count of operators with a reference is ``len(pyaclnn.ops.names())``.
+- the home page's count of operators with a reference is ``len(pyaclnn.ops.names())``, and that
+  of the aten tier ``len(pyaclnn.ops.aten_names())``.
 
 PYACLNN_DOCS_SITE=<dir> checks a site built already (the built HTML of another commit, say)
 instead of building one. Skipped where mkdocs is not installed (the oldest-dependencies run).
@@ -179,3 +180,8 @@ def test_the_home_page_counts_the_operators_with_a_reference(site: dict[str, Pag
         if m.group(1).lower() in NUMBERS:
             assert NUMBERS[m.group(1).lower()] == count, (m.group(0), count)
     assert any("guide/operators/" in a for a in home.attributes), "the home page does not link the operators page"
+    # the aten tier's count, from its table (issue 24): "computes 534 more operators"
+    aten = [int(m.group(1)) for p in home.paragraphs for m in re.finditer(r"\bcomputes (\d+) more operators", p)]
+    assert aten, "the home page does not say how many operators the aten tier computes"
+    assert set(aten) == {len(ops.aten_names())}, (aten, len(ops.aten_names()))
+    assert any("coverage/" in a for a in home.attributes), "the home page does not link the coverage page"

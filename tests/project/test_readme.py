@@ -48,3 +48,13 @@ def test_readme_links_lead_to_files():
     assert len(local) >= 20, local  # the guide, the API pages, the behaviour pages
     missing = [link for link in local if not (ROOT / link).exists()]
     assert not missing, f"README links to files that do not exist: {missing}"
+
+
+def test_readme_counts_the_tiers():
+    """The README's counts: ten exact references, the aten tier's from its table (issue 24)."""
+    from pyaclnn import ops
+    text = " ".join(README.read_text().split())
+    assert "ten operators with an exact reference" in text and len(ops.names()) == 10
+    said = re.findall(r"computes (\d+) more operators", text)
+    assert said and {int(n) for n in said} == {len(ops.aten_names())}, said
+    assert "pip install 'pyaclnn[torch]'" in text

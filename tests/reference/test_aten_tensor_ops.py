@@ -544,49 +544,59 @@ def test_bincount(aten: object) -> None:
     assert status_of("Bincount", v.astype(F32), None, 0, z(6)) == 161002  # self not an integer
 
 
-# -- operators of the list the base table (reduce.py, index.py, nn.py) took first ---------------
-# Where its entry departs from the op source these tests say so, strictly expected to fail until
-# the base entry changes (the base modules are not this family's to edit).
-def _base(reason: str) -> Any:
-    return pytest.mark.xfail(strict=True, raises=(pyaclnn.AclError, AssertionError), reason=reason)
-
-
-@_base("aclnn_all.cpp / aclnn_any.cpp make_dim_mask: an empty dim reduces every axis; aten's all.dims "
-       "reads [] as no axis (reduce.py passes it as it is)")
+# -- operators of the list the base table (reduce.py, index.py, nn.py...) took first -------------
+# Where its entry departed from the op source (each test's docstring cites the file, of
+# hicann/ops-math), fixed in the base entry (table/_base_fns.py has the compositions it needed).
 def test_base_all_any_empty_dim_reduce_every_axis(aten: object) -> None:
+    """math/reduce_all/op_api/aclnn_all.cpp, reduce_any/op_api/aclnn_any.cpp make_dim_mask: an
+    empty dim reduces every axis (aten's all.dims reads [] as no axis)."""
     i = ints(2, 3)
     same(call("All", i, [], False, z((), U8)), int(i.all()), U8)
     same(call("Any", i, [], False, z((), B)), i.any())
+    same(call("Any", i == 9, [], True, z((1, 1), B)), [[False]])
 
 
-@_base("aclnn_logsumexp.cpp (dim->Size() == 0): every axis; aten's logsumexp refuses [] shapes")
 def test_base_logsumexp_empty_dim_reduces_every_axis(aten: object) -> None:
+    """math/reduce_log_sum_exp/op_api/aclnn_logsumexp.cpp (dim->Size() == 0): every axis (aten's
+    logsumexp refuses [])."""
     x = rand(2, 3)
     close(call("LogSumExp", x, [], False, z(())), np.log(np.exp(x.astype(F64)).sum()))
+    close(call("LogSumExp", x, [], True, z((1, 1))), [[np.log(np.exp(x.astype(F64)).sum())]])
 
 
-@_base("aclnn_fill_tensor.cpp: value 0-D or 1-D with one element; aten's fill.Tensor takes 0-D only")
 def test_base_fill_tensor_takes_a_one_element_vector(aten: object) -> None:
+    """conversion/fill/op_api/aclnn_fill_tensor.cpp CheckShape: value 0-D or 1-D with one element
+    (aten's fill.Tensor takes 0-D only); more elements are refused."""
     same(call("InplaceFillTensor", ints(2, 2, dtype=I64), np.array([7.9], F32), outputs=("selfRef",)),
          np.full((2, 2), 7), I64)
+    assert status_of("InplaceFillTensor", ints(2, 2), np.array([1.0, 2.0], F32)) == 161002
 
 
-@_base("aclnn_dot.cpp ASCEND910B_DTYPE_DTYPE_SUPPORT_LIST has INT8, INT32, UINT8 (nn.py: floats only)")
 def test_base_dot_takes_integers(aten: object) -> None:
+    """math/dot/op_api/aclnn_dot.cpp ASCEND910B_DTYPE_DTYPE_SUPPORT_LIST has INT8, INT32 and
+    UINT8; self, tensor and out of one dtype (OP_CHECK_DTYPE_NOT_SAME)."""
     i = ints(6, dtype=I8, lo=-3, hi=4)
     same(call("Dot", i, i, z((), I8)), np.int8(i.astype(I64) @ i), I8)
+    u = ints(5, dtype=U8, lo=0, hi=5)
+    same(call("Dot", u, u, z((), U8)), np.uint8(u.astype(I64) @ u), U8)
+    assert status_of("Dot", i.astype(I32), i.astype(I32), z((), I64)) == 161002  # out not of self's dtype
+    assert status_of("Dot", i.astype(I64), i.astype(I64), z((), I64)) == 161002  # int64: not in its list
 
 
-@_base("aclnn_logsumexp.cpp INPUT_DTYPE_SUPPORT_LIST_910B: integers and bool too, a float result "
-       "(reduce.py: floats only)")
 def test_base_logsumexp_takes_integers(aten: object) -> None:
+    """math/reduce_log_sum_exp/op_api/aclnn_logsumexp.cpp INPUT_DTYPE_SUPPORT_LIST_910B: integers
+    and bool too, computed in float32 into a float out (OUTPUT_DTYPE_SUPPORT_LIST: float types)."""
     i = ints(3, 4)
     close(call("LogSumExp", i, [0], False, z(4)), np.log(np.exp(i.astype(F64)).sum(0)))
+    b = i > 0
+    close(call("LogSumExp", b, [1], False, z(3, F16)), np.log(np.exp(b.astype(F64)).sum(1)), F16)
+    assert status_of("LogSumExp", i, [0], False, z(4, I32)) == 161002  # an integer out
+    assert status_of("LogSumExp", rand(3, 4).astype(F64), [0], False, z(4, F64)) == 161002  # no double
 
 
-@_base("aclnnKlDiv.md / aclnn_kl_div.cpp: reduction 3 is batchmean and a reduced out has shape (1,) "
-       "(loss.py: aten's int reduction, 0..2, a 0-D result)")
 def test_base_kl_div_reductions(aten: object) -> None:
+    """math/kl_div_v2/docs/aclnnKlDiv.md, op_api/aclnn_kl_div.cpp: reduction 3 is batchmean (the
+    sum over self.size(0)) and a reduced out has shape (1,); 4 is refused."""
     lp = np.log(rand(2, 3, lo=0.1, hi=1)).astype(F32)
     t = rand(2, 3, lo=0.1, hi=1)
     point = t.astype(F64) * (np.log(t) - lp)
@@ -595,6 +605,8 @@ def test_base_kl_div_reductions(aten: object) -> None:
     close(call("KlDiv", lp, t, 2, False, z(1)), [point.sum()])
     close(call("KlDiv", lp, t, 3, False, z(1)), [point.sum() / 2])
     close(call("KlDiv", lp, np.log(t), 2, True, z(1)), [point.sum()], F32, 1e-4)
+    assert status_of("KlDiv", lp, t, 4, False, z(1)) == 161002
+    assert status_of("KlDiv", lp, t, 2, False, z(2)) == 161002  # two elements for a reduction
 
 
 # -- second dtypes, statuses, coverage ------------------------------------------------------------
@@ -655,32 +667,71 @@ def test_every_entry_is_tested() -> None:
     assert set(OURS) <= TESTED, sorted(set(OURS) - TESTED)
 
 
-@_base("aclnn_reduce_nansum.cpp (dim->Size() == 0): every axis; aten's nansum reads [] as none")
 def test_base_nansum_empty_dim_reduces_every_axis(aten: object) -> None:
+    """math/reduce_nansum/op_api/aclnn_reduce_nansum.cpp (dim->Size() == 0): every axis (aten's
+    nansum reads [] as no axis)."""
     x = rand(3, 4)
     x[0, 0] = np.nan
     close(call("ReduceNansum", x, [], False, int(DT.FLOAT), z(())), np.nansum(x.astype(F64)))
 
 
-@_base("aclnn_s_where.cpp CONDITION_DTYPE_SUPPORT is {BOOL, UINT8}; aten's where takes a bool condition only")
 def test_base_s_where_takes_a_uint8_condition(aten: object) -> None:
+    """math/select/op_api/aclnn_s_where.cpp CONDITION_DTYPE_SUPPORT is {BOOL, UINT8}, cast to bool
+    (nonzero is true) before SelectV2; aten's where takes a bool condition only."""
     x, y = rand(4, 3), rand(4, 3)
     close(call("SWhere", (x > 0).astype(U8), x, y, z((4, 3))), np.where(x > 0, x, y))
+    c = ints(4, 3, dtype=U8, lo=0, hi=4)  # 2, 3: true too
+    close(call("SWhere", c, x, y, z((4, 3))), np.where(c != 0, x, y))
+    assert status_of("SWhere", c.astype(I32), x, y, z((4, 3))) == 161002
 
 
-@_base("aclnn_round.cpp ASCEND910B list has INT32 and INT64 (rounding an integer is the integer)")
 def test_base_round_decimals_takes_integers(aten: object) -> None:
+    """math/round/op_api/aclnn_round.cpp ASCEND910B list has INT32 and INT64 (rounding an integer
+    is the integer), out of self's dtype (OP_CHECK_DTYPE_NOT_MATCH)."""
     i = np.array([7, -7, 5, -5], I32)
     same(call("RoundDecimals", i, 1, z(4, I32)), i, I32)
+    same(call("RoundDecimals", i.astype(I64), -1, z(4, I64)), i, I64)
+    same(call("InplaceRoundDecimals", i.copy(), 2, outputs=("selfRef",)), i, I32)
+    assert status_of("RoundDecimals", i, 1, z(4, I64)) == 161002
+    assert status_of("RoundDecimals", i.astype(I8), 1, z(4, I8)) == 161002  # int8: not in its list
 
 
-@_base("aclnn_linalg_cholesky.cpp ASCEND910B list is {FLOAT, BF16, FLOAT16} (linalg.py: float32 and float64)")
 def test_base_cholesky_takes_float16(aten: object) -> None:
-    s = _spd(3).astype(F16)
-    close(call("LinalgCholesky", s, False, z((3, 3), F16)), np.linalg.cholesky(s.astype(F64)), F16, 1e-2)
+    """math/cholesky/op_api/aclnn_linalg_cholesky.cpp: {FLOAT, BF16, FLOAT16} on DAV_2201 and
+    DAV_3510 (float16 and bf16 factored in float32), no double; out of self's dtype."""
+    s = _spd(3)
+    want = np.linalg.cholesky(s.astype(F64))
+    close(call("LinalgCholesky", s.astype(F16), False, z((3, 3), F16)), np.linalg.cholesky(s.astype(F16).astype(F64)),
+          F16, 1e-2)
+    b = bf16(s)
+    got = call("LinalgCholesky", b, True, z((3, 3), b.dtype))
+    np.testing.assert_allclose(got.astype(F64), want.T, rtol=2e-2, atol=2e-2)
+    assert status_of("LinalgCholesky", s.astype(F64), False, z((3, 3), F64)) == 161002
+    assert status_of("LinalgCholesky", s, False, z((3, 3), F16)) == 161002
 
 
-@_base("aclnn_var.cpp (dim == nullptr || dim->Size() == 0): every axis; reduce.py refuses a nullptr dim (161001)")
+def test_cholesky_exists_only_on_its_socs(use_backend: Callable[..., object], tmp_path: Path) -> None:
+    """aclnn_linalg_cholesky.cpp GetDtypeSupportList: NULL_SUPPORT_LIST off DAV_2201/DAV_3510."""
+    aten_backend(use_backend, tmp_path, soc="Ascend910")
+    assert status_of("LinalgCholesky", _spd(3), False, z((3, 3))) == 161002
+
+
 def test_base_var_correction_takes_a_nullptr_dim(aten: object) -> None:
+    """math/reduce_var/op_api/aclnn_var.cpp, aclnn_var_mean.cpp, reduce_std_v2/op_api/aclnn_std.cpp,
+    reduce_std_with_mean/op_api/aclnn_std_mean_correction.cpp: dim may be nullptr (only the
+    tensors are checked for nullptr); `dim == nullptr || dim->Size() == 0` reduces every axis."""
     x = rand(3, 4)
-    close(call("VarCorrection", x, None, 1, False, z(())), x.astype(F64).var(ddof=1))
+    c = x.astype(F64)
+    close(call("VarCorrection", x, None, 1, False, z(())), c.var(ddof=1))
+    close(call("VarCorrection", x, [], 0, True, z((1, 1))), [[c.var()]])
+    s, m = call("StdMeanCorrection", x, None, 1, False, z(()), z(()), outputs=("stdOut", "meanOut"))
+    close(s, c.std(ddof=1))
+    close(m, c.mean())
+    s, m = call("StdMeanCorrection", x, None, 0, True, z((1, 1)), z((1, 1)), outputs=("stdOut", "meanOut"))
+    close(s, [[c.std()]])
+    close(call("Std", x, None, 1, False, z(())), c.std(ddof=1))
+    close(call("Var", x, None, True, False, z(())), c.var(ddof=1))
+    v, m = call("VarMean", x, None, 0, False, z(()), z(()), outputs=("varOut", "meanOut"))
+    close(v, c.var())
+    close(m, c.mean())
+    assert status_of("VarCorrection", None, None, 1, False, z(())) == 161001  # self is still required

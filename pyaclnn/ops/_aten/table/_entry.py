@@ -47,8 +47,8 @@ from typing import Any, Mapping
 
 from ....dtypes import DType
 
-__all__ = ["Entry", "E", "Conv", "Dtype", "Enum", "Reduction", "IntReduction", "zero_is_none", "OutDtype", "OutShape", "Call",
-           "Int64", "IntTensor", "D",
+__all__ = ["Entry", "E", "Conv", "Dtype", "Enum", "Reduction", "IntReduction", "zero_is_none", "empty_is_all",
+           "OutDtype", "OutShape", "Call", "Int64", "IntTensor", "D",
            "F16", "FLOATS", "FLOATS64", "INTS", "NUMS", "ALL", "COMPLEX_", "SOCS_BF16"]
 
 D = DType
@@ -107,6 +107,12 @@ def IntReduction(param: str = "reduction") -> Enum:
 def zero_is_none(value: Any) -> Any:
     """0 means "not given" (CANN's divisorOverride): aten's None."""
     return value or None
+
+
+def empty_is_all(value: Any) -> Any:
+    """An empty dim array reduces every axis (the ops-math reductions' ``dim->Size() == 0``):
+    aten's None (aten reads [] as no axis in some overloads, all.dims and nansum among them)."""
+    return list(value) or None
 
 
 @dataclass(frozen=True)

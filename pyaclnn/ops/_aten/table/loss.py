@@ -2,7 +2,7 @@
 refused at phase 1 (``IntReduction``)."""
 from __future__ import annotations
 
-from ._entry import FLOATS, E, Int64, IntReduction
+from ._entry import FLOATS, E, Enum, Int64, IntReduction
 from ....dtypes import DType
 
 _R = IntReduction()
@@ -15,8 +15,10 @@ ENTRIES = [
     E("SmoothL1Loss", "aten::smooth_l1_loss.default", "self target reduction beta result",
       ("self", "target", _R, "beta"), out="result"),
     E("SoftMarginLoss", "aten::soft_margin_loss.default", "self target reduction out", ("self", "target", _R)),
-    E("KlDiv", "aten::kl_div.default", "self target reduction logTarget out", ("self", "target", _R),
-      {"log_target": "logTarget"}, notes="reductions 0..2 only (batchmean is not one of aten's int reductions)"),
+    E("KlDiv", "torch:pyaclnn.ops._aten.table._base_fns.kl_div", "self target reduction logTarget out",
+      ("self", "target", Enum("reduction", (0, 1, 2, 3)), "logTarget"), single="out",
+      traced="math/kl_div_v2/op_api/aclnn_kl_div.cpp",
+      notes="reduction 3 is batchmean, the sum over self.size(0); a reduced out has one element ((1,) or 0-D)"),
     E("BinaryCrossEntropy", "aten::binary_cross_entropy.default", "self target weight reduction out",
       ("self", "target", "weight", _R), nullable="weight"),
     E("BinaryCrossEntropyWithLogits", "aten::binary_cross_entropy_with_logits.default",

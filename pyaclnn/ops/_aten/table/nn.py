@@ -2,7 +2,7 @@
 padding and resampling."""
 from __future__ import annotations
 
-from ._entry import FLOATS64, Call, E, zero_is_none
+from ._entry import FLOATS, FLOATS64, Call, E, zero_is_none
 from ....dtypes import DType
 
 _HF32 = "cubeMathType dropped: fp32 in full precision (the device may use HF32 when cubeMathType allows it)"
@@ -19,7 +19,9 @@ ENTRIES = [
     E("BatchMatMul", "aten::bmm.default", "self mat2 out cubeMathType", ("self", "mat2"), notes=_HF32),
     E("Matmul", "aten::matmul.default", "self mat2 out cubeMathType", ("self", "mat2"), notes=_HF32),
     E("Mv", "aten::mv.default", "self vec out cubeMathType", ("self", "vec"), notes=_HF32),
-    E("Dot", "aten::dot.default", "self tensor out", ("self", "tensor")),
+    E("Dot", "aten::dot.default", "self tensor out", ("self", "tensor"),
+      dtypes=FLOATS + (DType.INT8, DType.INT32, DType.UINT8), same_dtype="self tensor out",
+      traced="math/dot/op_api/aclnn_dot.cpp", notes="integers accumulate in their own type (aten's)"),
     E("Ger", "aten::ger.default", "self vec2 out", ("self", "vec2")),
     E("Addmm", "aten::addmm.default", "self mat1 mat2 beta alpha out cubeMathType", ("self", "mat1", "mat2"),
       {"beta": "beta", "alpha": "alpha"}, notes=_HF32),
