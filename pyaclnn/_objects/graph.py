@@ -68,7 +68,7 @@ class Graph(Resource):
     # -- what the capture records ------------------------------------------------------------------
     def keep(self, planned: Any) -> None:
         """A launch was captured: its Tensors (and their memory) and its executor's bookkeeping
-        stay with the graph (``pyaclnn._objects.launch``)."""
+        stay with the graph (called by the launch routine)."""
         self.launches += 1
         self._plans.append(planned)
         for t in planned.tensors:

@@ -108,11 +108,13 @@ class Stream(Resource):
 
     def capture(self, mode: str = "global") -> Capture:
         """Record the work queued on this stream in a ``with`` block into a ``pyaclnn.Graph``
-        (aclmdlRICaptureBegin ... aclmdlRICaptureEnd), to replay it later for one call::
+        (aclmdlRICaptureBegin ... aclmdlRICaptureEnd), to replay it later for one call:
 
-            with stream.capture() as graph:
-                op.run(x, y, out=z, stream=stream)   # recorded, not run
-            graph.replay()                           # runs it; z.numpy() waits for it
+        ```python
+        with stream.capture() as graph:
+            op.run(stream)   # recorded, not run
+        graph.replay()       # runs it; out.numpy() waits for it
+        ```
 
         Phase 1 may run before or in the block; what is queued on the stream is captured. In the
         block, CANN refuses what cannot be captured, at the call, with its status and "a
