@@ -165,7 +165,11 @@ class NumpyStreams(NumpySession):
             self._event_at.pop(event, None)
 
     def synchronize_stream_timeout(self, stream: Any, timeout: int) -> None:
-        self._synchronize(stream, "aclrtSynchronizeStreamWithTimeout")  # never times out
+        api = "aclrtSynchronizeStreamWithTimeout"
+        if timeout < -1:  # -1 waits forever, >= 0 ms (as emu_rt_streams.c, after the context)
+            self._need_context(api)
+            raise self._fail(ACL_ERROR_INVALID_PARAM, api, f"timeout {timeout} is invalid (-1 or >= 0)")
+        self._synchronize(stream, api)  # never times out
 
     def synchronize_device(self) -> None:
         """Waits for the streams of the thread's current device (Context::SyncStreamsWithTimeout)."""
