@@ -28,8 +28,10 @@ def data_type_arg(api: str, value: Any) -> int:
     anything that is no integer (a NumPy dtype or type, a torch dtype, text) is a TypeError
     naming the parameter and the constant to pass, on both backends (cffi would say only "an
     integer is required", the reference would look it up as an unknown value)."""
+    if type(value) is int and -(1 << 31) <= value < 1 << 31:
+        return value
     if isinstance(value, (int, _np.integer)) and not isinstance(value, bool):  # pyaclnn.DType.FLOAT, np.int32(0)
-        return int(value)
+        return _integer(api, "dataType", value, "aclDataType (int)", -(1 << 31), 1 << 31)
     fix = "a constant such as pyaclnn.acl.ACL_FLOAT"
     if value is not None and not isinstance(value, bool):
         try:

@@ -4,6 +4,8 @@ Part of ``pyaclnn.acl`` (which re-exports every ``acl*`` function here): see its
 from __future__ import annotations
 
 import re
+
+import numpy as _np
 from typing import Any, Sequence
 from .._objects import handles as _handles
 from .._objects.handles import (AclBoolArray, AclFloatArray, AclIntArray, AclScalar, AclScalarArray, AclScalarList,
@@ -46,8 +48,7 @@ def aclCreateTensor(viewDims: Sequence[int], viewDimsNum: int, dataType: int, st
     """
     viewDims, stride, storageDims, offset, format = _tensor_args("aclCreateTensor", viewDims, viewDimsNum, stride,
                                                                 offset, format, storageDims, storageDimsNum)
-    if type(dataType) is not int:
-        dataType = data_type_arg("aclCreateTensor", dataType)
+    dataType = data_type_arg("aclCreateTensor", dataType)
     if type(tensorData) is not int:
         tensorData = device_address_arg("aclCreateTensor", "tensorData", tensorData)
     elif not 0 <= tensorData < 1 << 64:
@@ -127,10 +128,10 @@ def aclCreateScalar(value: Any, dataType: int) -> Handle:
     """aclCreateScalar(&value, dataType) -> aclScalar*. ``value`` is a number (stored as
     ``dataType``, as the C sample's typed variable holds it) or a buffer with its bytes. Text is
     a TypeError; a number ``dataType`` cannot hold at all (2**70 for ACL_INT64) a ValueError."""
-    if isinstance(value, str):
-        raise TypeError(f"aclCreateScalar: value must be a number or a buffer of its bytes, got str {value!r}")
-    if type(dataType) is not int:
-        dataType = data_type_arg("aclCreateScalar", dataType)
+    if not isinstance(value, (int, float, complex, _np.generic, bytes, bytearray, memoryview, _np.ndarray)):
+        raise TypeError(f"aclCreateScalar: value must be a number or a buffer of its bytes, got "
+                        f"{type(value).__name__} {value!r}")
+    dataType = data_type_arg("aclCreateScalar", dataType)
     try:
         return active_runtime().create_scalar(value, dataType)
     except OverflowError as exc:  # raised by the host-side conversion, before any handle exists
@@ -172,8 +173,7 @@ def aclInitTensor(tensor: AclTensor, viewDims: Sequence[int], viewDimsNum: int, 
     api = "aclInitTensor"
     viewDims, stride, storageDims, offset, format = _tensor_args(api, viewDims, viewDimsNum, stride, offset, format,
                                                                 storageDims, storageDimsNum)
-    if type(dataType) is not int:
-        dataType = data_type_arg(api, dataType)
+    dataType = data_type_arg(api, dataType)
     active_runtime().init_tensor(tensor, list(viewDims), dataType, None if stride is None else list(stride), offset,
                                  format, list(storageDims), address_arg(api, "tensorDataAddr", tensorDataAddr))
 

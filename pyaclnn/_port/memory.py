@@ -154,6 +154,5 @@ def aclrtGetMemInfo(attr: int) -> tuple[int, int]:
 
 def aclDataTypeSize(dataType: int) -> int:
     from ..dtypes import itemsize
-    if type(dataType) is not int:
-        dataType = data_type_arg("aclDataTypeSize", dataType)
+    dataType = data_type_arg("aclDataTypeSize", dataType)
     return itemsize(dataType)

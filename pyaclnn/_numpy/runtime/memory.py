@@ -265,6 +265,8 @@ class NumpyMemory(NumpyStreams):
 
     def mem_info(self, attr: int) -> tuple[int, int]:
         self._need_context("aclrtGetMemInfo")
+        if not 0 <= attr <= 17:  # ACL_DDR_MEM .. ACL_MEM_P2P_HUGE1G (as emu_rt_memory.c aclrtGetMemInfo)
+            raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtGetMemInfo", f"attr {attr} is invalid")
         return DEVICE_MEMORY, DEVICE_MEMORY
 
     def _in_device_allocation(self, addr: int, count: int) -> bool:
