@@ -115,6 +115,9 @@ def to_handle(value: Any, ctype: str, api: str, name: str, shown: str | None = N
     if isinstance(value, Resource):
         return _object_handle(value, ctype, api, name, shown or ctype)
     if type(value) is int:  # an address, unchecked as in C; bool is no handle (the TypeError below)
+        if not 0 <= value < 1 << 64:  # no pointer: cffi would wrap it (2**64 is nullptr) or overflow
+            raise ValueError(f"{api}: {name} ({shown or ctype}) = {value} is no address: out of the pointer "
+                             f"range [0, 2**64)")
         return rt.handle_from_int(value) if value else rt.null
     if isinstance(value, rt.handle_class) and not isinstance(value, bool):
         return value

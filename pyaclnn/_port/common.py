@@ -127,10 +127,18 @@ def int64_list_arg(api: str, name: str, values: Any) -> list[int] | tuple[int, .
     return values
 
 
+# The enums with a negative member (an UNDEFINED = -1), which C (and cffi) make a signed int.
+SIGNED_ENUMS = frozenset({"aclDataType", "aclFormat", "aclDeviceInfo"})
+
+
 def enum_arg(api: str, name: str, value: Any, ctype: str) -> int:
-    """A C enum (``aclrtMemMallocPolicy``, ``aclrtMemcpyKind``...: 32 bits, no negative member, so
-    unsigned int): an int in [-2**31, 2**32); a negative one is passed as C passes it, as its
-    32-bit pattern (-1 is 0xffffffff), and CANN refuses it with its own status."""
+    """A C enum: 32 bits. One with no negative member (``aclrtMemMallocPolicy``, ``aclrtMemcpyKind``...)
+    is an unsigned int: an int in [-2**31, 2**32), a negative one passed as C passes it, as its
+    32-bit pattern (-1 is 0xffffffff); one with a negative member (SIGNED_ENUMS) an int in
+    [-2**31, 2**31). CANN refuses a value that is no member with its own status."""
+    if ctype in SIGNED_ENUMS:
+        return int32_arg(api, name, value) if type(value) is int else _integer(api, name, value, ctype, -(1 << 31),
+                                                                                1 << 31)
     if type(value) is int and 0 <= value < 1 << 32:
         return value
     return _integer(api, name, value, ctype, -(1 << 31), 1 << 32) & 0xFFFFFFFF

@@ -132,10 +132,25 @@ def aclCreateScalar(value: Any, dataType: int) -> Handle:
         raise TypeError(f"aclCreateScalar: value must be a number or a buffer of its bytes, got "
                         f"{type(value).__name__} {value!r}")
     dataType = data_type_arg("aclCreateScalar", dataType)
+    if isinstance(value, (bytes, bytearray, memoryview, _np.ndarray)):
+        _scalar_bytes(value, dataType)
     try:
         return active_runtime().create_scalar(value, dataType)
     except OverflowError as exc:  # raised by the host-side conversion, before any handle exists
         raise ValueError(f"aclCreateScalar: {value!r} does not fit aclDataType {dataType} ({exc})") from None
+
+
+def _scalar_bytes(value: Any, data_type: int) -> None:
+    """A buffer given for aclCreateScalar's value: C reads the dataType's size from it, so fewer
+    bytes would be read past its end (ValueError, naming the sizes)."""
+    from ..dtypes import itemsize
+    try:
+        need = itemsize(data_type)
+    except Exception:  # noqa: BLE001 - an unknown dataType: the library refuses it (561103)
+        return
+    nbytes = value.nbytes if isinstance(value, _np.ndarray) else memoryview(value).nbytes
+    if nbytes < need:
+        raise ValueError(f"aclCreateScalar: value holds {nbytes} bytes; aclDataType {data_type} reads {need}")
 
 
 def aclDestroyScalar(scalar: AclScalar) -> None:

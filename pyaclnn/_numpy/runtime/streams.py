@@ -181,6 +181,8 @@ class NumpyStreams(NumpySession):
 
     def create_event_with_flag(self, flag: int) -> int:
         self._need_context("aclrtCreateEventWithFlag")
+        if flag & ~(0x1 | 0x2 | 0x8 | 0x10 | 0x20 | 0x40):  # the ACL_EVENT_* flags (as emu_rt_events.c event_new)
+            raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateEventWithFlag", f"flag {flag:#x} is invalid")
         return self._register(self._events, None)
 
     def query_event_status(self, event: Any) -> int:
