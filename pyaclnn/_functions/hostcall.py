@@ -160,13 +160,14 @@ def run_call(backend: Backend, op: str, args: tuple) -> Callable[[tuple], None] 
                 whole = (host is not None and a.flags.c_contiguous) or all(st % a.itemsize == 0 for st in a.strides)
                 try:
                     t = _in_place(host, a, device, registered) if host is not None and whole else None
-                    if t is None:
+                    copied = t is None
+                    if copied:
                         t = Tensor.from_numpy(a if whole else np.ascontiguousarray(a), device)
                 except NotSupportedError as exc:  # a dtype with no aclDataType: name the parameter
                     raise NotSupportedError(f"aclnn{op}GetWorkspaceSize: {info.signature.params[i].name}: {exc}") \
                         from None
-                    if i in outputs:
-                        downloads.append((a, t))
+                if copied and i in outputs:
+                    downloads.append((a, t))
                 made.append(t)
                 tensor_args[i] = t
             elif isinstance(a, Tensor):  # used on the default stream: its queued launches finish first
