@@ -261,9 +261,11 @@ def accepting_objects(fn: Callable[..., Any]) -> Callable[..., Any]:
              "    native = (_backend.active or _backend.current()).runtime.handle_class"]
     for _, name, ctype in slots:
         many = ctype.endswith("[]")
-        lines += [f"    if type({name}) is not native or not {name}:",
-                  f"        {name} = {'to_handles' if many else 'to_handle'}({name}, "
-                  f"{(ctype[:-2] if many else ctype)!r}, {api!r}, {name!r})"]
+        convert = (f"        {name} = {'to_handles' if many else 'to_handle'}({name}, "
+                   f"{(ctype[:-2] if many else ctype)!r}, {api!r}, {name!r})")
+        lines += [f"    if type({name}) is not native or not {name}:", convert,
+                  # a backend whose handles are ints: one outside the pointer range is refused as on acl
+                  f"    elif native is int and not 0 < {name} < 18446744073709551616:", convert]
     # a refused call: a handle of another acl_meta.h type is named (``refused``), then re-raised
     typed = [f"({name!r}, {ctype!r}, {ctype!r}, {name})" for _, name, ctype in slots if "*" in ctype]
     if typed:
