@@ -159,10 +159,9 @@ def run_call(backend: Backend, op: str, args: tuple) -> Callable[[tuple], None] 
                 # C-contiguous array needs no look at them on the NumPy backend (_in_place ignores them)
                 whole = (host is not None and a.flags.c_contiguous) or all(st % a.itemsize == 0 for st in a.strides)
                 try:
-                    t = _in_place(host, a, device, registered) if host is not None and whole else None
-                    copied = t is None
-                    if copied:
-                        t = Tensor.from_numpy(a if whole else np.ascontiguousarray(a), device)
+                    shared = _in_place(host, a, device, registered) if host is not None and whole else None
+                    copied = shared is None
+                    t = Tensor.from_numpy(a if whole else np.ascontiguousarray(a), device) if shared is None else shared
                 except NotSupportedError as exc:  # a dtype with no aclDataType: name the parameter
                     raise NotSupportedError(f"aclnn{op}GetWorkspaceSize: {info.signature.params[i].name}: {exc}") \
                         from None
