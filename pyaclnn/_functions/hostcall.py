@@ -32,6 +32,7 @@ from .._objects.device import default_device
 from .._objects.stream import default_stream
 from .._objects.executor import Executor
 from .._objects.tensor import Storage, Tensor, host_span
+from ..errors import NotSupportedError
 
 if TYPE_CHECKING:
     from .._objects.backend import Backend
@@ -152,14 +153,20 @@ def run_call(backend: Backend, op: str, args: tuple) -> Callable[[tuple], None] 
             if kind != "tensor":
                 continue
             if isinstance(a, np.ndarray):
+                if type(a) is not np.ndarray:  # a subclass (a masked array: its data, as from_numpy copies it)
+                    a = a.view(np.ndarray)
                 # strides that are not whole elements (a packed record's field) are no tensor's; a
                 # C-contiguous array needs no look at them on the NumPy backend (_in_place ignores them)
                 whole = (host is not None and a.flags.c_contiguous) or all(st % a.itemsize == 0 for st in a.strides)
-                t = _in_place(host, a, device, registered) if host is not None and whole else None
-                if t is None:
-                    t = Tensor.from_numpy(a if whole else np.ascontiguousarray(a), device)
-                    if i in outputs:
-                        downloads.append((a, t))
+                try:
+                    shared = _in_place(host, a, device, registered) if host is not None and whole else None
+                    copied = shared is None
+                    t = Tensor.from_numpy(a if whole else np.ascontiguousarray(a), device) if shared is None else shared
+                except NotSupportedError as exc:  # a dtype with no aclDataType: name the parameter
+                    raise NotSupportedError(f"aclnn{op}GetWorkspaceSize: {info.signature.params[i].name}: {exc}") \
+                        from None
+                if copied and i in outputs:
+                    downloads.append((a, t))
                 made.append(t)
                 tensor_args[i] = t
             elif isinstance(a, Tensor):  # used on the default stream: its queued launches finish first

@@ -174,7 +174,7 @@ class AddressSpace:
             raise from_status(ACL_ERROR_INVALID_PARAM, api, f"size must not be 0 (got {size})")
         try:
             raw = np.empty(size + ALIGN, dtype=np.uint8)
-        except MemoryError:
+        except (MemoryError, ValueError):  # ValueError: more than NumPy can index ("maximum dimension")
             raise from_status(ACL_ERROR_RT_MEMORY_ALLOCATION, api, f"cannot allocate {size} bytes") from None
         start = (-raw.ctypes.data) % ALIGN
         buf = raw[start:start + size]

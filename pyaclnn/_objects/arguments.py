@@ -87,7 +87,10 @@ def make(runtime: Runtime, kind: str, value: Any, device: Device, uploads: list[
             tensors: list[Tensor] = []
             for t in value:
                 if isinstance(t, np.ndarray):
-                    t = Tensor.from_numpy(t, device)
+                    try:
+                        t = Tensor.from_numpy(t, device)
+                    except NotSupportedError as exc:  # a dtype with no aclDataType: name the parameter
+                        raise NotSupportedError(f"{api}: {name}: {exc}") from None
                     uploads.append(t)
                 elif not isinstance(t, Tensor):
                     raise TypeError(f"{api}: {name} takes a sequence of Tensors or ndarrays, got "

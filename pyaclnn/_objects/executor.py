@@ -229,7 +229,11 @@ class Executor(Resource):
         out = list(args)
         for i in self._slots.tensors:
             if isinstance(args[i], np.ndarray):
-                out[i] = Tensor.from_numpy(args[i], device)
+                try:
+                    out[i] = Tensor.from_numpy(args[i], device)
+                except NotSupportedError as exc:  # a dtype with no aclDataType: name the parameter
+                    name = self.runtime.op_info(self.op).signature.params[i].name
+                    raise NotSupportedError(f"aclnn{self.op}GetWorkspaceSize: {name}: {exc}") from None
                 self.uploads.append(out[i])
         return tuple(out)
 

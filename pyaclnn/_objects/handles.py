@@ -115,6 +115,9 @@ def to_handle(value: Any, ctype: str, api: str, name: str, shown: str | None = N
     if isinstance(value, Resource):
         return _object_handle(value, ctype, api, name, shown or ctype)
     if type(value) is int:  # an address, unchecked as in C; bool is no handle (the TypeError below)
+        if not 0 <= value < 1 << 64:  # no pointer: cffi would wrap it (2**64 is nullptr) or overflow
+            raise ValueError(f"{api}: {name} ({shown or ctype}) = {value} is no address: out of the pointer "
+                             f"range [0, 2**64)")
         return rt.handle_from_int(value) if value else rt.null
     if isinstance(value, rt.handle_class) and not isinstance(value, bool):
         return value
@@ -258,9 +261,11 @@ def accepting_objects(fn: Callable[..., Any]) -> Callable[..., Any]:
              "    native = (_backend.active or _backend.current()).runtime.handle_class"]
     for _, name, ctype in slots:
         many = ctype.endswith("[]")
-        lines += [f"    if type({name}) is not native or not {name}:",
-                  f"        {name} = {'to_handles' if many else 'to_handle'}({name}, "
-                  f"{(ctype[:-2] if many else ctype)!r}, {api!r}, {name!r})"]
+        convert = (f"        {name} = {'to_handles' if many else 'to_handle'}({name}, "
+                   f"{(ctype[:-2] if many else ctype)!r}, {api!r}, {name!r})")
+        lines += [f"    if type({name}) is not native or not {name}:", convert,
+                  # a backend whose handles are ints: one outside the pointer range is refused as on acl
+                  f"    elif native is int and not 0 < {name} < 18446744073709551616:", convert]
     # a refused call: a handle of another acl_meta.h type is named (``refused``), then re-raised
     typed = [f"({name!r}, {ctype!r}, {ctype!r}, {name})" for _, name, ctype in slots if "*" in ctype]
     if typed:

@@ -4,12 +4,15 @@ Part of ``pyaclnn.acl`` (which re-exports every ``acl*`` function here): see its
 from __future__ import annotations
 
 import re
+
+import numpy as _np
 from typing import Any, Sequence
 from .._objects import handles as _handles
 from .._objects.handles import (AclBoolArray, AclFloatArray, AclIntArray, AclScalar, AclScalarArray, AclScalarList,
                                 AclTensor, AclTensorArray, AclTensorList)
 from .._registry.signature import c_element as _c_element
-from .common import Handle, active_runtime, data_type_arg, device_address_arg
+from .common import (Handle, active_runtime, address_arg, data_type_arg, device_address_arg, enum_arg, int64_arg,
+                     int64_list_arg, uint64_arg)
 
 __all__ = ["aclCreateTensor", "aclDestroyTensor", "aclCreateBoolArray", "aclDestroyBoolArray", "aclCreateIntArray",
            "aclDestroyIntArray", "aclCreateFloatArray", "aclDestroyFloatArray", "aclCreateScalar",
@@ -43,22 +46,31 @@ def aclCreateTensor(viewDims: Sequence[int], viewDimsNum: int, dataType: int, st
         AclnnParamInvalidError: a count that does not match its dims.
         TypeError: a ``tensorData`` that is no address (a host array: aclrtMemcpy it first).
     """
-    if len(viewDims) != viewDimsNum or len(storageDims) != storageDimsNum:
-        from ..errors import AclnnParamInvalidError
-        raise AclnnParamInvalidError("aclCreateTensor", f"viewDimsNum {viewDimsNum} / storageDimsNum "
-                                     f"{storageDimsNum} do not match {len(viewDims)} / {len(storageDims)} dims")
-    # inline checks, not a helper call per sequence: this sits on every ported operator call
-    if not isinstance(viewDims, (list, tuple)):
-        viewDims = [int(v) for v in viewDims]
-    if stride is not None and not isinstance(stride, (list, tuple)):
-        stride = [int(v) for v in stride]
-    if not isinstance(storageDims, (list, tuple)):
-        storageDims = [int(v) for v in storageDims]
-    if type(dataType) is not int:
-        dataType = data_type_arg("aclCreateTensor", dataType)
+    viewDims, stride, storageDims, offset, format = _tensor_args("aclCreateTensor", viewDims, viewDimsNum, stride,
+                                                                offset, format, storageDims, storageDimsNum)
+    dataType = data_type_arg("aclCreateTensor", dataType)
     if type(tensorData) is not int:
         tensorData = device_address_arg("aclCreateTensor", "tensorData", tensorData)
+    elif not 0 <= tensorData < 1 << 64:
+        tensorData = address_arg("aclCreateTensor", "tensorData", tensorData)
     return active_runtime().create_tensor(viewDims, dataType, stride, offset, format, storageDims, tensorData)
+
+
+def _tensor_args(api: str, view_dims: Any, view_num: Any, stride: Any, offset: Any, fmt: Any, storage_dims: Any,
+                 storage_num: Any) -> tuple[Sequence[int], Sequence[int] | None, Sequence[int], int, int]:
+    """The C-typed arguments of aclCreateTensor / aclInitTensor (pyaclnn._port.common), then the
+    counts against their dims. Lists and tuples of plain ints pass as they are: this sits on every
+    ported operator call."""
+    view_dims = int64_list_arg(api, "viewDims", view_dims)
+    storage_dims = int64_list_arg(api, "storageDims", storage_dims)
+    if stride is not None:
+        stride = int64_list_arg(api, "stride", stride)
+    view_num, storage_num = uint64_arg(api, "viewDimsNum", view_num), uint64_arg(api, "storageDimsNum", storage_num)
+    if len(view_dims) != view_num or len(storage_dims) != storage_num:
+        from ..errors import AclnnParamInvalidError
+        raise AclnnParamInvalidError(api, f"viewDimsNum {view_num} / storageDimsNum {storage_num} do not match "
+                                          f"{len(view_dims)} / {len(storage_dims)} dims")
+    return view_dims, stride, storage_dims, int64_arg(api, "offset", offset), enum_arg(api, "format", fmt, "aclFormat")
 
 
 def aclDestroyTensor(tensor: AclTensor) -> None:
@@ -73,8 +85,13 @@ def aclCreateBoolArray(value: Sequence[bool], size: int) -> Handle:
 def _elements(api: str, values: Sequence[Any], size: int, kind: str) -> list[Any]:
     """The first ``size`` values, each checked as C would need it (``_signature.c_element``): on
     both backends a value of no C meaning is a TypeError, never cast."""
+    size = uint64_arg(api, "size", size)
+    try:
+        values = list(values)
+    except TypeError:
+        raise TypeError(f"{api}: value must be a sequence, got {type(values).__name__}") from None
     out = []
-    for i, v in enumerate(list(values)[:size]):
+    for i, v in enumerate(values[:size]):
         try:
             out.append(_c_element(v, kind))
         except (TypeError, ValueError) as exc:
@@ -111,14 +128,29 @@ def aclCreateScalar(value: Any, dataType: int) -> Handle:
     """aclCreateScalar(&value, dataType) -> aclScalar*. ``value`` is a number (stored as
     ``dataType``, as the C sample's typed variable holds it) or a buffer with its bytes. Text is
     a TypeError; a number ``dataType`` cannot hold at all (2**70 for ACL_INT64) a ValueError."""
-    if isinstance(value, str):
-        raise TypeError(f"aclCreateScalar: value must be a number or a buffer of its bytes, got str {value!r}")
-    if type(dataType) is not int:
-        dataType = data_type_arg("aclCreateScalar", dataType)
+    if not isinstance(value, (int, float, complex, _np.generic, bytes, bytearray, memoryview, _np.ndarray)):
+        raise TypeError(f"aclCreateScalar: value must be a number or a buffer of its bytes, got "
+                        f"{type(value).__name__} {value!r}")
+    dataType = data_type_arg("aclCreateScalar", dataType)
+    if isinstance(value, (bytes, bytearray, memoryview, _np.ndarray)):
+        _scalar_bytes(value, dataType)
     try:
         return active_runtime().create_scalar(value, dataType)
     except OverflowError as exc:  # raised by the host-side conversion, before any handle exists
         raise ValueError(f"aclCreateScalar: {value!r} does not fit aclDataType {dataType} ({exc})") from None
+
+
+def _scalar_bytes(value: Any, data_type: int) -> None:
+    """A buffer given for aclCreateScalar's value: C reads the dataType's size from it, so fewer
+    bytes would be read past its end (ValueError, naming the sizes)."""
+    from ..dtypes import itemsize
+    try:
+        need = itemsize(data_type)
+    except Exception:  # noqa: BLE001 - an unknown dataType: the library refuses it (561103)
+        return
+    nbytes = value.nbytes if isinstance(value, _np.ndarray) else memoryview(value).nbytes
+    if nbytes < need:
+        raise ValueError(f"aclCreateScalar: value holds {nbytes} bytes; aclDataType {data_type} reads {need}")
 
 
 def aclDestroyScalar(scalar: AclScalar) -> None:
@@ -153,15 +185,12 @@ def aclInitTensor(tensor: AclTensor, viewDims: Sequence[int], viewDimsNum: int, 
                   stride: Sequence[int] | None, offset: int, format: int, storageDims: Sequence[int],
                   storageDimsNum: int, tensorDataAddr: int) -> None:
     """aclInitTensor: re-describe an existing aclTensor (same arguments as aclCreateTensor)."""
-    if len(viewDims) != viewDimsNum or len(storageDims) != storageDimsNum:
-        from ..errors import AclnnParamInvalidError
-        raise AclnnParamInvalidError("aclInitTensor", f"viewDimsNum {viewDimsNum} / storageDimsNum "
-                                     f"{storageDimsNum} do not match {len(viewDims)} / {len(storageDims)} dims")
-    if type(dataType) is not int:
-        dataType = data_type_arg("aclInitTensor", dataType)
-    active_runtime().init_tensor(tensor, [int(v) for v in viewDims], dataType,
-                      None if stride is None else [int(v) for v in stride], offset, format,
-                      [int(v) for v in storageDims], tensorDataAddr)
+    api = "aclInitTensor"
+    viewDims, stride, storageDims, offset, format = _tensor_args(api, viewDims, viewDimsNum, stride, offset, format,
+                                                                storageDims, storageDimsNum)
+    dataType = data_type_arg(api, dataType)
+    active_runtime().init_tensor(tensor, list(viewDims), dataType, None if stride is None else list(stride), offset,
+                                 format, list(storageDims), address_arg(api, "tensorDataAddr", tensorDataAddr))
 
 
 def aclGetViewShape(tensor: AclTensor) -> list[int]:

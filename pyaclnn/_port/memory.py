@@ -7,7 +7,7 @@ from typing import Any
 import numpy as _np
 from .._objects.handles import AclrtStream
 from .._objects.interop import host_array
-from .common import Buffer, active_runtime, data_type_arg
+from .common import (Buffer, active_runtime, address_arg, data_type_arg, enum_arg, int32_arg, size_t_arg)
 
 __all__ = ["aclrtMalloc", "aclrtFree", "aclrtMallocHost", "aclrtFreeHost", "aclrtMemcpy", "aclrtMemcpyAsync",
            "aclrtMemset", "aclrtMemsetAsync", "aclrtGetMemInfo", "aclDataTypeSize"]
@@ -38,31 +38,24 @@ def aclrtMalloc(size: int, policy: int) -> int:
         >>> acl.aclrtFree(ptr)
         >>> acl.aclrtResetDevice(0)
     """
-    return active_runtime().malloc(size_arg("aclrtMalloc", size), policy)
+    api = "aclrtMalloc"
+    return active_runtime().malloc(size_t_arg(api, "size", size), enum_arg(api, "policy", policy,
+                                                                          "aclrtMemMallocPolicy"))
 
 
-def aclrtFree(devPtr: int) -> None:
-    active_runtime().free(devPtr)
+def aclrtFree(devPtr: int | None) -> None:
+    """aclrtFree(devPtr). None is nullptr: CANN's 100000, as for any nullptr argument."""
+    active_runtime().free(address_arg("aclrtFree", "devPtr", devPtr))
 
 
 def aclrtMallocHost(size: int) -> int:
     """aclrtMallocHost(&hostPtr, size) -> hostPtr (an int; pinned host memory)."""
-    return active_runtime().malloc_host(size_arg("aclrtMallocHost", size))
+    return active_runtime().malloc_host(size_t_arg("aclrtMallocHost", "size", size))
 
 
-def size_arg(api: str, value: Any) -> int:
-    """A ``size_t`` size: an int (NumPy integers too, not bools) >= 0, else a TypeError or
-    ValueError naming it, on both backends (cffi said only "an integer is required" or "can't
-    convert negative number to unsigned", the reference failed inside its allocator)."""
-    if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
-        raise TypeError(f"{api}: size (size_t) must be an int, got {type(value).__name__} {value!r}")
-    if not 0 <= value < 2 ** 64:
-        raise ValueError(f"{api}: size (size_t) = {value} is out of the size_t range [0, 2**64)")
-    return int(value)
-
-
-def aclrtFreeHost(hostPtr: int) -> None:
-    active_runtime().free_host(hostPtr)
+def aclrtFreeHost(hostPtr: int | None) -> None:
+    """aclrtFreeHost(hostPtr). None is nullptr (100000)."""
+    active_runtime().free_host(address_arg("aclrtFreeHost", "hostPtr", hostPtr))
 
 
 def _host(buffer: Buffer, writable: bool = False) -> Buffer:
@@ -76,8 +69,8 @@ def _host_side(api: str, name: str, buffer: Buffer, count: int, writable: bool =
     ``count`` plain bytes must be C-contiguous, writable for ``dst`` and hold ``count`` bytes (C
     cannot know, and would read or write past it). Ints (addresses) and None go through as they
     are. TypeError for what is no buffer, ValueError for a buffer that cannot serve."""
-    if buffer is None or (isinstance(buffer, int) and not isinstance(buffer, bool)):
-        return buffer
+    if buffer is None or (isinstance(buffer, (int, _np.integer)) and not isinstance(buffer, bool)):
+        return address_arg(api, name, buffer) if buffer is not None else None
     buffer = _host(buffer, writable)
     if isinstance(buffer, _np.ndarray):  # flags, not memoryview: bfloat16 has no buffer-protocol format
         contiguous, readonly, nbytes = buffer.flags.c_contiguous, not buffer.flags.writeable, buffer.nbytes
@@ -121,6 +114,7 @@ def aclrtMemcpy(dst: Buffer, destMax: int, src: Buffer, count: int, kind: int) -
             side that is not inside a live allocation).
     """
     api = "aclrtMemcpy"
+    destMax, count, kind = _copy_args(api, destMax, count, kind)
     active_runtime().memcpy(_host_side(api, "dst", dst, count, True), destMax, _host_side(api, "src", src, count), count, kind)
 
 
@@ -128,25 +122,37 @@ def aclrtMemcpyAsync(dst: Buffer, destMax: int, src: Buffer, count: int, kind: i
     """aclrtMemcpyAsync (host sides as for aclrtMemcpy). Keep host buffers alive and unchanged
     until the stream is synchronized."""
     api = "aclrtMemcpyAsync"
+    destMax, count, kind = _copy_args(api, destMax, count, kind)
     active_runtime().memcpy_async(_host_side(api, "dst", dst, count, True), destMax, _host_side(api, "src", src, count),
                        count, kind, stream)
 
 
+def _copy_args(api: str, dest_max: Any, count: Any, kind: Any) -> tuple[int, int, int]:
+    return (size_t_arg(api, "destMax", dest_max), size_t_arg(api, "count", count),
+            enum_arg(api, "kind", kind, "aclrtMemcpyKind"))
+
+
+def _memset_args(api: str, dev_ptr: Any, max_count: Any, value: Any, count: Any) -> tuple[int, int, int, int]:
+    return (address_arg(api, "devPtr", dev_ptr), size_t_arg(api, "maxCount", max_count),
+            int32_arg(api, "value", value), size_t_arg(api, "count", count))
+
+
 def aclrtMemset(devPtr: int | None, maxCount: int, value: int, count: int) -> None:
-    active_runtime().memset(devPtr, maxCount, value, count)
+    """aclrtMemset(devPtr, maxCount, value, count): the low byte of ``value`` in ``count`` bytes."""
+    active_runtime().memset(*_memset_args("aclrtMemset", devPtr, maxCount, value, count))
 
 
 def aclrtMemsetAsync(devPtr: int | None, maxCount: int, value: int, count: int, stream: AclrtStream) -> None:
-    active_runtime().memset_async(devPtr, maxCount, value, count, stream)
+    """aclrtMemsetAsync (as aclrtMemset, queued on ``stream``)."""
+    active_runtime().memset_async(*_memset_args("aclrtMemsetAsync", devPtr, maxCount, value, count), stream)
 
 
 def aclrtGetMemInfo(attr: int) -> tuple[int, int]:
     """aclrtGetMemInfo(attr, &free, &total) -> (free, total)."""
-    return active_runtime().mem_info(attr)
+    return active_runtime().mem_info(enum_arg("aclrtGetMemInfo", "attr", attr, "aclrtMemAttr"))
 
 
 def aclDataTypeSize(dataType: int) -> int:
     from ..dtypes import itemsize
-    if type(dataType) is not int:
-        dataType = data_type_arg("aclDataTypeSize", dataType)
+    dataType = data_type_arg("aclDataTypeSize", dataType)
     return itemsize(dataType)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .._objects import backend as _backend
 from .._objects import current as _current
 from .._objects.handles import AclrtContext
-from .common import Handle, active_runtime
+from .common import Handle, active_runtime, enum_arg, int32_arg, uint32_arg
 
 __all__ = ["aclInit", "aclFinalize", "aclFinalizeReference", "aclsysGetCANNVersion", "aclsysGetVersionStr",
            "aclsysGetVersionNum", "aclrtGetVersion", "aclrtGetRunMode", "aclrtGetLastError",
@@ -47,7 +47,7 @@ def _session_ended(call: str) -> None:
 def aclsysGetCANNVersion(name: int) -> dict[str, str]:
     """aclsysGetCANNVersion(name, &version) -> the aclCANNPackageVersion fields as a dict
     (version, majorVersion, minorVersion, releaseVersion, patchVersion)."""
-    return active_runtime().cann_package_version(name)
+    return active_runtime().cann_package_version(enum_arg("aclsysGetCANNVersion", "name", name, "aclCANNPackageName"))
 
 
 def aclsysGetVersionStr(pkgName: str) -> str:
@@ -73,33 +73,42 @@ def aclrtGetRunMode() -> int:
 def aclrtGetLastError(level: int) -> int:
     """aclrtGetLastError(level) -> the thread's last failing status (0 if none), cleared. Its
     value is a status to read, so it is returned, never raised."""
-    return active_runtime().last_error(level, peek=False)
+    return active_runtime().last_error(enum_arg("aclrtGetLastError", "level", level, "aclrtLastErrLevel"), peek=False)
 
 
 def aclrtPeekAtLastError(level: int) -> int:
     """aclrtPeekAtLastError(level) -> the thread's last failing status, not cleared."""
-    return active_runtime().last_error(level, peek=True)
+    return active_runtime().last_error(enum_arg("aclrtPeekAtLastError", "level", level, "aclrtLastErrLevel"),
+                                      peek=True)
 
 
 def aclrtGetDeviceInfo(deviceId: int, attr: int) -> int:
     """aclrtGetDeviceInfo(deviceId, attr, &value) -> value."""
-    return active_runtime().device_info(deviceId, attr)
+    api = "aclrtGetDeviceInfo"
+    return active_runtime().device_info(uint32_arg(api, "deviceId", deviceId), enum_arg(api, "attr", attr, "aclrtDevAttr"))
 
 
 def aclGetDeviceCapability(deviceId: int, deviceInfo: int) -> int:
     """aclGetDeviceCapability(deviceId, deviceInfo, &value) -> value."""
-    return active_runtime().device_capability(deviceId, deviceInfo)
+    api = "aclGetDeviceCapability"
+    return active_runtime().device_capability(uint32_arg(api, "deviceId", deviceId),
+                                              enum_arg(api, "deviceInfo", deviceInfo, "aclDeviceInfo"))
 
 
 def aclFloat16ToFloat(value: int) -> float:
     """aclFloat16ToFloat: the IEEE half whose bits are ``value`` (a uint16) as a float."""
     import numpy as np
-    return float(np.array(value & 0xFFFF, np.uint16).view(np.float16))
+    from .common import _integer
+    if type(value) is not int or not 0 <= value < 1 << 16:
+        value = _integer("aclFloat16ToFloat", "value", value, "aclFloat16 (uint16_t)", 0, 1 << 16)
+    return float(np.array(value, np.uint16).view(np.float16))
 
 
 def aclFloatToFloat16(value: float) -> int:
     """aclFloatToFloat16: ``value`` rounded to IEEE half (nearest even), as its uint16 bits."""
     import numpy as np
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"aclFloatToFloat16: value (float) must be a real number, got {type(value).__name__} {value!r}")
     with np.errstate(over="ignore"):  # overflow is inf, as in C
         return int(np.array(value, np.float32).astype(np.float16).view(np.uint16))
 
@@ -120,6 +129,8 @@ def aclGetRecentErrMsg() -> str | None:
 
 
 def aclrtSetDevice(deviceId: int) -> None:
+    """aclrtSetDevice(deviceId): one reference on the device, which becomes the thread's."""
+    deviceId = int32_arg("aclrtSetDevice", "deviceId", deviceId)
     active_runtime().set_device(deviceId)
     _current.forget()  # the thread's current device changed behind pyaclnn's objects
     backend = _backend.active
@@ -130,6 +141,7 @@ def aclrtSetDevice(deviceId: int) -> None:
 def aclrtResetDevice(deviceId: int) -> None:
     """aclrtResetDevice. One beyond your own aclrtSetDevice calls takes one of pyaclnn's
     references: the next high-level pyaclnn call repairs that (Backend.recover)."""
+    deviceId = int32_arg("aclrtResetDevice", "deviceId", deviceId)
     active_runtime().reset_device(deviceId)
     _current.forget()
     backend = _backend.active
@@ -157,7 +169,7 @@ def aclrtGetSocName() -> str:
 
 def aclrtCreateContext(deviceId: int) -> Handle:
     """aclrtCreateContext(&context, deviceId) -> context (it becomes this thread's context)."""
-    context = active_runtime().create_context(deviceId)
+    context = active_runtime().create_context(int32_arg("aclrtCreateContext", "deviceId", deviceId))
     _current.forget()
     return context
 

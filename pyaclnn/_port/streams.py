@@ -4,7 +4,7 @@ Part of ``pyaclnn.acl`` (which re-exports every ``acl*`` function here): see its
 from __future__ import annotations
 
 from .._objects.handles import AclrtEvent, AclrtStream
-from .common import Handle, active_runtime
+from .common import Handle, active_runtime, timeout_arg, uint32_arg
 
 __all__ = ["aclrtCreateStream", "aclrtDestroyStream", "aclrtSynchronizeStream",
            "aclrtSynchronizeStreamWithTimeout", "aclrtSynchronizeDevice", "aclrtStreamWaitEvent",
@@ -27,7 +27,8 @@ def aclrtSynchronizeStream(stream: AclrtStream) -> None:
 
 def aclrtSynchronizeStreamWithTimeout(stream: AclrtStream, timeout: int) -> None:
     """aclrtSynchronizeStreamWithTimeout (timeout in ms; -1 waits forever)."""
-    active_runtime().synchronize_stream_timeout(stream, timeout)
+    active_runtime().synchronize_stream_timeout(stream, timeout_arg("aclrtSynchronizeStreamWithTimeout", "timeout",
+                                                                     timeout))
 
 
 def aclrtSynchronizeDevice() -> None:
@@ -46,7 +47,7 @@ def aclrtCreateEvent() -> Handle:
 
 def aclrtCreateEventWithFlag(flag: int) -> Handle:
     """aclrtCreateEventWithFlag(&event, flag) -> event (ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE...)."""
-    return active_runtime().create_event_with_flag(flag)
+    return active_runtime().create_event_with_flag(uint32_arg("aclrtCreateEventWithFlag", "flag", flag))
 
 
 def aclrtQueryEventStatus(event: AclrtEvent) -> int:

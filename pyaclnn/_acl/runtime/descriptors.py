@@ -75,6 +75,8 @@ class AclDescriptors(AclMemory):
             data = ffi.from_buffer(value)
         else:
             try:
+                if dtype == DType.DT_UNDEFINED:  # no type at all: refused by the library, as an unknown one
+                    raise ValueError(dtype)
                 host = np.array(value).astype(to_numpy(DType(dtype)))
             except ValueError:  # not an aclDataType: the library refuses it (NULL)
                 host = np.array(value)

@@ -7,6 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 from ..._core.constants import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID,
                                 ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_DRV_INTERNAL_ERROR,
+                                ACL_ERROR_RT_MEMORY_ALLOCATION,
                                 ACL_MEMCPY_HOST_TO_HOST)
 from ..queues import hazard
 from .streams import NumpyStreams
@@ -22,7 +23,15 @@ _ALLOWED_KINDS = {("unregistered", "device"): (1, 3), ("device", "unregistered")
                   ("host", "unregistered"): (0, 1), ("unregistered", "host"): (0, 2),
                   ("unregistered", "unregistered"): (0, 1, 2, 3)}
 
+DEVICE_MEMORY = 64 << 30  # bytes, as the emulator's EMU_DEVICE_MEM_TOTAL
 MEMCPY_KINDS = range(0, 6)  # the acl layer's MemcpyKindTranslate: HOST_TO_HOST .. HOST_TO_BUF_TO_DEVICE
+
+
+def _policy_ok(policy: int) -> bool:
+    """An aclrtMemMallocPolicy the acl layer takes: a page policy 0..7 in the low byte, and only the
+    memory-type / read-only flags above it (memory.cpp aclMallocMemInner; emu_rt_memory.c policy_ok)."""
+    flags = 256 | 4096 | 1048576  # ACL_MEM_TYPE_LOW_BAND_WIDTH, _HIGH_BAND_WIDTH, ACL_MEM_ACCESS_USER_SPACE_READONLY
+    return (policy & 0xFF) <= 7 and (policy & ~0xFF & ~flags) == 0
 
 
 class NumpyMemory(NumpyStreams):
@@ -30,10 +39,26 @@ class NumpyMemory(NumpyStreams):
 
     # -- memory --------------------------------------------------------------------------------
     def malloc(self, size: int, policy: int) -> int:
-        self._need_context("aclrtMalloc")
-        return self.memory.allocate(size, "device", "aclrtMalloc")
+        """The acl layer's checks (hicann/runtime src/acl/aclrt_impl/memory.cpp aclrtMallocImpl ->
+        aclMallocMemInner: size 0; size plus alignment and padding wrapping around, "size too
+        large"; the policy), then the context; as the emulator's aclrtMalloc (emu_rt_memory.c)."""
+        api = "aclrtMalloc"
+        if size == 0:
+            raise self._fail(ACL_ERROR_INVALID_PARAM, api, "size must not be 0")
+        huge1g = policy in (6, 7)  # ACL_MEM_MALLOC_HUGE1G_ONLY(_P2P): no padding
+        if size > (1 << 64) - 1 - (32 if huge1g else 64):
+            raise self._fail(ACL_ERROR_INVALID_PARAM, api, f"size too large: {size}")
+        if not _policy_ok(policy):
+            raise self._fail(ACL_ERROR_INVALID_PARAM, api, f"policy {policy} is invalid")
+        self._need_context(api)
+        if size > DEVICE_MEMORY:  # the driver's out of memory (emu_rt_memory.c device_pool_fits), not NumPy's
+            raise self._fail(ACL_ERROR_RT_MEMORY_ALLOCATION, api, f"out of memory: {size} bytes requested, "
+                                                                   f"the device has {DEVICE_MEMORY}")
+        return self.memory.allocate(size, "device", api)
 
     def free(self, ptr: int) -> None:
+        if not ptr:  # ACL_REQUIRES_NOT_NULL (aclrtFreeImpl), before the context
+            raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtFree", "devPtr is nullptr")
         self._need_context("aclrtFree")
         self._freeing(ptr, "device", "aclrtFree")
         self.memory.release(ptr, "device", "aclrtFree")
@@ -61,6 +86,8 @@ class NumpyMemory(NumpyStreams):
         return self.memory.allocate(size, "host", "aclrtMallocHost")
 
     def free_host(self, ptr: int) -> None:
+        if not ptr:
+            raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost", "hostPtr is nullptr")
         self._freeing(ptr, "host", "aclrtFreeHost")
         self.memory.release(ptr, "host", "aclrtFreeHost")
 
@@ -253,8 +280,9 @@ class NumpyMemory(NumpyStreams):
 
     def mem_info(self, attr: int) -> tuple[int, int]:
         self._need_context("aclrtGetMemInfo")
-        total = 64 << 30
-        return total, total
+        if not 0 <= attr <= 17:  # ACL_DDR_MEM .. ACL_MEM_P2P_HUGE1G (as emu_rt_memory.c aclrtGetMemInfo)
+            raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtGetMemInfo", f"attr {attr} is invalid")
+        return DEVICE_MEMORY, DEVICE_MEMORY
 
     def _in_device_allocation(self, addr: int, count: int) -> bool:
         """Whether [addr, addr+count) lies inside one live aclrtMalloc allocation (one lookup)."""

@@ -7,7 +7,7 @@ import threading
 from ..._core.sites import Site, capture_rule as _capture_rule, user_site as _user_site
 from typing import Any, NamedTuple
 from ... import errors
-from ..._core.constants import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE, ACL_ERROR_REPEAT_FINALIZE,
+from ..._core.constants import (ACL_ERROR_FEATURE_UNSUPPORTED, ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE, ACL_ERROR_REPEAT_FINALIZE,
                                 ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_INVALID_DEVICEID,
                                 ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,
                                 ACLNN_ERR_PARAM_INVALID)
@@ -387,9 +387,8 @@ class NumpySession:
         self._need_init("aclrtGetDeviceInfo")
         if not 0 <= device_id < self._device_count:
             raise self._fail(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtGetDeviceInfo", f"device {device_id} does not exist")
-        if attr not in self._DEV_ATTR:
-            raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDeviceInfo",
-                             f"aclrtDevAttr {attr} is not emulated by the NumPy backend")
+        if attr not in self._DEV_ATTR:  # as the emulator (emu_rt_devices.c aclrtGetDeviceInfo)
+            raise self._fail(ACL_ERROR_FEATURE_UNSUPPORTED, "aclrtGetDeviceInfo", f"aclrtDevAttr {attr} is not supported")
         return self._DEV_ATTR[attr]
 
     def device_capability(self, device_id: int, info: int) -> int:

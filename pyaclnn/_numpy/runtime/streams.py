@@ -199,7 +199,11 @@ class NumpyStreams(NumpySession):
             self._event_at.pop(event, None)
 
     def synchronize_stream_timeout(self, stream: Any, timeout: int) -> None:
-        self._synchronize(stream, "aclrtSynchronizeStreamWithTimeout")  # never times out
+        api = "aclrtSynchronizeStreamWithTimeout"
+        if timeout < -1:  # -1 waits forever, >= 0 ms (as emu_rt_streams.c, after the context)
+            self._need_context(api)
+            raise self._fail(ACL_ERROR_INVALID_PARAM, api, f"timeout {timeout} is invalid (-1 or >= 0)")
+        self._synchronize(stream, api)  # never times out
 
     def synchronize_device(self) -> None:
         """Waits for the streams of the thread's current device (Context::SyncStreamsWithTimeout)."""
@@ -212,6 +216,8 @@ class NumpyStreams(NumpySession):
 
     def create_event_with_flag(self, flag: int) -> int:
         self._need_context("aclrtCreateEventWithFlag")
+        if flag & ~(0x1 | 0x2 | 0x8 | 0x10 | 0x20 | 0x40):  # the ACL_EVENT_* flags (as emu_rt_events.c event_new)
+            raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateEventWithFlag", f"flag {flag:#x} is invalid")
         return self._register(self._events, None)
 
     def query_event_status(self, event: Any) -> int:
