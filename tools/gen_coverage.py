@@ -33,7 +33,7 @@ def render() -> str:
     from pyaclnn import ops
     from pyaclnn._registry import table
     from pyaclnn.ops._aten import entries
-    from pyaclnn._registry.coverage import GENERIC, GROUPS, NOT_MAPPED, left_out, why_left_out
+    from pyaclnn._cli.coverage import GENERIC, GROUPS, NOT_MAPPED, left_out, why_left_out
 
     exact = sorted(ops.names())
     aten = list(ops.aten_names())

@@ -18,7 +18,6 @@ from typing import Any, Callable
 from .._core.constants import ACL_ERROR_REPEAT_INITIALIZE
 from .._core import env as _env
 from .._registry import table as _signature_table
-from .. import ops
 from .._registry.operators import Registry, references
 from .._registry.sources import cann_sources, pyaclnn_source, table_source
 from . import _lib, _loader
@@ -210,7 +209,7 @@ def operators(found: _loader.Discovery | None) -> dict[str, Any]:
     tiers = {"exact": 0, "aten": 0, "none": 0}
     for name in found_ops:  # the NumPy reference's tier of each, for the prototype found (ops.tier)
         info = registry.get(name)
-        tiers[str(ops.tier(name)) if info is not None and info.has_reference else "none"] += 1
+        tiers[(info.tier if info is not None else None) or "none"] += 1
     return {"sources": sources, "libraries": libraries, "skipped": skipped, "conflicts": conflicts,
             "total": len(found_ops), "tiers": tiers,
             "references": [n for n in references() if n in found_ops and (i := registry.get(n)) is not None and i.has_reference]}

@@ -119,7 +119,7 @@ def _matches(pattern: str | None, name: str) -> bool:
 def _describe(name: str, has_reference: bool) -> dict[str, Any]:
     """How the operator's reference is described (pyaclnn._registry.coverage.describe); for a
     prototype the reference was not written for, why it has none."""
-    from .._registry.coverage import describe
+    from .coverage import describe
     found = describe(name)
     if found["tier"] is not None and not has_reference:
         return {"tier": None, "left_out": {"group": "prototype", "reason": (

@@ -143,3 +143,17 @@ def other_device(op: str, tensor: Tensor, device: Device) -> ValueError:
     return ValueError(f"aclnn{op}: a tensor is on device {tensor.device.id}, the operator's other "
                       f"tensors on device {device.id}: every tensor of one operator "
                       "must be on the same Device (copy it through the host: Tensor.from_numpy(t.numpy(), device))")
+
+
+def upload_arrays(api: str, args: tuple, slots: Any, name: Any, device: Device, uploads: list[Tensor]) -> tuple:
+    """``args`` with each NumPy array in a tensor slot uploaded as a new Tensor (kept in ``uploads``);
+    a dtype with no aclDataType is a NotSupportedError naming the parameter (``name(i)``)."""
+    out = list(args)
+    for i in slots:
+        if isinstance(args[i], np.ndarray):
+            try:
+                out[i] = Tensor.from_numpy(args[i], device)
+            except NotSupportedError as exc:
+                raise NotSupportedError(f"{api}: {name(i)}: {exc}") from None
+            uploads.append(out[i])
+    return tuple(out)

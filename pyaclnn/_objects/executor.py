@@ -34,7 +34,7 @@ from .._registry.signature import KINDS, c_element, c_scalar, c_values
 from .tensor import Tensor, own_descriptor
 from ..dtypes import DType, from_numpy
 from ..errors import AclError, AclnnInnerError, AclnnParamInvalidError, ClosedError, ExecutorConsumedError, NotSupportedError
-from .arguments import bind, make, other_device, scalar_dtype, type_name, upload_hint
+from .arguments import bind, make, other_device, scalar_dtype, type_name, upload_arrays, upload_hint
 
 if TYPE_CHECKING:
     from .._runtime import Runtime
@@ -226,16 +226,9 @@ class Executor(Resource):
         self._own(device.backend, device, "executor", _destroy_executor, device, planned, self.uploads)
 
     def _upload(self, args: tuple, device: Device) -> tuple:
-        out = list(args)
-        for i in self._slots.tensors:
-            if isinstance(args[i], np.ndarray):
-                try:
-                    out[i] = Tensor.from_numpy(args[i], device)
-                except NotSupportedError as exc:  # a dtype with no aclDataType: name the parameter
-                    name = self.runtime.op_info(self.op).signature.params[i].name
-                    raise NotSupportedError(f"aclnn{self.op}GetWorkspaceSize: {name}: {exc}") from None
-                self.uploads.append(out[i])
-        return tuple(out)
+        def name(i: int) -> str:  # asked only for an error
+            return str(self.runtime.op_info(self.op).signature.params[i].name)
+        return upload_arrays(f"aclnn{self.op}GetWorkspaceSize", args, self._slots.tensors, name, device, self.uploads)
 
     def _fall_back_to_replanning(self, args: tuple, c_args: list[Any]) -> None:
         """aclSetAclOpExecutorRepeatable said 561000: phase 1 gave the op cache's entry for this op

@@ -199,6 +199,11 @@ class OpInfo:
         the C parameters its table entry names (pyaclnn.ops.aten_fits)."""
         return (self.shipped and self.name in ops.names()) or ops.aten_fits(self.name, self.names)
 
+    @property
+    def tier(self) -> str | None:
+        """The tier of its NumPy reference, "exact" or "aten" (pyaclnn.ops.tier), or None without one."""
+        return ops.tier(self.name) if self.has_reference else None
+
 
 class Registry:
     """The operators of a list of sources; thread-safe, lazy, cached."""
