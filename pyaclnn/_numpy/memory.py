@@ -110,6 +110,23 @@ def _first_gap(written: np.ndarray, origin: int, access: Access) -> Span | None:
     return start + i, start + i + n
 
 
+def shared(a: Access, b: Access) -> Span | None:
+    """The first run of bytes both ``a`` and ``b`` touch (exactly: a strided tensor's gaps are
+    not its bytes), or None: they share none. For the race checks, once their spans overlap."""
+    origin = min(a[0], b[0])
+    size = max(a[1], b[1]) - origin
+    both = np.zeros(size, bool)
+    _mark(both, origin, a)
+    other = np.zeros(size, bool)
+    _mark(other, origin, b)
+    both &= other
+    if not both.any():
+        return None
+    i = int(both.argmax())
+    n = int(both[i:].argmin()) or size - i  # (0: the run reaches the end)
+    return origin + i, origin + i + n
+
+
 def _subtract(gaps: list[Span], writes: Iterable[Span]) -> list[Span]:
     """``gaps`` less the spans ``writes``."""
     for ws, we in writes:

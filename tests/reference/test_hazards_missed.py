@@ -34,6 +34,7 @@ class Streams:
     def malloc(self, nbytes: int) -> int:
         addr = acl.aclrtMalloc(nbytes, acl.ACL_MEM_MALLOC_HUGE_FIRST)
         self.allocs.append(addr)
+        acl.aclrtMemset(addr, nbytes, 0, nbytes)  # written: only the race checks are under test
         return addr
 
     def close(self) -> None:
@@ -86,3 +87,44 @@ def test_an_event_with_a_wait_task_can_be_waited_on(port: Streams, flag: str) ->
         acl.aclrtStreamWaitEvent(s1, event)
     finally:
         acl.aclrtDestroyEvent(event)
+
+
+# -- (e) no race between streams writing disjoint bytes of one allocation ------------------------------
+def _fill(p: Streams, addr: int, n: int, stride: int, offset: int, value: float, stream: Any) -> Any:
+    """Write ``value`` to n float32 elements at ``addr`` (element stride ``stride``, from element
+    ``offset``) by aclnnAdd(ones, ones, alpha=value - 1), queued on ``stream``; returns the tensor."""
+    ones = p.malloc(n * 4)
+    acl.aclrtMemcpy(ones, n * 4, np.ones(n, np.float32), n * 4, acl.ACL_MEMCPY_HOST_TO_DEVICE)
+    src = acl.aclCreateTensor([n], 1, acl.ACL_FLOAT, [1], 0, acl.ACL_FORMAT_ND, [n], 1, ones)
+    t = acl.aclCreateTensor([n], 1, acl.ACL_FLOAT, [stride], offset, acl.ACL_FORMAT_ND, [2 * n], 1, addr)
+    p.tensors += [src, t]
+    alpha = acl.aclCreateScalar(np.float32(value - 1), acl.ACL_FLOAT)
+    try:
+        ws, ex = acl.aclnnAddGetWorkspaceSize(src, src, alpha, t)
+        acl.aclnnAdd(p.malloc(ws) if ws else None, ws, ex, stream)  # <fill>
+    finally:
+        acl.aclDestroyScalar(alpha)
+    return t
+
+
+def test_streams_writing_the_interleaved_halves_of_one_allocation_do_not_race(port: Streams) -> None:
+    """base[0::2] on one stream, base[1::2] on another: no byte is shared, so no order is needed."""
+    base = port.malloc(8 * 4)
+    s0, s1 = port.streams
+    _fill(port, base, 4, 2, 0, 1.0, s0)
+    _fill(port, base, 4, 2, 1, 2.0, s1)
+    acl.aclrtSynchronizeDevice()
+    out = np.empty(8, np.float32)
+    acl.aclrtMemcpy(out, out.nbytes, base, out.nbytes, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    np.testing.assert_array_equal(out, np.tile(np.float32([1, 2]), 4))
+
+
+def test_streams_writing_overlapping_strided_elements_still_race(port_numpy: Streams) -> None:
+    """base[0::2] and base[2::2] share elements 2, 4 and 6: a race, named with the shared bytes."""
+    base = port_numpy.malloc(8 * 4)
+    s0, s1 = port_numpy.streams
+    _fill(port_numpy, base, 3, 2, 0, 1.0, s0)
+    with pytest.raises(pyaclnn.HazardError) as info:
+        _fill(port_numpy, base, 3, 2, 2, 2.0, s1)
+    assert f"[{base + 8:#x}, +4)" in str(info.value), info.value
+    assert line_of("fill") in str(info.value)

@@ -4,6 +4,7 @@ addresses and repeatability."""
 from __future__ import annotations
 
 import math
+from functools import partial
 from ..._core.sites import user_site as _user_site
 from typing import Any, Callable
 import numpy as np
@@ -15,7 +16,7 @@ from ..._registry.operators import OpInfo
 from ..._core.strides import byte_boxes, contiguous_strides, dense, extent
 from .. import ops
 from ..memory import Access, Elements
-from ..queues import hazard
+from ..queues import Exact, hazard
 from ..records import ExecutorRecord, Scalar, TensorDesc
 from .descriptors import NumpyDescriptors
 
@@ -73,6 +74,10 @@ def _written_bytes(desc: TensorDesc, count: int | None = None) -> Access:
     return Elements(min(start for start, _ in boxes), end, boxes)
 
 
+def _same(access: Access) -> Access:
+    return access
+
+
 def _written_counts(info: OpInfo, args: tuple, by_name: dict[str, Any]) -> tuple[int | None, ...] | None:
     """The spec's ``written`` (C output parameter name -> elements, or a tuple per list member)
     as one count per output of ``_split_io``, in its order (None: written whole); None when every
@@ -95,21 +100,24 @@ def _written_counts(info: OpInfo, args: tuple, by_name: dict[str, Any]) -> tuple
 
 
 def _spans_and_unknown(descs: tuple[TensorDesc, ...], key: tuple[int, int]
-                       ) -> tuple[list[tuple[int, int]], list[Access]]:
+                       ) -> tuple[list[tuple[int, int]], list[Access], list[Exact]]:
     """The spans of ``descs`` (for the race checks), and the exact bytes (``_written_bytes``) of
     those not known written under ``key`` (the memory's (frees, unwrites)), which are from now on
-    (as an input: checked; as an output: marked)."""
+    (as an input: checked; as an output: marked); and per span, how to work out the exact bytes of
+    a strided tensor's (None: a dense one's span is exact), for the race checks."""
     spans: list[tuple[int, int]] = []
     unknown: list[Access] = []
+    exact: list[Exact] = []
     for d in descs:
         span = _span_of(d)
         spans.append(span)
+        if d.dense is None:  # (worked out once per tensor)
+            d.dense = dense(d.shape, d.strides)
+        exact.append(None if d.dense else partial(_written_bytes, d))
         if d.known_written != key:
             d.known_written = key
-            if d.dense is None:  # (worked out once per tensor)
-                d.dense = dense(d.shape, d.strides)
             unknown.append(span if d.dense else _written_bytes(d))
-    return spans, unknown
+    return spans, unknown, exact
 
 
 def _is_list(value: Any) -> bool:
@@ -321,21 +329,25 @@ class NumpyExecutors(NumpyDescriptors):
         # its elements' bytes exactly (a strided tensor's gaps are neither read nor written).
         memory = self.memory
         key = (memory.frees, memory.unwrites)
-        reads, check = _spans_and_unknown(spans[0], key)
-        writes, mark = _spans_and_unknown(spans[1], key)
+        reads, check, read_exact = _spans_and_unknown(spans[0], key)
+        writes, mark, write_exact = _spans_and_unknown(spans[1], key)
         if spans[2]:  # outputs the kernel writes in part (the spec's ``written``): only that part
             for span, access in spans[2]:
                 writes.append(span)
                 mark.append(access)
+                write_exact.append(partial(_same, access) if type(access) is Elements else None)
         if workspace_size > 0 and workspace:
             writes.append((int(workspace), int(workspace) + workspace_size))
+            write_exact.append(None)
+        exact = ((tuple(read_exact), tuple(write_exact))
+                 if any(read_exact) or any(write_exact) else None)
         run = self._kernel(ex)
 
         def kernel() -> None:
             run(views)
         try:
             self.queues.put(self._queue(stream), api, tuple(reads), tuple(writes), kernel, check_init=tuple(check),
-                            mark=tuple(mark))
+                            mark=tuple(mark), exact=exact)
         except BaseException:  # a hazard: nothing was queued, so nothing is known written
             for d in spans[0] + spans[1]:
                 d.known_written = None
