@@ -21,6 +21,7 @@ from __future__ import annotations
 import bisect
 import ctypes
 import threading
+from collections import deque
 from typing import Callable, Iterable, NamedTuple, Sequence, cast
 
 import numpy as np
@@ -32,6 +33,7 @@ from ..errors import from_status
 
 ALIGN = 64
 POISON = 0xFF
+RECENT_FREES = 256  # frees remembered per address space (freed_over)
 
 
 def _address(buf: np.ndarray) -> int:
@@ -185,6 +187,9 @@ class AddressSpace:
         self.allocations = 0  # allocations made so far
         self.frees = 0        # frees so far
         self.unwrites = 0     # copies that made written bytes unwritten again (copy_written)
+        # the latest frees, newest last: (start, end, the free's C call and line, the allocation's
+        # line), to name the free where a stale pointer is used (freed_over)
+        self.recent_frees: deque[tuple[int, int, str, Site, Site]] = deque(maxlen=RECENT_FREES)
 
     def allocate(self, size: int, kind: str, api: str) -> int:
         if size <= 0:
@@ -213,6 +218,19 @@ class AddressSpace:
             del self._bases[bisect.bisect_left(self._bases, ptr)]
             del self._allocs[ptr]
             self.frees += 1
+        self.recent_frees.append((ptr, ptr + alloc.size, api, user_site(), alloc.site))
+
+    def freed_over(self, start: int, end: int) -> str:
+        """Where [start, end) was freed, if a remembered free covered part of it: ", memory freed by
+        aclrtFree at <line> (allocated at <line>)" and whether the address was handed out again,
+        or "" (for the report of a stale pointer's use: out of bounds, or a fault)."""
+        for s, e, api, site, made in reversed(self.recent_frees):
+            if s < end and start < e:
+                again = self.find(s)
+                reused = (f"; a later allocation{f' (at {again.site})' if again.site else ''} has its address "
+                          f"now, {again.size} bytes" if again is not None and again.base == s else "")
+                return f", memory freed by {api} at {site} (allocated at {made}){reused}"
+        return ""
 
     def register(self, buf: np.ndarray) -> int | None:
         """Make the host bytes ``buf`` (a contiguous uint8 view) device memory in place: their

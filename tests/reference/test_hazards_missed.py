@@ -128,3 +128,30 @@ def test_streams_writing_overlapping_strided_elements_still_race(port_numpy: Str
         _fill(port_numpy, base, 3, 2, 2, 2.0, s1)
     assert f"[{base + 8:#x}, +4)" in str(info.value), info.value
     assert line_of("fill") in str(info.value)
+
+
+# -- (d) a tensor over freed memory names the free ------------------------------------------------------
+def test_a_launch_on_freed_memory_names_the_free(port_numpy: Streams) -> None:
+    """A tensor kept over memory freed since (its address maybe handed out again by a later
+    aclrtMalloc, smaller): the out-of-bounds report names the aclrtFree, not only the bounds."""
+    p = port_numpy
+    old = acl.aclrtMalloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    acl.aclrtMemset(old, 64, 0, 64)
+    stale = acl.aclCreateTensor([16], 1, acl.ACL_FLOAT, [1], 0, acl.ACL_FORMAT_ND, [16], 1, old)
+    p.tensors.append(stale)
+    ones = p.malloc(64)
+    other = acl.aclCreateTensor([16], 1, acl.ACL_FLOAT, [1], 0, acl.ACL_FORMAT_ND, [16], 1, ones)
+    out = acl.aclCreateTensor([16], 1, acl.ACL_FLOAT, [1], 0, acl.ACL_FORMAT_ND, [16], 1, p.malloc(64))
+    acl.aclrtFree(old)  # <free>
+    p.malloc(16)  # (the allocator may hand the address out again)
+    p.tensors += [other, out]
+    alpha = acl.aclCreateScalar(np.float32(1), acl.ACL_FLOAT)
+    try:
+        ws, ex = acl.aclnnAddGetWorkspaceSize(stale, other, alpha, out)
+        with pytest.raises(pyaclnn.HazardError) as info:
+            acl.aclnnAdd(None, 0, ex, p.streams[0])  # <stale launch>
+    finally:
+        acl.aclDestroyScalar(alpha)
+    message = str(info.value)
+    assert line_of("stale launch") in message and line_of("free") in message, message
+    assert "aclrtFree" in message, message

@@ -312,8 +312,10 @@ class NumpyExecutors(NumpyDescriptors):
             name = next((f"{n}[{a.index(bad)}]" if isinstance(a, tuple) else n) for n, a in zip(ex.names, ex.args)
                         if a is bad or isinstance(a, tuple) and any(t is bad for t in a)) if ex.names else "a tensor"
             site = _user_site()
+            start, end = _span_of(bad)
+            freed = self.memory.freed_over(start, end)
             hazard(f"{api} at {site}: {name} at {bad.addr:#x} (offset {bad.offset}, shape {bad.shape}, strides "
-                   f"{bad.strides}, {to_numpy(bad.dtype)}) reaches outside its device allocation: the kernel would "
+                   f"{bad.strides}, {to_numpy(bad.dtype)}) reaches outside its device allocation{freed}: the kernel would "
                    "read or write out of bounds (an AI Core exception at the next synchronize on a device, or "
                    "garbage inside the allocator's padding)", site)
             self._add_fault(stream, f"{api}{made_by} queued on stream {stream!r}: tensor at {bad.addr:#x} (offset "
