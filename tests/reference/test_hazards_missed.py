@@ -4,6 +4,7 @@ Each test runs a small port written with pyaclnn.acl; where CANN answers with a 
 backends are run (the acl backend through the emulator) and must give the same one."""
 from __future__ import annotations
 
+import ctypes
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -155,3 +156,36 @@ def test_a_launch_on_freed_memory_names_the_free(port_numpy: Streams) -> None:
     message = str(info.value)
     assert line_of("stale launch") in message and line_of("free") in message, message
     assert "aclrtFree" in message, message
+
+
+# -- (b) pinned host memory written after an async copy from it was queued -----------------------------
+def _host_view(addr: int, n: int) -> np.ndarray:
+    """A NumPy view of n bytes of aclrtMallocHost memory, as a port writes its pinned buffers."""
+    return np.ctypeslib.as_array((ctypes.c_uint8 * n).from_address(addr))
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+def test_a_host_write_into_pinned_memory_under_a_queued_async_copy(port_numpy: Streams, fixed: bool) -> None:
+    p = port_numpy
+    host = acl.aclrtMallocHost(16)
+    try:
+        view = _host_view(host, 16)
+        view[:] = 1
+        dev = p.malloc(16)
+        acl.aclrtMemcpyAsync(dev, 16, host, 16, acl.ACL_MEMCPY_HOST_TO_DEVICE, p.streams[0])  # <queue copy>
+        if fixed:
+            acl.aclrtSynchronizeStream(p.streams[0])
+        view[4:8] = 2  # the host writes the source: the queued copy may or may not have run
+        if fixed:
+            out = np.empty(16, np.uint8)
+            acl.aclrtMemcpy(out, 16, dev, 16, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+            np.testing.assert_array_equal(out, np.ones(16, np.uint8))
+            return
+        with pytest.raises(pyaclnn.HazardError) as info:
+            acl.aclrtSynchronizeStream(p.streams[0])  # <run copy>
+        message = str(info.value)
+        assert line_of("queue copy") in message and line_of("run copy") in message, message
+        assert f"[{host + 4:#x}, +4)" in message, message
+    finally:
+        acl.aclrtSynchronizeDevice()
+        acl.aclrtFreeHost(host)
