@@ -36,7 +36,12 @@ synchronize):
   says so) and checks the bytes of the elements it reads (``Access``). A copy to the host
   carries such bytes without complaint, as memcheck lets undefined bytes be copied and flags
   their use: the object layer reads spans back whole (``Tensor.copy_from`` of a strided view);
-- a tensor reaching outside its allocation (the runtime names it: ``runtime.launch``).
+- a tensor reaching outside its allocation (the runtime names it: ``runtime.launch``; and the
+  aclrtFree of memory it covers, from the address space's latest frees);
+- an output partly overlapping an input of its launch, and a copy between overlapping ranges
+  (pyaclnn._numpy.overlap);
+- a host write into aclrtMallocHost memory that an async copy queued from it has not copied yet
+  (seen when the copy runs: its source is compared with what it was at the queueing).
 """
 from __future__ import annotations
 

@@ -189,3 +189,107 @@ def test_a_host_write_into_pinned_memory_under_a_queued_async_copy(port_numpy: S
     finally:
         acl.aclrtSynchronizeDevice()
         acl.aclrtFreeHost(host)
+
+
+# -- (c) an output partly overlapping an input of the same launch ---------------------------------------
+def _vec(p: Streams, addr: int, n: int, offset: int = 0) -> Any:
+    t = acl.aclCreateTensor([n], 1, acl.ACL_FLOAT, [1], offset, acl.ACL_FORMAT_ND, [n + offset], 1, addr)
+    p.tensors.append(t)
+    return t
+
+
+def _add(p: Streams, a: Any, b: Any, out: Any) -> None:
+    alpha = acl.aclCreateScalar(np.float32(1), acl.ACL_FLOAT)
+    try:
+        ws, ex = acl.aclnnAddGetWorkspaceSize(a, b, alpha, out)
+        acl.aclnnAdd(p.malloc(ws) if ws else None, ws, ex, p.streams[0])  # <add>
+    finally:
+        acl.aclDestroyScalar(alpha)
+
+
+def _upload(p: Streams, values: np.ndarray) -> int:
+    addr = p.malloc(values.nbytes)
+    acl.aclrtMemcpy(addr, values.nbytes, values, values.nbytes, acl.ACL_MEMCPY_HOST_TO_DEVICE)
+    return addr
+
+
+def _download(addr: int, n: int) -> np.ndarray:
+    out = np.empty(n, np.float32)
+    acl.aclrtMemcpy(out, out.nbytes, addr, out.nbytes, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    return out
+
+
+def test_add_into_self_shifted_by_one_element_is_refused(port_numpy: Streams) -> None:
+    """torch: torch.add(x[:-1], y, out=x[1:]) raises (partial overlap); the reference's hazard names
+    the launch, both tensors and the shared bytes."""
+    import torch
+    x = torch.zeros(5)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        torch.add(x[:4], torch.ones(4), out=x[1:])
+    p = port_numpy
+    base = _upload(p, np.arange(5, dtype=np.float32))
+    other = _upload(p, np.ones(4, np.float32))
+    with pytest.raises(pyaclnn.HazardError) as info:
+        _add(p, _vec(p, base, 4), _vec(p, other, 4), _vec(p, base, 4, offset=1))
+    message = str(info.value)
+    assert line_of("add") in message and "out" in message and "self" in message, message
+    assert f"[{base + 4:#x}, +12)" in message, message
+
+
+def test_add_with_out_being_self_stays_legal(port: Streams) -> None:
+    p = port
+    base = _upload(p, np.arange(4, dtype=np.float32))
+    other = _upload(p, np.ones(4, np.float32))
+    _add(p, _vec(p, base, 4), _vec(p, other, 4), _vec(p, base, 4))  # the same memory: in place
+    acl.aclrtSynchronizeStream(p.streams[0])
+    np.testing.assert_array_equal(_download(base, 4), np.arange(4, dtype=np.float32) + 1)
+
+
+def test_inplace_add_stays_legal(port: Streams) -> None:
+    p = port
+    base = _upload(p, np.arange(4, dtype=np.float32))
+    other = _vec(p, _upload(p, np.ones(4, np.float32)), 4)
+    alpha = acl.aclCreateScalar(np.float32(2), acl.ACL_FLOAT)
+    try:
+        ws, ex = acl.aclnnInplaceAddGetWorkspaceSize(_vec(p, base, 4), other, alpha)
+        acl.aclnnInplaceAdd(p.malloc(ws) if ws else None, ws, ex, p.streams[0])
+    finally:
+        acl.aclDestroyScalar(alpha)
+    acl.aclrtSynchronizeStream(p.streams[0])
+    np.testing.assert_array_equal(_download(base, 4), np.arange(4, dtype=np.float32) + 2)
+
+
+def test_cat_into_memory_overlapping_an_input_is_refused(port_numpy: Streams) -> None:
+    """torch.cat([x[:2], y], out=x) raises as well; the reference names out and tensors[0]."""
+    import torch
+    x = torch.zeros(4)
+    with pytest.raises(RuntimeError, match="single memory location|overlap"):
+        torch.cat([x[:2], torch.ones(2)], out=x)
+    p = port_numpy
+    base = _upload(p, np.arange(4, dtype=np.float32))
+    ones = _upload(p, np.ones(2, np.float32))
+    members = [_vec(p, base, 2), _vec(p, ones, 2)]
+    del p.tensors[-2:]  # the list owns them: aclDestroyTensorList destroys them
+    inputs = acl.aclCreateTensorList(members, 2)
+    try:
+        ws, ex = acl.aclnnCatGetWorkspaceSize(inputs, 0, _vec(p, base, 4))
+        with pytest.raises(pyaclnn.HazardError) as info:
+            acl.aclnnCat(p.malloc(ws) if ws else None, ws, ex, p.streams[0])  # <cat>
+    finally:
+        acl.aclDestroyTensorList(inputs)
+    message = str(info.value)
+    assert line_of("cat") in message and "tensors[0]" in message, message
+
+
+@pytest.mark.parametrize("api", ["aclrtMemcpy", "aclrtMemcpyAsync"])
+def test_an_overlapping_device_to_device_copy_is_refused(port_numpy: Streams, api: str) -> None:
+    p = port_numpy
+    base = _upload(p, np.arange(8, dtype=np.float32))
+    d2d = acl.ACL_MEMCPY_DEVICE_TO_DEVICE
+    with pytest.raises(pyaclnn.HazardError) as info:
+        if api == "aclrtMemcpy":
+            acl.aclrtMemcpy(base + 4, 16, base, 16, d2d)  # <copy sync>
+        else:
+            acl.aclrtMemcpyAsync(base + 4, 16, base, 16, d2d, p.streams[0])  # <copy async>
+    assert line_of("copy sync" if api == "aclrtMemcpy" else "copy async") in str(info.value) and f"[{base + 4:#x}, +12)" in str(info.value), info.value
+    acl.aclrtMemcpy(base, 16, base, 16, d2d)  # onto itself: nothing changes, nothing to refuse

@@ -19,6 +19,7 @@ from ..memory import Access, Elements
 from ..queues import Exact, hazard
 from ..records import ExecutorRecord, Scalar, TensorDesc
 from .descriptors import NumpyDescriptors
+from ..overlap import partial_overlap
 
 
 # What the NumPy backend looks for besides headers/, for an unknown operator's message.
@@ -324,6 +325,7 @@ class NumpyExecutors(NumpyDescriptors):
             return
         spans = ex.spans
         if spans is None:  # until aclSet*TensorAddr moves one of its tensors
+            self._check_io_overlap(api, ex)
             spans = ex.spans = _io_spans(ex)
         # A tensor whose bytes were found written (or marked, as a launch's output), with no free
         # or un-write of memory since, needs neither again: only the others are checked and marked.
@@ -354,6 +356,30 @@ class NumpyExecutors(NumpyDescriptors):
             for d in spans[0] + spans[1]:
                 d.known_written = None
             raise
+
+    def _check_io_overlap(self, api: str, ex: ExecutorRecord) -> None:
+        """An output partly overlapping an input of the same launch (pyaclnn._numpy.overlap): a hazard."""
+        outputs = [d for d in ex.outputs if d is not None and 0 not in d.shape]
+        inputs = [d for d in ex.inputs if d is not None and 0 not in d.shape]
+        found = partial_overlap(outputs, inputs, _span_of, _written_bytes) if outputs and inputs else None
+        if found is None:
+            return
+        out, inp, hit = found
+
+        def name(d: TensorDesc) -> str:
+            for n, a in zip(ex.names, ex.args):
+                if a is d:
+                    return n
+                if isinstance(a, tuple) and any(t is d for t in a):
+                    return f"{n}[{next(i for i, t in enumerate(a) if t is d)}]"
+            return "a tensor"
+        site = _user_site()
+        hazard(f"{api} at {site}: output {name(out)} (at {out.addr:#x}, offset {out.offset}, shape {out.shape}, "
+               f"strides {out.strides}) partly overlaps input {name(inp)} (at {inp.addr:#x}, offset {inp.offset}, "
+               f"shape {inp.shape}, strides {inp.strides}): bytes [{hit[0]:#x}, +{hit[1] - hit[0]}) are both read and "
+               f"written, so the device's result depends on its tiling (torch refuses this too: some elements of "
+               f"the input and the written-to tensor refer to a single memory location). Write to separate memory, "
+               f"or use exactly the input's memory where the operator allows in-place use", site)
 
     def _launch_workspace(self, api: str, made_by: str, op: str, need: int, workspace: Any,
                           workspace_size: int) -> None:

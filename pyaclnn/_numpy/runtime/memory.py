@@ -9,6 +9,7 @@ from ..._core.constants import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVA
                                 ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_DRV_INTERNAL_ERROR,
                                 ACL_MEMCPY_HOST_TO_HOST)
 from ..queues import hazard
+from ..overlap import copy_overlap
 from .streams import NumpyStreams
 
 
@@ -132,6 +133,7 @@ class NumpyMemory(NumpyStreams):
         if device_dst:
             self.queues.host_access(api, ((dst, dst + count),), write=True)
         if device_src and device_dst:
+            self._check_copy_overlap(api, dst, src, count)
             self._check_written(api, src, count)
         out[...] = data
         if device_dst:
@@ -139,6 +141,17 @@ class NumpyMemory(NumpyStreams):
                 self.memory.copy_written(dst, src, count)
             else:
                 self.memory.mark_written(dst, dst + count)
+
+    @staticmethod
+    def _check_copy_overlap(api: str, dst: int, src: int, count: int) -> None:
+        """A copy between overlapping ranges (pyaclnn._numpy.overlap): the DMA copies in blocks, so what lands
+        depends on their order (memcpy, not memmove)."""
+        hit = copy_overlap(dst, src, count)
+        if hit is not None:
+            site = _user_site()
+            hazard(f"{api} at {site} copies {count} bytes from {src:#x} to {dst:#x}: the ranges overlap in "
+                   f"[{hit[0]:#x}, +{hit[1] - hit[0]}), so the bytes that land depend on the order the copy "
+                   f"engine moves its blocks in (a copy is not memmove). Copy through a separate buffer", site)
 
     def _check_written(self, api: str, start: int, count: int) -> None:
         """A device-to-device copy reads its source: bytes never written are a hazard."""
@@ -178,6 +191,8 @@ class NumpyMemory(NumpyStreams):
         reads = ((src, src + count),) if isinstance(src, int) else ()
         writes = ((dst, dst + count),) if isinstance(dst, int) else ()
         both = bool(reads and writes and self._location(src) == "device" == self._location(dst))
+        if reads and writes:
+            self._check_copy_overlap(api, dst, src, count)
 
         if reads and self._location(src) == "host":  # pinned host memory: the host may write it meanwhile
             copy = self._pinned_copy(api, out, data, src)
