@@ -16,7 +16,7 @@ from ..._registry.operators import OpInfo
 from ..._core.strides import byte_boxes, contiguous_strides, dense, extent
 from .. import ops
 from ..memory import Access, Elements
-from ..queues import Exact, hazard
+from ..queues import Exact, Exacts, hazard
 from ..records import ExecutorRecord, Scalar, TensorDesc
 from .descriptors import NumpyDescriptors
 from ..overlap import partial_overlap
@@ -101,24 +101,38 @@ def _written_counts(info: OpInfo, args: tuple, by_name: dict[str, Any]) -> tuple
 
 
 def _spans_and_unknown(descs: tuple[TensorDesc, ...], key: tuple[int, int]
-                       ) -> tuple[list[tuple[int, int]], list[Access], list[Exact]]:
+                       ) -> tuple[list[tuple[int, int]], list[Access]]:
     """The spans of ``descs`` (for the race checks), and the exact bytes (``_written_bytes``) of
     those not known written under ``key`` (the memory's (frees, unwrites)), which are from now on
-    (as an input: checked; as an output: marked); and per span, how to work out the exact bytes of
-    a strided tensor's (None: a dense one's span is exact), for the race checks."""
+    (as an input: checked; as an output: marked)."""
     spans: list[tuple[int, int]] = []
     unknown: list[Access] = []
-    exact: list[Exact] = []
     for d in descs:
         span = _span_of(d)
         spans.append(span)
-        if d.dense is None:  # (worked out once per tensor)
-            d.dense = dense(d.shape, d.strides)
-        exact.append(None if d.dense else partial(_written_bytes, d))
         if d.known_written != key:
             d.known_written = key
+            if d.dense is None:  # (worked out once per tensor)
+                d.dense = dense(d.shape, d.strides)
             unknown.append(span if d.dense else _written_bytes(d))
-    return spans, unknown, exact
+    return spans, unknown
+
+
+def _exact(inputs: tuple[TensorDesc, ...], whole: tuple[TensorDesc, ...],
+           part: tuple[tuple[tuple[int, int], Access], ...]) -> Exacts:
+    """For the race checks (queues.Queues.put's ``exact``), per read span and per write span in
+    the order a launch lists them (inputs; outputs written whole, in part; the launch adds the
+    workspace's, exact): how to
+    work out a strided tensor's exact bytes (None: a dense tensor's span is exact); None when
+    every span is exact. Made once per executor (with its spans)."""
+    def of(d: TensorDesc) -> Exact:
+        if d.dense is None:
+            d.dense = dense(d.shape, d.strides)
+        return None if d.dense else partial(_written_bytes, d)
+    reads = tuple(of(d) for d in inputs)
+    writes = tuple(of(d) for d in whole) + tuple(partial(_same, a) if type(a) is Elements else None
+                                                 for _, a in part)
+    return (reads, writes) if any(reads) or any(writes) else None
 
 
 def _is_list(value: Any) -> bool:
@@ -326,25 +340,25 @@ class NumpyExecutors(NumpyDescriptors):
         spans = ex.spans
         if spans is None:  # until aclSet*TensorAddr moves one of its tensors
             self._check_io_overlap(api, ex)
-            spans = ex.spans = _io_spans(ex)
+            io = _io_spans(ex)
+            spans = ex.spans = io + (_exact(*io),)
         # A tensor whose bytes were found written (or marked, as a launch's output), with no free
         # or un-write of memory since, needs neither again: only the others are checked and marked.
         # The race checks take each tensor's span; the uninitialised-read check and the marking
         # its elements' bytes exactly (a strided tensor's gaps are neither read nor written).
         memory = self.memory
         key = (memory.frees, memory.unwrites)
-        reads, check, read_exact = _spans_and_unknown(spans[0], key)
-        writes, mark, write_exact = _spans_and_unknown(spans[1], key)
+        reads, check = _spans_and_unknown(spans[0], key)
+        writes, mark = _spans_and_unknown(spans[1], key)
         if spans[2]:  # outputs the kernel writes in part (the spec's ``written``): only that part
             for span, access in spans[2]:
                 writes.append(span)
                 mark.append(access)
-                write_exact.append(partial(_same, access) if type(access) is Elements else None)
+        exact = spans[3]
         if workspace_size > 0 and workspace:
             writes.append((int(workspace), int(workspace) + workspace_size))
-            write_exact.append(None)
-        exact = ((tuple(read_exact), tuple(write_exact))
-                 if any(read_exact) or any(write_exact) else None)
+            if exact is not None:
+                exact = (exact[0], exact[1] + (None,))
         run = self._kernel(ex)
 
         def kernel() -> None:
