@@ -125,6 +125,15 @@ def _exact(inputs: tuple[TensorDesc, ...], whole: tuple[TensorDesc, ...],
     workspace's, exact): how to
     work out a strided tensor's exact bytes (None: a dense tensor's span is exact); None when
     every span is exact. Made once per executor (with its spans)."""
+    if not part:  # the usual case: every tensor dense, no closures made
+        for d in inputs + whole:
+            if d.dense is None:
+                d.dense = dense(d.shape, d.strides)
+            if not d.dense:
+                break
+        else:
+            return None
+
     def of(d: TensorDesc) -> Exact:
         if d.dense is None:
             d.dense = dense(d.shape, d.strides)
@@ -375,7 +384,18 @@ class NumpyExecutors(NumpyDescriptors):
         """An output partly overlapping an input of the same launch (pyaclnn._numpy.overlap): a hazard."""
         outputs = [d for d in ex.outputs if d is not None and 0 not in d.shape]
         inputs = [d for d in ex.inputs if d is not None and 0 not in d.shape]
-        found = partial_overlap(outputs, inputs, _span_of, _written_bytes) if outputs and inputs else None
+        spans = [_span_of(d) for d in inputs]
+        for out in outputs:  # the usual case first: no span meets another (plain loops: once per executor)
+            o0, o1 = _span_of(out)
+            for i0, i1 in spans:
+                if o0 < i1 and i0 < o1:
+                    break
+            else:
+                continue
+            break
+        else:
+            return
+        found = partial_overlap(outputs, inputs, _span_of, _written_bytes)
         if found is None:
             return
         out, inp, hit = found
