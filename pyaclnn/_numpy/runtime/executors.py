@@ -348,8 +348,8 @@ class NumpyExecutors(NumpyDescriptors):
             return
         spans = ex.spans
         if spans is None:  # until aclSet*TensorAddr moves one of its tensors
-            self._check_io_overlap(api, ex)
             io = _io_spans(ex)
+            self._check_io_overlap(api, ex, io)
             spans = ex.spans = io + (_exact(*io),)
         # A tensor whose bytes were found written (or marked, as a launch's output), with no free
         # or un-write of memory since, needs neither again: only the others are checked and marked.
@@ -380,10 +380,12 @@ class NumpyExecutors(NumpyDescriptors):
                 d.known_written = None
             raise
 
-    def _check_io_overlap(self, api: str, ex: ExecutorRecord) -> None:
-        """An output partly overlapping an input of the same launch (pyaclnn._numpy.overlap): a hazard."""
-        outputs = [d for d in ex.outputs if d is not None and 0 not in d.shape]
-        inputs = [d for d in ex.inputs if d is not None and 0 not in d.shape]
+    def _check_io_overlap(self, api: str, ex: ExecutorRecord, io: tuple) -> None:
+        """An output partly overlapping an input of the same launch (pyaclnn._numpy.overlap): a
+        hazard. ``io``: ``_io_spans(ex)`` (its non-empty inputs and outputs)."""
+        inputs, outputs = io[0], io[1]
+        if io[2]:  # outputs written in part are not in io[1]
+            outputs = tuple(d for d in ex.outputs if d is not None and 0 not in d.shape)
         spans = [_span_of(d) for d in inputs]
         for out in outputs:  # the usual case first: no span meets another (plain loops: once per executor)
             o0, o1 = _span_of(out)
