@@ -340,9 +340,9 @@ def run(script: str, args: Sequence[str]) -> int:
         lines.append("hazard: " + message.strip().replace("\n", "\n    "))
     if warned:
         counts.append(f"{len(warned)} hazard warning(s)")
-    for name, exc in in_threads:
+    for name, error in in_threads:
         lines.append(f"in thread {name!r}:")
-        lines += _failure_text(exc)
+        lines += _failure_text(error)
     if in_threads:
         counts.append(f"{len(in_threads)} hazard(s) in threads")
     if failure is not None:
