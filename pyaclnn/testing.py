@@ -165,9 +165,10 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     backend = _backend.current()
     _check.enable_tracking(backend)
     before = _check.snapshot(backend)
-    with _check.hazard_warnings() as warned:
+    with _check.hazard_warnings() as warned, _check.thread_hazards() as in_threads:
         result: Any = yield  # the test body; an exception (a HazardError too) fails it as usual
     problems = [f"hazard: {message}" for message in warned]
+    problems += [f"hazard in thread {name!r}: {exc}" for name, exc in in_threads]  # (a thread's only printed)
     found = _check.leaks(backend, before)
     if found:
         problems.append(f"{len(found)} handle(s) left alive when the test returned, each after the line that "

@@ -41,6 +41,7 @@ import gc
 import os
 import runpy
 import sys
+import threading
 import traceback
 import warnings
 from pathlib import Path
@@ -237,6 +238,24 @@ def hazard_warnings() -> Iterator[list[str]]:
         yield caught
 
 
+@contextlib.contextmanager
+def thread_hazards() -> Iterator[list[tuple[str, BaseException]]]:
+    """Collect the HazardErrors that end threads started inside ((thread name, error)): Python
+    only prints them (threading.excepthook) and the script goes on to exit 0."""
+    found: list[tuple[str, BaseException]] = []
+    previous = threading.excepthook
+
+    def hook(args: Any) -> None:
+        if isinstance(args.exc_value, HazardError):
+            found.append((args.thread.name if args.thread is not None else "?", args.exc_value))
+        previous(args)
+    threading.excepthook = hook
+    try:
+        yield found
+    finally:
+        threading.excepthook = previous
+
+
 def _runner_frame(filename: str) -> bool:
     return filename.startswith("<frozen ") or os.path.abspath(filename) in (os.path.abspath(runpy.__file__),
                                                                             os.path.abspath(__file__))
@@ -309,7 +328,7 @@ def run(script: str, args: Sequence[str]) -> int:
     failure: BaseException | None = None
     code: Any = 0
     kept: Any = None  # the script's globals (or its traceback): alive until the report, as at exit
-    with hazard_warnings() as warned:
+    with hazard_warnings() as warned, thread_hazards() as in_threads:
         try:
             kept = runpy.run_path(str(path), run_name="__main__")
         except SystemExit as exc:
@@ -326,6 +345,11 @@ def run(script: str, args: Sequence[str]) -> int:
         lines.append("hazard: " + message.strip().replace("\n", "\n    "))
     if warned:
         counts.append(f"{len(warned)} hazard warning(s)")
+    for name, error in in_threads:
+        lines.append(f"in thread {name!r}:")
+        lines += _failure_text(error)
+    if in_threads:
+        counts.append(f"{len(in_threads)} hazard(s) in threads")
     if failure is not None:
         lines += _failure_text(failure)
         counts.append("a hazard" if isinstance(failure, HazardError) else "the script failed")

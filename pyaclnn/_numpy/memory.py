@@ -21,6 +21,7 @@ from __future__ import annotations
 import bisect
 import ctypes
 import threading
+from collections import deque
 from typing import Callable, Iterable, NamedTuple, Sequence, cast
 
 import numpy as np
@@ -32,6 +33,7 @@ from ..errors import from_status
 
 ALIGN = 64
 POISON = 0xFF
+RECENT_FREES = 256  # frees remembered per address space (freed_over)
 
 
 def _address(buf: np.ndarray) -> int:
@@ -110,6 +112,23 @@ def _first_gap(written: np.ndarray, origin: int, access: Access) -> Span | None:
     return start + i, start + i + n
 
 
+def shared(a: Access, b: Access) -> Span | None:
+    """The first run of bytes both ``a`` and ``b`` touch (exactly: a strided tensor's gaps are
+    not its bytes), or None: they share none. For the race checks, once their spans overlap."""
+    origin = min(a[0], b[0])
+    size = max(a[1], b[1]) - origin
+    both = np.zeros(size, bool)
+    _mark(both, origin, a)
+    other = np.zeros(size, bool)
+    _mark(other, origin, b)
+    both &= other
+    if not both.any():
+        return None
+    i = int(both.argmax())
+    n = int(both[i:].argmin()) or size - i  # (0: the run reaches the end)
+    return origin + i, origin + i + n
+
+
 def _subtract(gaps: list[Span], writes: Iterable[Span]) -> list[Span]:
     """``gaps`` less the spans ``writes``."""
     for ws, we in writes:
@@ -168,6 +187,9 @@ class AddressSpace:
         self.allocations = 0  # allocations made so far
         self.frees = 0        # frees so far
         self.unwrites = 0     # copies that made written bytes unwritten again (copy_written)
+        # the latest frees, newest last: (start, end, the free's C call and line, the allocation's
+        # line), to name the free where a stale pointer is used (freed_over)
+        self.recent_frees: deque[tuple[int, int, str, Site, Site]] = deque(maxlen=RECENT_FREES)
 
     def allocate(self, size: int, kind: str, api: str) -> int:
         if size <= 0:
@@ -196,6 +218,19 @@ class AddressSpace:
             del self._bases[bisect.bisect_left(self._bases, ptr)]
             del self._allocs[ptr]
             self.frees += 1
+        self.recent_frees.append((ptr, ptr + alloc.size, api, user_site(), alloc.site))
+
+    def freed_over(self, start: int, end: int) -> str:
+        """Where [start, end) was freed, if a remembered free covered part of it: ", memory freed by
+        aclrtFree at <line> (allocated at <line>)" and whether the address was handed out again,
+        or "" (for the report of a stale pointer's use: out of bounds, or a fault)."""
+        for s, e, api, site, made in reversed(self.recent_frees):
+            if s < end and start < e:
+                again = self.find(s)
+                reused = (f"; a later allocation{f' (at {again.site})' if again.site else ''} has its address "
+                          f"now, {again.size} bytes" if again is not None and again.base == s else "")
+                return f", memory freed by {api} at {site} (allocated at {made}){reused}"
+        return ""
 
     def register(self, buf: np.ndarray) -> int | None:
         """Make the host bytes ``buf`` (a contiguous uint8 view) device memory in place: their

@@ -15,7 +15,9 @@ that runs:
   then surely ran), which bounds memory for programs that never synchronize.
 
 Every Work names the byte spans of device memory it reads and writes (a tensor covers the span
-its shape, strides and offset reach; disjoint views never conflict), the C call and the user's
+its shape, strides and offset reach; disjoint views never conflict, and where a strided tensor's
+span meets another's, only the bytes of its elements count: base[0::2] and base[1::2] share
+none), the C call and the user's
 source line that queued it. A program whose result would depend on when queued work runs is
 undefined behaviour on a device; ``hazard`` reports it at the call that would misbehave
 (``pyaclnn.HazardError`` naming both sides, or a HazardWarning, or nothing: PYACLNN_HAZARDS),
@@ -34,7 +36,12 @@ synchronize):
   says so) and checks the bytes of the elements it reads (``Access``). A copy to the host
   carries such bytes without complaint, as memcheck lets undefined bytes be copied and flags
   their use: the object layer reads spans back whole (``Tensor.copy_from`` of a strided view);
-- a tensor reaching outside its allocation (the runtime names it: ``runtime.launch``).
+- a tensor reaching outside its allocation (the runtime names it: ``runtime.launch``; and the
+  aclrtFree of memory it covers, from the address space's latest frees);
+- an output partly overlapping an input of its launch, and a copy between overlapping ranges
+  (pyaclnn._numpy.overlap);
+- a host write into aclrtMallocHost memory that an async copy queued from it has not copied yet
+  (seen when the copy runs: its source is compared with what it was at the queueing).
 """
 from __future__ import annotations
 
@@ -46,7 +53,11 @@ from typing import Any, Callable, Iterable
 from .._core import env as _env
 from .._core.sites import Site, user_site
 from ..errors import AclError, HazardError, HazardWarning
-from .memory import Access, Elements, Span
+from .memory import Access, Elements, Span, shared
+
+# A strided tensor's exact bytes (memory.Elements), worked out only when its span overlaps another's
+Exact = Callable[[], Access] | None
+Exacts = tuple[tuple[Exact, ...], tuple[Exact, ...]] | None  # per read span, per write span; None: all spans exact
 
 DEPTH = 1024  # tasks a stream holds before its oldest are taken as done (the device caught up)
 
@@ -55,7 +66,7 @@ class Work:
     """One task queued on a stream (see the module docstring); ``memory`` is the address
     space's (allocations, frees) count when it was queued, to tell whether its memory is still
     the memory it was queued on."""
-    __slots__ = ("seq", "api", "site", "reads", "writes", "run", "waits", "memory", "mark", "bases")
+    __slots__ = ("seq", "api", "site", "reads", "writes", "run", "waits", "memory", "mark", "bases", "exact")
 
     def __init__(self, seq: int, api: str, site: Site, reads: tuple[Span, ...], writes: tuple[Span, ...],
                  run: Callable[[], None] | None, waits: dict[Any, int] | None, memory: tuple[int, int],
@@ -63,6 +74,7 @@ class Work:
         self.seq, self.api, self.site, self.reads, self.writes = seq, api, site, reads, writes
         self.run, self.waits, self.memory, self.mark = run, waits, memory, mark
         self.bases: tuple[int, ...] = ()  # the allocations its spans are in (Queues.touched)
+        self.exact: Exacts = None  # the exact bytes of its strided tensors' spans (Queues.put)
 
 
 class Queue:
@@ -79,11 +91,21 @@ class Queue:
         self.error: AclError | None = None  # a kernel's own refusal, reported at the next synchronize
 
 
-def _overlap(a: Iterable[Span], b: Iterable[Span]) -> Span | None:
-    for s0, e0 in a:
-        for s1, e1 in b:
+def _overlap(a: tuple[Span, ...], b: tuple[Span, ...], ea: tuple[Exact, ...] | None = None,
+             eb: tuple[Exact, ...] | None = None) -> Span | None:
+    """The first bytes both spans of ``a`` and of ``b`` touch; where a span has an exact form
+    (``ea``, ``eb``: a strided tensor's elements), only the bytes its elements cover count, so
+    disjoint strided views (base[0::2], base[1::2]) share nothing though their spans interleave."""
+    for i, (s0, e0) in enumerate(a):
+        for j, (s1, e1) in enumerate(b):
             if s0 < e1 and s1 < e0:
-                return max(s0, s1), min(e0, e1)
+                x = ea[i] if ea is not None else None
+                y = eb[j] if eb is not None else None
+                if x is None and y is None:
+                    return max(s0, s1), min(e0, e1)
+                hit = shared((s0, e0) if x is None else x(), (s1, e1) if y is None else y())
+                if hit is not None:
+                    return hit
     return None
 
 
@@ -122,16 +144,18 @@ class Queues:
     # -- queueing --------------------------------------------------------------------------------
     def put(self, q: Queue, api: str, reads: tuple[Span, ...], writes: tuple[Span, ...], run: Callable[[], None] | None,
             *, check_init: tuple[Access, ...] = (), waits: dict[Any, int] | None = None,
-            mark: tuple[Access, ...] | None = None) -> None:
+            mark: tuple[Access, ...] | None = None, exact: Exacts = None) -> None:
         """Queue a task on ``q`` after the hazard checks of new work: races with other streams'
         queued work (``reads``, ``writes``: spans), and reads (``check_init``: exact) of bytes
         nothing has written. ``mark``: the bytes to mark written when it runs (default
-        ``writes``; for a launch the exact bytes of its outputs not known written already)."""
+        ``writes``; for a launch the exact bytes of its outputs not known written already).
+        ``exact``: the exact bytes of the strided tensors among ``reads`` and ``writes``, for the
+        race checks once spans overlap."""
         site = user_site()
         memory = self.memory
         with self.lock:
             if self.busy > len(q.pending) and (reads or writes):  # other streams have queued work
-                self._check_race(q, api, site, reads, writes)
+                self._check_race(q, api, site, reads, writes, exact)
             if check_init:  # (check_written, inline: this runs for every tensor a launch reads)
                 later = self._marks_before(q)
                 for access in check_init:
@@ -142,6 +166,7 @@ class Queues:
             q.seq += 1
             work = Work(q.seq, api, site, reads, writes, run, waits, (memory.allocations, memory.frees),
                         writes if mark is None else mark)
+            work.exact = exact
             if reads or writes:
                 work.bases = self._bases(reads + writes)
                 touched = self.touched
@@ -253,12 +278,13 @@ class Queues:
                 del touched[base]
 
     # -- hazard checks ---------------------------------------------------------------------------
-    def _queued_users(self, spans: tuple[Span, ...], write: bool, after: Queue | None = None
-                      ) -> tuple[Queue, Work, Span, bool] | None:
+    def _queued_users(self, spans: tuple[Span, ...], write: bool, after: Queue | None = None,
+                      exact: tuple[Exact, ...] | None = None) -> tuple[Queue, Work, Span, bool] | None:
         """The first queued task whose access conflicts with an access of ``spans`` (a write
-        conflicts with reads and writes, a read with writes): (queue, task, overlap, it writes).
-        With ``after``: only tasks a new task of that queue is not ordered after (other streams',
-        past the last one an event ordered it after)."""
+        conflicts with reads and writes, a read with writes): (queue, task, shared bytes, it
+        writes). With ``after``: only tasks a new task of that queue is not ordered after (other
+        streams', past the last one an event ordered it after). ``exact``: the strided ones of
+        ``spans`` as their elements' bytes (with the tasks' own, the overlap is exact)."""
         touched = self.touched
         if not any(base in touched for base in self._bases(spans)):
             return None
@@ -269,11 +295,12 @@ class Queues:
             for work in q.pending:
                 if work.seq <= upto:
                     continue
-                hit = _overlap(spans, work.writes)
+                theirs = work.exact
+                hit = _overlap(spans, work.writes, exact, theirs[1] if theirs is not None else None)
                 if hit is not None:
                     return q, work, hit, True
                 if write:
-                    hit = _overlap(spans, work.reads)
+                    hit = _overlap(spans, work.reads, exact, theirs[0] if theirs is not None else None)
                     if hit is not None:
                         return q, work, hit, False
         return None
@@ -309,11 +336,13 @@ class Queues:
                f"{'writes' if writes else 'reads'} ({_span(hit)}): the device would use freed memory. Synchronize "
                f"{q.label} before freeing", site)
 
-    def _check_race(self, q: Queue, api: str, site: Site, reads: tuple[Span, ...], writes: tuple[Span, ...]) -> None:
-        found = self._queued_users(writes, True, q) if writes else None  # q's own tasks are ordered before
+    def _check_race(self, q: Queue, api: str, site: Site, reads: tuple[Span, ...], writes: tuple[Span, ...],
+                    exact: Exacts = None) -> None:
+        found = (self._queued_users(writes, True, q, exact[1] if exact is not None else None)
+                 if writes else None)  # q's own tasks are ordered before
         mine_write = found is not None
         if found is None and reads:
-            found = self._queued_users(reads, False, q)
+            found = self._queued_users(reads, False, q, exact[0] if exact is not None else None)
         if found is None:
             return
         other, work, hit, theirs_write = found

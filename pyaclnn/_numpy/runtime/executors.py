@@ -4,6 +4,7 @@ addresses and repeatability."""
 from __future__ import annotations
 
 import math
+from functools import partial
 from ..._core.sites import user_site as _user_site
 from typing import Any, Callable
 import numpy as np
@@ -15,9 +16,10 @@ from ..._registry.operators import OpInfo
 from ..._core.strides import byte_boxes, contiguous_strides, dense, extent
 from .. import ops
 from ..memory import Access, Elements
-from ..queues import hazard
+from ..queues import Exact, Exacts, hazard
 from ..records import ExecutorRecord, Scalar, TensorDesc
 from .descriptors import NumpyDescriptors
+from ..overlap import partial_overlap
 
 
 # What the NumPy backend looks for besides headers/, for an unknown operator's message.
@@ -73,6 +75,10 @@ def _written_bytes(desc: TensorDesc, count: int | None = None) -> Access:
     return Elements(min(start for start, _ in boxes), end, boxes)
 
 
+def _same(access: Access) -> Access:
+    return access
+
+
 def _written_counts(info: OpInfo, args: tuple, by_name: dict[str, Any]) -> tuple[int | None, ...] | None:
     """The spec's ``written`` (C output parameter name -> elements, or a tuple per list member)
     as one count per output of ``_split_io``, in its order (None: written whole); None when every
@@ -110,6 +116,32 @@ def _spans_and_unknown(descs: tuple[TensorDesc, ...], key: tuple[int, int]
                 d.dense = dense(d.shape, d.strides)
             unknown.append(span if d.dense else _written_bytes(d))
     return spans, unknown
+
+
+def _exact(inputs: tuple[TensorDesc, ...], whole: tuple[TensorDesc, ...],
+           part: tuple[tuple[tuple[int, int], Access], ...]) -> Exacts:
+    """For the race checks (queues.Queues.put's ``exact``), per read span and per write span in
+    the order a launch lists them (inputs; outputs written whole, in part; the launch adds the
+    workspace's, exact): how to
+    work out a strided tensor's exact bytes (None: a dense tensor's span is exact); None when
+    every span is exact. Made once per executor (with its spans)."""
+    if not part:  # the usual case: every tensor dense, no closures made
+        for d in inputs + whole:
+            if d.dense is None:
+                d.dense = dense(d.shape, d.strides)
+            if not d.dense:
+                break
+        else:
+            return None
+
+    def of(d: TensorDesc) -> Exact:
+        if d.dense is None:
+            d.dense = dense(d.shape, d.strides)
+        return None if d.dense else partial(_written_bytes, d)
+    reads = tuple(of(d) for d in inputs)
+    writes = tuple(of(d) for d in whole) + tuple(partial(_same, a) if type(a) is Elements else None
+                                                 for _, a in part)
+    return (reads, writes) if any(reads) or any(writes) else None
 
 
 def _is_list(value: Any) -> bool:
@@ -304,8 +336,10 @@ class NumpyExecutors(NumpyDescriptors):
             name = next((f"{n}[{a.index(bad)}]" if isinstance(a, tuple) else n) for n, a in zip(ex.names, ex.args)
                         if a is bad or isinstance(a, tuple) and any(t is bad for t in a)) if ex.names else "a tensor"
             site = _user_site()
+            start, end = _span_of(bad)
+            freed = self.memory.freed_over(start, end)
             hazard(f"{api} at {site}: {name} at {bad.addr:#x} (offset {bad.offset}, shape {bad.shape}, strides "
-                   f"{bad.strides}, {to_numpy(bad.dtype)}) reaches outside its device allocation: the kernel would "
+                   f"{bad.strides}, {to_numpy(bad.dtype)}) reaches outside its device allocation{freed}: the kernel would "
                    "read or write out of bounds (an AI Core exception at the next synchronize on a device, or "
                    "garbage inside the allocator's padding)", site)
             self._add_fault(stream, f"{api}{made_by} queued on stream {stream!r}: tensor at {bad.addr:#x} (offset "
@@ -314,7 +348,9 @@ class NumpyExecutors(NumpyDescriptors):
             return
         spans = ex.spans
         if spans is None:  # until aclSet*TensorAddr moves one of its tensors
-            spans = ex.spans = _io_spans(ex)
+            io = _io_spans(ex)
+            self._check_io_overlap(api, ex, io)
+            spans = ex.spans = io + (_exact(*io),)
         # A tensor whose bytes were found written (or marked, as a launch's output), with no free
         # or un-write of memory since, needs neither again: only the others are checked and marked.
         # The race checks take each tensor's span; the uninitialised-read check and the marking
@@ -327,19 +363,59 @@ class NumpyExecutors(NumpyDescriptors):
             for span, access in spans[2]:
                 writes.append(span)
                 mark.append(access)
+        exact = spans[3]
         if workspace_size > 0 and workspace:
             writes.append((int(workspace), int(workspace) + workspace_size))
+            if exact is not None:
+                exact = (exact[0], exact[1] + (None,))
         run = self._kernel(ex)
 
         def kernel() -> None:
             run(views)
         try:
             self.queues.put(self._queue(stream), api, tuple(reads), tuple(writes), kernel, check_init=tuple(check),
-                            mark=tuple(mark))
+                            mark=tuple(mark), exact=exact)
         except BaseException:  # a hazard: nothing was queued, so nothing is known written
             for d in spans[0] + spans[1]:
                 d.known_written = None
             raise
+
+    def _check_io_overlap(self, api: str, ex: ExecutorRecord, io: tuple) -> None:
+        """An output partly overlapping an input of the same launch (pyaclnn._numpy.overlap): a
+        hazard. ``io``: ``_io_spans(ex)`` (its non-empty inputs and outputs)."""
+        inputs, outputs = io[0], io[1]
+        if io[2]:  # outputs written in part are not in io[1]
+            outputs = tuple(d for d in ex.outputs if d is not None and 0 not in d.shape)
+        spans = [_span_of(d) for d in inputs]
+        for out in outputs:  # the usual case first: no span meets another (plain loops: once per executor)
+            o0, o1 = _span_of(out)
+            for i0, i1 in spans:
+                if o0 < i1 and i0 < o1:
+                    break
+            else:
+                continue
+            break
+        else:
+            return
+        found = partial_overlap(outputs, inputs, _span_of, _written_bytes)
+        if found is None:
+            return
+        out, inp, hit = found
+
+        def name(d: TensorDesc) -> str:
+            for n, a in zip(ex.names, ex.args):
+                if a is d:
+                    return n
+                if isinstance(a, tuple) and any(t is d for t in a):
+                    return f"{n}[{next(i for i, t in enumerate(a) if t is d)}]"
+            return "a tensor"
+        site = _user_site()
+        hazard(f"{api} at {site}: output {name(out)} (at {out.addr:#x}, offset {out.offset}, shape {out.shape}, "
+               f"strides {out.strides}) partly overlaps input {name(inp)} (at {inp.addr:#x}, offset {inp.offset}, "
+               f"shape {inp.shape}, strides {inp.strides}): bytes [{hit[0]:#x}, +{hit[1] - hit[0]}) are both read and "
+               f"written, so the device's result depends on its tiling (torch refuses this too: some elements of "
+               f"the input and the written-to tensor refer to a single memory location). Write to separate memory, "
+               f"or use exactly the input's memory where the operator allows in-place use", site)
 
     def _launch_workspace(self, api: str, made_by: str, op: str, need: int, workspace: Any,
                           workspace_size: int) -> None:

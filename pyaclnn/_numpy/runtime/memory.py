@@ -10,6 +10,7 @@ from ..._core.constants import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVA
                                 ACL_ERROR_RT_MEMORY_ALLOCATION,
                                 ACL_MEMCPY_HOST_TO_HOST)
 from ..queues import hazard
+from ..overlap import copy_overlap
 from .streams import NumpyStreams
 
 
@@ -172,6 +173,7 @@ class NumpyMemory(NumpyStreams):
         if device_dst:
             self.queues.host_access(api, ((dst, dst + count),), write=True)
         if device_src and device_dst:
+            self._check_copy_overlap(api, dst, src, count)
             self._check_written(api, src, count)
         out[...] = data
         if device_dst:
@@ -179,6 +181,17 @@ class NumpyMemory(NumpyStreams):
                 self.memory.copy_written(dst, src, count)
             else:
                 self.memory.mark_written(dst, dst + count)
+
+    @staticmethod
+    def _check_copy_overlap(api: str, dst: int, src: int, count: int) -> None:
+        """A copy between overlapping ranges (pyaclnn._numpy.overlap): the DMA copies in blocks, so what lands
+        depends on their order (memcpy, not memmove)."""
+        hit = copy_overlap(dst, src, count)
+        if hit is not None:
+            site = _user_site()
+            hazard(f"{api} at {site} copies {count} bytes from {src:#x} to {dst:#x}: the ranges overlap in "
+                   f"[{hit[0]:#x}, +{hit[1] - hit[0]}), so the bytes that land depend on the order the copy "
+                   f"engine moves its blocks in (a copy is not memmove). Copy through a separate buffer", site)
 
     def _check_written(self, api: str, start: int, count: int) -> None:
         """A device-to-device copy reads its source: bytes never written are a hazard."""
@@ -219,10 +232,37 @@ class NumpyMemory(NumpyStreams):
         reads = ((src, src + count),) if isinstance(src, int) else ()
         writes = ((dst, dst + count),) if isinstance(dst, int) else ()
         both = bool(reads and writes and self._location(src) == "device" == self._location(dst))
+        if reads and writes:
+            self._check_copy_overlap(api, dst, src, count)
+
+        if reads and self._location(src) == "host":  # pinned host memory: the host may write it meanwhile
+            copy = self._pinned_copy(api, out, data, src)
+        else:
+            def copy() -> None:
+                out[...] = data
+        self.queues.put(self._queue(stream), api, reads, writes, copy, check_init=reads if both else ())
+
+    @staticmethod
+    def _pinned_copy(api: str, out: np.ndarray, data: np.ndarray, src: int) -> Any:
+        """The task of an async copy from aclrtMallocHost memory, which the host can write through
+        a view with no call to see: the device DMAs the bytes there when it runs the copy, so a host
+        write between the queueing and the run gives the old bytes or the new ones depending on
+        timing. The source is kept as it was at the queueing and compared when the task runs: a
+        change is a hazard naming both (the copy then takes the new bytes, as a late DMA would)."""
+        before, queued_at = data.copy(), _user_site()
 
         def copy() -> None:
+            if not np.array_equal(data, before):
+                changed = np.flatnonzero(data != before)
+                first, last = int(changed[0]), int(changed[-1])
+                site = _user_site()
+                hazard(f"{api} queued at {queued_at} copies from pinned host memory (aclrtMallocHost) whose bytes "
+                       f"[{src + first:#x}, +{last - first + 1}) the host wrote after it was queued and before the "
+                       f"device ran it (it ran at {site}): a device copies the old bytes or the new ones depending "
+                       f"on timing. Synchronize the stream (or an event recorded after the copy) before writing "
+                       f"the source again", site)
             out[...] = data
-        self.queues.put(self._queue(stream), api, reads, writes, copy, check_init=reads if both else ())
+        return copy
 
     def _location(self, where: Any) -> str:
         alloc = self.memory.find(where) if isinstance(where, int) else None

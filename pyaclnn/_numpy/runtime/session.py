@@ -77,6 +77,7 @@ class NumpySession:
         self._faults: dict[Any, str] = {}  # stream -> its first failed launch, for the next sync
         self._poisoned: dict[int, str] = {}  # device -> the page fault that put it in failure mode
         self._events: dict[int, float | None] = {}
+        self._unwaitable: set[int] = set()  # events whose flags give them no wait task (stream_wait_event)
         self._tensors: dict[int, TensorDesc] = {}
         self._bool_arrays: dict[int, tuple[bool, ...]] = {}
         self._int_arrays: dict[int, tuple[int, ...]] = {}

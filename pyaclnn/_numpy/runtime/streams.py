@@ -5,9 +5,15 @@ from __future__ import annotations
 import time
 from typing import Any, Sequence
 from ..._core.constants import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_CONTEXT,
-                                ACL_ERROR_RT_AICORE_EXCEPTION, ACLNN_ERR_RUNTIME_ERROR)
+                                ACL_ERROR_RT_AICORE_EXCEPTION, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACLNN_ERR_RUNTIME_ERROR,
+                                ACL_EVENT_EXTERNAL, ACL_EVENT_IPC, ACL_EVENT_SYNC)
 from ..queues import Queue
 from .session import NumpySession
+
+
+# The event flags that give an event a wait task: ACL_EVENT_SYNC is RT_EVENT_DDSYNC_NS, 0x4 is
+# RT_EVENT_DDSYNC (hicann/runtime pkg_inc/runtime/runtime/event.h; event.hpp Event::IsEventWithoutWaitTask)
+_WAIT_TASK_FLAGS = ACL_EVENT_SYNC | 0x4 | ACL_EVENT_EXTERNAL | ACL_EVENT_IPC
 
 
 def _nothing_to_run() -> None:
@@ -197,6 +203,7 @@ class NumpyStreams(NumpySession):
             if self._events.pop(event, False) is False:
                 raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyEvent", f"event {event!r} is not live")
             self._event_at.pop(event, None)
+            self._unwaitable.discard(event)
 
     def synchronize_stream_timeout(self, stream: Any, timeout: int) -> None:
         api = "aclrtSynchronizeStreamWithTimeout"
@@ -218,7 +225,10 @@ class NumpyStreams(NumpySession):
         self._need_context("aclrtCreateEventWithFlag")
         if flag & ~(0x1 | 0x2 | 0x8 | 0x10 | 0x20 | 0x40):  # the ACL_EVENT_* flags (as emu_rt_events.c event_new)
             raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateEventWithFlag", f"flag {flag:#x} is invalid")
-        return self._register(self._events, None)
+        event = self._register(self._events, None)
+        if not flag & _WAIT_TASK_FLAGS:  # e.g. ACL_EVENT_TIME_LINE alone: a timestamp, no wait task
+            self._unwaitable.add(event)
+        return event
 
     def query_event_status(self, event: Any) -> int:
         if event not in self._events:
@@ -234,6 +244,14 @@ class NumpyStreams(NumpySession):
         self._need_stream(stream, "aclrtStreamWaitEvent")
         if event not in self._events:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtStreamWaitEvent", f"event {event!r} is not live")
+        if event in self._unwaitable:
+            # hicann/runtime api_error.cc ApiErrorDecorator::StreamWaitEvent refuses an event without a
+            # wait task (Event::IsEventWithoutWaitTask) with RT_ERROR_FEATURE_NOT_SUPPORT, which
+            # rtStreamWaitEvent (api_c_stream.cc) returns as ACL_ERROR_RT_FEATURE_NOT_SUPPORT: no order
+            raise self._fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "aclrtStreamWaitEvent",
+                             f"event {event:#x} was created by aclrtCreateEventWithFlag without ACL_EVENT_SYNC "
+                             "(e.g. ACL_EVENT_TIME_LINE alone: timestamps only): it cannot be waited on. Create it "
+                             "with ACL_EVENT_SYNC (or ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE), or with aclrtCreateEvent")
         self._launch_fault(stream, "aclrtStreamWaitEvent")
         if self._captures and self._capture_wait(stream, event):
             return

@@ -169,8 +169,12 @@ aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
     emu_lock();
     emu_event e = *(emu_event *)event;
     emu_unlock();
-    if (e.with_flag && !(e.flags & ACL_EVENT_SYNC))
-        return emu_error(ACL_ERROR_RT_PARAM_INVALID, __func__, "event created without ACL_EVENT_SYNC cannot be waited on");
+    /* An event whose flags give it no wait task (ACL_EVENT_TIME_LINE alone: timestamps only) is refused:
+     * hicann/runtime api_error.cc ApiErrorDecorator::StreamWaitEvent (event.hpp IsEventWithoutWaitTask:
+     * none of RT_EVENT_DDSYNC_NS = ACL_EVENT_SYNC, RT_EVENT_DDSYNC 0x4, EXTERNAL, IPC) returns
+     * RT_ERROR_FEATURE_NOT_SUPPORT, which api_c_stream.cc rtStreamWaitEvent gives as 207000. */
+    if (e.with_flag && !(e.flags & (ACL_EVENT_SYNC | 0x4u | ACL_EVENT_EXTERNAL | ACL_EVENT_IPC)))
+        return emu_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, __func__, "event created without ACL_EVENT_SYNC cannot be waited on");
     if ((st = capture_wait(__func__, stream, event)) >= 0)    /* a wait of a capture (or refused) */
         return st;
     if (e.rec_seq == 0 || e.done_seq >= e.rec_seq)
