@@ -235,7 +235,9 @@ class NumpyMemory(NumpyStreams):
         if reads and writes:
             self._check_copy_overlap(api, dst, src, count)
 
-        if reads and self._location(src) == "host":  # pinned host memory: the host may write it meanwhile
+        captured = bool(self._captures) and stream in self._captures  # type: ignore[operator]
+        if reads and not captured and self._location(src) == "host":  # pinned: the host may write it meanwhile
+            # (a captured copy reads the source when a replay runs it: its bytes at capture time say nothing)
             copy = self._pinned_copy(api, out, data, src)
         else:
             def copy() -> None:
