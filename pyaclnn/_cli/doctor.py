@@ -1,6 +1,8 @@
 """``pyaclnn doctor``: what pyaclnn finds (CANN, libraries, symbols, devices, the backend and why), as a report and as text."""
 from __future__ import annotations
 
+import importlib.util
+
 import contextlib
 import json
 import os
@@ -345,6 +347,8 @@ def doctor_text(data: dict[str, Any]) -> str:
         tiers = ops.get("tiers") or {}
         out.append(f"  NumPy references: exact {tiers.get('exact', 0)}, aten {tiers.get('aten', 0)}, declared without "
                    f"a reference {tiers.get('none', 0)} (`{PROG} ops` shows each operator's tier)")
+        if tiers.get("aten") and not _has_torch():
+            out.append("  the aten tier needs PyTorch, which is not installed: pip install 'pyaclnn[torch]'")
         out.append(f"  with an exact NumPy reference (run on either backend): "
                    f"{', '.join(ops.get('references') or []) or 'none'}")
         if ops.get("error"):
@@ -376,3 +380,11 @@ def doctor_text(data: dict[str, Any]) -> str:
                  FAILED: failed,
                  USAGE: "result: FAILED, fix the environment variables above"}[code]]
     return "\n".join(out)
+
+
+def _has_torch() -> bool:
+    """Whether PyTorch, which the aten tier computes with, can be imported (looked up, not imported)."""
+    try:
+        return importlib.util.find_spec("torch") is not None
+    except ValueError:  # sys.modules["torch"] is None: imports of it are blocked
+        return False

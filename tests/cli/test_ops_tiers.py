@@ -67,3 +67,16 @@ def test_doctor_counts_the_tiers(numpy_only: None) -> None:
     text = doctor_text(data)
     assert (f"  NumPy references: exact 10, aten {tiers['aten']}, declared without a reference "
             f"{tiers['none']}") in text
+
+
+def test_doctor_says_the_aten_tier_needs_torch_when_it_is_missing(numpy_only: None,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without PyTorch the aten tier cannot run: doctor says so and names the extra."""
+    import importlib.util
+    import sys
+    data = doctor_report()
+    need = "the aten tier needs PyTorch, which is not installed: pip install 'pyaclnn[torch]'"
+    if "torch" in sys.modules or importlib.util.find_spec("torch") is not None:
+        assert need not in doctor_text(data)
+    monkeypatch.setitem(sys.modules, "torch", None)  # as an interpreter without torch: imports fail
+    assert need in doctor_text(data)
