@@ -142,10 +142,12 @@ def forget_all(belongs: Callable[[Entry], bool]) -> int:
     return count
 
 
-def close_all(belongs: Callable[[Entry], bool]) -> BaseException | None:
+def close_all(belongs: Callable[[Entry], bool],
+              failed: Callable[[Exception], None] | None = None) -> BaseException | None:
     """Close every live handle for which ``belongs(entry)``, in dependency order.
 
-    One failure does not stop the others; the first error is returned for the caller to raise.
+    One failure does not stop the others; the first error is returned for the caller to raise,
+    and every one is passed to ``failed`` if given (the exit hook reports them all).
     """
     chosen = sorted(((ref, e) for ref, e in list(_live.items()) if belongs(e)),
                     key=lambda item: KIND_ORDER[item[1][2]])
@@ -161,5 +163,7 @@ def close_all(belongs: Callable[[Entry], bool]) -> BaseException | None:
             _release(entry)
         except Exception as exc:  # noqa: BLE001 - the first one is returned
             error = error or exc
+            if failed is not None:
+                failed(exc)
     return error
 
