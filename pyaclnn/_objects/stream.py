@@ -44,12 +44,18 @@ class Stream(Resource):
         device.use()
         self.device = device
         self.runtime = device.runtime
-        self.raw = self.runtime.create_stream()
-        self.workspace_slot = [0, 0]  # [address, size], shared with the release function
-        self._ws_lock = threading.Lock()  # two threads may share a Stream: one grows it at a time
-        self.order = _stream_order(device, self.raw)
-        self._own(device.backend, device, "stream", _destroy_stream, device, self.raw, self.workspace_slot,
-                  self.order)
+        self.raw = None
+        try:  # a KeyboardInterrupt between aclrtCreateStream and _own must not lose the stream
+            self.raw = self.runtime.create_stream()
+            self.workspace_slot = [0, 0]  # [address, size], shared with the release function
+            self._ws_lock = threading.Lock()  # two threads may share a Stream: one grows it at a time
+            self.order = _stream_order(device, self.raw)
+            self._own(device.backend, device, "stream", _destroy_stream, device, self.raw, self.workspace_slot,
+                      self.order)
+        except BaseException:
+            if self.raw is not None and not self.registered():
+                self.runtime.destroy_stream(self.raw)
+            raise
 
     @classmethod
     def from_handle(cls, handle: Any, device: Device | None = None) -> "Stream":
@@ -153,8 +159,14 @@ class Stream(Resource):
             addr, have = self.workspace_slot
             if size > have:
                 self.device.use()
-                new = self.runtime.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
-                self.workspace_slot[:] = [new, size]
+                new = 0
+                try:  # interrupted before the slot holds it: freed (the slot is what frees it later)
+                    new = self.runtime.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
+                    self.workspace_slot[:] = [new, size]
+                except BaseException:
+                    if new and self.workspace_slot[0] != new:
+                        self.runtime.free(new)
+                    raise
                 if addr and self.order.graph is not None:  # captured launches use it: the graph keeps it
                     self.order.graph.spare(addr)
                 elif addr:  # a queued op may still use the old one: free it once the stream passed it
