@@ -150,7 +150,17 @@ class Backend:
 
 def _exit_hook(backend: Backend) -> None:
     """pyaclnn's atexit hook: ``backend.shutdown()``. A HazardError there is a bug of the
-    program as much as one at a synchronize: the process exits 1 where it would exit 0."""
+    program as much as one at a synchronize: the process exits 1 where it would exit 0.
+
+    Not while another thread that used pyaclnn still runs (a daemon thread: Python does not
+    wait for those): it may be inside a C call with any of the handles (an aclrtMemcpy into
+    memory the shutdown frees ended in SIGSEGV, issue 25), and it goes on running until the
+    interpreter stops it. Then nothing is released or finalized: the process's end gives
+    everything back (the driver frees a process's device resources when it exits)."""
+    from .current import other_users
+    if other_users():
+        backend.finalized, backend.releases = True, False
+        return
     if any(isinstance(exc, errors.HazardError) for exc in backend.shutdown()):
         from .exiting import exit_failed
         exit_failed(_exit_hook)
