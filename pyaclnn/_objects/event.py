@@ -32,7 +32,7 @@ class Event(Resource):
             self._mark: tuple[lifetimes.Order, int] | None = None  # (stream, launches) at the record
             self._own(device.backend, device, "event", _destroy_event, device, self.raw)
         except BaseException:
-            if self.raw is not None and not self.registered():
+            if self.raw is not None and not self._registered():
                 self.runtime.destroy_event(self.raw)
             raise
 

@@ -62,13 +62,13 @@ class Resource:
         """Register ``release(*args)`` as the one way this handle is freed. ``device`` is the
         Device it belongs to (None for a device itself)."""
         ref = weakref.ref(self, _collected)
-        self._ref = ref  # before the entry: ``registered`` must never miss a registered handle
+        self._ref = ref  # before the entry: ``_registered`` must never miss a registered handle
         _live[ref] = (backend, device, kind, release, args)
         self.is_open = True
         if track_sites:
             self.site = _sites.user_site()
 
-    def registered(self) -> bool:
+    def _registered(self) -> bool:
         """Whether ``_own`` registered the handle (then close() or GC frees it). An owner whose
         making was interrupted (a KeyboardInterrupt between the C call that made the handle and
         ``_own``) frees the handle itself when this is False."""

@@ -25,7 +25,7 @@ class Storage(Resource):
             self.uses: dict[lifetimes.Order, int] = {}
             self._own(device.backend, device, "storage", _free, device, self.addr, self.uses)
         except BaseException:
-            if self.addr and not self.registered():
+            if self.addr and not self._registered():
                 device.runtime.free(self.addr)
             raise
 

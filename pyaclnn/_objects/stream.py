@@ -53,7 +53,7 @@ class Stream(Resource):
             self._own(device.backend, device, "stream", _destroy_stream, device, self.raw, self.workspace_slot,
                       self.order)
         except BaseException:
-            if self.raw is not None and not self.registered():
+            if self.raw is not None and not self._registered():
                 self.runtime.destroy_stream(self.raw)
             raise
 
