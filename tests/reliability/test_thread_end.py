@@ -71,3 +71,37 @@ def test_a_thread_that_ended_gets_its_default_stream_closed(backend) -> None:
     assert not made[0].closed  # closed by the next call that needs a default stream
     small_op()
     assert made[0].closed
+
+
+def test_a_hazard_left_queued_by_a_thread_that_ended_fails_check(use_backend, capsys) -> None:
+    """The ended thread's stream is closed where no caller can receive its error: a hazard of
+    the work it left queued is reported (stderr) and counted by ``pyaclnn check`` and the pytest
+    plugin, not dropped. The hazard: a pinned host buffer written after an aclrtMemcpyAsync from
+    it was queued (found when the copy runs, as in tests/reference/test_hazards_missed.py)."""
+    import ctypes
+
+    from pyaclnn import acl
+    from pyaclnn._cli import check as _check
+    from pyaclnn._objects.device import default_device
+    use_backend("numpy")
+    default_device()  # current in this thread too (aclrtMallocHost needs a context)
+    host = acl.aclrtMallocHost(16)
+    target = pyaclnn.Tensor.empty((16,), np.uint8)
+
+    def work() -> None:
+        view = np.ctypeslib.as_array((ctypes.c_uint8 * 16).from_address(host))
+        view[:] = 1
+        stream = _stream.default_stream(default_device())
+        acl.aclrtMemcpyAsync(target.data_ptr, 16, host, 16, acl.ACL_MEMCPY_HOST_TO_DEVICE, stream)
+        view[4:8] = 2  # the ended thread leaves the copy queued, its source rewritten
+
+    with _check.thread_hazards() as found:
+        t = threading.Thread(target=work)
+        t.start()
+        t.join()
+        _stream.default_stream(default_device())  # closes the ended thread's stream: the copy runs
+    assert [type(exc) for _, exc in found] == [pyaclnn.HazardError]
+    assert "pyaclnn: closing the default stream of a thread that ended: HazardError: aclrtMemcpyAsync" \
+        in capsys.readouterr().err
+    target.close()
+    acl.aclrtFreeHost(host)
