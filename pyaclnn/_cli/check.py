@@ -49,6 +49,7 @@ from typing import Any, Iterator, NamedTuple, Sequence
 
 from .._core import env as _env
 from .._objects import resource as _resource
+from .._objects import unreported as _unreported
 from .._core import sites as _sites
 from ..errors import HazardError, HazardWarning, PyaclnnError
 
@@ -241,7 +242,8 @@ def hazard_warnings() -> Iterator[list[str]]:
 @contextlib.contextmanager
 def thread_hazards() -> Iterator[list[tuple[str, BaseException]]]:
     """Collect the HazardErrors that end threads started inside ((thread name, error)): Python
-    only prints them (threading.excepthook) and the script goes on to exit 0."""
+    only prints them (threading.excepthook) and the script goes on to exit 0; and those raised
+    where no caller gets them ((what pyaclnn was doing, error): pyaclnn._objects.unreported)."""
     found: list[tuple[str, BaseException]] = []
     previous = threading.excepthook
 
@@ -249,11 +251,16 @@ def thread_hazards() -> Iterator[list[tuple[str, BaseException]]]:
         if isinstance(args.exc_value, HazardError):
             found.append((args.thread.name if args.thread is not None else "?", args.exc_value))
         previous(args)
+    def unreported(where: str, exc: BaseException) -> None:  # e.g. a dead thread's default stream
+        if isinstance(exc, HazardError):
+            found.append((where, exc))
     threading.excepthook = hook
+    _unreported.watchers.append(unreported)
     try:
         yield found
     finally:
         threading.excepthook = previous
+        _unreported.watchers.remove(unreported)
 
 
 def _runner_frame(filename: str) -> bool:

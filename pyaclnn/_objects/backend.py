@@ -124,21 +124,46 @@ class Backend:
             if _current.state() is state:
                 _current.forget()
 
-    def shutdown(self) -> None:
+    def shutdown(self) -> list[Exception]:
         """Close every live object in dependency order, then give back pyaclnn's aclInit (a
-        host application's CANN session stays usable: ``runtime.release_init``). Idempotent."""
+        host application's CANN session stays usable: ``runtime.release_init``). Idempotent.
+        Returns what the closes raised, each reported on stderr (pyaclnn._objects.unreported):
+        e.g. a hazard of queued work that only runs at the streams' last synchronize."""
         if self.finalized or os.getpid() != self.pid:
-            return
+            return []
         # executors, tensors, storage, events, streams, then devices (abi.md §6.3); exit must go
-        # on whatever fails, so the first error is dropped rather than raised.
+        # on whatever fails, so the errors are reported rather than raised.
         from .resource import close_all
-        close_all(lambda entry: entry[0] is self)
+        from .unreported import report
+        failed: list[Exception] = []
+        close_all(lambda entry: entry[0] is self, failed.append)
+        for exc in failed:
+            report("closing what was left open", exc)
         self.finalized = True
         self.releases = False
         try:
             self.runtime.release_init()
         except errors.AclError:
             pass
+        return failed
+
+
+def _exit_hook(backend: Backend) -> None:
+    """pyaclnn's atexit hook: ``backend.shutdown()``. A HazardError there is a bug of the
+    program as much as one at a synchronize: the process exits 1 where it would exit 0.
+
+    Not while another thread that used pyaclnn still runs (a daemon thread: Python does not
+    wait for those): it may be inside a C call with any of the handles (an aclrtMemcpy into
+    memory the shutdown frees ended in SIGSEGV, issue 25), and it goes on running until the
+    interpreter stops it. Then nothing is released or finalized: the process's end gives
+    everything back (the driver frees a process's device resources when it exits)."""
+    from .current import other_users
+    if other_users():
+        backend.finalized, backend.releases = True, False
+        return
+    if any(isinstance(exc, errors.HazardError) for exc in backend.shutdown()):
+        from .exiting import exit_failed
+        exit_failed(_exit_hook)
 
 
 _lock = threading.Lock()
@@ -186,7 +211,7 @@ def _initialise() -> Backend:
             raise forked_error()
         if active is None:
             backend = _choose()
-            atexit.register(backend.shutdown)
+            atexit.register(_exit_hook, backend)
             active = backend
             for hook in on_choose:
                 hook()
@@ -282,5 +307,5 @@ def reset_for_tests() -> None:
     with _lock:
         if active is not None:
             active.shutdown()
-            atexit.unregister(active.shutdown)
+            atexit.unregister(_exit_hook)
         active, forked_after_init = None, False

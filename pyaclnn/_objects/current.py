@@ -11,6 +11,7 @@ reference cost.
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -19,6 +20,9 @@ if TYPE_CHECKING:
 # This thread's current-device record, the one of pyaclnn: .current, the DeviceState made current;
 # .devices, the Devices opened here (the last open one is the thread's device).
 thread = threading.local()
+# The threads pyaclnn made a device current in: the exit hook leaves everything to the process's
+# end while one of them is still alive (pyaclnn._objects.backend._exit_hook).
+users: "weakref.WeakSet[threading.Thread]" = weakref.WeakSet()
 
 
 class DeviceState:
@@ -51,6 +55,7 @@ class DeviceState:
         with self.lock:
             self.sets += 1
         thread.current = self
+        users.add(threading.current_thread())
 
     def make_current(self) -> None:
         """Make the device current in the calling thread. aclrtSetCurrentContext with the
@@ -62,6 +67,7 @@ class DeviceState:
             return
         self.runtime.set_current_context(self.context)
         thread.current = self
+        users.add(threading.current_thread())
 
 
 def state() -> DeviceState | None:
@@ -112,3 +118,10 @@ def restore(previous: DeviceState | None, runtime: Runtime | None = None, outer:
     elif outer is not None and now is not None and runtime is not None:
         runtime.set_current_context(outer)
         thread.current = None
+
+
+def other_users() -> list[threading.Thread]:
+    """The threads, other than the calling one, that pyaclnn made a device current in and that
+    are still running (at exit: daemon threads, or threads a C library started)."""
+    me = threading.current_thread()
+    return [t for t in list(users) if t is not me and t.is_alive()]

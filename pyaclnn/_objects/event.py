@@ -26,9 +26,15 @@ class Event(Resource):
         device.use()
         self.device = device
         self.runtime = device.runtime
-        self.raw = self.runtime.create_event()
-        self._mark: tuple[lifetimes.Order, int] | None = None  # (stream, launches) at the record
-        self._own(device.backend, device, "event", _destroy_event, device, self.raw)
+        self.raw = None
+        try:  # a KeyboardInterrupt between aclrtCreateEvent and _own must not lose the event
+            self.raw = self.runtime.create_event()
+            self._mark: tuple[lifetimes.Order, int] | None = None  # (stream, launches) at the record
+            self._own(device.backend, device, "event", _destroy_event, device, self.raw)
+        except BaseException:
+            if self.raw is not None and not self._registered():
+                self.runtime.destroy_event(self.raw)
+            raise
 
     @property
     def handle(self) -> int:

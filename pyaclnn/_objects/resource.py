@@ -62,11 +62,18 @@ class Resource:
         """Register ``release(*args)`` as the one way this handle is freed. ``device`` is the
         Device it belongs to (None for a device itself)."""
         ref = weakref.ref(self, _collected)
+        self._ref = ref  # before the entry: ``_registered`` must never miss a registered handle
         _live[ref] = (backend, device, kind, release, args)
-        self._ref = ref
         self.is_open = True
         if track_sites:
             self.site = _sites.user_site()
+
+    def _registered(self) -> bool:
+        """Whether ``_own`` registered the handle (then close() or GC frees it). An owner whose
+        making was interrupted (a KeyboardInterrupt between the C call that made the handle and
+        ``_own``) frees the handle itself when this is False."""
+        ref = self._ref
+        return ref is not None and ref in _live
 
     @property
     def closed(self) -> bool:
@@ -142,10 +149,12 @@ def forget_all(belongs: Callable[[Entry], bool]) -> int:
     return count
 
 
-def close_all(belongs: Callable[[Entry], bool]) -> BaseException | None:
+def close_all(belongs: Callable[[Entry], bool],
+              failed: Callable[[Exception], None] | None = None) -> BaseException | None:
     """Close every live handle for which ``belongs(entry)``, in dependency order.
 
-    One failure does not stop the others; the first error is returned for the caller to raise.
+    One failure does not stop the others; the first error is returned for the caller to raise,
+    and every one is passed to ``failed`` if given (the exit hook reports them all).
     """
     chosen = sorted(((ref, e) for ref, e in list(_live.items()) if belongs(e)),
                     key=lambda item: KIND_ORDER[item[1][2]])
@@ -161,5 +170,7 @@ def close_all(belongs: Callable[[Entry], bool]) -> BaseException | None:
             _release(entry)
         except Exception as exc:  # noqa: BLE001 - the first one is returned
             error = error or exc
+            if failed is not None:
+                failed(exc)
     return error
 

@@ -16,12 +16,18 @@ class Storage(Resource):
     def __init__(self, device: Device, nbytes: int) -> None:
         device.use()
         self.device, self.nbytes = device, int(nbytes)
-        self.addr = device.runtime.malloc(self.nbytes, ACL_MEM_MALLOC_HUGE_FIRST) if self.nbytes else 0
-        self.users = 0  # open tensors viewing this storage
-        # streams with queued launches using this memory -> number of the last such launch
-        # (pyaclnn._objects.lifetimes): the free waits for them, host reads and writes too
-        self.uses: dict[lifetimes.Order, int] = {}
-        self._own(device.backend, device, "storage", _free, device, self.addr, self.uses)
+        self.addr = 0
+        try:  # a KeyboardInterrupt between aclrtMalloc and _own must not lose the memory
+            self.addr = device.runtime.malloc(self.nbytes, ACL_MEM_MALLOC_HUGE_FIRST) if self.nbytes else 0
+            self.users = 0  # open tensors viewing this storage
+            # streams with queued launches using this memory -> number of the last such launch
+            # (pyaclnn._objects.lifetimes): the free waits for them, host reads and writes too
+            self.uses: dict[lifetimes.Order, int] = {}
+            self._own(device.backend, device, "storage", _free, device, self.addr, self.uses)
+        except BaseException:
+            if self.addr and not self._registered():
+                device.runtime.free(self.addr)
+            raise
 
     @classmethod
     def borrowed(cls, device: Device, addr: int, nbytes: int) -> "Storage":

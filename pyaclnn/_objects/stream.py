@@ -1,12 +1,16 @@
 """Stream: a queue of work on a device (aclrtCreateStream), its workspace, and the thread's default stream."""
 from __future__ import annotations
 
+import functools
+import itertools
 import threading
 import weakref
 from typing import TYPE_CHECKING, Any
 
 from .._core.constants import ACL_MEM_MALLOC_HUGE_FIRST
+from . import current as _current
 from . import lifetimes
+from . import unreported as _unreported
 from .device import Device, device_arg, free_now, need_device
 from .resource import Resource
 
@@ -40,12 +44,18 @@ class Stream(Resource):
         device.use()
         self.device = device
         self.runtime = device.runtime
-        self.raw = self.runtime.create_stream()
-        self.workspace_slot = [0, 0]  # [address, size], shared with the release function
-        self._ws_lock = threading.Lock()  # two threads may share a Stream: one grows it at a time
-        self.order = _stream_order(device, self.raw)
-        self._own(device.backend, device, "stream", _destroy_stream, device, self.raw, self.workspace_slot,
-                  self.order)
+        self.raw = None
+        try:  # a KeyboardInterrupt between aclrtCreateStream and _own must not lose the stream
+            self.raw = self.runtime.create_stream()
+            self.workspace_slot = [0, 0]  # [address, size], shared with the release function
+            self._ws_lock = threading.Lock()  # two threads may share a Stream: one grows it at a time
+            self.order = _stream_order(device, self.raw)
+            self._own(device.backend, device, "stream", _destroy_stream, device, self.raw, self.workspace_slot,
+                      self.order)
+        except BaseException:
+            if self.raw is not None and not self._registered():
+                self.runtime.destroy_stream(self.raw)
+            raise
 
     @classmethod
     def from_handle(cls, handle: Any, device: Device | None = None) -> "Stream":
@@ -149,8 +159,14 @@ class Stream(Resource):
             addr, have = self.workspace_slot
             if size > have:
                 self.device.use()
-                new = self.runtime.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
-                self.workspace_slot[:] = [new, size]
+                new = 0
+                try:  # interrupted before the slot holds it: freed (the slot is what frees it later)
+                    new = self.runtime.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
+                    self.workspace_slot[:] = [new, size]
+                except BaseException:
+                    if new and self.workspace_slot[0] != new:
+                        self.runtime.free(new)
+                    raise
                 if addr and self.order.graph is not None:  # captured launches use it: the graph keeps it
                     self.order.graph.spare(addr)
                 elif addr:  # a queued op may still use the old one: free it once the stream passed it
@@ -213,17 +229,74 @@ def _forget_stream(device: Device, raw: Any, workspace: list[int], order: lifeti
 Device.stream_class = Stream
 
 
-_streams = threading.local()
+# Every thread's default streams, by the thread's key: {key: {id(device): Stream}}. Held here,
+# not in the thread's threading.local, so that the end of a thread drops no Stream (see _ThreadEnd).
+_by_thread: dict[int, dict[int, Stream]] = {}
+_ends: dict[int, weakref.ref] = {}  # key -> the weak reference to the thread's _ThreadEnd
+_ended_streams: list[Stream] = []   # default streams of threads that ended, closed by the next default_stream
+_keys = itertools.count()
+_streams = threading.local()        # .key, .end: this thread's
 # every thread's default streams: pyaclnn's own, not the user's to close (pyaclnn check)
 default_streams: "weakref.WeakSet[Stream]" = weakref.WeakSet()
 
 
+class _ThreadEnd:
+    """Held only by a thread's threading.local: CPython drops it when the thread ends, while it
+    clears the thread's state. Its weak reference's callback (``_thread_ended``) then only hands
+    the thread's default streams over; closing them there would run in the dying thread, whose
+    threading.local values are gone already: reading one (``Device.use()`` does) makes a new
+    per-thread record that is never freed (1.1 KiB per thread on the reference, 3.1 KiB on acl,
+    issue 25), and CANN would be called from a thread being torn down."""
+    __slots__ = ("__weakref__",)
+
+
+def _thread_ended(key: int, _ref: weakref.ref) -> None:
+    _ends.pop(key, None)
+    streams = _by_thread.pop(key, None)
+    if streams:
+        _ended_streams.extend(streams.values())
+
+
+def _this_thread() -> dict[int, Stream]:
+    key = getattr(_streams, "key", None)
+    if key is None:
+        key = next(_keys)
+        end = _streams.end = _ThreadEnd()
+        _ends[key] = weakref.ref(end, functools.partial(_thread_ended, key))
+        _by_thread[key] = {}
+        _streams.key = key
+    return _by_thread[key]
+
+
+def close_ended() -> None:
+    """Close the default streams of threads that have ended (aclrtSynchronizeStream, then
+    aclrtDestroyStream), in the calling thread; its current device is given back after. A
+    failure (say a hazard of the dead thread's queued work) has no caller to go to: it is
+    reported (pyaclnn._objects.unreported)."""
+    if not _ended_streams:
+        return
+    previous = _current.state()
+    try:
+        while _ended_streams:
+            try:
+                stream = _ended_streams.pop()
+            except IndexError:  # another thread took the last one
+                break
+            try:
+                stream.close()
+            except Exception as exc:  # noqa: BLE001 - reported, see the docstring
+                _unreported.report("closing the default stream of a thread that ended", exc)
+    finally:
+        _current.restore(previous)
+
+
 def default_stream(device: Device) -> Stream:
-    """This thread's stream on ``device`` (created on first use, closed with the device): where
-    a launch or copy given no stream goes."""
-    cache = getattr(_streams, "by_device", None)
-    if cache is None:
-        cache = _streams.by_device = {}
+    """This thread's stream on ``device`` (created on first use, closed with the device, or by
+    the next call here in any thread once this thread has ended): where a launch or copy given
+    no stream goes."""
+    if _ended_streams:
+        close_ended()
+    cache = _this_thread()
     stream = cache.get(id(device))
     if stream is None or stream.closed or stream.device is not device:
         stream = cache[id(device)] = device.create_stream()

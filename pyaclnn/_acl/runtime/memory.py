@@ -32,17 +32,30 @@ class AclMemory(AclStreams):
 
     # -- memory --------------------------------------------------------------------------------
     def malloc(self, size: int, policy: int) -> int:
+        """aclrtMalloc. A KeyboardInterrupt landing right after it returned (Python runs signal
+        handlers after C calls) frees the memory: nothing holds its address yet."""
         out = ffi.new("void **")
-        check(self.rt.aclrtMalloc(out, size, policy), "aclrtMalloc")
-        return int(ffi.cast("uintptr_t", out[0]))
+        try:
+            check(self.rt.aclrtMalloc(out, size, policy), "aclrtMalloc")
+            return int(ffi.cast("uintptr_t", out[0]))
+        except BaseException:
+            if out[0] != NULL:
+                self.rt.aclrtFree(out[0])
+            raise
 
     def free(self, ptr: int) -> None:
         check(self.rt.aclrtFree(ffi.cast("void *", ptr)), "aclrtFree")
 
     def malloc_host(self, size: int) -> int:
+        """aclrtMallocHost; interrupted right after it returned, the memory is freed (as malloc)."""
         out = ffi.new("void **")
-        check(self.rt.aclrtMallocHost(out, size), "aclrtMallocHost")
-        return int(ffi.cast("uintptr_t", out[0]))
+        try:
+            check(self.rt.aclrtMallocHost(out, size), "aclrtMallocHost")
+            return int(ffi.cast("uintptr_t", out[0]))
+        except BaseException:
+            if out[0] != NULL:
+                self.rt.aclrtFreeHost(out[0])
+            raise
 
     def free_host(self, ptr: int) -> None:
         check(self.rt.aclrtFreeHost(ffi.cast("void *", ptr)), "aclrtFreeHost")

@@ -12,8 +12,13 @@ class AclStreams(AclSession):
     # -- streams and events --------------------------------------------------------------------
     def create_stream(self) -> Any:
         out = ffi.new("aclrtStream *")
-        check(self.rt.aclrtCreateStream(out), "aclrtCreateStream")
-        return out[0]
+        try:  # interrupted (KeyboardInterrupt) right after the call: destroyed, nothing holds it yet
+            check(self.rt.aclrtCreateStream(out), "aclrtCreateStream")
+            return out[0]
+        except BaseException:
+            if out[0] != ffi.NULL:
+                self.rt.aclrtDestroyStream(out[0])
+            raise
 
     def destroy_stream(self, stream: Any) -> None:
         check(self.rt.aclrtDestroyStream(stream), "aclrtDestroyStream")
@@ -23,8 +28,13 @@ class AclStreams(AclSession):
 
     def create_event(self) -> Any:
         out = ffi.new("aclrtEvent *")
-        check(self.rt.aclrtCreateEvent(out), "aclrtCreateEvent")
-        return out[0]
+        try:  # interrupted (KeyboardInterrupt) right after the call: destroyed, nothing holds it yet
+            check(self.rt.aclrtCreateEvent(out), "aclrtCreateEvent")
+            return out[0]
+        except BaseException:
+            if out[0] != ffi.NULL:
+                self.rt.aclrtDestroyEvent(out[0])
+            raise
 
     def record_event(self, event: Any, stream: Any) -> None:
         check(self.rt.aclrtRecordEvent(event, stream), "aclrtRecordEvent")
