@@ -24,9 +24,13 @@ class TensorDesc:
     dense: bool | None = None  # whether its elements fill that span, exactly once (None: not asked yet)
     known_written: tuple[int, int] | None = None  # memory (frees, unwrites) when its bytes were known written
     cached_view: tuple[int, int, np.ndarray] | None = None  # (addr, memory frees, view) of the last _view
+    cached_meta: ops.TensorMeta | None = None  # meta(): shape, dtype and strides never change (only addr does)
 
     def meta(self) -> ops.TensorMeta:
-        return ops.TensorMeta(self.shape, self.dtype, self.strides)
+        meta = self.cached_meta
+        if meta is None:
+            meta = self.cached_meta = ops.TensorMeta(self.shape, self.dtype, self.strides)
+        return meta
 
 
 @dataclass

@@ -177,6 +177,10 @@ def _split_io(info: OpInfo, args: tuple) -> tuple[list[Any], list[Any]]:
     the non-null ones in parameter order, or every position (NULL optional slots included)."""
     keep_null = info.index_rule == "position"
     assert info.inputs is not None and info.outputs is not None  # ops with a reference have roles
+    if not keep_null and info.cache.get("numpy:tensors") is not None:  # no lists: the non-null ones
+        return ([args[i] for i in info.inputs if args[i] is not None],
+                [args[i] for i in info.outputs if args[i] is not None])
+
     def tensors(positions: tuple[int, ...]) -> list[Any]:  # a list's members count one by one, in order
         return [t for i in positions if keep_null or args[i] is not None
                 for t in (args[i] if isinstance(args[i], tuple) else (args[i],))]
@@ -231,12 +235,31 @@ class NumpyExecutors(NumpyDescriptors):
 
     def _resolve(self, info: OpInfo, args: tuple, api: str) -> tuple:
         """Replace handles by what they hold, checking they are live (CANN: 161002 otherwise)."""
+        kinds = self._kinds
+        at = info.cache.get("numpy:tensors", ())  # the handles' positions when all are tensors (once per op)
+        if at == ():
+            at = info.cache["numpy:tensors"] = (tuple(i for i, k in enumerate(info.kinds) if k == "tensor")
+                                                if all(k == "tensor" for k in info.kinds if k in kinds) else None)
+        if at is not None:  # the usual case: tensors only, one table
+            tensors = self._tensors
+            out = list(args)
+            for i in at:
+                value = args[i]
+                if value is None:
+                    continue
+                if type(value) is not int:
+                    raise TypeError(f"{api}: {type(value).__name__} {value!r} is no aclTensor handle")
+                held = tensors.get(value)
+                if held is None:
+                    raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"{value!r} is not a live aclTensor")
+                out[i] = held
+            return tuple(out)
         out = []
         for kind, value in zip(info.kinds, args):
-            if value is None or kind not in self._kinds:
+            if value is None or kind not in kinds:
                 out.append(value)
                 continue
-            table, what = self._kinds[kind]
+            table, what = kinds[kind]
             if type(value) is not int:  # handles are ints here (cdata on acl): cffi's TypeError there
                 raise TypeError(f"{api}: {type(value).__name__} {value!r} is no {what} handle")
             held = table.get(value)
@@ -255,7 +278,7 @@ class NumpyExecutors(NumpyDescriptors):
         if len(args) != len(info.kinds):
             raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"expected {len(info.kinds)} arguments, got {len(args)}")
         resolved = self._resolve(info, args, api)
-        metas = ops.metas(resolved)
+        metas = [a.meta() if type(a) is TensorDesc else ops.meta_of(a) for a in resolved]
         try:
             empty = ops.check(op, self.soc, metas)
         except errors.AclError as exc:
@@ -264,8 +287,10 @@ class NumpyExecutors(NumpyDescriptors):
         inputs, outputs = _split_io(info, resolved)
         by_name = ops.written(op, self.soc, metas)
         written = _written_counts(info, resolved, by_name) if by_name else None
-        handles = [h for kind, a in zip(info.kinds, args) if a is not None
-                   for h in ((a,) if kind == "tensor" else self._tensor_lists[a] if kind == "tensor_list" else ())]
+        at = info.cache["numpy:tensors"]  # (set by _resolve)
+        handles = ([args[i] for i in at if args[i] is not None] if at is not None else
+                   [h for kind, a in zip(info.kinds, args) if a is not None
+                    for h in ((a,) if kind == "tensor" else self._tensor_lists[a] if kind == "tensor_list" else ())])
         ws = ops.workspace_size(op, self.soc, metas)  # what the real operator asks for
         fills = empty and ops.fills_when_empty(op, self.soc, metas)
         return ws.size, self._register(self._executors, ExecutorRecord(op, resolved, empty, inputs, outputs,
@@ -308,12 +333,18 @@ class NumpyExecutors(NumpyDescriptors):
             self._other_op(api, op, ex.op)
             made_by = f" (an executor of aclnn{ex.op}, which it runs)"
             op = ex.op  # it runs as the operator that made it
-        self._launch_workspace(api, made_by, op, ex.workspace_size, workspace, workspace_size)
+        self._launch_workspace(api, made_by, op, ex.workspace_size, workspace, workspace_size,
+                               ex.generated if not made_by else None)
         self._need_context(api)
         self._need_stream(stream, api, launch=True)
         if ex.empty and not ex.fills_empty:
             return
-        dead = next((h for h in ex.handles if h not in self._tensors), None)
+        dead = None
+        live = self._tensors
+        for h in ex.handles:
+            if h not in live:
+                dead = h
+                break
         if dead is not None:  # phase 2 would read a freed aclTensor: refused, as the emulator does
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"tensor {dead!r} was destroyed before phase 2 "
                                                            f"(keep the tensors alive until phase 2 has returned){made_by}")
@@ -418,7 +449,7 @@ class NumpyExecutors(NumpyDescriptors):
                f"or use exactly the input's memory where the operator allows in-place use", site)
 
     def _launch_workspace(self, api: str, made_by: str, op: str, need: int, workspace: Any,
-                          workspace_size: int) -> None:
+                          workspace_size: int, generated: bool | None = None) -> None:
         """Phase 2's workspace checks. Both runners look at the workspaceSize argument, not at
         what phase 1 reported (hicann/opbase op_executor.cpp CommonOpExecutorRun,
         individual_op_api.cpp NnopbaseRunWithWorkspace): NULL with a size > 0 is 161001. Only a
@@ -428,7 +459,9 @@ class NumpyExecutors(NumpyDescriptors):
         if workspace_size > 0 and not workspace:
             raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, f"workspace is nullptr but workspaceSize is "
                                                            f"{workspace_size} (phase 1 asked for {need}){made_by}")
-        if self._generated(op) and workspace_size < need:  # (of another generated op: the same check)
+        if generated is None:  # (the executor's own operator: the record knows its kind)
+            generated = self._generated(op)
+        if generated and workspace_size < need:  # (of another generated op: the same check)
             raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"The passed workspace size {workspace_size} does not "
                                                            f"meet the minimum workspace size {need} actually "
                                                            f"required by the operator{made_by}")
