@@ -57,3 +57,4 @@ class ExecutorRecord:
     generated: bool = False      # a generated (nnopbase) op: phase 2 is NnopbaseRunWithWorkspace
     kernel: Callable[[tuple], None] | None = None  # its phase 2, once made (NumpyRuntime._kernel)
     fills_empty: bool = False    # an empty call whose phase 2 still writes (the spec's ``empty_fills``)
+    plan: Any = None             # its phase-1 cache entry (runtime/opcache.Entry), which keeps its kernel

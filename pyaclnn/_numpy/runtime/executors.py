@@ -20,6 +20,7 @@ from ..queues import Exact, Exacts, hazard
 from ..records import ExecutorRecord, Scalar, TensorDesc
 from .descriptors import NumpyDescriptors
 from ..overlap import partial_overlap
+from . import opcache
 
 
 # What the NumPy backend looks for besides headers/, for an unknown operator's message.
@@ -190,6 +191,8 @@ def _split_io(info: OpInfo, args: tuple) -> tuple[list[Any], list[Any]]:
 class NumpyExecutors(NumpyDescriptors):
     """aclnn<Op>GetWorkspaceSize / aclnn<Op>, aclSet*TensorAddr, aclDestroyAclOpExecutor."""
 
+    _op_cache: dict[Any, opcache.Entry] | None = None  # phase 1's answers (opcache), made on first use
+
     def set_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
         self._need_tensor_arg(tensor, "aclSetTensorAddr")
         ex = self._executors.get(executor)
@@ -279,25 +282,36 @@ class NumpyExecutors(NumpyDescriptors):
             raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"expected {len(info.kinds)} arguments, got {len(args)}")
         resolved = self._resolve(info, args, api)
         metas = [a.meta() if type(a) is TensorDesc else ops.meta_of(a) for a in resolved]
-        try:
-            empty = ops.check(op, self.soc, metas)
-        except errors.AclError as exc:
-            self._thread.error = str(exc)
-            raise
+        cache = self._op_cache
+        if cache is None:
+            cache = self._op_cache = {}
+        key = opcache.key_of(op, metas)
+        if key is not None:
+            key = (self.soc, key)
+        plan = cache.get(key) if key is not None else None
+        if plan is None:  # the spec's rules (a refusal is never kept: opcache)
+            try:
+                empty = ops.check(op, self.soc, metas)
+            except errors.AclError as exc:
+                self._thread.error = str(exc)
+                raise
+            by_name = ops.written(op, self.soc, metas)
+            ws = ops.workspace_size(op, self.soc, metas)  # what the real operator asks for
+            plan = opcache.Entry(empty, _written_counts(info, resolved, by_name) if by_name else None, ws.size,
+                                 ws.used, empty and ops.fills_when_empty(op, self.soc, metas))
+            if key is not None:
+                opcache.store(cache, key, plan)
         inputs, outputs = _split_io(info, resolved)
-        by_name = ops.written(op, self.soc, metas)
-        written = _written_counts(info, resolved, by_name) if by_name else None
         at = info.cache["numpy:tensors"]  # (set by _resolve)
         handles = ([args[i] for i in at if args[i] is not None] if at is not None else
                    [h for kind, a in zip(info.kinds, args) if a is not None
                     for h in ((a,) if kind == "tensor" else self._tensor_lists[a] if kind == "tensor_list" else ())])
-        ws = ops.workspace_size(op, self.soc, metas)  # what the real operator asks for
-        fills = empty and ops.fills_when_empty(op, self.soc, metas)
-        return ws.size, self._register(self._executors, ExecutorRecord(op, resolved, empty, inputs, outputs,
-                                                                 workspace_size=ws.size, workspace_used=ws.used,
-                                                                 handles=tuple(handles), names=tuple(info.names),
-                                                                 generated=info.index_rule == "position",
-                                                                 written=written, fills_empty=fills))
+        record = ExecutorRecord(op, resolved, plan.empty, inputs, outputs, workspace_size=plan.workspace_size,
+                                workspace_used=plan.workspace_used, handles=tuple(handles), names=info.names,
+                                generated=info.index_rule == "position", written=plan.written,
+                                fills_empty=plan.fills)
+        record.plan = plan
+        return plan.workspace_size, self._register(self._executors, record)
 
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any,
                *extra: Any) -> None:
@@ -502,12 +516,19 @@ class NumpyExecutors(NumpyDescriptors):
         return self._kernel(ex)
 
     def _kernel(self, ex: ExecutorRecord) -> Callable[[tuple], None]:
-        """The operator's kernel bound to ``ex``'s plain values (made once per executor);
+        """The operator's kernel bound to ``ex``'s plain values (made once per executor, and kept
+        in its phase-1 cache entry for the executors of the same metadata and plain values);
         nothing to run on an empty call that writes nothing (``fills_empty``)."""
         run = ex.kernel
         if run is None:
-            writes = not ex.empty or ex.fills_empty
-            run = ex.kernel = ops.prepare(ex.op, self.soc, ex.args, ex.empty) if writes else _nothing
+            plan = ex.plan
+            run = plan.kernel if plan is not None else None
+            if run is None:
+                writes = not ex.empty or ex.fills_empty
+                run = ops.prepare(ex.op, self.soc, ex.args, ex.empty) if writes else _nothing
+                if plan is not None:
+                    plan.kernel = run
+            ex.kernel = run
         return run
 
     def _view(self, desc: TensorDesc) -> np.ndarray | None:

@@ -123,6 +123,29 @@ class AtenKernel:
         upcast = entry.upcast
         longs = {self._index[c.param] for c in list(entry.args) + [v for _, v in entry.kwargs] if isinstance(c, Int64)}
         what = f"aclnn{entry.op} ({entry.aten})"
+        # OpOverload.__call__ only forwards to its _op: calling that saves a Python frame a call
+        call = fn._op if isinstance(fn, torch._ops.OpOverload) else fn
+        refusals = (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError)
+
+        def refused(exc: BaseException) -> NotSupportedError:
+            return NotSupportedError(f"{what} cannot compute these arguments on the CPU: "
+                                     f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}")
+        if not lists and not kw and not longs and not upcast and len(outs) == 1 and outs[0] is not None:
+            slot = outs[0]  # the usual entry: tensors by position, one output (run below, without its branches)
+
+            def run_one(v: tuple) -> None:
+                call_args = list(args)
+                for k, i in pos:
+                    x = v[i]
+                    call_args[k] = None if x is None else to_torch(x, torch)
+                try:
+                    result = call(*call_args, **kwargs)
+                except refusals as exc:
+                    raise refused(exc) from None
+                target = v[slot]
+                if target is not None and result is not None:
+                    write(target, result, torch, what)
+            return run_one
 
         def tensor(v: Any, i: int) -> Any:
             x = v[i]
@@ -144,10 +167,9 @@ class AtenKernel:
             for name, i in kw:
                 call_kwargs[name] = tensor(v, i)
             try:
-                result = fn(*call_args, **call_kwargs)
-            except (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError) as exc:
-                raise NotSupportedError(f"{what} cannot compute these arguments on the CPU: "
-                                        f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}") from None
+                result = call(*call_args, **call_kwargs)
+            except refusals as exc:
+                raise refused(exc) from None
             items = (result,) if len(outs) == 1 else result
             for slot, item in zip(outs, items):
                 if slot is None:

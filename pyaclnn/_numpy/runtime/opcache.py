@@ -1,0 +1,72 @@
+"""The reference runtime's phase-1 op cache: what aclnn<Op>GetWorkspaceSize works out from the
+arguments' metadata and plain values alone, kept per (operator, SoC, those values).
+
+CANN keeps such a cache too (hicann/opbase src/nnopbase/common/utils/op_cache.cpp,
+OpExecCacheManager: executors keyed by a hash of the operator and its arguments, added after a
+phase 1 that succeeded). Here an entry holds the answer of the op spec's pure rules (``check``'s
+"empty", ``written``, ``workspace_size``, ``empty_fills``) and, once made, the kernel phase 2 runs
+(``ops.prepare``: valid for any arguments of the same metadata and plain values). Only accepted
+calls are kept: a refusal is worked out by the checks every time, so its status and message are
+theirs. The key holds every value the rules read (a tensor's shape, dtype and strides, each plain
+value with its type, so 1, 1.0 and True are three keys), and the rules' own functions (a spec
+replaced at run time, as tests do, is a new key), so an answer from the cache is the one the rules
+would compute. Per runtime (one SoC), bounded.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .. import ops
+
+MAX_ENTRIES = 1024
+
+
+class Entry:
+    """What phase 1 worked out for one key (see the module docstring)."""
+    __slots__ = ("empty", "written", "workspace_size", "workspace_used", "fills", "kernel")
+
+    def __init__(self, empty: bool, written: tuple[int | None, ...] | None, workspace_size: int,
+                 workspace_used: bool, fills: bool) -> None:
+        self.empty, self.written, self.fills = empty, written, fills
+        self.workspace_size, self.workspace_used = workspace_size, workspace_used
+        self.kernel: Callable[[tuple], None] | None = None  # ops.prepare's, made at the first launch
+
+
+def _plain(value: Any) -> Any:
+    """A value of the metas as a key: a float by its bits (0.0 and -0.0 are two keys), an
+    aclScalar (a dataclass) as its value and dtype, a list's members likewise; tensors' metas as
+    they are; each plain value with its type."""
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, float):
+        return float, value.hex()
+    number = getattr(value, "value", None)
+    if number is not None and hasattr(value, "dtype"):
+        return "scalar", _plain(number), value.dtype
+    return type(value), value
+
+
+def key_of(op: str, metas: list[Any]) -> Any:
+    """The cache key of a call of ``op`` on ``metas``; None when a value cannot be a key."""
+    spec = ops.spec_of(op)
+    rules = (getattr(spec, "check", None), getattr(spec, "written", None), getattr(spec, "workspace_size", None),
+             getattr(spec, "empty_fills", None))
+    types = tuple(map(type, metas))
+    try:
+        if float in types:
+            raise TypeError
+        key = (op, rules, tuple(metas), types)
+        hash(key)
+    except TypeError:  # a float, an aclScalar or a list of them among the metas
+        try:
+            key = (op, rules, tuple(_plain(m) for m in metas))
+            hash(key)
+        except TypeError:
+            return None
+    return key
+
+
+def store(cache: dict[Any, Entry], key: Any, entry: Entry) -> None:
+    if len(cache) >= MAX_ENTRIES:
+        cache.clear()
+    cache[key] = entry
