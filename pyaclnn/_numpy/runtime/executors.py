@@ -282,19 +282,19 @@ class NumpyExecutors(NumpyDescriptors):
             raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"expected {len(info.kinds)} arguments, got {len(args)}")
         resolved = self._resolve(info, args, api)
         metas = [a.meta() if type(a) is TensorDesc else ops.meta_of(a) for a in resolved]
+        try:  # the checks run at every phase 1 (the aten tier's spec keeps what it accepted)
+            empty = ops.check(op, self.soc, metas)
+        except errors.AclError as exc:
+            self._thread.error = str(exc)
+            raise
         cache = self._op_cache
         if cache is None:
             cache = self._op_cache = {}
         key = opcache.key_of(op, metas)
         if key is not None:
-            key = (self.soc, key)
+            key = (self.soc, empty, key)
         plan = cache.get(key) if key is not None else None
-        if plan is None:  # the spec's rules (a refusal is never kept: opcache)
-            try:
-                empty = ops.check(op, self.soc, metas)
-            except errors.AclError as exc:
-                self._thread.error = str(exc)
-                raise
+        if plan is None:  # the spec's other rules, for a call the checks accepted
             by_name = ops.written(op, self.soc, metas)
             ws = ops.workspace_size(op, self.soc, metas)  # what the real operator asks for
             plan = opcache.Entry(empty, _written_counts(info, resolved, by_name) if by_name else None, ws.size,
@@ -393,9 +393,17 @@ class NumpyExecutors(NumpyDescriptors):
             return
         spans = ex.spans
         if spans is None:  # until aclSet*TensorAddr moves one of its tensors
-            io = _io_spans(ex)
-            self._check_io_overlap(api, ex, io)
-            spans = ex.spans = io + (_exact(*io),)
+            plan = ex.plan  # the spans an executor of the same plan worked out, if it had these tensors there
+            last = plan.spans if plan is not None else None
+            if last is not None and last[0] == ex.handles and [d.addr for d in last[1]] == last[2]:
+                spans = ex.spans = last[3]
+            else:
+                io = _io_spans(ex)
+                overlaps = self._check_io_overlap(api, ex, io)
+                spans = ex.spans = io + (_exact(*io),)
+                if plan is not None and not overlaps:  # (a hazard reported is reported at every launch)
+                    descs = [d for d in ex.inputs + ex.outputs if d is not None]
+                    plan.spans = (ex.handles, descs, [d.addr for d in descs], spans)
         # A tensor whose bytes were found written (or marked, as a launch's output), with no free
         # or un-write of memory since, needs neither again: only the others are checked and marked.
         # The race checks take each tensor's span; the uninitialised-read check and the marking
@@ -425,9 +433,10 @@ class NumpyExecutors(NumpyDescriptors):
                 d.known_written = None
             raise
 
-    def _check_io_overlap(self, api: str, ex: ExecutorRecord, io: tuple) -> None:
+    def _check_io_overlap(self, api: str, ex: ExecutorRecord, io: tuple) -> bool:
         """An output partly overlapping an input of the same launch (pyaclnn._numpy.overlap): a
-        hazard. ``io``: ``_io_spans(ex)`` (its non-empty inputs and outputs)."""
+        hazard (True once reported, when PYACLNN_HAZARDS lets the launch go on). ``io``:
+        ``_io_spans(ex)`` (its non-empty inputs and outputs)."""
         inputs, outputs = io[0], io[1]
         if io[2]:  # outputs written in part are not in io[1]
             outputs = tuple(d for d in ex.outputs if d is not None and 0 not in d.shape)
@@ -441,10 +450,10 @@ class NumpyExecutors(NumpyDescriptors):
                 continue
             break
         else:
-            return
+            return False
         found = partial_overlap(outputs, inputs, _span_of, _written_bytes)
         if found is None:
-            return
+            return False
         out, inp, hit = found
 
         def name(d: TensorDesc) -> str:
@@ -461,6 +470,7 @@ class NumpyExecutors(NumpyDescriptors):
                f"written, so the device's result depends on its tiling (torch refuses this too: some elements of "
                f"the input and the written-to tensor refer to a single memory location). Write to separate memory, "
                f"or use exactly the input's memory where the operator allows in-place use", site)
+        return True
 
     def _launch_workspace(self, api: str, made_by: str, op: str, need: int, workspace: Any,
                           workspace_size: int, generated: bool | None = None) -> None:

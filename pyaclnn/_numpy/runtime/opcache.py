@@ -1,16 +1,18 @@
 """The reference runtime's phase-1 op cache: what aclnn<Op>GetWorkspaceSize works out from the
-arguments' metadata and plain values alone, kept per (operator, SoC, those values).
+arguments' metadata and plain values alone, once its checks accepted them, kept per (SoC, whether
+the call is empty, operator, those values).
 
 CANN keeps such a cache too (hicann/opbase src/nnopbase/common/utils/op_cache.cpp,
 OpExecCacheManager: executors keyed by a hash of the operator and its arguments, added after a
-phase 1 that succeeded). Here an entry holds the answer of the op spec's pure rules (``check``'s
-"empty", ``written``, ``workspace_size``, ``empty_fills``) and, once made, the kernel phase 2 runs
-(``ops.prepare``: valid for any arguments of the same metadata and plain values). Only accepted
-calls are kept: a refusal is worked out by the checks every time, so its status and message are
-theirs. The key holds every value the rules read (a tensor's shape, dtype and strides, each plain
-value with its type, so 1, 1.0 and True are three keys), and the rules' own functions (a spec
+phase 1 that succeeded). The checks themselves run at every phase 1 (a refusal is theirs, every
+time); an entry holds the answers of the op spec's other pure rules (``written``,
+``workspace_size``, ``empty_fills``), and once made, the kernel phase 2 runs (``ops.prepare``:
+valid for any arguments of the same metadata and plain values) and the spans of the latest
+launch's tensors (reused only for the same tensors at the same addresses). The key holds every
+value the rules read (a tensor's shape, dtype and strides, each plain value with its type, so 1,
+1.0 and True are three keys, and a float by its bits) and the rules' own functions (a spec
 replaced at run time, as tests do, is a new key), so an answer from the cache is the one the rules
-would compute. Per runtime (one SoC), bounded.
+would compute. Per runtime, bounded.
 """
 from __future__ import annotations
 
@@ -23,13 +25,16 @@ MAX_ENTRIES = 1024
 
 class Entry:
     """What phase 1 worked out for one key (see the module docstring)."""
-    __slots__ = ("empty", "written", "workspace_size", "workspace_used", "fills", "kernel")
+    __slots__ = ("empty", "written", "workspace_size", "workspace_used", "fills", "kernel", "spans")
 
     def __init__(self, empty: bool, written: tuple[int | None, ...] | None, workspace_size: int,
                  workspace_used: bool, fills: bool) -> None:
         self.empty, self.written, self.fills = empty, written, fills
         self.workspace_size, self.workspace_used = workspace_size, workspace_used
         self.kernel: Callable[[tuple], None] | None = None  # ops.prepare's, made at the first launch
+        # the latest launch's (handles, their descriptors, their addresses, the spans worked out
+        # for them: NumpyExecutors.launch), for the next executor of the same tensors at the same places
+        self.spans: tuple[tuple[int, ...], list[Any], list[int], tuple] | None = None
 
 
 def _plain(value: Any) -> Any:
@@ -49,8 +54,7 @@ def _plain(value: Any) -> Any:
 def key_of(op: str, metas: list[Any]) -> Any:
     """The cache key of a call of ``op`` on ``metas``; None when a value cannot be a key."""
     spec = ops.spec_of(op)
-    rules = (getattr(spec, "check", None), getattr(spec, "written", None), getattr(spec, "workspace_size", None),
-             getattr(spec, "empty_fills", None))
+    rules = (getattr(spec, "written", None), getattr(spec, "workspace_size", None), getattr(spec, "empty_fills", None))
     types = tuple(map(type, metas))
     try:
         if float in types:
