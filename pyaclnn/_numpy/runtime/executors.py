@@ -421,10 +421,7 @@ class NumpyExecutors(NumpyDescriptors):
             writes.append((int(workspace), int(workspace) + workspace_size))
             if exact is not None:
                 exact = (exact[0], exact[1] + (None,))
-        run = self._kernel(ex)
-
-        def kernel() -> None:
-            run(views)
+        kernel = partial(self._kernel(ex), views)  # (a partial: no Python frame of its own when it runs)
         try:
             self.queues.put(self._queue(stream), api, tuple(reads), tuple(writes), kernel, check_init=tuple(check),
                             mark=tuple(mark), exact=exact)

@@ -51,12 +51,13 @@ def to_torch(a: np.ndarray, torch: Any) -> Any:
 def write(out: np.ndarray, t: Any, torch: Any, what: str) -> None:
     """``t`` cast to ``out``'s dtype, copied into ``out`` (same shape: never resized)."""
     carrier, tdt = _NP.get(out.dtype) or _np_map()[out.dtype]
-    if t.numel() == 0 and out.size:  # aten computes nothing there in that mode (BatchNorm's saved stats, eval)
-        return
-    if tuple(t.shape) != out.shape and t.dim() == 0 and out.size == 1:  # an entry's ``single`` output
-        t = t.reshape(out.shape)
-    if tuple(t.shape) != out.shape:
-        raise NotSupportedError(f"{what}: aten's result has shape {tuple(t.shape)}, the output {out.shape}")
+    if t.shape != out.shape:  # (torch.Size is a tuple: the usual case costs one comparison)
+        if t.numel() == 0 and out.size:  # aten computes nothing there in that mode (BatchNorm's saved stats, eval)
+            return
+        if t.dim() == 0 and out.size == 1:  # an entry's ``single`` output
+            t = t.reshape(out.shape)
+        else:
+            raise NotSupportedError(f"{what}: aten's result has shape {tuple(t.shape)}, the output {out.shape}")
     if t.dtype != tdt:
         t = t.to(tdt)
     if carrier is None:
