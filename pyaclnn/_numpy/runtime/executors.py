@@ -290,10 +290,14 @@ class NumpyExecutors(NumpyDescriptors):
         cache = self._op_cache
         if cache is None:
             cache = self._op_cache = {}
-        key = opcache.key_of(op, metas)
-        if key is not None:
-            key = (self.soc, empty, key)
-        plan = cache.get(key) if key is not None else None
+        inner = opcache.key_of(op, metas)
+        key: Any = (self.soc, empty, inner) if inner is not None else None
+        try:
+            plan = cache.get(key) if key is not None else None
+        except TypeError:  # an aclScalar (a dataclass) or a list of them among the metas
+            inner = opcache.plain_key(op, metas)
+            key = (self.soc, empty, inner) if inner is not None else None
+            plan = cache.get(key) if key is not None else None
         if plan is None:  # the spec's other rules, for a call the checks accepted
             by_name = ops.written(op, self.soc, metas)
             ws = ops.workspace_size(op, self.soc, metas)  # what the real operator asks for
@@ -368,9 +372,23 @@ class NumpyExecutors(NumpyDescriptors):
                                     f"({ex.workspace_size} bytes, as phase 1 reported) is at NULL: the kernel's "
                                     f"AI Core exception (allocate workspaceSize bytes and pass them)")
             return
-        view = self._view
-        views = tuple([view(a) if type(a) is TensorDesc else _list_views(view, a) for a in ex.args])
-        bad = _outside(ex.args, views)
+        # What an executor of the same plan (phase-1 cache entry) worked out for the same tensors
+        # at the same addresses (kept only when nothing was reported): its spans, and its views
+        # while no memory was freed since (nothing then reaches outside its allocation)
+        plan = ex.plan
+        last = plan.spans if plan is not None and ex.spans is None else None
+        if last is not None and (last[0] != ex.handles or [d.addr for d in last[1]] != last[2]):
+            last = None
+        memory = self.memory
+        if last is not None and last[4] == memory.frees:
+            views = last[5]
+            bad = None
+        else:
+            view = self._view
+            views = tuple([view(a) if type(a) is TensorDesc else _list_views(view, a) for a in ex.args])
+            bad = _outside(ex.args, views)
+            if last is not None and bad is None:
+                last = plan.spans = last[:4] + (memory.frees, views)
         if bad is not None:
             # Phase 2 does not look at tensor addresses (opbase CommonOpExecutorRun launches the
             # kernels; the launch is asynchronous): the kernel's out-of-bounds access is an AI
@@ -393,22 +411,19 @@ class NumpyExecutors(NumpyDescriptors):
             return
         spans = ex.spans
         if spans is None:  # until aclSet*TensorAddr moves one of its tensors
-            plan = ex.plan  # the spans an executor of the same plan worked out, if it had these tensors there
-            last = plan.spans if plan is not None else None
-            if last is not None and last[0] == ex.handles and [d.addr for d in last[1]] == last[2]:
+            if last is not None:
                 spans = ex.spans = last[3]
             else:
                 io = _io_spans(ex)
                 overlaps = self._check_io_overlap(api, ex, io)
                 spans = ex.spans = io + (_exact(*io),)
                 if plan is not None and not overlaps:  # (a hazard reported is reported at every launch)
-                    descs = [d for d in ex.inputs + ex.outputs if d is not None]
-                    plan.spans = (ex.handles, descs, [d.addr for d in descs], spans)
+                    descs = [self._tensors[h] for h in ex.handles]
+                    plan.spans = (ex.handles, descs, [d.addr for d in descs], spans, memory.frees, views)
         # A tensor whose bytes were found written (or marked, as a launch's output), with no free
         # or un-write of memory since, needs neither again: only the others are checked and marked.
         # The race checks take each tensor's span; the uninitialised-read check and the marking
         # its elements' bytes exactly (a strided tensor's gaps are neither read nor written).
-        memory = self.memory
         key = (memory.frees, memory.unwrites)
         reads, check = _spans_and_unknown(spans[0], key)
         writes, mark = _spans_and_unknown(spans[1], key)

@@ -19,6 +19,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import ops
+from ..._spec import TensorMeta
+from ..records import Scalar
 
 MAX_ENTRIES = 1024
 
@@ -33,40 +35,49 @@ class Entry:
         self.workspace_size, self.workspace_used = workspace_size, workspace_used
         self.kernel: Callable[[tuple], None] | None = None  # ops.prepare's, made at the first launch
         # the latest launch's (handles, their descriptors, their addresses, the spans worked out
-        # for them: NumpyExecutors.launch), for the next executor of the same tensors at the same places
-        self.spans: tuple[tuple[int, ...], list[Any], list[int], tuple] | None = None
+        # for them, the memory's frees count, the views: NumpyExecutors.launch), for the next
+        # executor of the same tensors at the same places
+        self.spans: tuple[tuple[int, ...], list[Any], list[int], tuple, int, tuple] | None = None
 
 
 def _plain(value: Any) -> Any:
     """A value of the metas as a key: a float by its bits (0.0 and -0.0 are two keys), an
     aclScalar (a dataclass) as its value and dtype, a list's members likewise; tensors' metas as
     they are; each plain value with its type."""
+    kind = type(value)
+    if value is None or kind is TensorMeta:
+        return value
+    if kind is Scalar:
+        return "scalar", _plain(value.value), value.dtype
+    if kind is float:
+        return float, value.hex()
     if isinstance(value, tuple):
         return tuple(_plain(v) for v in value)
     if isinstance(value, float):
-        return float, value.hex()
-    number = getattr(value, "value", None)
-    if number is not None and hasattr(value, "dtype"):
-        return "scalar", _plain(number), value.dtype
-    return type(value), value
+        return kind, value.hex()
+    return kind, value
 
 
 def key_of(op: str, metas: list[Any]) -> Any:
-    """The cache key of a call of ``op`` on ``metas``; None when a value cannot be a key."""
+    """The cache key of a call of ``op`` on ``metas`` (a TypeError from the lookup: ``plain_key``)."""
     spec = ops.spec_of(op)
-    rules = (getattr(spec, "written", None), getattr(spec, "workspace_size", None), getattr(spec, "empty_fills", None))
     types = tuple(map(type, metas))
+    if float in types or Scalar in types or tuple in types:  # (a list: of scalars or floats, maybe)
+        return plain_key(op, metas)
+    return (op, getattr(spec, "written", None), getattr(spec, "workspace_size", None),
+            getattr(spec, "empty_fills", None), tuple(metas), types)
+
+
+def plain_key(op: str, metas: list[Any]) -> Any:
+    """The key of ``key_of`` where a value is a float, an aclScalar or a list of them; None when
+    one cannot be a key."""
+    spec = ops.spec_of(op)
+    key = (op, getattr(spec, "written", None), getattr(spec, "workspace_size", None),
+           getattr(spec, "empty_fills", None), tuple(_plain(m) for m in metas))
     try:
-        if float in types:
-            raise TypeError
-        key = (op, rules, tuple(metas), types)
         hash(key)
-    except TypeError:  # a float, an aclScalar or a list of them among the metas
-        try:
-            key = (op, rules, tuple(_plain(m) for m in metas))
-            hash(key)
-        except TypeError:
-            return None
+    except TypeError:
+        return None
     return key
 
 
