@@ -39,7 +39,7 @@ class Scalar:
     dtype: DType
 
 
-@dataclass
+@dataclass(slots=True)  # (made at every phase 1: slots make it and its reads cheaper)
 class ExecutorRecord:
     op: str
     args: tuple                  # C-shaped args with TensorDesc in tensor positions

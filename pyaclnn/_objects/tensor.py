@@ -332,7 +332,8 @@ class Tensor(Resource):
         Raises:
             ClosedError: the tensor is closed.
         """
-        self.check_open()
+        if not self.is_open:  # (check_open, without its property call)
+            self.check_open()
         out = np.empty(self.shape, self.dtype)
         if out.size == 0:
             return out

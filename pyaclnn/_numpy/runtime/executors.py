@@ -313,8 +313,7 @@ class NumpyExecutors(NumpyDescriptors):
         record = ExecutorRecord(op, resolved, plan.empty, inputs, outputs, workspace_size=plan.workspace_size,
                                 workspace_used=plan.workspace_used, handles=tuple(handles), names=info.names,
                                 generated=info.index_rule == "position", written=plan.written,
-                                fills_empty=plan.fills)
-        record.plan = plan
+                                fills_empty=plan.fills, plan=plan)
         return plan.workspace_size, self._register(self._executors, record)
 
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any,

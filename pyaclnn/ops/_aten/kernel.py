@@ -132,21 +132,7 @@ class AtenKernel:
             return NotSupportedError(f"{what} cannot compute these arguments on the CPU: "
                                      f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}")
         if not lists and not kw and not longs and not upcast and len(outs) == 1 and outs[0] is not None:
-            slot = outs[0]  # the usual entry: tensors by position, one output (run below, without its branches)
-
-            def run_one(v: tuple) -> None:
-                call_args = list(args)
-                for k, i in pos:
-                    x = v[i]
-                    call_args[k] = None if x is None else to_torch(x, torch)
-                try:
-                    result = call(*call_args, **kwargs)
-                except refusals as exc:
-                    raise refused(exc) from None
-                target = v[slot]
-                if target is not None and result is not None:
-                    write(target, result, torch, what)
-            return run_one
+            return _run_one(call, args, kwargs, pos, outs[0], a, torch, what, refusals, refused)
 
         def tensor(v: Any, i: int) -> Any:
             x = v[i]
@@ -184,6 +170,52 @@ class AtenKernel:
                 else:
                     write(target, item, torch, what)
         return run
+
+
+def _np_dtype(x: Any) -> np.dtype | None:
+    """The NumPy dtype of a tensor slot of prepare's arguments (a view, or a descriptor)."""
+    if x is None:
+        return None
+    return x.dtype if isinstance(x, np.ndarray) else to_numpy(x.dtype)
+
+
+def _run_one(call: Callable[..., Any], args: list, kwargs: dict, pos: list[tuple[int, int]], slot: int, a: tuple,
+             torch: Any, what: str, refusals: tuple, refused: Callable[[BaseException], Exception]
+             ) -> Callable[[tuple], None]:
+    """The phase 2 of the usual entry (tensors by position, one output), with each tensor's
+    conversion looked up once: run's steps without its branches."""
+    from_numpy = torch.from_numpy
+    ins = []
+    for k, i in pos:  # (aten position, C position, the view's dtype, the unsigned carrier or None, torch dtype)
+        npdt = _np_dtype(a[i])
+        carrier, tdt = (_NP.get(npdt) or _np_map()[npdt]) if npdt is not None else (None, None)
+        ins.append((k, i, npdt, carrier, tdt))
+    out_dt = _np_dtype(a[slot])
+    out_carrier, out_tdt = (_NP.get(out_dt) or _np_map()[out_dt]) if out_dt is not None else (None, None)
+
+    def run_one(v: tuple) -> None:
+        call_args = list(args)
+        for k, i, npdt, carrier, tdt in ins:
+            x = v[i]
+            if x is None:
+                call_args[k] = None
+            elif carrier is None and x.dtype is npdt:
+                call_args[k] = from_numpy(x)
+            else:
+                call_args[k] = to_torch(x, torch)
+        try:
+            result = call(*call_args, **kwargs)
+        except refusals as exc:
+            raise refused(exc) from None
+        target = v[slot]
+        if target is None or result is None:
+            return
+        if (out_carrier is None and target.dtype is out_dt and result.shape == target.shape
+                and result.dtype is out_tdt):  # the usual result: the output's shape and dtype
+            np.copyto(target, result.numpy(), casting="no")
+        else:
+            write(target, result, torch, what)
+    return run_one
 
 
 def _plain_key(value: Any) -> Any:
