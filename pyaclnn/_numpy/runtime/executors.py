@@ -192,6 +192,7 @@ class NumpyExecutors(NumpyDescriptors):
     """aclnn<Op>GetWorkspaceSize / aclnn<Op>, aclSet*TensorAddr, aclDestroyAclOpExecutor."""
 
     _op_cache: dict[Any, opcache.Entry] | None = None  # phase 1's answers (opcache), made on first use
+    _op_infos: dict[str, OpInfo] | None = None  # op_info's answers that found a reference
 
     def set_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
         self._need_tensor_arg(tensor, "aclSetTensorAddr")
@@ -214,7 +215,15 @@ class NumpyExecutors(NumpyDescriptors):
     def op_info(self, op: str) -> OpInfo:
         """The registry entry of ``op``; NotSupportedError unless it has a NumPy reference
         (UnknownOperatorError if no header declares it)."""
+        infos = self._op_infos
+        if infos is None:
+            infos = self._op_infos = {}
+        info = infos.get(op)  # (an operator found once is the registry's same OpInfo every time)
+        if info is not None:
+            return info
         info = self.registry.get(op) if ops.runs(op) else None
+        if info is not None and info.has_reference:
+            infos[op] = info
         if info is None or not info.has_reference:
             exc = self._cannot_run(op)
             self._thread.error = str(exc)

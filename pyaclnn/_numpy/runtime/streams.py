@@ -159,8 +159,10 @@ class NumpyStreams(NumpySession):
         self._need_context(api)
         self._need_stream(stream, api)
         self._capture_refuse(stream, api)
-        self.queues.flush(self._queue(stream))
-        self._report_faults([stream], api)
+        q = self._queue(stream)  # (the queue _report_faults looks at: not capturing, so the stream's own)
+        self.queues.flush(q)
+        if q.error is not None or self._faults or self._poisoned:
+            self._report_faults([stream], api)
 
     def create_event(self) -> int:
         self._need_context("aclrtCreateEvent")
