@@ -29,6 +29,9 @@ _SEARCHED = (("custom", "custom operator package (ASCEND_CUSTOM_OPP_PATH, $ASCEN
 
 
 
+_UNSET = object()  # an OpInfo.cache entry not worked out yet
+
+
 def _span_of(desc: TensorDesc) -> tuple[int, int]:
     """The bytes [start, end) a tensor's shape, strides and offset reach (kept until its
     address changes: aclSet*TensorAddr)."""
@@ -248,8 +251,8 @@ class NumpyExecutors(NumpyDescriptors):
     def _resolve(self, info: OpInfo, args: tuple, api: str) -> tuple:
         """Replace handles by what they hold, checking they are live (CANN: 161002 otherwise)."""
         kinds = self._kinds
-        at = info.cache.get("numpy:tensors", ())  # the handles' positions when all are tensors (once per op)
-        if at == ():
+        at = info.cache.get("numpy:tensors", _UNSET)  # the handles' positions when all are tensors (once per op)
+        if at is _UNSET:
             at = info.cache["numpy:tensors"] = (tuple(i for i, k in enumerate(info.kinds) if k == "tensor")
                                                 if all(k == "tensor" for k in info.kinds if k in kinds) else None)
         if at is not None:  # the usual case: tensors only, one table
@@ -261,10 +264,10 @@ class NumpyExecutors(NumpyDescriptors):
                     continue
                 if type(value) is not int:
                     raise TypeError(f"{api}: {type(value).__name__} {value!r} is no aclTensor handle")
-                held = tensors.get(value)
-                if held is None:
+                desc = tensors.get(value)
+                if desc is None:
                     raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"{value!r} is not a live aclTensor")
-                out[i] = held
+                out[i] = desc
             return tuple(out)
         out = []
         for kind, value in zip(info.kinds, args):
