@@ -219,9 +219,12 @@ def _run_one(call: Callable[..., Any], args: list, kwargs: dict, pos: list[tuple
 
 
 def _plain_key(value: Any) -> Any:
-    """A plain C argument as a key (an aclScalar, a dataclass, as its value and dtype)."""
+    """A plain C argument as a key (an aclScalar, a dataclass, as its value and dtype); a float by
+    its bits and type (0.0 and -0.0 are equal keys otherwise, and alpha=-0.0 computes another sign)."""
+    if isinstance(value, float):
+        return type(value), value.hex()
     number = getattr(value, "value", None)
-    return ("scalar", number, value.dtype) if number is not None and hasattr(value, "dtype") else value
+    return ("scalar", _plain_key(number), value.dtype) if number is not None and hasattr(value, "dtype") else value
 
 
 class _Slot:
