@@ -59,21 +59,24 @@ def _plain(value: Any) -> Any:
 
 
 def key_of(op: str, metas: list[Any]) -> Any:
-    """The cache key of a call of ``op`` on ``metas`` (a TypeError from the lookup: ``plain_key``)."""
+    """The cache key of a call of ``op`` on ``metas``: the operator, its spec's rules, the metas
+    (tensors' metas and nullptrs as they are; any other value through ``plain_key``); None when
+    a value cannot be a key (a TypeError from the lookup: an unhashable value, ``plain_key`` then)."""
+    for m in metas:
+        if m is not None and type(m) is not TensorMeta:  # a plain value: with its type (1, 1.0, True)
+            return plain_key(op, metas)
     spec = ops.spec_of(op)
-    types = tuple(map(type, metas))
-    if float in types or Scalar in types or tuple in types:  # (a list: of scalars or floats, maybe)
-        return plain_key(op, metas)
     return (op, getattr(spec, "written", None), getattr(spec, "workspace_size", None),
-            getattr(spec, "empty_fills", None), tuple(metas), types)
+            getattr(spec, "empty_fills", None), tuple(metas))
 
 
 def plain_key(op: str, metas: list[Any]) -> Any:
-    """The key of ``key_of`` where a value is a float, an aclScalar or a list of them; None when
-    one cannot be a key."""
+    """The key of ``key_of`` where a value is not a tensor's meta: each with its type, a float by
+    its bits, an aclScalar as its value and dtype; None when one cannot be a key."""
     spec = ops.spec_of(op)
     key = (op, getattr(spec, "written", None), getattr(spec, "workspace_size", None),
-           getattr(spec, "empty_fills", None), tuple(_plain(m) for m in metas))
+           getattr(spec, "empty_fills", None),
+           tuple([m if m is None or type(m) is TensorMeta else _plain(m) for m in metas]))
     try:
         hash(key)
     except TypeError:
