@@ -64,12 +64,22 @@ def user_site() -> Site:
             line = frame.f_lineno
             callers: list[tuple[str, int]] = []
             caller = frame.f_back
-            while caller is not None and len(callers) < CALLERS and not _ends_stack(caller.f_code.co_filename):
-                callers.append((caller.f_code.co_filename, caller.f_lineno))
+            foreign = _foreign
+            while caller is not None and len(callers) < CALLERS:
+                other = caller.f_code.co_filename
+                end = foreign.get(other)  # (_ends_stack's memo, read inline: this runs for every task queued)
+                if end is None:
+                    end = _ends_stack(other)
+                if end:
+                    break
+                callers.append((other, caller.f_lineno))
                 caller = caller.f_back
-            return Site(name, line, tuple(callers))
+            return _site(Site, (name, line, tuple(callers)))  # (Site's own __new__ is a Python function)
         frame = frame.f_back  # type: ignore[assignment]
     return UNKNOWN
+
+
+_site = tuple.__new__
 
 
 # The statuses only a graph-capture rule returns (hicann/runtime errcode_manage.cc; issue 26):

@@ -85,6 +85,11 @@ def _spec_of(op: str) -> Any:
     return spec
 
 
+def spec_of(op: str) -> Any:
+    """The spec (module, or the aten tier's AtenSpec) of ``op``."""
+    return _SPECS.get(op) or _spec_of(op)
+
+
 def workspace_size(op: str, soc: str, metas: list[Any]) -> Workspace:
     """The workspace phase 1 reports (after ``check`` accepted ``metas``): the operator's
     spec.workspace_size, the rule traced from its sources. A spec without one reports none (0),

@@ -24,9 +24,13 @@ class TensorDesc:
     dense: bool | None = None  # whether its elements fill that span, exactly once (None: not asked yet)
     known_written: tuple[int, int] | None = None  # memory (frees, unwrites) when its bytes were known written
     cached_view: tuple[int, int, np.ndarray] | None = None  # (addr, memory frees, view) of the last _view
+    cached_meta: ops.TensorMeta | None = None  # meta(): shape, dtype and strides never change (only addr does)
 
     def meta(self) -> ops.TensorMeta:
-        return ops.TensorMeta(self.shape, self.dtype, self.strides)
+        meta = self.cached_meta
+        if meta is None:
+            meta = self.cached_meta = ops.TensorMeta(self.shape, self.dtype, self.strides)
+        return meta
 
 
 @dataclass
@@ -35,7 +39,7 @@ class Scalar:
     dtype: DType
 
 
-@dataclass
+@dataclass(slots=True)  # (made at every phase 1: slots make it and its reads cheaper)
 class ExecutorRecord:
     op: str
     args: tuple                  # C-shaped args with TensorDesc in tensor positions
@@ -53,3 +57,4 @@ class ExecutorRecord:
     generated: bool = False      # a generated (nnopbase) op: phase 2 is NnopbaseRunWithWorkspace
     kernel: Callable[[tuple], None] | None = None  # its phase 2, once made (NumpyRuntime._kernel)
     fills_empty: bool = False    # an empty call whose phase 2 still writes (the spec's ``empty_fills``)
+    plan: Any = None             # its phase-1 cache entry (runtime/opcache.Entry), which keeps its kernel

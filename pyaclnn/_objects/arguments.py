@@ -36,6 +36,8 @@ def bind(info: Any, args: tuple, kwargs: dict[str, Any]) -> tuple:
     if info.signature.problem:
         raise NotSupportedError(f"aclnn{info.name} cannot be called from pyaclnn: {info.signature.problem}")
     names = info.names
+    if not kwargs and len(args) == len(names):  # every parameter by position: nothing to bind
+        return args
     api = f"aclnn{info.name}GetWorkspaceSize"
     if len(args) > len(names):
         raise TypeError(f"{api} takes {len(names)} arguments ({', '.join(names)}), got {len(args)}")

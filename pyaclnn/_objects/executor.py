@@ -123,18 +123,19 @@ class Executor(Resource):
         if cls.__dict__.get("op"):  # a one-operator class: from_args plans its operator with it
             _BY_OP[cls.op] = cls
 
-    def _plan(self, args: tuple, repeatable: bool) -> None:
-        if not isinstance(repeatable, (bool, np.bool_)):  # "no" would read as True
+    def _plan(self, args: tuple, repeatable: bool, slots: _Slots | None = None) -> None:
+        if repeatable is not False and not isinstance(repeatable, (bool, np.bool_)):  # "no" would read as True
             raise TypeError(f"aclnn{self.op}: repeatable must be True or False, got {type(repeatable).__name__} "
                             f"{repeatable!r}")
-        runtime = (_backend.active or _backend.current()).runtime
-        cached = self._cached  # (runtime, slots) of a one-operator class: no registry lookup per call
-        if cached is not None and cached[0] is runtime:
-            slots = cached[1]
-        else:
-            slots = _slots(runtime, self.op)
-            if type(self) in _BY_OP.values():
-                type(self)._cached = (runtime, slots)  # private: its own class's cache (self._cached reads it)
+        if slots is None:  # (Op passes the slots of the OpInfo it bound the arguments with)
+            runtime = (_backend.active or _backend.current()).runtime
+            cached = self._cached  # (runtime, slots) of a one-operator class: no registry lookup per call
+            if cached is not None and cached[0] is runtime:
+                slots = cached[1]
+            else:
+                slots = _slots(runtime, self.op)
+                if _BY_OP.get(self.op) is type(self):
+                    type(self)._cached = (runtime, slots)  # private: its own class's cache (self._cached reads it)
         self._slots = slots
         if slots.launch is None:
             sig = slots.info.signature
@@ -458,7 +459,10 @@ class Op(Executor):
         self.op = op
         backend = _backend.active or _backend.current()
         info = backend.runtime.op_info(op)
-        self._plan(bind(info, args, kwargs), repeatable)
+        slots = info.cache.get("slots")
+        if slots is None:
+            slots = info.cache["slots"] = _Slots(info)
+        self._plan(bind(info, args, kwargs), repeatable, slots)
 
     def __getitem__(self, name: str) -> Any:
         """The argument of parameter ``name``: for a tensor, the Tensor passed (or uploaded from an

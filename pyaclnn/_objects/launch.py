@@ -47,7 +47,7 @@ class Planned:
         self.handle: Any = None
         self.repeatable = False
         self.tensors: list[Any] = tensors if tensors is not None else []
-        self.uses: list[dict] = lifetimes.uses_of(self.tensors)
+        self.uses: list[dict] = lifetimes.uses_of(self.tensors) if self.tensors else []
         self.owned: list[tuple[str, Any]] = []
         self.descriptors: dict[int, Any] = {}
 

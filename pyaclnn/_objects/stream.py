@@ -113,7 +113,8 @@ class Stream(Resource):
             AclError: a queued kernel failed, e.g. RtAicoreExceptionError (507015) for a tensor
                 over memory that is not allocated.
         """
-        self.check_open()
+        if not self.is_open:  # (check_open, without its property call: every synchronize asks)
+            self.check_open()
         self.order.sync()
 
     def capture(self, mode: str = "global") -> Capture:

@@ -20,12 +20,16 @@ from ..queues import Exact, Exacts, hazard
 from ..records import ExecutorRecord, Scalar, TensorDesc
 from .descriptors import NumpyDescriptors
 from ..overlap import partial_overlap
+from . import opcache
 
 
 # What the NumPy backend looks for besides headers/, for an unknown operator's message.
 _SEARCHED = (("custom", "custom operator package (ASCEND_CUSTOM_OPP_PATH, $ASCEND_OPP_PATH/vendors/config.ini)"),
              ("builtin", "CANN aclnnop headers (ASCEND_HOME_PATH, ASCEND_TOOLKIT_HOME, /usr/local/Ascend)"))
 
+
+
+_UNSET = object()  # an OpInfo.cache entry not worked out yet
 
 
 def _span_of(desc: TensorDesc) -> tuple[int, int]:
@@ -177,6 +181,10 @@ def _split_io(info: OpInfo, args: tuple) -> tuple[list[Any], list[Any]]:
     the non-null ones in parameter order, or every position (NULL optional slots included)."""
     keep_null = info.index_rule == "position"
     assert info.inputs is not None and info.outputs is not None  # ops with a reference have roles
+    if not keep_null and info.cache.get("numpy:tensors") is not None:  # no lists: the non-null ones
+        return ([args[i] for i in info.inputs if args[i] is not None],
+                [args[i] for i in info.outputs if args[i] is not None])
+
     def tensors(positions: tuple[int, ...]) -> list[Any]:  # a list's members count one by one, in order
         return [t for i in positions if keep_null or args[i] is not None
                 for t in (args[i] if isinstance(args[i], tuple) else (args[i],))]
@@ -185,6 +193,9 @@ def _split_io(info: OpInfo, args: tuple) -> tuple[list[Any], list[Any]]:
 
 class NumpyExecutors(NumpyDescriptors):
     """aclnn<Op>GetWorkspaceSize / aclnn<Op>, aclSet*TensorAddr, aclDestroyAclOpExecutor."""
+
+    _op_cache: dict[Any, opcache.Entry] | None = None  # phase 1's answers (opcache), made on first use
+    _op_infos: dict[str, OpInfo] | None = None  # op_info's answers that found a reference
 
     def set_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
         self._need_tensor_arg(tensor, "aclSetTensorAddr")
@@ -207,7 +218,15 @@ class NumpyExecutors(NumpyDescriptors):
     def op_info(self, op: str) -> OpInfo:
         """The registry entry of ``op``; NotSupportedError unless it has a NumPy reference
         (UnknownOperatorError if no header declares it)."""
+        infos = self._op_infos
+        if infos is None:
+            infos = self._op_infos = {}
+        info = infos.get(op)  # (an operator found once is the registry's same OpInfo every time)
+        if info is not None:
+            return info
         info = self.registry.get(op) if ops.runs(op) else None
+        if info is not None and info.has_reference:
+            infos[op] = info
         if info is None or not info.has_reference:
             exc = self._cannot_run(op)
             self._thread.error = str(exc)
@@ -231,12 +250,31 @@ class NumpyExecutors(NumpyDescriptors):
 
     def _resolve(self, info: OpInfo, args: tuple, api: str) -> tuple:
         """Replace handles by what they hold, checking they are live (CANN: 161002 otherwise)."""
+        kinds = self._kinds
+        at = info.cache.get("numpy:tensors", _UNSET)  # the handles' positions when all are tensors (once per op)
+        if at is _UNSET:
+            at = info.cache["numpy:tensors"] = (tuple(i for i, k in enumerate(info.kinds) if k == "tensor")
+                                                if all(k == "tensor" for k in info.kinds if k in kinds) else None)
+        if at is not None:  # the usual case: tensors only, one table
+            tensors = self._tensors
+            out = list(args)
+            for i in at:
+                value = args[i]
+                if value is None:
+                    continue
+                if type(value) is not int:
+                    raise TypeError(f"{api}: {type(value).__name__} {value!r} is no aclTensor handle")
+                desc = tensors.get(value)
+                if desc is None:
+                    raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"{value!r} is not a live aclTensor")
+                out[i] = desc
+            return tuple(out)
         out = []
         for kind, value in zip(info.kinds, args):
-            if value is None or kind not in self._kinds:
+            if value is None or kind not in kinds:
                 out.append(value)
                 continue
-            table, what = self._kinds[kind]
+            table, what = kinds[kind]
             if type(value) is not int:  # handles are ints here (cdata on acl): cffi's TypeError there
                 raise TypeError(f"{api}: {type(value).__name__} {value!r} is no {what} handle")
             held = table.get(value)
@@ -255,24 +293,40 @@ class NumpyExecutors(NumpyDescriptors):
         if len(args) != len(info.kinds):
             raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"expected {len(info.kinds)} arguments, got {len(args)}")
         resolved = self._resolve(info, args, api)
-        metas = ops.metas(resolved)
-        try:
+        metas = [a.meta() if type(a) is TensorDesc else ops.meta_of(a) for a in resolved]
+        try:  # the checks run at every phase 1 (the aten tier's spec keeps what it accepted)
             empty = ops.check(op, self.soc, metas)
         except errors.AclError as exc:
             self._thread.error = str(exc)
             raise
+        cache = self._op_cache
+        if cache is None:
+            cache = self._op_cache = {}
+        inner = opcache.key_of(op, metas)
+        key: Any = (self.soc, empty, inner) if inner is not None else None
+        try:
+            plan = cache.get(key) if key is not None else None
+        except TypeError:  # an aclScalar (a dataclass) or a list of them among the metas
+            inner = opcache.plain_key(op, metas)
+            key = (self.soc, empty, inner) if inner is not None else None
+            plan = cache.get(key) if key is not None else None
+        if plan is None:  # the spec's other rules, for a call the checks accepted
+            by_name = ops.written(op, self.soc, metas)
+            ws = ops.workspace_size(op, self.soc, metas)  # what the real operator asks for
+            plan = opcache.Entry(empty, _written_counts(info, resolved, by_name) if by_name else None, ws.size,
+                                 ws.used, empty and ops.fills_when_empty(op, self.soc, metas))
+            if key is not None:
+                opcache.store(cache, key, plan)
         inputs, outputs = _split_io(info, resolved)
-        by_name = ops.written(op, self.soc, metas)
-        written = _written_counts(info, resolved, by_name) if by_name else None
-        handles = [h for kind, a in zip(info.kinds, args) if a is not None
-                   for h in ((a,) if kind == "tensor" else self._tensor_lists[a] if kind == "tensor_list" else ())]
-        ws = ops.workspace_size(op, self.soc, metas)  # what the real operator asks for
-        fills = empty and ops.fills_when_empty(op, self.soc, metas)
-        return ws.size, self._register(self._executors, ExecutorRecord(op, resolved, empty, inputs, outputs,
-                                                                 workspace_size=ws.size, workspace_used=ws.used,
-                                                                 handles=tuple(handles), names=tuple(info.names),
-                                                                 generated=info.index_rule == "position",
-                                                                 written=written, fills_empty=fills))
+        at = info.cache["numpy:tensors"]  # (set by _resolve)
+        handles = ([args[i] for i in at if args[i] is not None] if at is not None else
+                   [h for kind, a in zip(info.kinds, args) if a is not None
+                    for h in ((a,) if kind == "tensor" else self._tensor_lists[a] if kind == "tensor_list" else ())])
+        record = ExecutorRecord(op, resolved, plan.empty, inputs, outputs, workspace_size=plan.workspace_size,
+                                workspace_used=plan.workspace_used, handles=tuple(handles), names=info.names,
+                                generated=info.index_rule == "position", written=plan.written,
+                                fills_empty=plan.fills, plan=plan)
+        return plan.workspace_size, self._register(self._executors, record)
 
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any,
                *extra: Any) -> None:
@@ -308,12 +362,18 @@ class NumpyExecutors(NumpyDescriptors):
             self._other_op(api, op, ex.op)
             made_by = f" (an executor of aclnn{ex.op}, which it runs)"
             op = ex.op  # it runs as the operator that made it
-        self._launch_workspace(api, made_by, op, ex.workspace_size, workspace, workspace_size)
+        self._launch_workspace(api, made_by, op, ex.workspace_size, workspace, workspace_size,
+                               ex.generated if not made_by else None)
         self._need_context(api)
         self._need_stream(stream, api, launch=True)
         if ex.empty and not ex.fills_empty:
             return
-        dead = next((h for h in ex.handles if h not in self._tensors), None)
+        dead = None
+        live = self._tensors
+        for h in ex.handles:
+            if h not in live:
+                dead = h
+                break
         if dead is not None:  # phase 2 would read a freed aclTensor: refused, as the emulator does
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"tensor {dead!r} was destroyed before phase 2 "
                                                            f"(keep the tensors alive until phase 2 has returned){made_by}")
@@ -323,9 +383,23 @@ class NumpyExecutors(NumpyDescriptors):
                                     f"({ex.workspace_size} bytes, as phase 1 reported) is at NULL: the kernel's "
                                     f"AI Core exception (allocate workspaceSize bytes and pass them)")
             return
-        view = self._view
-        views = tuple([view(a) if type(a) is TensorDesc else _list_views(view, a) for a in ex.args])
-        bad = _outside(ex.args, views)
+        # What an executor of the same plan (phase-1 cache entry) worked out for the same tensors
+        # at the same addresses (kept only when nothing was reported): its spans, and its views
+        # while no memory was freed since (nothing then reaches outside its allocation)
+        plan = ex.plan
+        last = plan.spans if plan is not None and ex.spans is None else None
+        if last is not None and (last[0] != ex.handles or [d.addr for d in last[1]] != last[2]):
+            last = None
+        memory = self.memory
+        if last is not None and last[4] == memory.frees:
+            views = last[5]
+            bad = None
+        else:
+            view = self._view
+            views = tuple([view(a) if type(a) is TensorDesc else _list_views(view, a) for a in ex.args])
+            bad = _outside(ex.args, views)
+            if last is not None and bad is None:
+                last = plan.spans = last[:4] + (memory.frees, views)
         if bad is not None:
             # Phase 2 does not look at tensor addresses (opbase CommonOpExecutorRun launches the
             # kernels; the launch is asynchronous): the kernel's out-of-bounds access is an AI
@@ -348,14 +422,19 @@ class NumpyExecutors(NumpyDescriptors):
             return
         spans = ex.spans
         if spans is None:  # until aclSet*TensorAddr moves one of its tensors
-            io = _io_spans(ex)
-            self._check_io_overlap(api, ex, io)
-            spans = ex.spans = io + (_exact(*io),)
+            if last is not None:
+                spans = ex.spans = last[3]
+            else:
+                io = _io_spans(ex)
+                overlaps = self._check_io_overlap(api, ex, io)
+                spans = ex.spans = io + (_exact(*io),)
+                if plan is not None and not overlaps:  # (a hazard reported is reported at every launch)
+                    descs = [self._tensors[h] for h in ex.handles]
+                    plan.spans = (ex.handles, descs, [d.addr for d in descs], spans, memory.frees, views)
         # A tensor whose bytes were found written (or marked, as a launch's output), with no free
         # or un-write of memory since, needs neither again: only the others are checked and marked.
         # The race checks take each tensor's span; the uninitialised-read check and the marking
         # its elements' bytes exactly (a strided tensor's gaps are neither read nor written).
-        memory = self.memory
         key = (memory.frees, memory.unwrites)
         reads, check = _spans_and_unknown(spans[0], key)
         writes, mark = _spans_and_unknown(spans[1], key)
@@ -368,10 +447,7 @@ class NumpyExecutors(NumpyDescriptors):
             writes.append((int(workspace), int(workspace) + workspace_size))
             if exact is not None:
                 exact = (exact[0], exact[1] + (None,))
-        run = self._kernel(ex)
-
-        def kernel() -> None:
-            run(views)
+        kernel = partial(self._kernel(ex), views)  # (a partial: no Python frame of its own when it runs)
         try:
             self.queues.put(self._queue(stream), api, tuple(reads), tuple(writes), kernel, check_init=tuple(check),
                             mark=tuple(mark), exact=exact)
@@ -380,9 +456,10 @@ class NumpyExecutors(NumpyDescriptors):
                 d.known_written = None
             raise
 
-    def _check_io_overlap(self, api: str, ex: ExecutorRecord, io: tuple) -> None:
+    def _check_io_overlap(self, api: str, ex: ExecutorRecord, io: tuple) -> bool:
         """An output partly overlapping an input of the same launch (pyaclnn._numpy.overlap): a
-        hazard. ``io``: ``_io_spans(ex)`` (its non-empty inputs and outputs)."""
+        hazard (True once reported, when PYACLNN_HAZARDS lets the launch go on). ``io``:
+        ``_io_spans(ex)`` (its non-empty inputs and outputs)."""
         inputs, outputs = io[0], io[1]
         if io[2]:  # outputs written in part are not in io[1]
             outputs = tuple(d for d in ex.outputs if d is not None and 0 not in d.shape)
@@ -396,10 +473,10 @@ class NumpyExecutors(NumpyDescriptors):
                 continue
             break
         else:
-            return
+            return False
         found = partial_overlap(outputs, inputs, _span_of, _written_bytes)
         if found is None:
-            return
+            return False
         out, inp, hit = found
 
         def name(d: TensorDesc) -> str:
@@ -416,9 +493,10 @@ class NumpyExecutors(NumpyDescriptors):
                f"written, so the device's result depends on its tiling (torch refuses this too: some elements of "
                f"the input and the written-to tensor refer to a single memory location). Write to separate memory, "
                f"or use exactly the input's memory where the operator allows in-place use", site)
+        return True
 
     def _launch_workspace(self, api: str, made_by: str, op: str, need: int, workspace: Any,
-                          workspace_size: int) -> None:
+                          workspace_size: int, generated: bool | None = None) -> None:
         """Phase 2's workspace checks. Both runners look at the workspaceSize argument, not at
         what phase 1 reported (hicann/opbase op_executor.cpp CommonOpExecutorRun,
         individual_op_api.cpp NnopbaseRunWithWorkspace): NULL with a size > 0 is 161001. Only a
@@ -428,7 +506,9 @@ class NumpyExecutors(NumpyDescriptors):
         if workspace_size > 0 and not workspace:
             raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, f"workspace is nullptr but workspaceSize is "
                                                            f"{workspace_size} (phase 1 asked for {need}){made_by}")
-        if self._generated(op) and workspace_size < need:  # (of another generated op: the same check)
+        if generated is None:  # (the executor's own operator: the record knows its kind)
+            generated = self._generated(op)
+        if generated and workspace_size < need:  # (of another generated op: the same check)
             raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"The passed workspace size {workspace_size} does not "
                                                            f"meet the minimum workspace size {need} actually "
                                                            f"required by the operator{made_by}")
@@ -469,12 +549,19 @@ class NumpyExecutors(NumpyDescriptors):
         return self._kernel(ex)
 
     def _kernel(self, ex: ExecutorRecord) -> Callable[[tuple], None]:
-        """The operator's kernel bound to ``ex``'s plain values (made once per executor);
+        """The operator's kernel bound to ``ex``'s plain values (made once per executor, and kept
+        in its phase-1 cache entry for the executors of the same metadata and plain values);
         nothing to run on an empty call that writes nothing (``fills_empty``)."""
         run = ex.kernel
         if run is None:
-            writes = not ex.empty or ex.fills_empty
-            run = ex.kernel = ops.prepare(ex.op, self.soc, ex.args, ex.empty) if writes else _nothing
+            plan = ex.plan
+            run = plan.kernel if plan is not None else None
+            if run is None:
+                writes = not ex.empty or ex.fills_empty
+                run = ops.prepare(ex.op, self.soc, ex.args, ex.empty) if writes else _nothing
+                if plan is not None:
+                    plan.kernel = run
+            ex.kernel = run
         return run
 
     def _view(self, desc: TensorDesc) -> np.ndarray | None:

@@ -103,9 +103,10 @@ class NumpyMemory(NumpyStreams):
         """Step 1 of a copy; True when there is nothing to do (count 0: the call succeeds)."""
         if count == 0:
             return True
-        for name, value in (("dst", dst), ("src", src)):
-            if value is None or (isinstance(value, int) and value == 0):
-                raise self._fail(ACL_ERROR_INVALID_PARAM, api, f"{name} is nullptr")
+        if dst is None or (isinstance(dst, int) and dst == 0):  # (unrolled: this runs for every copy)
+            raise self._fail(ACL_ERROR_INVALID_PARAM, api, "dst is nullptr")
+        if src is None or (isinstance(src, int) and src == 0):
+            raise self._fail(ACL_ERROR_INVALID_PARAM, api, "src is nullptr")
         if kind not in MEMCPY_KINDS:
             raise self._fail(ACL_ERROR_INVALID_PARAM, api, f"invalid aclrtMemcpyKind {kind} (MemcpyKindTranslate takes "
                                                            "ACL_MEMCPY_HOST_TO_HOST .. ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)")
@@ -121,11 +122,12 @@ class NumpyMemory(NumpyStreams):
         if isinstance(where, int):
             return self._device_bytes(where, count, api)
         if isinstance(where, np.ndarray):  # a byte view: bfloat16 has no buffer-protocol format
-            if not where.flags.c_contiguous:
+            flags = where.flags
+            if not flags.c_contiguous:
                 raise self._fail(ACL_ERROR_INVALID_PARAM, api, "host array must be C-contiguous")
-            if writable and not where.flags.writeable:
+            if writable and not flags.writeable:
                 raise self._fail(ACL_ERROR_INVALID_PARAM, api, "destination host array is read-only")
-            flat = where.reshape(-1).view(np.uint8)
+            flat = where if where.ndim == 1 and where.dtype == np.uint8 else where.reshape(-1).view(np.uint8)
         else:
             view = memoryview(where)
             if not view.c_contiguous:
@@ -136,7 +138,7 @@ class NumpyMemory(NumpyStreams):
         if count > flat.size:
             raise self._fail(ACL_ERROR_INVALID_PARAM, api,
                              f"count {count} exceeds the host buffer's {flat.size} bytes")
-        return flat[:count]
+        return flat if count == flat.size else flat[:count]
 
     def _device_bytes(self, addr: int, count: int, api: str) -> np.ndarray:
         """The device side of a copy or memset. Neither the acl layer nor the runtime checks the
@@ -205,8 +207,9 @@ class NumpyMemory(NumpyStreams):
         cannot resolve a pageable host address given as device memory: -EINVAL ->
         ACL_ERROR_RT_DRV_INTERNAL_ERROR, errcode_manage.cc). A host array where the kind says host
         is not looked at. As the emulator (emu_rt_memory.c memcpy_device_checks), dst first."""
-        for name, where, device_kinds in (("dst", dst, (1, 3, 5)), ("src", src, (2, 3))):
-            if kind in device_kinds and not isinstance(where, int):
+        for name, bad in (("dst", (kind == 1 or kind == 3 or kind == 5) and not isinstance(dst, int)),
+                          ("src", (kind == 2 or kind == 3) and not isinstance(src, int))):
+            if bad:
                 raise self._fail(ACL_ERROR_RT_DRV_INTERNAL_ERROR, api,
                                  f"{name} (+{count} bytes) is host memory, not inside a live device allocation, "
                                  f"but kind {kind} copies {'to' if name == 'dst' else 'from'} the device")

@@ -14,6 +14,7 @@ from .session import NumpySession
 # The event flags that give an event a wait task: ACL_EVENT_SYNC is RT_EVENT_DDSYNC_NS, 0x4 is
 # RT_EVENT_DDSYNC (hicann/runtime pkg_inc/runtime/runtime/event.h; event.hpp Event::IsEventWithoutWaitTask)
 _WAIT_TASK_FLAGS = ACL_EVENT_SYNC | 0x4 | ACL_EVENT_EXTERNAL | ACL_EVENT_IPC
+_NO_DEVICE = object()  # _need_stream: a stream handle that is not live
 
 
 def _nothing_to_run() -> None:
@@ -62,13 +63,14 @@ class NumpyStreams(NumpySession):
         if self._is_default(stream):  # always live, and of the current context (the callers check it)
             return
         # Phase 2 reports a refused stream as its runtime error, 361001, as the emulator does.
-        phase2 = api.startswith("aclnn")
-        if stream not in self._streams:
-            raise self._fail(ACLNN_ERR_RUNTIME_ERROR if phase2 else ACL_ERROR_RT_PARAM_INVALID, api,
+        device = self._streams.get(stream, _NO_DEVICE)
+        if device is _NO_DEVICE:
+            raise self._fail(ACLNN_ERR_RUNTIME_ERROR if api.startswith("aclnn") else ACL_ERROR_RT_PARAM_INVALID, api,
                              f"stream {stream!r} is not a live stream")
         # Work goes only to a stream of the thread's current device (CANN: 107003 for runtime
         # calls, 361001 from phase 2), as the one current device per thread demands.
-        if launch and self._streams[stream] != self._thread.device:
+        if launch and device != self._thread.device:
+            phase2 = api.startswith("aclnn")
             status = ACLNN_ERR_RUNTIME_ERROR if phase2 else ACL_ERROR_RT_STREAM_CONTEXT
             raise self._fail(status, api, f"stream {stream!r} belongs to device {self._streams[stream]}, "
                                           f"not to this thread's current device {self._thread.device}")
@@ -157,8 +159,10 @@ class NumpyStreams(NumpySession):
         self._need_context(api)
         self._need_stream(stream, api)
         self._capture_refuse(stream, api)
-        self.queues.flush(self._queue(stream))
-        self._report_faults([stream], api)
+        q = self._queue(stream)  # (the queue _report_faults looks at: not capturing, so the stream's own)
+        self.queues.flush(q)
+        if q.error is not None or self._faults or self._poisoned:
+            self._report_faults([stream], api)
 
     def create_event(self) -> int:
         self._need_context("aclrtCreateEvent")

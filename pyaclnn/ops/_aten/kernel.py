@@ -51,12 +51,13 @@ def to_torch(a: np.ndarray, torch: Any) -> Any:
 def write(out: np.ndarray, t: Any, torch: Any, what: str) -> None:
     """``t`` cast to ``out``'s dtype, copied into ``out`` (same shape: never resized)."""
     carrier, tdt = _NP.get(out.dtype) or _np_map()[out.dtype]
-    if t.numel() == 0 and out.size:  # aten computes nothing there in that mode (BatchNorm's saved stats, eval)
-        return
-    if tuple(t.shape) != out.shape and t.dim() == 0 and out.size == 1:  # an entry's ``single`` output
-        t = t.reshape(out.shape)
-    if tuple(t.shape) != out.shape:
-        raise NotSupportedError(f"{what}: aten's result has shape {tuple(t.shape)}, the output {out.shape}")
+    if t.shape != out.shape:  # (torch.Size is a tuple: the usual case costs one comparison)
+        if t.numel() == 0 and out.size:  # aten computes nothing there in that mode (BatchNorm's saved stats, eval)
+            return
+        if t.dim() == 0 and out.size == 1:  # an entry's ``single`` output
+            t = t.reshape(out.shape)
+        else:
+            raise NotSupportedError(f"{what}: aten's result has shape {tuple(t.shape)}, the output {out.shape}")
     if t.dtype != tdt:
         t = t.to(tdt)
     if carrier is None:
@@ -123,6 +124,15 @@ class AtenKernel:
         upcast = entry.upcast
         longs = {self._index[c.param] for c in list(entry.args) + [v for _, v in entry.kwargs] if isinstance(c, Int64)}
         what = f"aclnn{entry.op} ({entry.aten})"
+        # OpOverload.__call__ only forwards to its _op: calling that saves a Python frame a call
+        call = fn._op if isinstance(fn, torch._ops.OpOverload) else fn
+        refusals = (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError)
+
+        def refused(exc: BaseException) -> NotSupportedError:
+            return NotSupportedError(f"{what} cannot compute these arguments on the CPU: "
+                                     f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}")
+        if not lists and not kw and not longs and not upcast and len(outs) == 1 and outs[0] is not None:
+            return _run_one(call, args, kwargs, pos, outs[0], a, torch, what, refusals, refused)
 
         def tensor(v: Any, i: int) -> Any:
             x = v[i]
@@ -144,10 +154,9 @@ class AtenKernel:
             for name, i in kw:
                 call_kwargs[name] = tensor(v, i)
             try:
-                result = fn(*call_args, **call_kwargs)
-            except (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError) as exc:
-                raise NotSupportedError(f"{what} cannot compute these arguments on the CPU: "
-                                        f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}") from None
+                result = call(*call_args, **call_kwargs)
+            except refusals as exc:
+                raise refused(exc) from None
             items = (result,) if len(outs) == 1 else result
             for slot, item in zip(outs, items):
                 if slot is None:
@@ -163,10 +172,59 @@ class AtenKernel:
         return run
 
 
+def _np_dtype(x: Any) -> np.dtype | None:
+    """The NumPy dtype of a tensor slot of prepare's arguments (a view, or a descriptor)."""
+    if x is None:
+        return None
+    return x.dtype if isinstance(x, np.ndarray) else to_numpy(x.dtype)
+
+
+def _run_one(call: Callable[..., Any], args: list, kwargs: dict, pos: list[tuple[int, int]], slot: int, a: tuple,
+             torch: Any, what: str, refusals: tuple, refused: Callable[[BaseException], Exception]
+             ) -> Callable[[tuple], None]:
+    """The phase 2 of the usual entry (tensors by position, one output), with each tensor's
+    conversion looked up once: run's steps without its branches."""
+    from_numpy = torch.from_numpy
+    ins = []
+    for k, i in pos:  # (aten position, C position, the view's dtype, the unsigned carrier or None, torch dtype)
+        npdt = _np_dtype(a[i])
+        carrier, tdt = (_NP.get(npdt) or _np_map()[npdt]) if npdt is not None else (None, None)
+        ins.append((k, i, npdt, carrier, tdt))
+    out_dt = _np_dtype(a[slot])
+    out_carrier, out_tdt = (_NP.get(out_dt) or _np_map()[out_dt]) if out_dt is not None else (None, None)
+
+    def run_one(v: tuple) -> None:
+        call_args = list(args)
+        for k, i, npdt, carrier, tdt in ins:
+            x = v[i]
+            if x is None:
+                call_args[k] = None
+            elif carrier is None and x.dtype is npdt:
+                call_args[k] = from_numpy(x)
+            else:
+                call_args[k] = to_torch(x, torch)
+        try:
+            result = call(*call_args, **kwargs)
+        except refusals as exc:
+            raise refused(exc) from None
+        target = v[slot]
+        if target is None or result is None:
+            return
+        if (out_carrier is None and target.dtype is out_dt and result.shape == target.shape
+                and result.dtype is out_tdt):  # the usual result: the output's shape and dtype
+            target[...] = result.numpy()  # (the dtypes are the same: nothing is cast; copyto's keywords cost more)
+        else:
+            write(target, result, torch, what)
+    return run_one
+
+
 def _plain_key(value: Any) -> Any:
-    """A plain C argument as a key (an aclScalar, a dataclass, as its value and dtype)."""
+    """A plain C argument as a key (an aclScalar, a dataclass, as its value and dtype); a float by
+    its bits and type (0.0 and -0.0 are equal keys otherwise, and alpha=-0.0 computes another sign)."""
+    if isinstance(value, float):
+        return type(value), value.hex()
     number = getattr(value, "value", None)
-    return ("scalar", number, value.dtype) if number is not None and hasattr(value, "dtype") else value
+    return ("scalar", _plain_key(number), value.dtype) if number is not None and hasattr(value, "dtype") else value
 
 
 class _Slot:
