@@ -119,10 +119,13 @@ class AtenKernel:
         args, kwargs = bind(entry, self._index, values, lambda v: v if isinstance(v, _Slot) else plain(v), torch, a)
         pos = [(k, v.index) for k, v in enumerate(args) if isinstance(v, _Slot)]
         kw = [(k, v.index) for k, v in kwargs.items() if isinstance(v, _Slot)]
-        outs = tuple(None if n is None else self._index[n] for n in entry.out)
+        bits = a[self._index[entry.mask]] if entry.mask else None  # Entry.mask: outputs left unwritten
+        outs = tuple(None if n is None or (bits is not None and k < len(bits) and not bits[k]) else self._index[n]
+                     for k, n in enumerate(entry.out))
         upcast = entry.upcast
         longs = {self._index[c.param] for c in list(entry.args) + [v for _, v in entry.kwargs] if isinstance(c, Int64)}
         what = f"aclnn{entry.op} ({entry.aten})"
+        promote = [self._index[n] for n in entry.promote]  # Entry.promote: cast to their promoted dtype
 
         def tensor(v: Any, i: int) -> Any:
             x = v[i]
@@ -143,6 +146,8 @@ class AtenKernel:
             call_kwargs = dict(kwargs)
             for name, i in kw:
                 call_kwargs[name] = tensor(v, i)
+            if promote:
+                _promote(call_args, call_kwargs, pos, kw, promote, torch)
             try:
                 result = fn(*call_args, **call_kwargs)
             except (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError) as exc:
@@ -161,6 +166,21 @@ class AtenKernel:
                 else:
                     write(target, item, torch, what)
         return run
+
+
+def _promote(args: list, kwargs: dict, pos: list, kw: list, promote: list[int], torch: Any) -> None:
+    """The ``Entry.promote`` tensors among aten's arguments cast to their promoted dtype (torch's
+    promote_types: the table CANN's op::PromoteType copies, for the dtypes phase 1 let through)."""
+    where = [(args, k, i) for k, i in pos if i in promote] + [(kwargs, k, i) for k, i in kw if i in promote]
+    present = [box[k] for box, k, _ in where if box[k] is not None]
+    if not present:
+        return
+    dtype = present[0].dtype
+    for t in present[1:]:
+        dtype = torch.promote_types(dtype, t.dtype)
+    for box, k, _ in where:
+        if box[k] is not None and box[k].dtype != dtype:
+            box[k] = box[k].to(dtype)
 
 
 def _plain_key(value: Any) -> Any:

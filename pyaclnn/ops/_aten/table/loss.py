@@ -33,5 +33,7 @@ ENTRIES = [
       ("self", Int64("target"), "weight", _R, "ignoreIndex"), out="out totalWeightOut", nullable="weight",
       dtypes=_TARGET_IDX),
     E("MultilabelMarginLoss", "aten::multilabel_margin_loss_forward.default", "self target reduction out isTarget",
-      ("self", "target", _R), out="out isTarget", dtypes={"*": FLOATS, "target": (DType.INT32, DType.INT64)}),
+      ("self", Int64("target"), _R), out="out isTarget", dtypes={"*": FLOATS, "target": (DType.INT32, DType.INT64)},
+      notes="int32 targets (loss/multilabel_margin_loss/op_api/aclnn_multilabel_margin_loss.cpp takes them) go "
+            "to aten as int64: its CPU kernel takes only those"),
 ]

@@ -20,7 +20,7 @@ _UNARY = [
     ("Reciprocal", "reciprocal", FLOATS64), ("Ceil", "ceil", FLOATS64),
     ("Round", "round", FLOATS64), ("Trunc", "trunc", FLOATS64), ("Acosh", "acosh", FLOATS64),
     ("Asin", "asin", FLOATS64), ("Cosh", "cosh", FLOATS64), ("Sinh", "sinh", FLOATS64), ("Tan", "tan", FLOATS64),
-    ("Digamma", "digamma", FLOATS64), ("Erfc", "erfc", FLOATS64), ("Erfinv", "erfinv", FLOATS64),
+    ("Digamma", "digamma", FLOATS64), ("Erfc", "erfc", FLOATS64),
     ("Lgamma", "lgamma", FLOATS64), ("Log10", "log10", FLOATS64), ("Log2", "log2", FLOATS64),
     ("Sinc", "sinc", FLOATS64), ("Square", "square", NUMS),
     ("Signbit", "signbit", NUMS), ("IsFinite", "isfinite", ALL), ("IsNegInf", "isneginf", NUMS),
@@ -62,7 +62,15 @@ _EXP = (D.FLOAT, D.FLOAT16, D.DOUBLE, D.COMPLEX64, D.COMPLEX128, D.BOOL, D.INT64
 _NEG = (D.INT8, D.INT32, D.INT64, D.FLOAT16, D.FLOAT, D.DOUBLE, D.COMPLEX64, D.COMPLEX128)
 _FLOOR = (D.INT64, D.INT32, D.INT16, D.INT8, D.UINT64, D.UINT32, D.UINT16, D.UINT8, D.DOUBLE, D.FLOAT, D.FLOAT16)
 
+# hicann/ops-nn e5c3fa9327ea95ba26d06227e746923580d10921 activation/erfinv/op_api/aclnn_erfinv.cpp: no double;
+# integers and bool computed as float32 (the out a float32 result can be cast to), floats as themselves
+_ERFINV = (D.FLOAT, D.FLOAT16, D.BF16, D.BOOL, D.INT8, D.INT16, D.INT32, D.INT64, D.UINT8)
+_ERFINV_SRC = "activation/erfinv/op_api/aclnn_erfinv.cpp: dtype lists per SoC; integers and bool give float32"
+
 ENTRIES: list[Entry] = [
+    E("Erfinv", "aten::erfinv.default", "self out", ("self",), dtypes=_ERFINV, traced=_ERFINV_SRC),
+    E("InplaceErfinv", "aten::erfinv.default", "selfRef", ("selfRef",), out="selfRef", dtypes=_ERFINV,
+      traced=_ERFINV_SRC + " (aclnnErfinv with out = selfRef: an integer selfRef cannot hold the result)"),
     E("Abs", "aten::abs.default", "self out", ("self",), dtypes=_ABS + (D.BF16,), dtypes_v1=_ABS,
       same_dtype="self out", traced=_OPS_MATH.format("abs") + ": dtype lists per arch, out of self's dtype",
       notes="left out: complex inputs (the device writes their float modulus) and bool (the device copies "
@@ -128,7 +136,7 @@ _INPLACE = [
     *((f"Inplace{op}", f"{name}.default", "selfRef", "selfRef", dt) for op, name, dt in _UNARY
       if op in ("Exp", "Log", "Rsqrt", "Sin", "Tanh", "Sigmoid", "Erf", "Exp2", "Log1p", "Expm1",
                 "Reciprocal", "Floor", "Ceil", "Round", "Trunc", "Acosh", "Asin", "Cosh", "Sinh", "Tan", "Erfc",
-                "Erfinv", "Log10", "Log2", "Sinc", "Neg", "LogicalNot")),
+                "Log10", "Log2", "Sinc", "Neg", "LogicalNot")),
     *((f"Inplace{op}", f"{name}.default", "inputRef", "inputRef", FLOATS64) for op, name in _UNARY_INPUT),
     ("InplaceSqrt", "sqrt.default", "self", "self", FLOATS64),
 ]
