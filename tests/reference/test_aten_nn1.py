@@ -147,13 +147,14 @@ def _elu_backward(dt: Any) -> Case:
 @case("AddRelu")
 def _add_relu(dt: Any) -> Case:
     a, b = rnd(2, 3, dt=dt), rnd(3, dt=dt, seed=3)
-    return Case((a, b, 2.0, zs((2, 3), dt)), ("out",), [torch.relu(t64(a) + 2 * t64(b)).numpy()])
+    # alpha of the data's kind: a float alpha beside integers is 161002 (test_aten_table_fixes.py)
+    return Case((a, b, sc(2.0, dt), zs((2, 3), dt)), ("out",), [torch.relu(t64(a) + 2 * t64(b)).numpy()])
 
 
 @case("InplaceAddRelu")
 def _inplace_add_relu(dt: Any) -> Case:
     a, b = rnd(2, 3, dt=dt), rnd(2, 3, dt=dt, seed=3)
-    return Case((a.copy(), b, 0.5), ("selfRef",), [torch.relu(t64(a) + 0.5 * t64(b)).numpy()])
+    return Case((a.copy(), b, sc(2.0, dt)), ("selfRef",), [torch.relu(t64(a) + 2 * t64(b)).numpy()])
 
 
 @case("Glu")

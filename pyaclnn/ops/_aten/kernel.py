@@ -17,7 +17,7 @@ import numpy as np
 from ...dtypes import to_numpy
 from ...errors import NotSupportedError
 from .spec import _TORCH_NAMES, aten_callable, bind, plain, torch_dtype, torch_module
-from .table._entry import Entry, Int64
+from .table._entry import Entry, Int64, OutDtype, OutShape
 
 __all__ = ["AtenKernel", "to_torch", "write"]
 
@@ -90,12 +90,17 @@ class AtenKernel:
         self._index = {n: i for i, n in enumerate(entry.params)}
         self._fn: Callable[..., Any] | None = None
         self._runs: dict[tuple, Callable[[tuple], None]] = {}
+        # an OutDtype or OutShape argument is made from a tensor's metadata at _make: then a run is
+        # kept per tensors' dtypes and shapes too (else one made for fp16 ran a bf16 call as fp16)
+        self._by_meta = any(isinstance(c, (OutDtype, OutShape)) for c in list(entry.args) + [v for _, v in entry.kwargs])
 
     def prepare(self, soc: str, a: tuple, empty: bool = False) -> Callable[[tuple], None]:
         """run(views) for C arguments of ``a``'s metadata and plain values (made once per
         distinct plain values: a repeated call reuses it)."""
         shape = tuple("T" if type(x) in _TENSOR_TYPES or _is_tensor(x) else "L" if type(x) is tuple and _is_list(x)
                       else _plain_key(x) for x in a)
+        if self._by_meta:
+            shape += tuple((str(x.dtype), tuple(x.shape)) for x in a if type(x) in _TENSOR_TYPES)
         try:
             run = self._runs.get(shape)
         except TypeError:  # a value that cannot be a key (a NaN is one, and misses)

@@ -46,7 +46,9 @@ ENTRIES = [
     E("SeluBackward", "aten::elu_backward.default", "gradOutput result gradInput",
       ("gradOutput", _SELU_ALPHA, _SELU_SCALE, 1, True, "result"), out="gradInput",
       notes="SELU's gradient from its result: elu_backward with SELU's alpha and scale (aten's constants)"),
-    E("CdistBackward", "aten::_cdist_backward.default", "grad x1 x2 cdist p out", ("grad", "x1", "x2", "p", "cdist")),
+    E("CdistBackward", "aten::_cdist_backward.default", "grad x1 x2 cdist p out", ("grad", "x1", "x2", "p", "cdist"),
+      upcast=True, notes="fp16 and bf16 computed in float32 (aten's CPU kernel has neither; "
+                         "math/cdist_grad/op_api/aclnn_cdist_backward.cpp takes both)"),
     E("SigmoidBackward", "aten::sigmoid_backward.default", "gradOutput output gradInput", ("gradOutput", "output"),
       out="gradInput"),
     E("TanhBackward", "aten::tanh_backward.default", "gradOutput output gradInput", ("gradOutput", "output"),

@@ -67,6 +67,11 @@ _FLOOR = (D.INT64, D.INT32, D.INT16, D.INT8, D.UINT64, D.UINT32, D.UINT16, D.UIN
 _ERFINV = (D.FLOAT, D.FLOAT16, D.BF16, D.BOOL, D.INT8, D.INT16, D.INT32, D.INT64, D.UINT8)
 _ERFINV_SRC = "activation/erfinv/op_api/aclnn_erfinv.cpp: dtype lists per SoC; integers and bool give float32"
 
+# hicann/ops-nn e5c3fa9327ea95ba26d06227e746923580d10921 activation/relu/op_api/aclnn_add_relu.cpp: no double,
+# no bool; aten's _add_relu has no fp16, bf16 nor uint8 kernel (its meta accepted them): compose.nn.add_relu
+_ADD_RELU = (D.FLOAT, D.FLOAT16, D.BF16, D.INT8, D.UINT8, D.INT16, D.INT32, D.INT64)
+_ADD_RELU_SRC = "activation/relu/op_api/aclnn_add_relu.cpp"
+
 ENTRIES: list[Entry] = [
     E("Erfinv", "aten::erfinv.default", "self out", ("self",), dtypes=_ERFINV, traced=_ERFINV_SRC),
     E("InplaceErfinv", "aten::erfinv.default", "selfRef", ("selfRef",), out="selfRef", dtypes=_ERFINV,
@@ -179,10 +184,10 @@ ENTRIES += [E(op, f"aten::{name}", params, tuple(params.split()), out=params.spl
             for op, name, params, dt in _INPLACE_BINARY]
 # more element-wise operators whose aten peer takes the same arguments
 ENTRIES += [
-    E("AddRelu", "aten::_add_relu.Tensor", "self other alpha out", ("self", "other"), {"alpha": "alpha"}, dtypes=NUMS,
-      notes="relu(self + alpha * other)"),
-    E("InplaceAddRelu", "aten::_add_relu.Tensor", "selfRef other alpha", ("selfRef", "other"), {"alpha": "alpha"},
-      dtypes=NUMS),
+    E("AddRelu", "torch:pyaclnn.ops._aten.compose.nn.add_relu", "self other alpha out", ("self", "other", "alpha"),
+      dtypes=_ADD_RELU, traced=_ADD_RELU_SRC, notes="relu(self + alpha * other)"),
+    E("InplaceAddRelu", "torch:pyaclnn.ops._aten.compose.nn.add_relu", "selfRef other alpha",
+      ("selfRef", "other", "alpha"), out="selfRef", dtypes=_ADD_RELU, traced=_ADD_RELU_SRC),
     E("LeftShift", "aten::bitwise_left_shift.Tensor", "self shiftBits out", ("self", "shiftBits"), dtypes=INTS),
     E("LeftShifts", "aten::bitwise_left_shift.Tensor_Scalar", "self shiftBits out", ("self", "shiftBits"),
       dtypes=INTS),

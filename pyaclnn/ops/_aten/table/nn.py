@@ -2,7 +2,7 @@
 padding and resampling."""
 from __future__ import annotations
 
-from ._entry import FLOATS, FLOATS64, Call, E, zero_is_none
+from ._entry import F16, FLOATS, FLOATS64, Call, E, zero_is_none
 from ....dtypes import DType
 
 _HF32 = "cubeMathType dropped: fp32 in full precision (the device may use HF32 when cubeMathType allows it)"
@@ -124,10 +124,15 @@ ENTRIES = [
       ("input", "grid", "interpolationMode", "paddingMode", "alignCorners"), dtypes=FLOATS64,
       same_dtype="input grid out", traced="image/grid_sample/op_api/aclnn_grid_sampler3d.cpp (" + _CV + ")"),
     # distances
-    E("Pdist", "aten::pdist.default", "self p out", ("self", "p")),
+    # the distances' fp16 (and Cdist's bf16) go to aten as float32: its CPU kernels have none, the device's do
+    # (hicann/ops-math c41933244c31e44fd496e3bb3212164f8c48c214 math/pdist/op_api/aclnn_pdist.cpp,
+    # aclnn_pdist_forward.cpp: float16 and float32 only; math/cdist/op_api/aclnn_cdist.cpp)
+    E("Pdist", "aten::pdist.default", "self p out", ("self", "p"), dtypes=F16, upcast=True,
+      traced="math/pdist/op_api/aclnn_pdist.cpp"),
     E("PdistForward", "aten::_pdist_forward.default", "self pScalar out", ("self", Call("pScalar", float)),
+      dtypes=F16, upcast=True, traced="math/pdist/op_api/aclnn_pdist_forward.cpp",
       notes="pScalar (an aclScalar) taken as a float"),
-    E("Cdist", "aten::cdist.default", "x1 x2 p compute_mode out", ("x1", "x2", "p", "compute_mode")),
+    E("Cdist", "aten::cdist.default", "x1 x2 p compute_mode out", ("x1", "x2", "p", "compute_mode"), upcast=True),
     E("LinalgCross", "aten::linalg_cross.default", "self other dim out", ("self", "other"), {"dim": "dim"},
       dtypes=FLOATS64 + (DType.INT32, DType.INT64)),
 ]
