@@ -258,9 +258,9 @@ class AtenSpec:
                 fail_null(api, f"{name} is nullptr")
         if self._mask is not None:  # an output its mask bit asks for may not be nullptr
             bits = metas[self._mask]
-            for bit, pos in self._gated:
-                if bits is not None and bit < len(bits) and bits[bit] and metas[pos] is None:
-                    fail_null(api, f"{entry.params[pos]} is nullptr but {entry.mask}[{bit}] is true")
+            for bit, at in self._gated:
+                if bits is not None and bit < len(bits) and bits[bit] and metas[at] is None:
+                    fail_null(api, f"{entry.params[at]} is nullptr but {entry.mask}[{bit}] is true")
         if entry.socs and soc not in entry.socs:  # the sources' SoC checks (Entry.socs)
             fail_invalid(api, f"aclnn{self.OP} is not supported on {soc} (only on {', '.join(entry.socs)})")
         for i, (name, m) in enumerate(zip(entry.params, metas)):
