@@ -101,11 +101,14 @@ def dtype_of_torch(tdt: Any) -> DType:
 
 
 def aten_callable(entry: Entry) -> Callable[..., Any]:
-    """The function ``entry.aten`` names: torch.ops.aten.<name>.<overload>, or a torch callable."""
+    """The function ``entry.aten`` names: torch.ops.aten.<name>.<overload>, a torch callable, or a
+    composition of this package's ``compose`` modules."""
     torch = torch_module(entry.op)
     try:
-        if entry.aten.startswith("torch:"):
-            module, _, attr = entry.aten[6:].rpartition(".")
+        if entry.aten.startswith(("torch:", "compose:")):
+            kind, _, path = entry.aten.partition(":")
+            module, _, attr = path.rpartition(".")
+            module = f"{__package__}.compose.{module}" if kind == "compose" else module
             return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
         name, _, overload = entry.aten[6:].partition(".")
         return getattr(getattr(torch.ops.aten, name), overload or "default")  # type: ignore[no-any-return]

@@ -1,5 +1,5 @@
 """Compositions of torch calls for ops-math's creation operators whose phase-1 checks aten does
-not make (the table names them ``"torch:pyaclnn.ops._aten.compose.creation.<function>"``)."""
+not make (the table names them ``"compose:creation.<function>"``)."""
 from __future__ import annotations
 
 from typing import Any

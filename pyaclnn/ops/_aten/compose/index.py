@@ -1,5 +1,5 @@
 """Compositions of torch calls for ops-nn's indexing operators that no single aten overload
-computes (the table names them ``"torch:pyaclnn.ops._aten.compose.index.<function>"``). They
+computes (the table names them ``"compose:index.<function>"``). They
 run on the meta device too (phase 1 takes the output shapes and dtypes from them)."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Small compositions of torch calls for ops-nn operators that no single aten overload computes
-(the table names them ``"torch:pyaclnn.ops._aten.compose.nn.<function>"``).
+(the table names them ``"compose:nn.<function>"``).
 
 Each function is the operator's documented formula (docs/aclnn<Op>.md of hicann/ops-nn, cited
 per function), written with torch's public calls so that it runs on the meta device too (phase 1

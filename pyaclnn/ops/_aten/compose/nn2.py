@@ -1,5 +1,5 @@
 """Small compositions of torch operations for aclnn operators no single aten overload computes
-(named by the table's nn2_* families as ``"torch:pyaclnn.ops._aten.compose.nn2.<fn>"``).
+(named by the table's nn2_* families as ``"compose:nn2.<fn>"``).
 
 Each takes torch tensors (CPU, or ``meta`` for phase 1's shape rule: only shape-generic torch
 calls here) and plain values in the C parameters' order, and returns the result(s). Each cites

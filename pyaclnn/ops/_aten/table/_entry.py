@@ -5,8 +5,9 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
     E("Softmax", "aten::_softmax", "self dim out", ("self", "dim", False))
 
 - ``op``: the CANN name (aclnn<op>); ``aten``: ``"aten::name.overload"`` (``.default`` when it
-  has none), or ``"torch:dotted.path"`` for a callable of the torch package (``torch:torch.fft.fft``)
-  or a small composition of torch calls in pyaclnn (``torch:pyaclnn.ops._aten.compose.nn.gemm``);
+  has none), ``"torch:dotted.path"`` for a callable of the torch package (``torch:torch.fft.fft``),
+  or ``"compose:module.function"`` for a small composition of torch calls in pyaclnn
+  (``pyaclnn/ops/_aten/compose/<module>.py``: ``compose:nn.gemm``);
 - ``params``: the C parameters of aclnn<op>GetWorkspaceSize without the two out-parameters,
   by name, in header order (space-separated). It is the prototype the entry was written for:
   the registry runs the operator only when its signature has exactly these names, and
@@ -205,8 +206,8 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
         out = ("out",) if "out" in names else ("selfRef",) if "selfRef" in names else ()
     elif isinstance(out, str):
         out = tuple(out.split())
-    if not aten.startswith(("aten::", "torch:")):
-        raise ValueError(f"{op}: aten {aten!r} is neither 'aten::name.overload' nor 'torch:path'")
+    if not aten.startswith(("aten::", "torch:", "compose:")):
+        raise ValueError(f"{op}: aten {aten!r} is none of 'aten::name.overload', 'torch:path', 'compose:module.fn'")
     return Entry(op, aten, names, tuple(args), tuple((kwargs or {}).items()), tuple(out),
                  tuple(nullable.split()), dtypes, out_dtypes, upcast, traced, notes, dtypes_v1,
                  tuple(same_dtype.split()), rule, tuple(single.split()), tuple(socs.split()), mask,

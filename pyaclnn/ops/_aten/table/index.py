@@ -15,7 +15,7 @@ _LONG = "int32 indices go to aten as int64 (its CPU kernel takes only those)"
 
 ENTRIES = [
     E("Gather", "aten::gather.default", "self dim index out", ("self", "dim", "index"), dtypes=_WITH_INDEX),
-    E("GatherV2", "torch:pyaclnn.ops._aten.compose.index.gather_v2", "self dim index out", ("self", "dim", "index"),
+    E("GatherV2", "compose:index.gather_v2", "self dim index out", ("self", "dim", "index"),
       dtypes={"self": ALL + COMPLEX_, "index": _IDX}, same_dtype="self out",
       traced="index/gather_v2/op_api/aclnn_gather_v2.cpp",
       notes="TensorFlow's gather (x's slices at an index of any rank), not aten's gather; uint16 (Ascend950's "
@@ -56,11 +56,11 @@ ENTRIES = [
     E("ConstantPadNd", "aten::constant_pad_nd.default", "self pad value out", ("self", "pad", "value"), dtypes=ALL),
     E("ChannelShuffle", "aten::channel_shuffle.default", "self groups out", ("self", "groups"), dtypes=ALL),
     E("Eye", "aten::eye.m", "n m out", ("n", "m"), {"dtype": OutDtype("out")}, dtypes=None),
-    E("Arange", "torch:pyaclnn.ops._aten.compose.creation.arange", "start end step out",
+    E("Arange", "compose:creation.arange", "start end step out",
       ("start", "end", "step", OutDtype("out")), dtypes=None, traced="math/range/op_api/aclnn_arange.cpp",
       notes="computed in out's dtype; an integer out reads start, end and step as integers (a step of 0.5 is "
             "0: refused)"),
-    E("Range", "torch:pyaclnn.ops._aten.compose.creation.range_closed", "start end step out",
+    E("Range", "compose:creation.range_closed", "start end step out",
       ("start", "end", "step", OutDtype("out")), dtypes=None, traced="math/range/op_api/aclnn_range.cpp",
       notes="computed in out's dtype; end included; an integer out reads start, end and step as integers"),
     E("Linspace", "aten::linspace.default", "start end steps out", ("start", "end", "steps"),
@@ -100,7 +100,7 @@ ENTRIES = [
     E("InplaceMaskedScatter", "aten::masked_scatter.default", "selfRef mask source", ("selfRef", "mask", "source"),
       dtypes={"*": ALL, "mask": (DType.BOOL,)}),
     E("InplaceFillScalar", "aten::fill.Scalar", "selfRef value", ("selfRef", "value"), dtypes=ALL),
-    E("InplaceFillTensor", "torch:pyaclnn.ops._aten.table._base_fns.fill_tensor", "selfRef value",
+    E("InplaceFillTensor", "compose:base.fill_tensor", "selfRef value",
       ("selfRef", "value"), dtypes=ALL,
       notes="value 0-D or 1-D with one element (conversion/fill/op_api/aclnn_fill_tensor.cpp)"),
     E("InplaceZero", "aten::zero.default", "selfRef", ("selfRef",), dtypes=ALL),

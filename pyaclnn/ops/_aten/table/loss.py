@@ -15,7 +15,7 @@ ENTRIES = [
     E("SmoothL1Loss", "aten::smooth_l1_loss.default", "self target reduction beta result",
       ("self", "target", _R, "beta"), out="result"),
     E("SoftMarginLoss", "aten::soft_margin_loss.default", "self target reduction out", ("self", "target", _R)),
-    E("KlDiv", "torch:pyaclnn.ops._aten.table._base_fns.kl_div", "self target reduction logTarget out",
+    E("KlDiv", "compose:base.kl_div", "self target reduction logTarget out",
       ("self", "target", Enum("reduction", (0, 1, 2, 3)), "logTarget"), single="out",
       traced="math/kl_div_v2/op_api/aclnn_kl_div.cpp",
       notes="reduction 3 is batchmean, the sum over self.size(0); a reduced out has one element ((1,) or 0-D)"),

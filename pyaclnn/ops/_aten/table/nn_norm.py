@@ -13,7 +13,7 @@ from ._entry import E
 _MASK = "an output whose outputMask is false may be nullptr and is not written"
 
 ENTRIES = [
-    E("BatchNorm", "torch:pyaclnn.ops._aten.compose.nn.batch_norm",
+    E("BatchNorm", "compose:nn.batch_norm",
       "input weight bias runningMean runningVar training momentum eps output saveMean saveInvstd",
       ("input", "weight", "bias", "runningMean", "runningVar", "training", "momentum", "eps"),
       out="output saveMean saveInvstd runningMean runningVar",

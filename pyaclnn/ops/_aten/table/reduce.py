@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ._entry import ALL, FLOATS, FLOATS64, INTS, NUMS, Call, D, Dtype, E, empty_is_all
 
-_FN = "torch:pyaclnn.ops._aten.table._base_fns."
+_FN = "compose:base."
 _ALL_AXES = Call("dim", empty_is_all)  # an empty dim: every axis (empty_is_all)
 _NULL_DIM = "dim nullptr or empty: every axis"
 # aclnn_logsumexp.cpp INPUT_DTYPE_SUPPORT_LIST_910B (the list without bf16 elsewhere)
