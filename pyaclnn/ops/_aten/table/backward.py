@@ -51,8 +51,6 @@ ENTRIES = [
                          "math/cdist_grad/op_api/aclnn_cdist_backward.cpp takes both)"),
     E("SigmoidBackward", "aten::sigmoid_backward.default", "gradOutput output gradInput", ("gradOutput", "output"),
       out="gradInput"),
-    E("TanhBackward", "aten::tanh_backward.default", "gradOutput output gradInput", ("gradOutput", "output"),
-      out="gradInput"),
     E("LeakyReluBackward", "aten::leaky_relu_backward.default", "gradOutput self negativeSlope selfIsResult out",
       ("gradOutput", "self", "negativeSlope", "selfIsResult")),
     E("EluBackward", "aten::elu_backward.default",

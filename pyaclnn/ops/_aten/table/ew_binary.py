@@ -13,7 +13,6 @@ from __future__ import annotations
 from ._entry import E, Entry, Enum
 from ._ew_dtypes import d
 
-PRECEDES = True  # traced op by op: replaces another family's entry of the same operator (table/__init__.py)
 
 _ADD = d("f32 i32 i64 f16 i16 i8 u8 f64 b bf16 c64 c128")  # math/add/op_api/aclnn_add.cpp
 _SUB = d("f32 i32 i64 f16 i16 i8 u8 f64 bf16 c64 c128")  # math/sub/op_api/aclnn_sub.cpp (bool: aten refuses)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from ._entry import Call, E, Entry
 from ._ew_dtypes import d
 
-PRECEDES = True  # traced op by op: replaces another family's entry of the same operator (table/__init__.py)
 
 _FN = "compose:ew."
 _HALF = d("f16 f32 bf16")

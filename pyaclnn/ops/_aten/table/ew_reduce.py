@@ -5,7 +5,6 @@ from __future__ import annotations
 from ._entry import E, Entry
 from ._ew_dtypes import d
 
-PRECEDES = True  # traced op by op: replaces another family's entry of the same operator (table/__init__.py)
 
 _FN = "compose:ew."
 _INDICES = ("indices computed in int64, cast to indices' dtype (int64, or int32 where the doc allows it); "

@@ -12,7 +12,6 @@ from __future__ import annotations
 from ._entry import E, Entry
 from ._ew_dtypes import d
 
-PRECEDES = True  # traced op by op: replaces another family's entry of the same operator (table/__init__.py)
 
 _TRIG = d("f32 f16 f64 i8 i16 i32 i64 b u8 bf16")  # aclnn_acos.cpp, aclnn_asin.cpp, aclnn_atan.cpp
 _TRIG_C = _TRIG + d("c64 c128")  # aclnn_a(co|si|ta)nh.cpp, aclnn_cosh.cpp, aclnn_sinh.cpp, aclnn_tan.cpp
