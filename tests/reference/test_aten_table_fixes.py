@@ -138,6 +138,24 @@ def test_an_output_the_mask_leaves_out_stays_unwritten(aten: object) -> None:
             stream.synchronize()
 
 
+def test_an_output_a_flag_leaves_uncomputed_stays_unwritten(aten: object) -> None:
+    """aclnnBatchNormReduceBackward computes gradWeight only where weightG is true
+    (norm/sync_batch_norm_backward_reduce/docs/aclnnBatchNormReduceBackward.md): with it false,
+    the gradWeight passed is never written, and a later read of it is caught."""
+    g, x = rnd(2, 3, 4, seed=17), rnd(2, 3, 4, seed=18)
+    mean, invstd, w = rnd(3, seed=19), rnd(3, seed=20, lo=0.5), rnd(3, seed=21)
+    with pyaclnn.Device(0) as device, device.create_stream() as stream:
+        outs = [pyaclnn.Tensor.empty((3,)) for _ in range(4)]
+        with pyaclnn.Op("BatchNormReduceBackward", g, x, mean, invstd, w, True, False, True, *outs) as ex:
+            ex.run(stream)
+        stream.synchronize()
+        close(outs[0].numpy(), g.astype(np.float64).sum((0, 2)))
+        with pytest.raises(pyaclnn.HazardError, match="never written since aclrtMalloc"):
+            with pyaclnn.Op("Add", outs[2], outs[2], 1.0, pyaclnn.Tensor.empty((3,))) as add:
+                add.run(stream)
+            stream.synchronize()
+
+
 def test_the_mask_says_which_outputs_may_be_nullptr(aten: object) -> None:
     """An output the mask asks for is required (161001), one it leaves out may be nullptr
     (convolution_backward_checker.cpp CheckNotNull; norm/layer_norm_grad_v3's aclnn_layer_norm_backward.cpp)."""

@@ -325,7 +325,6 @@ class AtenSpec:
                     empty = False
         return empty
 
-
     def _promoted(self, soc: str, metas: tuple) -> tuple:
         """``metas`` with the ``Entry.promote`` tensors at their promoted dtype (what aten gets),
         after checking it (CheckPromoteType: none is 161002, then the dtype list)."""
