@@ -217,10 +217,7 @@ EXPECTED: dict[str, tuple[tuple[str, ...], Callable[[], Segments]]] = {
 
 # Ports the reference refuses although the device runs them: {port: reason}. Their test checks
 # that the port still fails that way (xfail), and fails once the reference is fixed.
-KNOWN_BUGS = {
-    "gelu_backward": "aten tier: aclnnGeluBackward refuses the sample's int32 gradOutput (161002) beside a float32 "
-                     "self; aclnn_gelu_backward.cpp CheckPromoteType checks the promoted dtype (float32) only",
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 def run_port(name: str) -> tuple[int, str]:

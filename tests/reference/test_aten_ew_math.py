@@ -586,9 +586,10 @@ def test_every_entry_is_exercised() -> None:
     assert not missing, f"entries no test of this module ran: {missing}"
 
 
-def test_traced_families_take_their_operators_over(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A PRECEDES module's entry replaces another family's of the same operator; two PRECEDES
-    modules naming one operator are an error (table/__init__.py)."""
+def test_one_operator_has_one_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The element-wise operators are the ew_* families' (traced one by one), and a second module
+    naming an operator that has an entry is an error (table/__init__.py): no module takes
+    another's operators over."""
     import pkgutil
     import sys
     import types
@@ -597,25 +598,16 @@ def test_traced_families_take_their_operators_over(monkeypatch: pytest.MonkeyPat
     from pyaclnn.ops._aten.table._entry import E
     loaded = table.load()
     assert loaded["Acos"].family == "ew_unary" and loaded["Softmax"].family == "nn"
-    fakes = {}
-    for name, precedes in (("zz_generic", False), ("zz_traced", True)):
-        module = types.ModuleType(f"{table.__name__}.{name}")
-        module.ENTRIES = [E("Acosh", "aten::acosh.default", "self out", ("self",)),  # type: ignore[attr-defined]
-                          E(f"Fake{name}", "aten::abs.default", "self out", ("self",))]
-        module.PRECEDES = precedes  # type: ignore[attr-defined]
-        fakes[name] = module
-        monkeypatch.setitem(sys.modules, module.__name__, module)
+    assert loaded["Hardtanh"].family == "ew_binary" and loaded["MaxDim"].family == "ew_reduce"
+    module = types.ModuleType(f"{table.__name__}.zz_generic")
+    module.ENTRIES = [E("Fakezz", "aten::abs.default", "self out", ("self",))]  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, module.__name__, module)
     real = pkgutil.iter_modules
-
-    def listing(*names: str) -> Callable[[Any], Any]:
-        extra = [pkgutil.ModuleInfo(None, n, False) for n in names]  # type: ignore[arg-type]
-        return lambda path: list(real(path)) + extra
-
-    monkeypatch.setattr(table.pkgutil, "iter_modules", listing("zz_generic"))
-    assert table.load()["Acosh"].family == "ew_unary"  # the generic module's Acosh is left out
-    assert table.load()["Fakezz_generic"].family == "zz_generic"
-    monkeypatch.setattr(table.pkgutil, "iter_modules", listing("zz_traced"))
-    with pytest.raises(ValueError, match="Acosh is in ew_unary.py and zz_traced.py"):
+    monkeypatch.setattr(table.pkgutil, "iter_modules",
+                        lambda path: list(real(path)) + [pkgutil.ModuleInfo(None, "zz_generic", False)])  # type: ignore[arg-type]
+    assert table.load()["Fakezz"].family == "zz_generic"
+    module.ENTRIES.append(E("Acosh", "aten::acosh.default", "self out", ("self",)))  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="Acosh is in ew_unary.py and zz_generic.py"):
         table.load()
 
 

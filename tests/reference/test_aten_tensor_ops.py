@@ -546,7 +546,7 @@ def test_bincount(aten: object) -> None:
 
 # -- operators of the list the base table (reduce.py, index.py, nn.py...) took first -------------
 # Where its entry departed from the op source (each test's docstring cites the file, of
-# hicann/ops-math), fixed in the base entry (table/_base_fns.py has the compositions it needed).
+# hicann/ops-math), fixed in the base entry (compose/base.py has the compositions it needed).
 def test_base_all_any_empty_dim_reduce_every_axis(aten: object) -> None:
     """math/reduce_all/op_api/aclnn_all.cpp, reduce_any/op_api/aclnn_any.cpp make_dim_mask: an
     empty dim reduces every axis (aten's all.dims reads [] as no axis)."""

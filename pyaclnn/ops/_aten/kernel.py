@@ -17,7 +17,7 @@ import numpy as np
 from ...dtypes import to_numpy
 from ...errors import NotSupportedError
 from .spec import _TORCH_NAMES, aten_callable, bind, plain, torch_dtype, torch_module
-from .table._entry import Entry, Int64
+from .table._entry import Entry, Int64, OutDtype, OutShape
 
 __all__ = ["AtenKernel", "to_torch", "write"]
 
@@ -91,12 +91,17 @@ class AtenKernel:
         self._index = {n: i for i, n in enumerate(entry.params)}
         self._fn: Callable[..., Any] | None = None
         self._runs: dict[tuple, Callable[[tuple], None]] = {}
+        # an OutDtype or OutShape argument is made from a tensor's metadata at _make: then a run is
+        # kept per tensors' dtypes and shapes too (else one made for fp16 ran a bf16 call as fp16)
+        self._by_meta = any(isinstance(c, (OutDtype, OutShape)) for c in list(entry.args) + [v for _, v in entry.kwargs])
 
     def prepare(self, soc: str, a: tuple, empty: bool = False) -> Callable[[tuple], None]:
         """run(views) for C arguments of ``a``'s metadata and plain values (made once per
         distinct plain values: a repeated call reuses it)."""
         shape = tuple("T" if type(x) in _TENSOR_TYPES or _is_tensor(x) else "L" if type(x) is tuple and _is_list(x)
                       else _plain_key(x) for x in a)
+        if self._by_meta:
+            shape += tuple((str(x.dtype), tuple(x.shape)) for x in a if type(x) in _TENSOR_TYPES)
         try:
             run = self._runs.get(shape)
         except TypeError:  # a value that cannot be a key (a NaN is one, and misses)
@@ -120,10 +125,13 @@ class AtenKernel:
         args, kwargs = bind(entry, self._index, values, lambda v: v if isinstance(v, _Slot) else plain(v), torch, a)
         pos = [(k, v.index) for k, v in enumerate(args) if isinstance(v, _Slot)]
         kw = [(k, v.index) for k, v in kwargs.items() if isinstance(v, _Slot)]
-        outs = tuple(None if n is None else self._index[n] for n in entry.out)
+        bits = a[self._index[entry.mask]] if entry.mask else None  # Entry.mask: outputs left unwritten
+        outs = tuple(None if n is None or (bits is not None and k < len(bits) and not bits[k]) else self._index[n]
+                     for k, n in enumerate(entry.out))
         upcast = entry.upcast
         longs = {self._index[c.param] for c in list(entry.args) + [v for _, v in entry.kwargs] if isinstance(c, Int64)}
         what = f"aclnn{entry.op} ({entry.aten})"
+        promote = [self._index[n] for n in entry.promote]  # Entry.promote: cast to their promoted dtype
         # OpOverload.__call__ only forwards to its _op: calling that saves a Python frame a call
         call = fn._op if isinstance(fn, torch._ops.OpOverload) else fn
         refusals = (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError)
@@ -131,7 +139,7 @@ class AtenKernel:
         def refused(exc: BaseException) -> NotSupportedError:
             return NotSupportedError(f"{what} cannot compute these arguments on the CPU: "
                                      f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}")
-        if not lists and not kw and not longs and not upcast and len(outs) == 1 and outs[0] is not None:
+        if not lists and not kw and not longs and not upcast and not promote and len(outs) == 1 and outs[0] is not None:
             return _run_one(call, args, kwargs, pos, outs[0], a, torch, what, refusals, refused)
 
         def tensor(v: Any, i: int) -> Any:
@@ -153,6 +161,8 @@ class AtenKernel:
             call_kwargs = dict(kwargs)
             for name, i in kw:
                 call_kwargs[name] = tensor(v, i)
+            if promote:
+                _promote(call_args, call_kwargs, pos, kw, promote, torch)
             try:
                 result = call(*call_args, **call_kwargs)
             except refusals as exc:
@@ -216,6 +226,21 @@ def _run_one(call: Callable[..., Any], args: list, kwargs: dict, pos: list[tuple
         else:
             write(target, result, torch, what)
     return run_one
+
+
+def _promote(args: list, kwargs: dict, pos: list, kw: list, promote: list[int], torch: Any) -> None:
+    """The ``Entry.promote`` tensors among aten's arguments cast to their promoted dtype (torch's
+    promote_types: the table CANN's op::PromoteType copies, for the dtypes phase 1 let through)."""
+    where = [(args, k, i) for k, i in pos if i in promote] + [(kwargs, k, i) for k, i in kw if i in promote]
+    present = [box[k] for box, k, _ in where if box[k] is not None]
+    if not present:
+        return
+    dtype = present[0].dtype
+    for t in present[1:]:
+        dtype = torch.promote_types(dtype, t.dtype)
+    for box, k, _ in where:
+        if box[k] is not None and box[k].dtype != dtype:
+            box[k] = box[k].to(dtype)
 
 
 def _plain_key(value: Any) -> Any:

@@ -32,7 +32,7 @@ import os
 import threading
 from typing import Any, Callable, Sequence
 
-from ..._spec import MAX_DIM, TensorMeta, can_cast, fail_invalid, fail_null, fmt_dtypes, fmt_shape
+from ..._spec import MAX_DIM, TensorMeta, can_cast, fail_invalid, fail_null, fmt_dtypes, fmt_shape, promote_type
 from ...dtypes import DType, from_numpy
 from ...errors import NotSupportedError
 from .table._entry import SOCS_BF16, Conv, Dtype, Entry, Int64, IntTensor, OutDtype, OutShape
@@ -101,11 +101,14 @@ def dtype_of_torch(tdt: Any) -> DType:
 
 
 def aten_callable(entry: Entry) -> Callable[..., Any]:
-    """The function ``entry.aten`` names: torch.ops.aten.<name>.<overload>, or a torch callable."""
+    """The function ``entry.aten`` names: torch.ops.aten.<name>.<overload>, a torch callable, or a
+    composition of this package's ``compose`` modules."""
     torch = torch_module(entry.op)
     try:
-        if entry.aten.startswith("torch:"):
-            module, _, attr = entry.aten[6:].rpartition(".")
+        if entry.aten.startswith(("torch:", "compose:")):
+            kind, _, path = entry.aten.partition(":")
+            module, _, attr = path.rpartition(".")
+            module = f"{__package__}.compose.{module}" if kind == "compose" else module
             return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
         name, _, overload = entry.aten[6:].partition(".")
         return getattr(getattr(torch.ops.aten, name), overload or "default")  # type: ignore[no-any-return]
@@ -146,7 +149,12 @@ class AtenSpec:
         self._index = {n: i for i, n in enumerate(entry.params)}
         self._outs = tuple(None if n is None else self._index[n] for n in entry.out)
         self._out_set = {i for i in self._outs if i is not None}
+        # Entry.mask: the outputs it gates (bit, C position), their nullptr checked by their bit
+        self._mask = self._index[entry.mask] if entry.mask else None
+        self._gated = tuple((bit, self._index[n]) for bit, n in enumerate(entry.out) if n and entry.mask)
         self._required = tuple(not n.endswith("Optional") and n not in entry.nullable for n in entry.params)
+        self._unwritten_seen = False  # a rule left an output uncomputed (``written`` then looks)
+        self._promote = tuple(self._index[n] for n in entry.promote)  # Entry.promote: checked as one dtype
         self._inputs = {self._index[n] for n in entry.referenced()}  # what aten reads (in-place outputs too)
         self._rules: dict[Any, tuple] = {}  # key of the arguments -> the outputs' (shape, dtype)
         self._accepted: dict[Any, bool] = {}  # (soc, arguments) accepted -> empty
@@ -251,6 +259,11 @@ class AtenSpec:
         for name, m, required in zip(entry.params, metas, self._required):  # CheckNotNull, in C order
             if m is None and required:
                 fail_null(api, f"{name} is nullptr")
+        if self._mask is not None:  # an output its mask bit asks for may not be nullptr
+            bits = metas[self._mask]
+            for bit, at in self._gated:
+                if bits is not None and bit < len(bits) and bits[bit] and metas[at] is None:
+                    fail_null(api, f"{entry.params[at]} is nullptr but {entry.mask}[{bit}] is true")
         if entry.socs and soc not in entry.socs:  # the sources' SoC checks (Entry.socs)
             fail_invalid(api, f"aclnn{self.OP} is not supported on {soc} (only on {', '.join(entry.socs)})")
         for i, (name, m) in enumerate(zip(entry.params, metas)):
@@ -262,9 +275,11 @@ class AtenSpec:
                     fail_invalid(api, f"{name} rank {t.ndim} > {MAX_DIM} (shape {fmt_shape(t.shape)})")
                 if int(t.dtype) not in _TO_TORCH:
                     fail_invalid(api, f"{name} dtype {DType(t.dtype)} is not supported (torch has no such dtype)")
-                if i in self._inputs and allowed is not None and t.dtype not in allowed:
+                if i in self._inputs and allowed is not None and t.dtype not in allowed and i not in self._promote:
                     fail_invalid(api, f"{name} dtype {DType(t.dtype)} not supported on {soc} "
                                       f"(supported: {fmt_dtypes(allowed)})")
+        if self._promote:
+            metas = self._promoted(soc, metas)
         if entry.same_dtype:  # OP_CHECK_DTYPE_NOT_MATCH
             first = metas[self._index[entry.same_dtype[0]]]
             for name in entry.same_dtype[1:]:
@@ -282,8 +297,11 @@ class AtenSpec:
                 self._rules.clear()
             self._rules[key] = rule
         empty = True
+        skipped = self._skipped(metas)
         for pos, got in zip(self._outs, rule):
-            if pos is None or got is None:
+            if pos is None or got is None or pos in skipped:
+                if pos is not None and metas[pos] is not None:
+                    self._unwritten_seen = True
                 continue
             name, m = entry.params[pos], metas[pos]
             if m is None:  # an optional output not asked for
@@ -306,6 +324,51 @@ class AtenSpec:
                 if t.numel:
                     empty = False
         return empty
+
+    def _promoted(self, soc: str, metas: tuple) -> tuple:
+        """``metas`` with the ``Entry.promote`` tensors at their promoted dtype (what aten gets),
+        after checking it (CheckPromoteType: none is 161002, then the dtype list)."""
+        present = [(self.entry.params[i], metas[i]) for i in self._promote if metas[i] is not None]
+        if not present:
+            return metas
+        dtype = present[0][1].dtype
+        for _, m in present[1:]:
+            dtype = promote_type(dtype, m.dtype)
+        if dtype == DType.DT_UNDEFINED:
+            fail_invalid(self.API, " and ".join(f"{n} dtype {DType(m.dtype)}" for n, m in present) +
+                         " can not be promoted")
+        allowed = self._allowed(present[0][0], soc)
+        if allowed is not None and dtype not in allowed:
+            fail_invalid(self.API, f"promoted dtype {DType(dtype)} not supported on {soc} (supported: "
+                                   f"{fmt_dtypes(allowed)})")
+        return tuple(m._replace(dtype=dtype) if i in self._promote and m is not None else m
+                     for i, m in enumerate(metas))
+
+    def _skipped(self, metas: Sequence[Any]) -> set[int]:
+        """The C positions of the outputs ``Entry.mask`` leaves out (its bit false)."""
+        if self._mask is None or metas[self._mask] is None:
+            return set()
+        bits = metas[self._mask]
+        return {pos for bit, pos in self._gated if bit < len(bits) and not bits[bit]}
+
+    def written(self, soc: str, *metas: Any) -> dict[str, Any] | None:
+        """What phase 2 writes of the outputs (pyaclnn._numpy.ops.written), for a call ``check``
+        accepted: an output the mask leaves out, or one aten leaves uncomputed (an undefined
+        result), is never written (0 elements: its bytes stay as they were, as on a device);
+        None: every output is written whole."""
+        if self._mask is None and not self._unwritten_seen:
+            return None
+        skipped = self._skipped(metas)
+        if self._promote:
+            metas = self._promoted(soc, metas)
+        rule = self._rules.get(tuple(_key(m) for m in metas))
+        if rule is None:
+            rule = self._rule(metas)
+        for pos, got in zip(self._outs, rule):
+            if pos is not None and got is None:
+                skipped.add(pos)
+        return {self.entry.params[pos]: 0 if isinstance(metas[pos], TensorMeta) else (0,) * len(metas[pos])
+                for pos in skipped if metas[pos] is not None} or None
 
 
 def acl_dtype(dtype: Any) -> DType:

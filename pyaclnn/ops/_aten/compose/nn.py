@@ -1,5 +1,5 @@
 """Small compositions of torch calls for ops-nn operators that no single aten overload computes
-(the table names them ``"torch:pyaclnn.ops._aten.compose.nn.<function>"``).
+(the table names them ``"compose:nn.<function>"``).
 
 Each function is the operator's documented formula (docs/aclnn<Op>.md of hicann/ops-nn, cited
 per function), written with torch's public calls so that it runs on the meta device too (phase 1
@@ -344,3 +344,10 @@ def ada_layer_norm_v2(x: Any, scale: Any, shift: Any, weight: Any, bias: Any, ep
     out = y * (1 + per_batch(scale)) + per_batch(shift)
     return out.to(x.dtype), mean.to(x.dtype), rstd.to(x.dtype)
 
+
+
+def add_relu(x: Any, other: Any, alpha: Any) -> Any:
+    """aclnnAddRelu / aclnnInplaceAddRelu: relu(x + alpha * other) in the promoted dtype (aten's
+    _add_relu has no fp16, bf16 nor uint8 CPU kernel; hicann/ops-nn activation/relu/op_api/aclnn_add_relu.cpp
+    takes them)."""
+    return torch.clamp_min(torch.add(x, other, alpha=alpha), 0)

@@ -1,5 +1,5 @@
 """Small compositions of torch operations for aclnn operators no single aten overload computes
-(named by the table's nn2_* families as ``"torch:pyaclnn.ops._aten.compose.nn2.<fn>"``).
+(named by the table's nn2_* families as ``"compose:nn2.<fn>"``).
 
 Each takes torch tensors (CPU, or ``meta`` for phase 1's shape rule: only shape-generic torch
 calls here) and plain values in the C parameters' order, and returns the result(s). Each cites
@@ -8,6 +8,7 @@ Imported only by the aten tier's callable lookup, after torch is imported.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
@@ -58,8 +59,16 @@ def max_pool3d_with_argmax_backward(grad: Tensor, self: Tensor, kernel_size: lis
 def max_unpool3d(self: Tensor, indices: Tensor, output_size: list[int], stride: list[int],
                  padding: list[int]) -> Tensor:
     """aclnnMaxUnpool3d: aten's max_unpool3d with int64 indices (stride and padding are checked,
-    not used: the doc's "reserved" parameters, as aten's)."""
-    return torch.ops.aten.max_unpool3d.default(self, indices.long(), output_size, stride, padding)
+    not used: the doc's "reserved" parameters, as aten's). Integer data (hicann/ops-nn
+    index/scatter_elements/op_api/aclnn_max_unpool3d.cpp takes int8..int64, aten's CPU kernel
+    none): aten's checks on float metadata, then the same scatter into each flattened plane."""
+    unpool = torch.ops.aten.max_unpool3d.default
+    if self.is_floating_point():
+        return unpool(self, indices.long(), output_size, stride, padding)
+    shape = unpool(self.to("meta", torch.float32), indices.to("meta").long(), output_size, stride, padding).shape
+    out = self.new_zeros(tuple(self.shape[:-3]) + (math.prod(output_size),))
+    out.scatter_(-1, indices.long().flatten(-3), self.flatten(-3))
+    return out.reshape(shape)
 
 
 def max_unpool_backward(grad: Tensor, self: Tensor, indices: Tensor, output_size: list[int], *_: Any) -> Tensor:

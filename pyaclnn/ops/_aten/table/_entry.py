@@ -5,8 +5,9 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
     E("Softmax", "aten::_softmax", "self dim out", ("self", "dim", False))
 
 - ``op``: the CANN name (aclnn<op>); ``aten``: ``"aten::name.overload"`` (``.default`` when it
-  has none), or ``"torch:dotted.path"`` for a callable of the torch package (``torch:torch.fft.fft``)
-  or a small composition of torch calls in pyaclnn (``torch:pyaclnn.ops._aten.compose.nn.gemm``);
+  has none), ``"torch:dotted.path"`` for a callable of the torch package (``torch:torch.fft.fft``),
+  or ``"compose:module.function"`` for a small composition of torch calls in pyaclnn
+  (``pyaclnn/ops/_aten/compose/<module>.py``: ``compose:nn.gemm``);
 - ``params``: the C parameters of aclnn<op>GetWorkspaceSize without the two out-parameters,
   by name, in header order (space-separated). It is the prototype the entry was written for:
   the registry runs the operator only when its signature has exactly these names, and
@@ -28,6 +29,14 @@ An entry says, as data, how PyTorch's CPU kernel of one aten overload computes t
   whose dtype must be the first one's (OP_CHECK_DTYPE_NOT_MATCH); ``single``: outputs whose 0-d
   result may be written to any one-element output of rank <= 1 (a source's "single element"
   check, where aten would have a 0-d tensor);
+- ``mask``: the C bool array (an ``outputMask``) saying which of ``out`` are computed, in ``out``
+  order: an output whose bit is false is not checked and never written (its bytes stay as they
+  were, as on a device, whatever aten returns there); one whose bit is true may not be nullptr
+  even where ``nullable`` lets a masked-out one be (161001: the sources' CheckNotNull, e.g.
+  convolution_backward_checker.cpp, aclnn_batch_norm_backward.cpp, aclnn_layer_norm_backward.cpp);
+- ``promote``: tensor parameters whose promoted dtype (CANN's op::PromoteType) is what ``dtypes``
+  checks, not each one's own (a source's CheckPromoteType: gelu_backward's int32 gradOutput beside
+  a float32 self promotes to float32): no promoted dtype is 161002; aten gets them cast to it;
 - ``socs``: the SoCs the operator exists on (empty: all; elsewhere 161002 after the nullptr
   checks, as the sources' SoC checks refuse it);
 - ``upcast``: fp16 and bf16 tensors go to aten as float32 (its CPU kernel has no half one; the
@@ -47,7 +56,8 @@ from typing import Any, Mapping
 
 from ....dtypes import DType
 
-__all__ = ["Entry", "E", "Conv", "Dtype", "Enum", "Reduction", "IntReduction", "zero_is_none", "empty_is_all",
+__all__ = ["Entry", "E", "Conv", "Dtype", "Enum", "Reduction", "IntReduction", "zero_is_none", "negative_is_zero",
+           "empty_is_all",
            "OutDtype", "OutShape", "Call", "Int64", "IntTensor", "D",
            "F16", "FLOATS", "FLOATS64", "INTS", "NUMS", "ALL", "COMPLEX_", "SOCS_BF16"]
 
@@ -109,6 +119,12 @@ def zero_is_none(value: Any) -> Any:
     return value or None
 
 
+def negative_is_zero(value: Any) -> Any:
+    """A negative threshold counts as 0 (aclnnHardshrinkBackward's ``lambd``: hicann/ops-nn
+    activation/hard_shrink_grad/op_api/aclnn_hardshrink_backward.cpp sets lambdFloat = 0 when < 0)."""
+    return max(value, 0)
+
+
 def empty_is_all(value: Any) -> Any:
     """An empty dim array reduces every axis (the ops-math reductions' ``dim->Size() == 0``):
     aten's None (aten reads [] as no axis in some overloads, all.dims and nansum among them)."""
@@ -166,6 +182,8 @@ class Entry:
     rule: str = "meta"
     single: tuple[str, ...] = ()
     socs: tuple[str, ...] = ()
+    mask: str = ""
+    promote: tuple[str, ...] = ()
     family: str = field(default="", compare=False)  # the table module it comes from
 
     def referenced(self) -> list[str]:
@@ -179,16 +197,18 @@ def E(op: str, aten: str, params: str, args: tuple[Any, ...] = (), kwargs: dict[
       dtypes: tuple[DType, ...] | Mapping[str, tuple[DType, ...]] | None = FLOATS,
       out_dtypes: tuple[DType, ...] | None = None, traced: str = "", notes: str = "",
       nullable: str = "", dtypes_v1: tuple[DType, ...] | None = None, same_dtype: str = "",
-      rule: str = "meta", single: str = "", socs: str = "", upcast: bool = False) -> Entry:
+      rule: str = "meta", single: str = "", socs: str = "", upcast: bool = False, mask: str = "",
+      promote: str = "") -> Entry:
     """One table entry (module docstring); ``params``, ``out``, ``nullable``, ``same_dtype``,
-    ``single`` and ``socs`` as space-separated names."""
+    ``single``, ``socs`` and ``promote`` as space-separated names."""
     names = tuple(params.split())
     if out is None:
         out = ("out",) if "out" in names else ("selfRef",) if "selfRef" in names else ()
     elif isinstance(out, str):
         out = tuple(out.split())
-    if not aten.startswith(("aten::", "torch:")):
-        raise ValueError(f"{op}: aten {aten!r} is neither 'aten::name.overload' nor 'torch:path'")
+    if not aten.startswith(("aten::", "torch:", "compose:")):
+        raise ValueError(f"{op}: aten {aten!r} is none of 'aten::name.overload', 'torch:path', 'compose:module.fn'")
     return Entry(op, aten, names, tuple(args), tuple((kwargs or {}).items()), tuple(out),
                  tuple(nullable.split()), dtypes, out_dtypes, upcast, traced, notes, dtypes_v1,
-                 tuple(same_dtype.split()), rule, tuple(single.split()), tuple(socs.split()))
+                 tuple(same_dtype.split()), rule, tuple(single.split()), tuple(socs.split()), mask,
+                 tuple(promote.split()))

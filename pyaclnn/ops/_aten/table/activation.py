@@ -23,8 +23,6 @@ ENTRIES = [
     E("Softplus", "aten::softplus.default", "self beta threshold out", ("self", "beta", "threshold")),
     E("Hardshrink", "aten::hardshrink.default", "self lambd out", ("self", "lambd")),
     E("Softshrink", "aten::softshrink.default", "self lambd out", ("self", "lambd")),
-    E("Hardtanh", "aten::hardtanh.default", "self clipValueMin clipValueMax out",
-      ("self", "clipValueMin", "clipValueMax"), dtypes=FLOATS64),
     E("Threshold", "aten::threshold.default", "self threshold value out", ("self", "threshold", "value"),
       dtypes=FLOATS64),
     E("ThresholdV2", "aten::threshold.default", "self threshold value out", ("self", "threshold", "value"),

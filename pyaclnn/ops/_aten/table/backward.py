@@ -1,11 +1,20 @@
 """Gradients (aten's ``*_backward``), for the operators of the other families."""
 from __future__ import annotations
 
-from ._entry import FLOATS, FLOATS64, Call, E, IntReduction, OutDtype, zero_is_none
+from ._entry import FLOATS, FLOATS64, Call, E, Int64, IntReduction, OutDtype, negative_is_zero, zero_is_none
 from ....dtypes import DType
 
 _R = IntReduction()
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+# int32 indices/targets the sources take (hicann/ops-nn e5c3fa9327ea95ba26d06227e746923580d10921:
+# pooling/adaptive_max_pool3d_grad/op_api/aclnn_adaptive_max_pool{2,3}d_backward.cpp,
+# pooling/max_pool3d_grad_with_argmax/op_api/aclnn_max_pool2d_with_indices_backward.cpp,
+# loss/nll_loss_grad/op_api/aclnn_nll_loss_backward.cpp) go to aten as int64: its CPU kernels take
+# only those and its meta kernels do not check (phase 1 accepted what phase 2 then refused)
+_LONG = "int32 (uint8) indices go to aten as int64 (its CPU kernel takes only those)"
+# the outputs are required, but only those outputMask asks for are written (hicann/ops-cv
+# 6ae87653464d2afb064c829e529abba2e278b0c4 image/grid_sampler2_d_grad/op_host/op_api/aclnn_grid_sampler2d_backward.cpp)
+_GRID_MASK = "an output outputMask leaves out is not written"
 _HF32 = "cubeMathType dropped: fp32 in full precision (the device may use HF32 when cubeMathType allows it)"
 
 # (CANN name, aten name): gradInput = aten(gradOutput, self), the output named as the header names it
@@ -18,10 +27,18 @@ _PADS = [(f"{kind}Pad{n}dBackward", f"{kind.lower()}_pad{n}d_backward") for kind
 
 ENTRIES = [
     *(E(op, f"aten::{name}.default", f"gradOutput self {out}", ("gradOutput", "self"), out=out)
-      for op, name, out in _SIMPLE),
+      for op, name, out in _SIMPLE if op != "GeluBackward"),
+    # hicann/ops-nn e5c3fa9327ea95ba26d06227e746923580d10921 activation/gelu_grad/op_api/aclnn_gelu_backward.cpp:
+    # CheckPromoteType (common/inc/op_api/level2_base.h CheckPromoteTypeGeluBackward) checks only the promoted
+    # dtype of gradOutput and self (bf16 only on DAV_2201 and regbase); both are cast to it
+    E("GeluBackward", "aten::gelu_backward.default", "gradOutput self gradInput", ("gradOutput", "self"),
+      out="gradInput", promote="gradOutput self", traced="activation/gelu_grad/op_api/aclnn_gelu_backward.cpp",
+      notes="gradOutput and self computed in their promoted dtype (an int32 gradOutput beside a float32 self "
+            "is float32)"),
     E("GeluBackwardV2", "aten::gelu_backward.default", "gradOutput self approximate gradInput",
-      ("gradOutput", "self"), {"approximate": "approximate"}, out="gradInput",
-      notes="approximate as aten's string ('none', 'tanh')"),
+      ("gradOutput", "self"), {"approximate": "approximate"}, out="gradInput", promote="gradOutput self",
+      traced="activation/gelu_grad_v2/op_api/aclnn_gelu_backward_v2.cpp",
+      notes="approximate as aten's string ('none', 'tanh'); gradOutput and self computed in their promoted dtype"),
     E("SoftmaxBackward", "aten::_softmax_backward_data.default", "gradOutput output dim out",
       ("gradOutput", "output", "dim", OutDtype("output"))),
     E("LogSoftmaxBackward", "aten::_log_softmax_backward_data.default", "gradOutput output dim out",
@@ -29,10 +46,10 @@ ENTRIES = [
     E("SeluBackward", "aten::elu_backward.default", "gradOutput result gradInput",
       ("gradOutput", _SELU_ALPHA, _SELU_SCALE, 1, True, "result"), out="gradInput",
       notes="SELU's gradient from its result: elu_backward with SELU's alpha and scale (aten's constants)"),
-    E("CdistBackward", "aten::_cdist_backward.default", "grad x1 x2 cdist p out", ("grad", "x1", "x2", "p", "cdist")),
+    E("CdistBackward", "aten::_cdist_backward.default", "grad x1 x2 cdist p out", ("grad", "x1", "x2", "p", "cdist"),
+      upcast=True, notes="fp16 and bf16 computed in float32 (aten's CPU kernel has neither; "
+                         "math/cdist_grad/op_api/aclnn_cdist_backward.cpp takes both)"),
     E("SigmoidBackward", "aten::sigmoid_backward.default", "gradOutput output gradInput", ("gradOutput", "output"),
-      out="gradInput"),
-    E("TanhBackward", "aten::tanh_backward.default", "gradOutput output gradInput", ("gradOutput", "output"),
       out="gradInput"),
     E("LeakyReluBackward", "aten::leaky_relu_backward.default", "gradOutput self negativeSlope selfIsResult out",
       ("gradOutput", "self", "negativeSlope", "selfIsResult")),
@@ -46,10 +63,13 @@ ENTRIES = [
     E("HardtanhBackward", "aten::hardtanh_backward.default", "gradOutput self min max out",
       ("gradOutput", "self", "min", "max")),
     E("HardshrinkBackward", "aten::hardshrink_backward.default", "gradOutput self lambd gradInput",
-      ("gradOutput", "self", "lambd"), out="gradInput"),
+      ("gradOutput", "self", Call("lambd", negative_is_zero)), out="gradInput",
+      traced="activation/hard_shrink_grad/op_api/aclnn_hardshrink_backward.cpp",
+      notes="a negative lambd counts as 0 (the source's lambdFloat < 0 -> 0; aten would take it as it is)"),
     E("SoftshrinkBackward", "aten::softshrink_backward.default", "gradOutput self lambda gradInput",
       ("gradOutput", "self", "lambda"), out="gradInput"),
-    E("GluBackward", "aten::glu_backward.default", "gradOut self dim out", ("gradOut", "self", "dim")),
+    E("GluBackward", "aten::glu_backward.default", "gradOut self dim out", ("gradOut", "self", "dim"),
+      dtypes=FLOATS64, same_dtype="self gradOut out", traced="activation/glu_grad/op_api/aclnn_glu_backward.cpp"),
     E("BinaryCrossEntropyBackward", "aten::binary_cross_entropy_backward.default",
       "gradOutput self target weightOptional reduction out", ("gradOutput", "self", "target", "weightOptional", _R)),
     E("SoftMarginLossBackward", "aten::soft_margin_loss_backward.default", "gradOutput self target reduction out",
@@ -58,24 +78,28 @@ ENTRIES = [
       "gradOut self target reduction beta gradInput", ("gradOut", "self", "target", _R, "beta"), out="gradInput"),
     E("NLLLossBackward", "aten::nll_loss_backward.default",
       "gradOutput self target weight reduction ignoreIndex totalWeight out",
-      ("gradOutput", "self", "target", "weight", _R, "ignoreIndex", "totalWeight"), nullable="weight",
-      dtypes={"*": FLOATS, "target": (DType.INT32, DType.INT64, DType.UINT8)}),
+      ("gradOutput", "self", Int64("target"), "weight", _R, "ignoreIndex", "totalWeight"), nullable="weight",
+      dtypes={"*": FLOATS, "target": (DType.INT32, DType.INT64, DType.UINT8)}, notes=_LONG),
     E("LayerNormBackward", "aten::native_layer_norm_backward.default",
       "gradOut input normalizedShape mean rstd weightOptional biasOptional outputMask gradInputOut gradWeightOut "
       "gradBiasOut",
       ("gradOut", "input", "normalizedShape", "mean", "rstd", "weightOptional", "biasOptional", "outputMask"),
-      out="gradInputOut gradWeightOut gradBiasOut",
-      notes="an output outputMask leaves out is not written"),
+      out="gradInputOut gradWeightOut gradBiasOut", nullable="gradInputOut gradWeightOut gradBiasOut",
+      mask="outputMask", traced="norm/layer_norm_grad_v3/op_host/op_api/aclnn_layer_norm_backward.cpp",
+      notes="an output outputMask leaves out may be nullptr and is not written"),
     E("ConvolutionBackward", "aten::convolution_backward.default",
       "gradOutput input weight biasSizes stride padding dilation transposed outputPadding groups outputMask "
       "cubeMathType gradInput gradWeight gradBias",
       ("gradOutput", "input", "weight", "biasSizes", "stride", "padding", "dilation", "transposed", "outputPadding",
-       "groups", "outputMask"), out="gradInput gradWeight gradBias", nullable="biasSizes",
-      notes=_HF32 + "; an output outputMask leaves out is not written"),
+       "groups", "outputMask"), out="gradInput gradWeight gradBias",
+      nullable="biasSizes gradInput gradWeight gradBias", mask="outputMask",
+      traced="conv/convolution_backward/op_api/convolution_backward_checker.cpp",
+      notes=_HF32 + "; an output outputMask leaves out may be nullptr and is not written"),
     E("GridSampler2DBackward", "aten::grid_sampler_2d_backward.default",
       "gradOutput input grid interpolationMode paddingMode alignCorners outputMask inputGrad gridGrad",
       ("gradOutput", "input", "grid", "interpolationMode", "paddingMode", "alignCorners", "outputMask"),
-      out="inputGrad gridGrad"),
+      out="inputGrad gridGrad", mask="outputMask", dtypes=FLOATS64, same_dtype="input gradOutput grid inputGrad gridGrad",
+      traced="image/grid_sampler2_d_grad/op_host/op_api/aclnn_grid_sampler2d_backward.cpp (ops-cv)", notes=_GRID_MASK),
     E("AvgPool2dBackward", "aten::avg_pool2d_backward.default",
       "gradOutput self kernelSize stride padding ceilMode countIncludePad divisorOverride cubeMathType gradInput",
       ("gradOutput", "self", "kernelSize", "stride", "padding", "ceilMode", "countIncludePad",
@@ -83,25 +107,29 @@ ENTRIES = [
     E("AvgPool3dBackward", "aten::avg_pool3d_backward.default",
       "gradOutput self kernelSize stride padding ceilMode countIncludePad divisorOverride output",
       ("gradOutput", "self", "kernelSize", "stride", "padding", "ceilMode", "countIncludePad",
-       Call("divisorOverride", zero_is_none)), out="output", notes="divisorOverride 0 is none (the header)"),
+       Call("divisorOverride", zero_is_none)), out="output", upcast=True,
+      traced="pooling/avg_pool3_d_grad/op_api/aclnn_avgpool3d_backward.cpp",
+      notes="divisorOverride 0 is none (the header); fp16 and bf16 computed in float32 (aten's CPU "
+            "avg_pool3d_backward has no fp16 kernel)"),
     E("AdaptiveAvgPool3dBackward", "aten::_adaptive_avg_pool3d_backward.default", "gradOutput self out",
       ("gradOutput", "self"), rule="cpu"),
     E("AdaptiveMaxPool3dBackward", "aten::adaptive_max_pool3d_backward.default", "gradOutput self indices gradInput",
-      ("gradOutput", "self", "indices"), out="gradInput",
-      dtypes={"*": FLOATS, "indices": (DType.INT32, DType.INT64)}),
+      ("gradOutput", "self", Int64("indices")), out="gradInput",
+      dtypes={"*": FLOATS, "indices": (DType.INT32, DType.INT64)}, notes=_LONG),
     E("GridSampler3DBackward", "aten::grid_sampler_3d_backward.default",
       "gradOutput input grid interpolationMode paddingMode alignCorners outputMask inputGrad gridGrad",
       ("gradOutput", "input", "grid", "interpolationMode", "paddingMode", "alignCorners", "outputMask"),
-      out="inputGrad gridGrad"),
+      out="inputGrad gridGrad", mask="outputMask", dtypes=FLOATS64, same_dtype="input gradOutput grid inputGrad gridGrad",
+      traced="image/grid_sampler3_d_grad/op_host/op_api/aclnn_grid_sampler3d_backward.cpp (ops-cv)", notes=_GRID_MASK),
     E("AdaptiveAvgPool2dBackward", "aten::_adaptive_avg_pool2d_backward.default", "gradOutput self out",
       ("gradOutput", "self")),
     E("AdaptiveMaxPool2dBackward", "aten::adaptive_max_pool2d_backward.default", "gradOutput self indices gradInput",
-      ("gradOutput", "self", "indices"), out="gradInput",
-      dtypes={"*": FLOATS, "indices": (DType.INT32, DType.INT64)}),
+      ("gradOutput", "self", Int64("indices")), out="gradInput",
+      dtypes={"*": FLOATS, "indices": (DType.INT32, DType.INT64)}, notes=_LONG),
     E("MaxPool2dWithIndicesBackward", "aten::max_pool2d_with_indices_backward.default",
       "gradOutput self indices kernelSize stride padding dilation ceilMode gradInput",
-      ("gradOutput", "self", "kernelSize", "stride", "padding", "dilation", "ceilMode", "indices"), out="gradInput",
-      dtypes={"*": FLOATS, "indices": (DType.INT32, DType.INT64)}),
+      ("gradOutput", "self", "kernelSize", "stride", "padding", "dilation", "ceilMode", Int64("indices")),
+      out="gradInput", dtypes={"*": FLOATS, "indices": (DType.INT32, DType.INT64)}, notes=_LONG),
     E("EmbeddingDenseBackward", "aten::embedding_dense_backward.default",
       "grad indices numWeights paddingIdx scaleGradByFreq out",
       ("grad", "indices", "numWeights", "paddingIdx", "scaleGradByFreq"),

@@ -13,7 +13,6 @@ from __future__ import annotations
 from ._entry import E, Entry, Enum
 from ._ew_dtypes import d
 
-PRECEDES = True  # traced op by op: replaces another family's entry of the same operator (table/__init__.py)
 
 _ADD = d("f32 i32 i64 f16 i16 i8 u8 f64 b bf16 c64 c128")  # math/add/op_api/aclnn_add.cpp
 _SUB = d("f32 i32 i64 f16 i16 i8 u8 f64 bf16 c64 c128")  # math/sub/op_api/aclnn_sub.cpp (bool: aten refuses)
@@ -48,168 +47,128 @@ _CLAMP_NOTE = ("either bound may be nullptr (the doc); both nullptr: the device 
                "with 161002")
 _POW_NOTE = "bool exponents left out (torch's pow has no bool kernel)"
 _BIT = "uint32/64 of Ascend950's list left out"
+_SHIFT_SRC = "math/left_shift/op_api/aclnn_left_shift.cpp"
+_SHIFT_NOTE = "uint16/32/64 left out; a shift by the type's width or more: aten's result (0), the doc says nothing"
 
 
-def _binary(op: str, aten: str, params: str, dtypes: tuple, src: str, notes: str = "",
-            inplace_of: str | None = None) -> Entry:
-    """An entry whose aten arguments are its C inputs in order (an alpha parameter by keyword)."""
-    names = params.split()
-    outs = {"out"} if "out" in names else {names[0]} if inplace_of else set()
-    args = tuple(n for n in names if n not in outs or inplace_of)
-    kwargs = {"alpha": "alpha"} if "alpha" in args else {}
-    args = tuple(a for a in args if a != "alpha")
-    return E(op, aten, params, args, kwargs, out=None if not inplace_of else names[0], dtypes=dtypes,
-             traced=src, notes=notes)
+def _forms(op: str, aten: str, tail: str, dtypes: tuple, src: str, notes: str = "", inplace: str | None = "selfRef",
+           args: tuple[str, ...] | None = None, kwargs: dict | None = None, same_dtype: str = "",
+           nullable: str = "", functional: bool = True) -> list[Entry]:
+    """aclnn<op> (C parameters ``self <tail> out``; not when ``functional`` is False: another
+    family has it) and, unless ``inplace`` is None,
+    aclnnInplace<op> (``<inplace> <tail>``, the result written into its first tensor): one aten
+    overload for both. Its arguments: ``args`` and ``kwargs`` when given (``self`` standing for
+    the in-place form's first tensor), else the C inputs in order with ``alpha`` by keyword;
+    ``same_dtype`` is the functional form's (the in-place form's: its first tensor for self,
+    without out)."""
+    forms = ([("self", op, f"self {tail} out")] if functional else []) + \
+        ([(inplace, f"Inplace{op}", f"{inplace} {tail}")] if inplace else [])
+    entries = []
+    for first, name, params in forms:
+        def c(n: str) -> str:
+            return first if n == "self" else n
+        inputs = [n for n in params.split() if n != "out"]
+        pos = tuple(c(a) for a in args) if args is not None else tuple(n for n in inputs if n != "alpha")
+        kw = {k: c(v) if isinstance(v, str) else v for k, v in kwargs.items()} if kwargs is not None else \
+            ({"alpha": "alpha"} if "alpha" in inputs else {})
+        same = [c(n) for n in same_dtype.split() if c(n) in params.split()]
+        entries.append(E(name, aten, params, pos, kw, out=None if name == op else first,
+                         dtypes=dtypes, traced=src, notes=notes, same_dtype=" ".join(same) if len(same) > 1 else "",
+                         nullable=nullable))
+    return entries
 
 
-def _inplace(op: str, aten: str, params: str, dtypes: tuple, src: str, notes: str = "") -> Entry:
-    return _binary(op, aten, params, dtypes, src, notes, inplace_of=params.split()[0])
+def _bits(op: str, dtypes: tuple) -> list[Entry]:
+    """BitwiseAnd/Or/Xor's Scalar and Tensor forms, each with its in-place one."""
+    src = f"math/{_snake(op)}/op_api/aclnn_{_snake(op)}_{{}}.cpp"
+    return [*_forms(f"{op}Scalar", f"aten::{_snake(op)}.Scalar", "other", dtypes[0], src.format("scalar"), _BIT),
+            *_forms(f"{op}Tensor", f"aten::{_snake(op)}.Tensor", "other", dtypes[1], src.format("tensor"), _BIT)]
 
+
+def _snake(op: str) -> str:
+    return "".join(f"_{ch.lower()}" if ch.isupper() and i else ch.lower() for i, ch in enumerate(op))
+
+
+_ADDCMUL_ARGS, _VALUE = ("self", "tensor1", "tensor2"), {"value": "value"}
+_LERP_SRC = "math/lerp/op_api/aclnn_lerp_{}.cpp"
+_POW_SRC, _POW_TT_SRC = "math/pow/op_api/aclnn_pow.cpp", "math/pow/op_api/aclnn_pow_tensor_tensor.cpp"
+_XLOGY_SRC = "math/xlogy/op_api/aclnn_x_log_y_{}.cpp"
+_SELF_OTHER, _ROUNDING = ("self", "other"), {"rounding_mode": _MODE}
+_BOUNDS = {"min": "clipValueMin", "max": "clipValueMax"}
 
 ENTRIES: list[Entry] = [
-    # Scalar forms of the four arithmetic operators
-    _binary("Adds", "aten::add.Scalar", "self other alpha out", _ADD, _ADD_SRC),
-    _binary("Subs", "aten::sub.Scalar", "self other alpha out", _SUB, _SUB_SRC, _SUB_NOTE),
-    _binary("Muls", "aten::mul.Scalar", "self other out", _MUL, _MUL_SRC),
-    _binary("Divs", "aten::div.Scalar", "self other out", _DIV, _DIV_SRC, "true division"),
-    _binary("Rsub", "aten::rsub.Tensor", "self other alpha out", _RSUB, "math/sub/op_api/aclnn_rsub.cpp",
-            "other - alpha * self (docs/aclnnRsub.md)"),
-    _binary("Rsubs", "aten::rsub.Scalar", "self other alpha out", _RSUB, "math/sub/op_api/aclnn_rsub.cpp",
-            "other - alpha * self"),
-    E("DivMod", "torch:torch.div", "self other mode out", ("self", "other"), {"rounding_mode": _MODE},
-      dtypes=_DIVMOD, traced=_DIV_SRC, notes=_MODE_NOTE),
-    E("DivMods", "torch:torch.div", "self other mode out", ("self", "other"), {"rounding_mode": _MODE},
-      dtypes=_DIVMOD, traced=_DIV_SRC, notes=_MODE_NOTE),
-    E("Addcmul", "aten::addcmul.default", "self tensor1 tensor2 value out", ("self", "tensor1", "tensor2"),
-      {"value": "value"}, dtypes=d("f32 i32 i64 f16 i8 u8 f64 bf16"),
-      traced="math/addcmul/op_api/aclnn_addcmul.cpp", notes="self + value * tensor1 * tensor2"),
-    E("Addcdiv", "aten::addcdiv.default", "self tensor1 tensor2 value out", ("self", "tensor1", "tensor2"),
-      {"value": "value"}, dtypes=d("f32 f16 f64 bf16"), traced="math/addcdiv/op_api/aclnn_addcdiv.cpp",
-      notes="self + value * tensor1 / tensor2; int64 left out (aten refuses integer addcdiv)"),
+    # the four arithmetic operators (their Tensor forms' functional entries are math.py's)
+    *_forms("Adds", "aten::add.Scalar", "other alpha", _ADD, _ADD_SRC),
+    *_forms("Subs", "aten::sub.Scalar", "other alpha", _SUB, _SUB_SRC, _SUB_NOTE),
+    *_forms("Sub", "aten::sub.Tensor", "other alpha", _SUB, _SUB_SRC, _SUB_NOTE, functional=False),
+    *_forms("Muls", "aten::mul.Scalar", "other", _MUL, _MUL_SRC),
+    *_forms("Mul", "aten::mul.Tensor", "other", _MUL, _MUL_SRC, functional=False),
+    *_forms("Divs", "aten::div.Scalar", "other", _DIV, _DIV_SRC, "true division"),
+    *_forms("Div", "aten::div.Tensor", "other", _DIV, _DIV_SRC, "true division", functional=False),
+    *_forms("Rsub", "aten::rsub.Tensor", "other alpha", _RSUB, "math/sub/op_api/aclnn_rsub.cpp",
+            "other - alpha * self (docs/aclnnRsub.md)", inplace=None),
+    *_forms("Rsubs", "aten::rsub.Scalar", "other alpha", _RSUB, "math/sub/op_api/aclnn_rsub.cpp",
+            "other - alpha * self", inplace=None),
+    *_forms("DivMod", "torch:torch.div", "other mode", _DIVMOD, _DIV_SRC, _MODE_NOTE, args=_SELF_OTHER,
+            kwargs=_ROUNDING),
+    *_forms("DivMods", "torch:torch.div", "other mode", _DIVMOD, _DIV_SRC, _MODE_NOTE, args=_SELF_OTHER,
+            kwargs=_ROUNDING),
+    *_forms("Addcmul", "aten::addcmul.default", "tensor1 tensor2 value", d("f32 i32 i64 f16 i8 u8 f64 bf16"),
+            "math/addcmul/op_api/aclnn_addcmul.cpp", "self + value * tensor1 * tensor2", args=_ADDCMUL_ARGS,
+            kwargs=_VALUE),
+    *_forms("Addcdiv", "aten::addcdiv.default", "tensor1 tensor2 value", d("f32 f16 f64 bf16"),
+            "math/addcdiv/op_api/aclnn_addcdiv.cpp",
+            "self + value * tensor1 / tensor2; int64 left out (aten refuses integer addcdiv)", args=_ADDCMUL_ARGS,
+            kwargs=_VALUE),
     # remainders
-    _binary("FmodScalar", "aten::fmod.Scalar", "self other out", _FMOD, "math/mod/op_api/aclnn_fmod_scalar.cpp"),
-    _binary("FmodTensor", "aten::fmod.Tensor", "self other out", _FMOD, _MOD_SRC),
-    _binary("RemainderTensorScalar", "aten::remainder.Scalar", "self other out", _REM, _REM_SRC),
-    _binary("RemainderTensorTensor", "aten::remainder.Tensor", "self other out", _REM, _REM_SRC),
-    _binary("RemainderScalarTensor", "aten::remainder.Scalar_Tensor", "self other out", _REM, _REM_SRC),
+    *_forms("FmodScalar", "aten::fmod.Scalar", "other", _FMOD, "math/mod/op_api/aclnn_fmod_scalar.cpp"),
+    *_forms("FmodTensor", "aten::fmod.Tensor", "other", _FMOD, _MOD_SRC),
+    *_forms("RemainderTensorScalar", "aten::remainder.Scalar", "other", _REM, _REM_SRC),
+    *_forms("RemainderTensorTensor", "aten::remainder.Tensor", "other", _REM, _REM_SRC),
+    *_forms("RemainderScalarTensor", "aten::remainder.Scalar_Tensor", "other", _REM, _REM_SRC, inplace=None),
     # powers, logarithms
-    _binary("PowTensorScalar", "aten::pow.Tensor_Scalar", "self exponent out", _POW_B, "math/pow/op_api/aclnn_pow.cpp",
-            _POW_NOTE),
-    _binary("PowScalarTensor", "aten::pow.Scalar", "self exponent out", _POW, "math/pow/op_api/aclnn_pow.cpp",
-            _POW_NOTE),
-    _binary("PowTensorTensor", "aten::pow.Tensor_Tensor", "self exponent out", _POW,
-            "math/pow/op_api/aclnn_pow_tensor_tensor.cpp", _POW_NOTE),
-    _binary("XLogYTensor", "aten::xlogy.Tensor", "self other out", _XLOGY,
-            "math/xlogy/op_api/aclnn_x_log_y_tensor.cpp"),
-    _binary("XLogYScalarOther", "aten::xlogy.Scalar_Other", "self other out", _XLOGY,
-            "math/xlogy/op_api/aclnn_x_log_y_scalar_other.cpp"),
-    _binary("XLogYScalarSelf", "aten::xlogy.Scalar_Self", "self other out", _XLOGY,
-            "math/xlogy/op_api/aclnn_x_log_y_scalar_self.cpp"),
-    _binary("LogAddExp", "aten::logaddexp.default", "self other out", d("f32 f16 f64 bf16"),
-            "math/log_add_exp/op_api/aclnn_logaddexp.cpp", "integer and bool inputs left out (no CPU kernel)"),
-    _binary("LogAddExp2", "aten::logaddexp2.default", "self other out", d("f32 f16 f64 bf16"),
-            "math/log_add_exp/op_api/aclnn_logaddexp2.cpp", "integer and bool inputs left out (no CPU kernel)"),
-    E("Lerp", "aten::lerp.Tensor", "self end weight out", ("self", "end", "weight"), dtypes=_LERP,
-      same_dtype="self end weight out", traced="math/lerp/op_api/aclnn_lerp_tensor.cpp"),
-    E("Lerps", "aten::lerp.Scalar", "self end weight out", ("self", "end", "weight"), dtypes=_LERP,
-      same_dtype="self end", traced="math/lerp/op_api/aclnn_lerp_scalar.cpp"),
-    _binary("Gcd", "aten::gcd.default", "self other out", d("i32 i16 i64"),
-            "math/gcd/op_api/aclnn_gcd.cpp", "Ascend950 also takes int8, uint8 (not modelled)"),
+    *_forms("PowTensorScalar", "aten::pow.Tensor_Scalar", "exponent", _POW_B, _POW_SRC, _POW_NOTE, inplace="self"),
+    *_forms("PowScalarTensor", "aten::pow.Scalar", "exponent", _POW, _POW_SRC, _POW_NOTE, inplace=None),
+    *_forms("PowTensorTensor", "aten::pow.Tensor_Tensor", "exponent", _POW, _POW_TT_SRC, _POW_NOTE, inplace="self"),
+    *_forms("XLogYTensor", "aten::xlogy.Tensor", "other", _XLOGY, _XLOGY_SRC.format("tensor")),
+    *_forms("XLogYScalarOther", "aten::xlogy.Scalar_Other", "other", _XLOGY, _XLOGY_SRC.format("scalar_other")),
+    *_forms("XLogYScalarSelf", "aten::xlogy.Scalar_Self", "other", _XLOGY, _XLOGY_SRC.format("scalar_self"),
+            inplace=None),
+    *_forms("LogAddExp", "aten::logaddexp.default", "other", d("f32 f16 f64 bf16"),
+            "math/log_add_exp/op_api/aclnn_logaddexp.cpp", "integer and bool inputs left out (no CPU kernel)",
+            inplace=None),
+    *_forms("LogAddExp2", "aten::logaddexp2.default", "other", d("f32 f16 f64 bf16"),
+            "math/log_add_exp/op_api/aclnn_logaddexp2.cpp", "integer and bool inputs left out (no CPU kernel)",
+            inplace=None),
+    *_forms("Lerp", "aten::lerp.Tensor", "end weight", _LERP, _LERP_SRC.format("tensor"),
+            same_dtype="self end weight out"),
+    *_forms("Lerps", "aten::lerp.Scalar", "end weight", _LERP, _LERP_SRC.format("scalar"), same_dtype="self end"),
+    *_forms("Gcd", "aten::gcd.default", "other", d("i32 i16 i64"), "math/gcd/op_api/aclnn_gcd.cpp",
+            "Ascend950 also takes int8, uint8 (not modelled)", inplace=None),
     # bits and logic
-    _binary("BitwiseAndScalar", "aten::bitwise_and.Scalar", "self other out", _BITS16,
-            "math/bitwise_and/op_api/aclnn_bitwise_and_scalar.cpp", _BIT),
-    _binary("BitwiseAndTensor", "aten::bitwise_and.Tensor", "self other out", _BITS16,
-            "math/bitwise_and/op_api/aclnn_bitwise_and_tensor.cpp", _BIT),
-    _binary("BitwiseAndTensorOut", "aten::bitwise_and.Tensor", "self other out", _BITS16,
-            "math/bitwise_and/op_api/aclnn_bitwiseand.cpp", _BIT),
-    _binary("BitwiseOrScalar", "aten::bitwise_or.Scalar", "self other out", _BITS16,
-            "math/bitwise_or/op_api/aclnn_bitwise_or_scalar.cpp", _BIT),
-    _binary("BitwiseOrTensor", "aten::bitwise_or.Tensor", "self other out", _BITS16 + d("u32 u64"),
-            "math/bitwise_or/op_api/aclnn_bitwise_or_tensor.cpp", _BIT),
-    _binary("BitwiseXorScalar", "aten::bitwise_xor.Scalar", "self other out", _BITS,
-            "math/bitwise_xor/op_api/aclnn_bitwise_xor_scalar.cpp", _BIT),
-    _binary("BitwiseXorTensor", "aten::bitwise_xor.Tensor", "self other out", _BITS,
-            "math/bitwise_xor/op_api/aclnn_bitwise_xor_tensor.cpp", _BIT),
-    E("LeftShift", "aten::bitwise_left_shift.Tensor", "self shiftBits out", ("self", "shiftBits"),
-      dtypes=d("i8 i16 i32 i64 u8"), traced="math/left_shift/op_api/aclnn_left_shift.cpp",
-      notes="uint16/32/64 left out; a shift by the type's width or more: aten's result (0), the doc says nothing"),
-    E("LeftShifts", "aten::bitwise_left_shift.Tensor_Scalar", "self shiftBits out", ("self", "shiftBits"),
-      dtypes=d("i8 i16 i32 i64 u8"), traced="math/left_shift/op_api/aclnn_left_shift.cpp",
-      notes="uint16/32/64 left out; a shift by the type's width or more: aten's result (0), the doc says nothing"),
-    _binary("LogicalOr", "aten::logical_or.default", "self other out", _LOGIC,
-            "math/logical_or/op_api/aclnn_logical_or.cpp"),
-    _binary("LogicalXor", "aten::logical_xor.default", "self other out", _LOGIC,
-            "math/not_equal/op_api/aclnn_logical_xor.cpp"),
+    *_bits("BitwiseAnd", (_BITS16, _BITS16)),
+    *_bits("BitwiseOr", (_BITS16, _BITS16 + d("u32 u64"))),
+    *_bits("BitwiseXor", (_BITS, _BITS)),
+    *_forms("BitwiseAndTensorOut", "aten::bitwise_and.Tensor", "other", _BITS16,
+            "math/bitwise_and/op_api/aclnn_bitwiseand.cpp", _BIT, inplace="self"),
+    *_forms("LeftShift", "aten::bitwise_left_shift.Tensor", "shiftBits", d("i8 i16 i32 i64 u8"), _SHIFT_SRC,
+            _SHIFT_NOTE, inplace=None),
+    *_forms("LeftShifts", "aten::bitwise_left_shift.Tensor_Scalar", "shiftBits", d("i8 i16 i32 i64 u8"),
+            _SHIFT_SRC, _SHIFT_NOTE, inplace=None),
+    *_forms("LogicalAnd", "aten::logical_and.default", "other", _LOGIC,
+            "math/logical_and/op_api/aclnn_logical_and.cpp", functional=False),
+    *_forms("LogicalOr", "aten::logical_or.default", "other", _LOGIC, "math/logical_or/op_api/aclnn_logical_or.cpp"),
+    *_forms("LogicalXor", "aten::logical_xor.default", "other", _LOGIC,
+            "math/not_equal/op_api/aclnn_logical_xor.cpp", inplace=None),
     # clamps
-    E("Clamp", "aten::clamp.default", "self clipValueMin clipValueMax out", ("self",),
-      {"min": "clipValueMin", "max": "clipValueMax"}, nullable="clipValueMin clipValueMax", dtypes=_CLAMP,
-      traced=_CLAMP_SRC, notes=_CLAMP_NOTE),
-    _binary("ClampMin", "aten::clamp_min.default", "self clipValueMin out", _CLAMP, _CLAMP_SRC),
-    _binary("ClampMax", "aten::clamp_max.default", "self clipValueMax out", _CLAMP, _CLAMP_SRC),
-    E("ClampTensor", "aten::clamp.Tensor", "self clipValueMin clipValueMax out", ("self",),
-      {"min": "clipValueMin", "max": "clipValueMax"}, nullable="clipValueMin clipValueMax", dtypes=_CLAMP,
-      traced=_CLAMP_SRC, notes=_CLAMP_NOTE),
-    _binary("ClampMinTensor", "aten::clamp_min.Tensor", "self clipValueMin out", _CLAMP, _CLAMP_SRC),
-    _binary("ClampMaxTensor", "aten::clamp_max.Tensor", "self max out", _CLAMP, _CLAMP_SRC),
-    E("Hardtanh", "aten::hardtanh.default", "self clipValueMin clipValueMax out",
-      ("self", "clipValueMin", "clipValueMax"), dtypes=_CLAMP, same_dtype="self out",
-      traced="conversion/clip_by_value_v2/op_api/aclnn_hardtanh.cpp"),
-
-    # in-place forms (the first parameter is updated)
-    _inplace("InplaceAdds", "aten::add.Scalar", "selfRef other alpha", _ADD, _ADD_SRC),
-    _inplace("InplaceSub", "aten::sub.Tensor", "selfRef other alpha", _SUB, _SUB_SRC, _SUB_NOTE),
-    _inplace("InplaceSubs", "aten::sub.Scalar", "selfRef other alpha", _SUB, _SUB_SRC, _SUB_NOTE),
-    _inplace("InplaceMul", "aten::mul.Tensor", "selfRef other", _MUL, _MUL_SRC),
-    _inplace("InplaceMuls", "aten::mul.Scalar", "selfRef other", _MUL, _MUL_SRC),
-    _inplace("InplaceDiv", "aten::div.Tensor", "selfRef other", _DIV, _DIV_SRC, "true division"),
-    _inplace("InplaceDivs", "aten::div.Scalar", "selfRef other", _DIV, _DIV_SRC, "true division"),
-    E("InplaceDivMod", "torch:torch.div", "selfRef other mode", ("selfRef", "other"),
-      {"rounding_mode": _MODE}, dtypes=_DIVMOD, traced=_DIV_SRC, notes=_MODE_NOTE),
-    E("InplaceDivMods", "torch:torch.div", "selfRef other mode", ("selfRef", "other"),
-      {"rounding_mode": _MODE}, dtypes=_DIVMOD, traced=_DIV_SRC, notes=_MODE_NOTE),
-    E("InplaceAddcmul", "aten::addcmul.default", "selfRef tensor1 tensor2 value", ("selfRef", "tensor1", "tensor2"),
-      {"value": "value"}, dtypes=d("f32 i32 i64 f16 i8 u8 f64 bf16"),
-      traced="math/addcmul/op_api/aclnn_addcmul.cpp"),
-    E("InplaceAddcdiv", "aten::addcdiv.default", "selfRef tensor1 tensor2 value", ("selfRef", "tensor1", "tensor2"),
-      {"value": "value"}, dtypes=d("f32 f16 f64 bf16"), traced="math/addcdiv/op_api/aclnn_addcdiv.cpp",
-      notes="int64 left out (aten refuses integer addcdiv)"),
-    _inplace("InplaceFmodScalar", "aten::fmod.Scalar", "selfRef other", _FMOD, "math/mod/op_api/aclnn_fmod_scalar.cpp"),
-    _inplace("InplaceFmodTensor", "aten::fmod.Tensor", "selfRef other", _FMOD, _MOD_SRC),
-    _inplace("InplaceRemainderTensorScalar", "aten::remainder.Scalar", "selfRef other", _REM, _REM_SRC),
-    _inplace("InplaceRemainderTensorTensor", "aten::remainder.Tensor", "selfRef other", _REM, _REM_SRC),
-    _inplace("InplacePowTensorScalar", "aten::pow.Tensor_Scalar", "self exponent", _POW_B,
-             "math/pow/op_api/aclnn_pow.cpp", _POW_NOTE),
-    _inplace("InplacePowTensorTensor", "aten::pow.Tensor_Tensor", "self exponent", _POW,
-             "math/pow/op_api/aclnn_pow_tensor_tensor.cpp", _POW_NOTE),
-    _inplace("InplaceXLogYTensor", "aten::xlogy.Tensor", "selfRef other", _XLOGY,
-             "math/xlogy/op_api/aclnn_x_log_y_tensor.cpp"),
-    _inplace("InplaceXLogYScalarOther", "aten::xlogy.Scalar_Other", "selfRef other", _XLOGY,
-             "math/xlogy/op_api/aclnn_x_log_y_scalar_other.cpp"),
-    E("InplaceLerp", "aten::lerp.Tensor", "selfRef end weight", ("selfRef", "end", "weight"), dtypes=_LERP,
-      same_dtype="selfRef end weight", traced="math/lerp/op_api/aclnn_lerp_tensor.cpp"),
-    E("InplaceLerps", "aten::lerp.Scalar", "selfRef end weight", ("selfRef", "end", "weight"), dtypes=_LERP,
-      same_dtype="selfRef end", traced="math/lerp/op_api/aclnn_lerp_scalar.cpp"),
-    _inplace("InplaceBitwiseAndScalar", "aten::bitwise_and.Scalar", "selfRef other", _BITS16,
-             "math/bitwise_and/op_api/aclnn_bitwise_and_scalar.cpp", _BIT),
-    _inplace("InplaceBitwiseAndTensor", "aten::bitwise_and.Tensor", "selfRef other", _BITS16,
-             "math/bitwise_and/op_api/aclnn_bitwise_and_tensor.cpp", _BIT),
-    _inplace("InplaceBitwiseAndTensorOut", "aten::bitwise_and.Tensor", "self other", _BITS16,
-             "math/bitwise_and/op_api/aclnn_bitwiseand.cpp", _BIT),
-    _inplace("InplaceBitwiseOrScalar", "aten::bitwise_or.Scalar", "selfRef other", _BITS16,
-             "math/bitwise_or/op_api/aclnn_bitwise_or_scalar.cpp", _BIT),
-    _inplace("InplaceBitwiseOrTensor", "aten::bitwise_or.Tensor", "selfRef other", _BITS16 + d("u32 u64"),
-             "math/bitwise_or/op_api/aclnn_bitwise_or_tensor.cpp", _BIT),
-    _inplace("InplaceBitwiseXorScalar", "aten::bitwise_xor.Scalar", "selfRef other", _BITS,
-             "math/bitwise_xor/op_api/aclnn_bitwise_xor_scalar.cpp", _BIT),
-    _inplace("InplaceBitwiseXorTensor", "aten::bitwise_xor.Tensor", "selfRef other", _BITS,
-             "math/bitwise_xor/op_api/aclnn_bitwise_xor_tensor.cpp", _BIT),
-    _inplace("InplaceLogicalAnd", "aten::logical_and.default", "selfRef other", _LOGIC,
-             "math/logical_and/op_api/aclnn_logical_and.cpp"),
-    _inplace("InplaceLogicalOr", "aten::logical_or.default", "selfRef other", _LOGIC,
-             "math/logical_or/op_api/aclnn_logical_or.cpp"),
-    _inplace("InplaceClampMax", "aten::clamp_max.default", "selfRef clipValueMax", _CLAMP, _CLAMP_SRC),
-    _inplace("InplaceClampMaxTensor", "aten::clamp_max.Tensor", "selfRef max", _CLAMP, _CLAMP_SRC),
-    _inplace("InplaceClampMinTensor", "aten::clamp_min.Tensor", "selfRef clipValueMin", _CLAMP, _CLAMP_SRC),
-    _inplace("InplaceHardtanh", "aten::hardtanh.default", "selfRef clipValueMin clipValueMax", _CLAMP,
-             "conversion/clip_by_value_v2/op_api/aclnn_hardtanh.cpp"),
+    *_forms("Clamp", "aten::clamp.default", "clipValueMin clipValueMax", _CLAMP, _CLAMP_SRC, _CLAMP_NOTE,
+            inplace=None, nullable="clipValueMin clipValueMax", args=("self",), kwargs=_BOUNDS),
+    *_forms("ClampTensor", "aten::clamp.Tensor", "clipValueMin clipValueMax", _CLAMP, _CLAMP_SRC, _CLAMP_NOTE,
+            inplace=None, nullable="clipValueMin clipValueMax", args=("self",), kwargs=_BOUNDS),
+    *_forms("ClampMin", "aten::clamp_min.default", "clipValueMin", _CLAMP, _CLAMP_SRC, inplace=None),
+    *_forms("ClampMax", "aten::clamp_max.default", "clipValueMax", _CLAMP, _CLAMP_SRC),
+    *_forms("ClampMinTensor", "aten::clamp_min.Tensor", "clipValueMin", _CLAMP, _CLAMP_SRC),
+    *_forms("ClampMaxTensor", "aten::clamp_max.Tensor", "max", _CLAMP, _CLAMP_SRC),
+    *_forms("Hardtanh", "aten::hardtanh.default", "clipValueMin clipValueMax", _CLAMP,
+            "conversion/clip_by_value_v2/op_api/aclnn_hardtanh.cpp", same_dtype="self out"),
 ]

@@ -10,7 +10,6 @@ from __future__ import annotations
 from ._entry import E, Entry
 from ._ew_dtypes import d
 
-PRECEDES = True  # traced op by op: replaces another family's entry of the same operator (table/__init__.py)
 
 _SRC = {"eq": "math/equal/op_api/aclnn_eq_{}.cpp",
         "ne": "math/not_equal/op_api/aclnn_ne_{}.cpp",

@@ -1,5 +1,5 @@
 """Element-wise operators of ops-math that no single aten overload computes: small compositions
-of torch operations (_ew_fn.py, each citing the doc it follows), and one aten overload with a
+of torch operations (compose/ew.py, each citing the doc it follows), and one aten overload with a
 converted argument (AddV3).
 
 LEFT_OUT: the operators of the ops-math list (/work/notes/ops-math.txt) no table entry computes,
@@ -11,9 +11,8 @@ from __future__ import annotations
 from ._entry import Call, E, Entry
 from ._ew_dtypes import d
 
-PRECEDES = True  # traced op by op: replaces another family's entry of the same operator (table/__init__.py)
 
-_FN = "torch:pyaclnn.ops._aten.table._ew_fn."
+_FN = "compose:ew."
 _HALF = d("f16 f32 bf16")
 
 ENTRIES: list[Entry] = [

@@ -1,13 +1,12 @@
 """Gradients of element-wise operators (ops-math): TanhBackward through aten, the rest through
-the compositions of _ew_fn.py (each with the doc it follows)."""
+the compositions of compose/ew.py (each with the doc it follows)."""
 from __future__ import annotations
 
 from ._entry import E, Entry
 from ._ew_dtypes import d
 
-PRECEDES = True  # traced op by op: replaces another family's entry of the same operator (table/__init__.py)
 
-_FN = "torch:pyaclnn.ops._aten.table._ew_fn."
+_FN = "compose:ew."
 _HALF = d("f16 f32 bf16")
 _GROUPED = {"gradY": _HALF, "groupIdxOptional": d("i32 i64")}  # group_bias_in_out_dtype_list, group_idx_dtype_list
 _SAME = "the inputs' shapes and dtypes must be equal (the source's CheckShape)"

@@ -1,13 +1,12 @@
 """Reductions of the ops-math list: max/min over one dim with indices (aten), ONNX-style max and
-log-sum over axes with the empty-axes rule (_ew_fn.py)."""
+log-sum over axes with the empty-axes rule (compose/ew.py)."""
 from __future__ import annotations
 
 from ._entry import E, Entry
 from ._ew_dtypes import d
 
-PRECEDES = True  # traced op by op: replaces another family's entry of the same operator (table/__init__.py)
 
-_FN = "torch:pyaclnn.ops._aten.table._ew_fn."
+_FN = "compose:ew."
 _INDICES = ("indices computed in int64, cast to indices' dtype (int64, or int32 where the doc allows it); "
             "the first index of equal extremes, as aten's CPU kernel")
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from ._entry import E, Entry
 from ._ew_dtypes import d
 
-PRECEDES = True  # traced op by op: replaces another family's entry of the same operator (table/__init__.py)
 
 _TRIG = d("f32 f16 f64 i8 i16 i32 i64 b u8 bf16")  # aclnn_acos.cpp, aclnn_asin.cpp, aclnn_atan.cpp
 _TRIG_C = _TRIG + d("c64 c128")  # aclnn_a(co|si|ta)nh.cpp, aclnn_cosh.cpp, aclnn_sinh.cpp, aclnn_tan.cpp
@@ -39,7 +38,7 @@ _UNARY: list[tuple[str, str, str, tuple, str, str]] = [
     ("Lgamma", "self", "lgamma", d("f64 f32 f16"), "math/lgamma/op_host/op_api/aclnn_lgamma.cpp", ""),
     ("Erfc", "self", "erfc", d("f64 f32 f16 b i64 bf16"), "math/erfc/op_api/aclnn_erfc.cpp", ""),
     ("Frac", "input", "frac", _FLOATS + d("i8 i16 i32 i64 u8"), "math/sub/op_api/aclnn_frac.cpp",
-     "integers: 0 (torch's frac has no integer kernel: _ew_fn.frac)"),
+     "integers: 0 (torch's frac has no integer kernel: compose/ew.py frac)"),
     ("Log10", "self", "log10", d("b u8 i8 i16 i32 i64 bf16 f16 f32 f64 c64 c128"),
      "math/log/op_api/aclnn_log10.cpp", ""),
     ("Log2", "self", "log2", d("f32 i32 i64 f16 i16 i8 u8 f64 bf16 b c64 c128"),
@@ -107,7 +106,7 @@ _SAME_OUT = {"BitwiseNot", "Digamma", "Lgamma", "Trunc", "Square", "Frac"}
 _SOCS = {"Square": "Ascend950",  # aclnn_square.cpp: IsRegBase() only
          "IsNegInf": "Ascend910B Ascend910_93", "IsPosInf": "Ascend910B Ascend910_93"}  # "910B/910C class"
 _OUT_DTYPES = {"IsFinite": d("b"), "IsNegInf": d("b"), "IsPosInf": d("b"), "AsinhV2": d("f16 f32")}
-_FRAC = "torch:pyaclnn.ops._aten.table._ew_fn.frac"  # integers too (their fraction is 0)
+_FRAC = "compose:ew.frac"  # integers too (their fraction is 0)
 
 ENTRIES: list[Entry] = [
     *(E(op, _FRAC if aten == "frac" else f"aten::{aten}.default", f"{x} out", (x,), dtypes=dts, traced=src,
@@ -122,7 +121,7 @@ ENTRIES: list[Entry] = [
     E("InplaceNanToNum", "aten::nan_to_num.default", "selfRef nan posinf neginf",
       ("selfRef", "nan", "posinf", "neginf"), dtypes=d("f16 f32 bf16 i8 i16 i32 i64 u8 b"), socs=_NAN_SOCS,
       traced="math/nan_to_num/op_api/aclnn_nan_to_num.cpp", notes=_NAN),
-    E("InplaceRoundDecimals", "torch:pyaclnn.ops._aten.table._base_fns.round_decimals", "selfRef decimals",
+    E("InplaceRoundDecimals", "compose:base.round_decimals", "selfRef decimals",
       ("selfRef", "decimals"), dtypes=_F64 + d("i32 i64"), traced="math/round/op_api/aclnn_round.cpp",
       notes="halves to even after scaling by 10**decimals, as aten; an integer rounds to itself"),
     E("InplaceOne", "aten::ones_like.default", "selfRef", ("selfRef",),

@@ -1,23 +1,33 @@
 """Indexing, gathering and scattering, shape and layout operators, fills and creation."""
 from __future__ import annotations
 
-from ._entry import ALL, FLOATS64, NUMS, E, OutDtype
+from ._entry import ALL, COMPLEX_, FLOATS64, NUMS, E, Int64, OutDtype
 from ....dtypes import DType
 
 _IDX = (DType.INT32, DType.INT64)
 _WITH_INDEX = {"*": ALL, "index": _IDX}
+# The sources take int32 and int64 indices (hicann/ops-nn e5c3fa9327ea95ba26d06227e746923580d10921:
+# index/index_fill_d/op_api/aclnn_index_fill.cpp, index/scatter_update/op_api/aclnn_index_copy.cpp,
+# index/gather_v2/op_api/aclnn_take.cpp, index/scatter_elements/op_api/aclnn_max_unpool2d.cpp,
+# index/scatter_nd_update/op_api/aclnn_put.cpp); these aten CPU kernels take only int64 ones, and their
+# meta kernels do not check (phase 1 accepted what phase 2 then refused): Int64 converts them.
+_LONG = "int32 indices go to aten as int64 (its CPU kernel takes only those)"
 
 ENTRIES = [
     E("Gather", "aten::gather.default", "self dim index out", ("self", "dim", "index"), dtypes=_WITH_INDEX),
-    E("GatherV2", "aten::gather.default", "self dim index out", ("self", "dim", "index"), dtypes=_WITH_INDEX),
+    E("GatherV2", "compose:index.gather_v2", "self dim index out", ("self", "dim", "index"),
+      dtypes={"self": ALL + COMPLEX_, "index": _IDX}, same_dtype="self out",
+      traced="index/gather_v2/op_api/aclnn_gather_v2.cpp",
+      notes="TensorFlow's gather (x's slices at an index of any rank), not aten's gather; uint16 (Ascend950's "
+            "list) left out"),
     E("IndexSelect", "aten::index_select.default", "self dim index out", ("self", "dim", "index"), dtypes=_WITH_INDEX),
     E("IndexAdd", "aten::index_add.default", "self dim index source alpha out", ("self", "dim", "index", "source"),
       {"alpha": "alpha"}, dtypes=_WITH_INDEX),
-    E("IndexFill", "aten::index_fill.int_Scalar", "self dim index value out", ("self", "dim", "index", "value"),
-      dtypes=_WITH_INDEX),
+    E("IndexFill", "aten::index_fill.int_Scalar", "self dim index value out",
+      ("self", "dim", Int64("index"), "value"), dtypes=_WITH_INDEX, notes=_LONG),
     E("ScatterAdd", "aten::scatter_add.default", "self dim index src out", ("self", "dim", "index", "src"),
       dtypes=_WITH_INDEX),
-    E("Take", "aten::take.default", "self index out", ("self", "index"), dtypes=_WITH_INDEX),
+    E("Take", "aten::take.default", "self index out", ("self", Int64("index")), dtypes=_WITH_INDEX, notes=_LONG),
     E("Index", "aten::index.Tensor", "self indices out", ("self", "indices"), dtypes={"self": ALL, "indices": _IDX},
       notes="integer index tensors only: a bool mask gives a data-dependent shape (refused, 161002)"),
     E("Embedding", "aten::embedding.default", "weight indices out", ("weight", "indices"),
@@ -46,10 +56,13 @@ ENTRIES = [
     E("ConstantPadNd", "aten::constant_pad_nd.default", "self pad value out", ("self", "pad", "value"), dtypes=ALL),
     E("ChannelShuffle", "aten::channel_shuffle.default", "self groups out", ("self", "groups"), dtypes=ALL),
     E("Eye", "aten::eye.m", "n m out", ("n", "m"), {"dtype": OutDtype("out")}, dtypes=None),
-    E("Arange", "aten::arange.start_step", "start end step out", ("start", "end", "step"),
-      {"dtype": OutDtype("out")}, dtypes=None, notes="computed in out's dtype"),
-    E("Range", "aten::range.step", "start end step out", ("start", "end", "step"), {"dtype": OutDtype("out")},
-      dtypes=None, notes="computed in out's dtype; end included"),
+    E("Arange", "compose:creation.arange", "start end step out",
+      ("start", "end", "step", OutDtype("out")), dtypes=None, traced="math/range/op_api/aclnn_arange.cpp",
+      notes="computed in out's dtype; an integer out reads start, end and step as integers (a step of 0.5 is "
+            "0: refused)"),
+    E("Range", "compose:creation.range_closed", "start end step out",
+      ("start", "end", "step", OutDtype("out")), dtypes=None, traced="math/range/op_api/aclnn_range.cpp",
+      notes="computed in out's dtype; end included; an integer out reads start, end and step as integers"),
     E("Linspace", "aten::linspace.default", "start end steps out", ("start", "end", "steps"),
       {"dtype": OutDtype("out")}, dtypes=None),
     E("LogSpace", "aten::logspace.default", "start end steps base result", ("start", "end", "steps", "base"),
@@ -62,8 +75,8 @@ ENTRIES = [
     E("SearchSorteds", "aten::searchsorted.Scalar", "sortedSequence self outInt32 right sorter out",
       ("sortedSequence", "self"), {"out_int32": "outInt32", "right": "right", "sorter": "sorter"},
       dtypes={"sortedSequence": NUMS, "sorter": (DType.INT64,)}, nullable="sorter"),
-    E("MaxUnpool2d", "aten::max_unpool2d.default", "self indices outputSize out", ("self", "indices", "outputSize"),
-      dtypes={"self": FLOATS64, "indices": _IDX}),
+    E("MaxUnpool2d", "aten::max_unpool2d.default", "self indices outputSize out",
+      ("self", Int64("indices"), "outputSize"), dtypes={"self": FLOATS64, "indices": _IDX}, notes=_LONG),
     E("IndexPutImpl", "aten::index_put.default", "selfRef indices values accumulate unsafe",
       ("selfRef", "indices", "values", "accumulate"), dtypes={"*": ALL, "indices": _IDX + (DType.BOOL,)},
       notes="unsafe (skip index checks) dropped: indices are always checked here"),
@@ -76,10 +89,10 @@ ENTRIES = [
     # in-place forms: the functional op on selfRef
     E("InplaceTril", "aten::tril.default", "selfRef diagonal", ("selfRef", "diagonal"), dtypes=ALL),
     E("InplaceTriu", "aten::triu.default", "selfRef diagonal", ("selfRef", "diagonal"), dtypes=ALL),
-    E("InplaceIndexCopy", "aten::index_copy.default", "selfRef dim index source", ("selfRef", "dim", "index", "source"),
-      dtypes=_WITH_INDEX),
+    E("InplaceIndexCopy", "aten::index_copy.default", "selfRef dim index source",
+      ("selfRef", "dim", Int64("index"), "source"), dtypes=_WITH_INDEX, notes=_LONG),
     E("InplaceIndexFill", "aten::index_fill.int_Scalar", "selfRef dim index value",
-      ("selfRef", "dim", "index", "value"), dtypes=_WITH_INDEX),
+      ("selfRef", "dim", Int64("index"), "value"), dtypes=_WITH_INDEX, notes=_LONG),
     E("InplaceMaskedFillScalar", "aten::masked_fill.Scalar", "selfRef mask value", ("selfRef", "mask", "value"),
       dtypes={"selfRef": ALL, "mask": (DType.BOOL,)}),
     E("InplaceMaskedFillTensor", "aten::masked_fill.Tensor", "selfRef mask value", ("selfRef", "mask", "value"),
@@ -87,14 +100,14 @@ ENTRIES = [
     E("InplaceMaskedScatter", "aten::masked_scatter.default", "selfRef mask source", ("selfRef", "mask", "source"),
       dtypes={"*": ALL, "mask": (DType.BOOL,)}),
     E("InplaceFillScalar", "aten::fill.Scalar", "selfRef value", ("selfRef", "value"), dtypes=ALL),
-    E("InplaceFillTensor", "torch:pyaclnn.ops._aten.table._base_fns.fill_tensor", "selfRef value",
+    E("InplaceFillTensor", "compose:base.fill_tensor", "selfRef value",
       ("selfRef", "value"), dtypes=ALL,
       notes="value 0-D or 1-D with one element (conversion/fill/op_api/aclnn_fill_tensor.cpp)"),
     E("InplaceZero", "aten::zero.default", "selfRef", ("selfRef",), dtypes=ALL),
     E("InplaceCopy", "aten::copy.default", "selfRef src", ("selfRef", "src"), dtypes=ALL,
       notes="src broadcast to selfRef and cast to its dtype"),
-    E("InplacePut", "aten::put.default", "selfRef index source accumulate", ("selfRef", "index", "source", "accumulate"),
-      dtypes=_WITH_INDEX),
+    E("InplacePut", "aten::put.default", "selfRef index source accumulate",
+      ("selfRef", Int64("index"), "source", "accumulate"), dtypes=_WITH_INDEX, notes=_LONG),
     E("InplaceFillDiagonal", "aten::fill_diagonal_.default", "selfRef fillValue wrap", ("selfRef", "fillValue", "wrap"),
       dtypes=ALL, notes="aten's in-place op on selfRef itself"),
 ]

@@ -11,7 +11,7 @@ ENTRIES = [
     E("Inverse", "aten::inverse.default", "self out", ("self",), dtypes=_F + (DType.FLOAT16,)),
     E("Logdet", "aten::logdet.default", "self out", ("self",), dtypes=_F),
     E("Slogdet", "aten::slogdet.default", "self signOut logOut", ("self",), out="signOut logOut", dtypes=_F),
-    E("LinalgCholesky", "torch:pyaclnn.ops._aten.table._base_fns.cholesky", "self upper out", ("self", "upper"),
+    E("LinalgCholesky", "compose:base.cholesky", "self upper out", ("self", "upper"),
       dtypes=(DType.FLOAT, DType.BF16, DType.FLOAT16), dtypes_v1=(), same_dtype="self out",
       traced="math/cholesky/op_api/aclnn_linalg_cholesky.cpp",
       notes="float16 and bf16 factored in float32; only Ascend910B/910_93/950 have it (elsewhere every dtype is "

@@ -15,7 +15,7 @@ ENTRIES = [
     E("SmoothL1Loss", "aten::smooth_l1_loss.default", "self target reduction beta result",
       ("self", "target", _R, "beta"), out="result"),
     E("SoftMarginLoss", "aten::soft_margin_loss.default", "self target reduction out", ("self", "target", _R)),
-    E("KlDiv", "torch:pyaclnn.ops._aten.table._base_fns.kl_div", "self target reduction logTarget out",
+    E("KlDiv", "compose:base.kl_div", "self target reduction logTarget out",
       ("self", "target", Enum("reduction", (0, 1, 2, 3)), "logTarget"), single="out",
       traced="math/kl_div_v2/op_api/aclnn_kl_div.cpp",
       notes="reduction 3 is batchmean, the sum over self.size(0); a reduced out has one element ((1,) or 0-D)"),
@@ -33,5 +33,7 @@ ENTRIES = [
       ("self", Int64("target"), "weight", _R, "ignoreIndex"), out="out totalWeightOut", nullable="weight",
       dtypes=_TARGET_IDX),
     E("MultilabelMarginLoss", "aten::multilabel_margin_loss_forward.default", "self target reduction out isTarget",
-      ("self", "target", _R), out="out isTarget", dtypes={"*": FLOATS, "target": (DType.INT32, DType.INT64)}),
+      ("self", Int64("target"), _R), out="out isTarget", dtypes={"*": FLOATS, "target": (DType.INT32, DType.INT64)},
+      notes="int32 targets (loss/multilabel_margin_loss/op_api/aclnn_multilabel_margin_loss.cpp takes them) go "
+            "to aten as int64: its CPU kernel takes only those"),
 ]

@@ -1,6 +1,7 @@
-"""Element-wise math: unary and binary operators, comparisons, bitwise and logical operators,
-and their in-place forms (``Inplace<Op>``: the functional aten op, its result written into the
-``...Ref`` tensor, so the usual out checks apply to it: shape, and a result dtype castable to it).
+"""Element-wise math the ew_* families (the ops-math list, traced operator by operator) do not
+have: unary and binary operators, comparisons, and their in-place forms (``Inplace<Op>``: the
+functional aten op, its result written into the ``...Ref`` tensor, so the usual out checks apply
+to it: shape, and a result dtype castable to it).
 
 Each entry was checked against its header (parameter names and order, in
 /work/shared/headers and the shipped signature table) and the aten schema (torch 2.13).
@@ -18,41 +19,17 @@ _UNARY = [
     ("Sin", "sin", FLOATS64), ("Tanh", "tanh", FLOATS64), ("Sigmoid", "sigmoid", FLOATS64), ("Erf", "erf", FLOATS64),
     ("Exp2", "exp2", FLOATS64), ("Log1p", "log1p", FLOATS64), ("Expm1", "expm1", FLOATS64),
     ("Reciprocal", "reciprocal", FLOATS64), ("Ceil", "ceil", FLOATS64),
-    ("Round", "round", FLOATS64), ("Trunc", "trunc", FLOATS64), ("Acosh", "acosh", FLOATS64),
-    ("Asin", "asin", FLOATS64), ("Cosh", "cosh", FLOATS64), ("Sinh", "sinh", FLOATS64), ("Tan", "tan", FLOATS64),
-    ("Digamma", "digamma", FLOATS64), ("Erfc", "erfc", FLOATS64), ("Erfinv", "erfinv", FLOATS64),
-    ("Lgamma", "lgamma", FLOATS64), ("Log10", "log10", FLOATS64), ("Log2", "log2", FLOATS64),
-    ("Sinc", "sinc", FLOATS64), ("Square", "square", NUMS),
-    ("Signbit", "signbit", NUMS), ("IsFinite", "isfinite", ALL), ("IsNegInf", "isneginf", NUMS),
-    ("IsPosInf", "isposinf", NUMS), ("LogicalNot", "logical_not", ALL), ("BitwiseNot", "bitwise_not", _BOOL_INTS),
+    ("Round", "round", FLOATS64), ("LogicalNot", "logical_not", ALL),
 ]
-# ... whose input is named ``input`` in its header
-_UNARY_INPUT = [("Cos", "cos"), ("Acos", "acos"), ("Asinh", "asinh"), ("Atan", "atan"), ("Atanh", "atanh"),
-                ("Frac", "frac")]
 
 # (CANN name, aten overload, input dtypes): out = aten(self, other)
 _BINARY = [
     ("Mul", "mul.Tensor", ALL), ("Maximum", "maximum.default", ALL), ("Minimum", "minimum.default", ALL),
     ("Atan2", "atan2.default", FLOATS64 + INTS), ("LogicalAnd", "logical_and.default", ALL),
-    ("LogicalOr", "logical_or.default", ALL), ("LogicalXor", "logical_xor.default", ALL),
-    ("LogAddExp", "logaddexp.default", FLOATS64), ("LogAddExp2", "logaddexp2.default", FLOATS64),
-    ("XLogYTensor", "xlogy.Tensor", FLOATS64 + _BOOL_INTS), ("FloorDivide", "floor_divide.default", NUMS),
-    ("FmodTensor", "fmod.Tensor", NUMS), ("RemainderTensorTensor", "remainder.Tensor", NUMS),
-    ("Gcd", "gcd.default", INTS),
-    ("EqTensor", "eq.Tensor", ALL), ("NeTensor", "ne.Tensor", ALL), ("GeTensor", "ge.Tensor", NUMS),
-    ("GtTensor", "gt.Tensor", NUMS), ("LeTensor", "le.Tensor", NUMS), ("LtTensor", "lt.Tensor", NUMS),
-    ("BitwiseAndTensor", "bitwise_and.Tensor", _BOOL_INTS), ("BitwiseOrTensor", "bitwise_or.Tensor", _BOOL_INTS),
-    ("BitwiseXorTensor", "bitwise_xor.Tensor", _BOOL_INTS), ("BitwiseAndTensorOut", "bitwise_and.Tensor", _BOOL_INTS),
+    ("FloorDivide", "floor_divide.default", NUMS),
 ]
 # (CANN name, aten overload, input dtypes): out = aten(self, other) with an aclScalar other
-_TENSOR_SCALAR = [
-    ("Muls", "mul.Scalar", ALL), ("Divs", "div.Scalar", NUMS), ("FloorDivides", "floor_divide.Scalar", NUMS),
-    ("FmodScalar", "fmod.Scalar", NUMS), ("RemainderTensorScalar", "remainder.Scalar", NUMS),
-    ("EqScalar", "eq.Scalar", ALL), ("NeScalar", "ne.Scalar", ALL), ("GeScalar", "ge.Scalar", NUMS),
-    ("GtScalar", "gt.Scalar", NUMS), ("LeScalar", "le.Scalar", NUMS), ("LtScalar", "lt.Scalar", NUMS),
-    ("BitwiseAndScalar", "bitwise_and.Scalar", _BOOL_INTS), ("BitwiseOrScalar", "bitwise_or.Scalar", _BOOL_INTS),
-    ("BitwiseXorScalar", "bitwise_xor.Scalar", _BOOL_INTS),
-]
+_TENSOR_SCALAR = [("FloorDivides", "floor_divide.Scalar", NUMS)]
 
 D = DType
 _OPS_MATH = "hicann/ops-math math/{0}/op_api/aclnn_{0}.cpp"
@@ -62,7 +39,20 @@ _EXP = (D.FLOAT, D.FLOAT16, D.DOUBLE, D.COMPLEX64, D.COMPLEX128, D.BOOL, D.INT64
 _NEG = (D.INT8, D.INT32, D.INT64, D.FLOAT16, D.FLOAT, D.DOUBLE, D.COMPLEX64, D.COMPLEX128)
 _FLOOR = (D.INT64, D.INT32, D.INT16, D.INT8, D.UINT64, D.UINT32, D.UINT16, D.UINT8, D.DOUBLE, D.FLOAT, D.FLOAT16)
 
+# hicann/ops-nn e5c3fa9327ea95ba26d06227e746923580d10921 activation/erfinv/op_api/aclnn_erfinv.cpp: no double;
+# integers and bool computed as float32 (the out a float32 result can be cast to), floats as themselves
+_ERFINV = (D.FLOAT, D.FLOAT16, D.BF16, D.BOOL, D.INT8, D.INT16, D.INT32, D.INT64, D.UINT8)
+_ERFINV_SRC = "activation/erfinv/op_api/aclnn_erfinv.cpp: dtype lists per SoC; integers and bool give float32"
+
+# hicann/ops-nn e5c3fa9327ea95ba26d06227e746923580d10921 activation/relu/op_api/aclnn_add_relu.cpp: no double,
+# no bool; aten's _add_relu has no fp16, bf16 nor uint8 kernel (its meta accepted them): compose.nn.add_relu
+_ADD_RELU = (D.FLOAT, D.FLOAT16, D.BF16, D.INT8, D.UINT8, D.INT16, D.INT32, D.INT64)
+_ADD_RELU_SRC = "activation/relu/op_api/aclnn_add_relu.cpp"
+
 ENTRIES: list[Entry] = [
+    E("Erfinv", "aten::erfinv.default", "self out", ("self",), dtypes=_ERFINV, traced=_ERFINV_SRC),
+    E("InplaceErfinv", "aten::erfinv.default", "selfRef", ("selfRef",), out="selfRef", dtypes=_ERFINV,
+      traced=_ERFINV_SRC + " (aclnnErfinv with out = selfRef: an integer selfRef cannot hold the result)"),
     E("Abs", "aten::abs.default", "self out", ("self",), dtypes=_ABS + (D.BF16,), dtypes_v1=_ABS,
       same_dtype="self out", traced=_OPS_MATH.format("abs") + ": dtype lists per arch, out of self's dtype",
       notes="left out: complex inputs (the device writes their float modulus) and bool (the device copies "
@@ -74,43 +64,16 @@ ENTRIES: list[Entry] = [
     E("Floor", "aten::floor.default", "self out", ("self",), dtypes=_FLOOR + (D.BF16,), dtypes_v1=_FLOOR,
       same_dtype="self out", traced=_OPS_MATH.format("floor") + ": dtype lists per arch, out of self's dtype"),
     *(E(op, f"aten::{name}.default", "self out", ("self",), dtypes=dt) for op, name, dt in _UNARY),
-    *(E(op, f"aten::{name}.default", "input out", ("input",), dtypes=FLOATS64) for op, name in _UNARY_INPUT),
+    E("Cos", "aten::cos.default", "input out", ("input",), dtypes=FLOATS64),
     E("Sign", "aten::sign.default", "self result", ("self",), out="result", dtypes=NUMS),
     *(E(op, f"aten::{name}", "self other out", ("self", "other"), dtypes=dt) for op, name, dt in _BINARY),
     *(E(op, f"aten::{name}", "self other out", ("self", "other"), dtypes=dt) for op, name, dt in _TENSOR_SCALAR),
     E("Div", "aten::div.Tensor", "self other out", ("self", "other"), dtypes=NUMS,
       notes="true division (integers give a float result)"),
     E("Sub", "aten::sub.Tensor", "self other alpha out", ("self", "other"), {"alpha": "alpha"}, dtypes=NUMS),
-    E("Subs", "aten::sub.Scalar", "self other alpha out", ("self", "other", "alpha"), dtypes=NUMS),
-    E("Adds", "aten::add.Scalar", "self other alpha out", ("self", "other", "alpha"), dtypes=ALL),
-    E("Rsub", "aten::rsub.Tensor", "self other alpha out", ("self", "other"), {"alpha": "alpha"}, dtypes=NUMS,
-      notes="other - alpha * self"),
-    E("Rsubs", "aten::rsub.Scalar", "self other alpha out", ("self", "other", "alpha"), dtypes=NUMS),
-    E("PowTensorTensor", "aten::pow.Tensor_Tensor", "self exponent out", ("self", "exponent"), dtypes=NUMS),
-    E("ClampMaxTensor", "aten::clamp_max.Tensor", "self max out", ("self", "max"), dtypes=NUMS),
-    E("PowTensorScalar", "aten::pow.Tensor_Scalar", "self exponent out", ("self", "exponent"), dtypes=NUMS),
-    E("PowScalarTensor", "aten::pow.Scalar", "self exponent out", ("self", "exponent"), dtypes=NUMS),
-    E("RemainderScalarTensor", "aten::remainder.Scalar_Tensor", "self other out", ("self", "other"), dtypes=NUMS),
     E("Heaviside", "aten::heaviside.default", "input values out", ("input", "values"), dtypes=NUMS),
-    E("Addcdiv", "aten::addcdiv.default", "self tensor1 tensor2 value out", ("self", "tensor1", "tensor2"),
-      {"value": "value"}, dtypes=FLOATS64),
-    E("Addcmul", "aten::addcmul.default", "self tensor1 tensor2 value out", ("self", "tensor1", "tensor2"),
-      {"value": "value"}, dtypes=NUMS),
-    E("Lerp", "aten::lerp.Tensor", "self end weight out", ("self", "end", "weight"), dtypes=FLOATS64),
-    E("Lerps", "aten::lerp.Scalar", "self end weight out", ("self", "end", "weight"), dtypes=FLOATS64),
     E("IsClose", "aten::isclose.default", "self other rtol atol equalNan out",
       ("self", "other", "rtol", "atol", "equalNan"), dtypes=ALL),
-    E("NanToNum", "aten::nan_to_num.default", "self nan posinf neginf out", ("self", "nan", "posinf", "neginf"),
-      dtypes=ALL),
-    E("Clamp", "aten::clamp.default", "self clipValueMin clipValueMax out", ("self", "clipValueMin", "clipValueMax"),
-      dtypes=NUMS, nullable="clipValueMin clipValueMax",
-      notes="a nullptr bound is no bound (the page of aclnnClamp)"),
-    E("ClampMin", "aten::clamp_min.default", "self clipValueMin out", ("self", "clipValueMin"), dtypes=NUMS),
-    E("ClampMax", "aten::clamp_max.default", "self clipValueMax out", ("self", "clipValueMax"), dtypes=NUMS),
-    E("ClampMinTensor", "aten::clamp_min.Tensor", "self clipValueMin out", ("self", "clipValueMin"), dtypes=NUMS),
-    E("ClampTensor", "aten::clamp.Tensor", "self clipValueMin clipValueMax out",
-      ("self", "clipValueMin", "clipValueMax"), dtypes=NUMS, nullable="clipValueMin clipValueMax",
-      notes="a nullptr bound is no bound (the page of aclnnClampTensor)"),
     E("Complex", "aten::complex.default", "real imag out", ("real", "imag"), dtypes=(DType.FLOAT, DType.DOUBLE)),
     E("Polar", "aten::polar.default", "input angle out", ("input", "angle"), dtypes=(DType.FLOAT, DType.DOUBLE)),
     E("Real", "aten::real.default", "self out", ("self",), dtypes=FLOATS64 + COMPLEX_),
@@ -119,95 +82,40 @@ ENTRIES: list[Entry] = [
             "integers truncate)"),
 ]
 
-# -- in-place forms: the functional op on the ...Ref tensor (or the one the header names) -----------
-# (CANN name, aten overload, C parameters, the written tensor, input dtypes)
-_INPLACE = [
-    ("InplaceExp", "exp.default", "selfRef", "selfRef", FLOATS64),
-    ("InplaceFloor", "floor.default", "selfRef", "selfRef", FLOATS64),
-    ("InplaceNeg", "neg.default", "selfRef", "selfRef", NUMS),
-    *((f"Inplace{op}", f"{name}.default", "selfRef", "selfRef", dt) for op, name, dt in _UNARY
-      if op in ("Exp", "Log", "Rsqrt", "Sin", "Tanh", "Sigmoid", "Erf", "Exp2", "Log1p", "Expm1",
-                "Reciprocal", "Floor", "Ceil", "Round", "Trunc", "Acosh", "Asin", "Cosh", "Sinh", "Tan", "Erfc",
-                "Erfinv", "Log10", "Log2", "Sinc", "Neg", "LogicalNot")),
-    *((f"Inplace{op}", f"{name}.default", "inputRef", "inputRef", FLOATS64) for op, name in _UNARY_INPUT),
-    ("InplaceSqrt", "sqrt.default", "self", "self", FLOATS64),
-]
+# -- in-place forms: the functional op on the ...Ref tensor, so the usual out checks apply to it ------
 # (CANN name, aten overload, C parameters, input dtypes): selfRef = aten(selfRef, <the others>)
 _INPLACE_BINARY = [
-    ("InplaceMul", "mul.Tensor", "selfRef other", ALL), ("InplaceMuls", "mul.Scalar", "selfRef other", ALL),
-    ("InplaceDiv", "div.Tensor", "selfRef other", NUMS), ("InplaceDivs", "div.Scalar", "selfRef other", NUMS),
     ("InplaceFloorDivide", "floor_divide.default", "selfRef other", NUMS),
     ("InplaceFloorDivides", "floor_divide.Scalar", "selfRef other", NUMS),
-    ("InplaceFmodTensor", "fmod.Tensor", "selfRef other", NUMS), ("InplaceFmodScalar", "fmod.Scalar", "selfRef other", NUMS),
-    ("InplaceRemainderTensorTensor", "remainder.Tensor", "selfRef other", NUMS),
-    ("InplaceRemainderTensorScalar", "remainder.Scalar", "selfRef other", NUMS),
     ("InplaceEqTensor", "eq.Tensor", "selfRef other", ALL), ("InplaceEqScalar", "eq.Scalar", "selfRef other", ALL),
     ("InplaceNeTensor", "ne.Tensor", "selfRef other", ALL), ("InplaceNeScalar", "ne.Scalar", "selfRef other", ALL),
     ("InplaceGeTensor", "ge.Tensor", "selfRef other", NUMS), ("InplaceGeScalar", "ge.Scalar", "selfRef other", NUMS),
     ("InplaceGtTensor", "gt.Tensor", "selfRef other", NUMS), ("InplaceGtScalar", "gt.Scalar", "selfRef other", NUMS),
     ("InplaceLeTensor", "le.Tensor", "selfRef other", NUMS), ("InplaceLeScalar", "le.Scalar", "selfRef other", NUMS),
     ("InplaceLtTensor", "lt.Tensor", "selfRef other", NUMS), ("InplaceLtScalar", "lt.Scalar", "selfRef other", NUMS),
-    ("InplaceLogicalAnd", "logical_and.default", "selfRef other", ALL),
-    ("InplaceLogicalOr", "logical_or.default", "selfRef other", ALL),
-    ("InplaceBitwiseAndTensor", "bitwise_and.Tensor", "selfRef other", _BOOL_INTS),
-    ("InplaceBitwiseAndScalar", "bitwise_and.Scalar", "selfRef other", _BOOL_INTS),
-    ("InplaceBitwiseOrTensor", "bitwise_or.Tensor", "selfRef other", _BOOL_INTS),
-    ("InplaceBitwiseOrScalar", "bitwise_or.Scalar", "selfRef other", _BOOL_INTS),
-    ("InplaceBitwiseXorTensor", "bitwise_xor.Tensor", "selfRef other", _BOOL_INTS),
-    ("InplaceBitwiseXorScalar", "bitwise_xor.Scalar", "selfRef other", _BOOL_INTS),
-    ("InplaceXLogYTensor", "xlogy.Tensor", "selfRef other", FLOATS64),
-    ("InplaceClampMaxTensor", "clamp_max.Tensor", "selfRef max", NUMS),
-    ("InplaceClampMinTensor", "clamp_min.Tensor", "selfRef clipValueMin", NUMS),
-    ("InplaceClampMax", "clamp_max.default", "selfRef clipValueMax", NUMS),
-    ("InplaceLerp", "lerp.Tensor", "selfRef end weight", FLOATS64),
-    ("InplaceLerps", "lerp.Scalar", "selfRef end weight", FLOATS64),
-    ("InplaceNanToNum", "nan_to_num.default", "selfRef nan posinf neginf", ALL),
-    ("InplacePowTensorScalar", "pow.Tensor_Scalar", "self exponent", NUMS),
-    ("InplacePowTensorTensor", "pow.Tensor_Tensor", "self exponent", NUMS),
 ]
 
-ENTRIES += [E(op, f"aten::{name}", params, (params,), out=written, dtypes=dt) for op, name, params, written, dt in _INPLACE]
+ENTRIES.append(E("InplaceSigmoid", "aten::sigmoid.default", "selfRef", ("selfRef",), out="selfRef", dtypes=FLOATS64))
 ENTRIES += [E(op, f"aten::{name}", params, tuple(params.split()), out=params.split()[0], dtypes=dt)
             for op, name, params, dt in _INPLACE_BINARY]
 # more element-wise operators whose aten peer takes the same arguments
 ENTRIES += [
-    E("AddRelu", "aten::_add_relu.Tensor", "self other alpha out", ("self", "other"), {"alpha": "alpha"}, dtypes=NUMS,
-      notes="relu(self + alpha * other)"),
-    E("InplaceAddRelu", "aten::_add_relu.Tensor", "selfRef other alpha", ("selfRef", "other"), {"alpha": "alpha"},
-      dtypes=NUMS),
-    E("LeftShift", "aten::bitwise_left_shift.Tensor", "self shiftBits out", ("self", "shiftBits"), dtypes=INTS),
-    E("LeftShifts", "aten::bitwise_left_shift.Tensor_Scalar", "self shiftBits out", ("self", "shiftBits"),
-      dtypes=INTS),
+    E("AddRelu", "compose:nn.add_relu", "self other alpha out", ("self", "other", "alpha"),
+      dtypes=_ADD_RELU, traced=_ADD_RELU_SRC, notes="relu(self + alpha * other)"),
+    E("InplaceAddRelu", "compose:nn.add_relu", "selfRef other alpha",
+      ("selfRef", "other", "alpha"), out="selfRef", dtypes=_ADD_RELU, traced=_ADD_RELU_SRC),
     E("RightShift", "aten::bitwise_right_shift.Tensor", "input shiftBits out", ("input", "shiftBits"), dtypes=INTS),
-    E("RoundDecimals", "torch:pyaclnn.ops._aten.table._base_fns.round_decimals", "self decimals out",
+    E("RoundDecimals", "compose:base.round_decimals", "self decimals out",
       ("self", "decimals"), dtypes=FLOATS64 + (DType.INT32, DType.INT64), same_dtype="self out",
       traced="math/round/op_api/aclnn_round.cpp", notes="an integer rounds to itself"),
-    E("InplaceRoundDecimals", "torch:pyaclnn.ops._aten.table._base_fns.round_decimals", "selfRef decimals",
-      ("selfRef", "decimals"), dtypes=FLOATS64 + (DType.INT32, DType.INT64),
-      traced="math/round/op_api/aclnn_round.cpp", notes="an integer rounds to itself"),
-    E("XLogYScalarOther", "aten::xlogy.Scalar_Other", "self other out", ("self", "other"), dtypes=FLOATS64 + _BOOL_INTS),
-    E("InplaceXLogYScalarOther", "aten::xlogy.Scalar_Other", "selfRef other", ("selfRef", "other"), dtypes=FLOATS64),
-    E("XLogYScalarSelf", "aten::xlogy.Scalar_Self", "self other out", ("self", "other"), dtypes=FLOATS64 + _BOOL_INTS),
     E("Xlog1py", "aten::special_xlog1py.default", "x y z", ("x", "y"), out="z", dtypes=FLOATS64),
     E("Ndtri", "aten::special_ndtri.default", "self out", ("self",), dtypes=(DType.FLOAT, DType.DOUBLE)),
-    E("SWhere", "torch:pyaclnn.ops._aten.table._base_fns.s_where", "condition self other out",
+    E("SWhere", "compose:base.s_where", "condition self other out",
       ("condition", "self", "other"), dtypes={"*": ALL, "condition": (DType.BOOL, DType.UINT8)},
       notes="a uint8 condition is cast to bool (math/select/op_api/aclnn_s_where.cpp)"),
     E("IsInScalarTensor", "aten::isin.Scalar_Tensor", "element testElements assumeUnique invert out",
       ("element", "testElements"), {"assume_unique": "assumeUnique", "invert": "invert"}, dtypes=NUMS),
     E("IsInTensorScalar", "aten::isin.Tensor_Scalar", "element testElement assumeUnique invert out",
       ("element", "testElement"), {"assume_unique": "assumeUnique", "invert": "invert"}, dtypes=NUMS),
-    E("InplaceOne", "aten::fill.Scalar", "selfRef", ("selfRef", 1), dtypes=ALL),
 ]
 
-ENTRIES += [
-    E("InplaceSub", "aten::sub.Tensor", "selfRef other alpha", ("selfRef", "other"), {"alpha": "alpha"}, dtypes=NUMS),
-    E("InplaceSubs", "aten::sub.Scalar", "selfRef other alpha", ("selfRef", "other", "alpha"), dtypes=NUMS),
-    E("InplaceAdds", "aten::add.Scalar", "selfRef other alpha", ("selfRef", "other", "alpha"), dtypes=ALL),
-    E("InplaceAddcdiv", "aten::addcdiv.default", "selfRef tensor1 tensor2 value", ("selfRef", "tensor1", "tensor2"),
-      {"value": "value"}, dtypes=FLOATS64),
-    E("InplaceAddcmul", "aten::addcmul.default", "selfRef tensor1 tensor2 value", ("selfRef", "tensor1", "tensor2"),
-      {"value": "value"}, dtypes=NUMS),
-    E("InplaceHardtanh", "aten::hardtanh.default", "selfRef clipValueMin clipValueMax",
-      ("selfRef", "clipValueMin", "clipValueMax"), dtypes=FLOATS64),
-]

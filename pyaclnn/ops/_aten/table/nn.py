@@ -2,11 +2,15 @@
 padding and resampling."""
 from __future__ import annotations
 
-from ._entry import FLOATS, FLOATS64, Call, E, zero_is_none
+from ._entry import F16, FLOATS, FLOATS64, Call, E, zero_is_none
 from ....dtypes import DType
 
 _HF32 = "cubeMathType dropped: fp32 in full precision (the device may use HF32 when cubeMathType allows it)"
 _DIV = "divisorOverride 0 is none (the header)"
+_CV = "hicann/ops-cv 6ae87653464d2afb064c829e529abba2e278b0c4"  # the commit the grid samplers were traced at
+# aclnnAddmv's list (hicann/ops-nn e5c3fa9327ea95ba26d06227e746923580d10921
+# matmul/addmv/op_host/op_api/aclnn_addmv.cpp addmvDtypeSupportList) less bool: aten's addmv has no bool kernel
+_ADDMV = FLOATS64 + (DType.INT32, DType.INT64, DType.INT16, DType.INT8, DType.UINT8)
 
 # (CANN name, aten name): out = aten(self, padding)
 _PADS = [(f"{kind}Pad{n}d", f"{kind.lower()}_pad{n}d") for kind in ("Reflection", "Replication") for n in (1, 2, 3)]
@@ -30,7 +34,9 @@ ENTRIES = [
     E("Baddbmm", "aten::baddbmm.default", "self batch1 batch2 beta alpha out cubeMathType",
       ("self", "batch1", "batch2"), {"beta": "beta", "alpha": "alpha"}, notes=_HF32),
     E("Addmv", "aten::addmv.default", "self mat vec alpha beta out cubeMathType", ("self", "mat", "vec"),
-      {"beta": "beta", "alpha": "alpha"}, notes=_HF32 + "; alpha comes before beta in C"),
+      {"beta": "beta", "alpha": "alpha"}, dtypes=_ADDMV, traced="matmul/addmv/op_host/op_api/aclnn_addmv.cpp",
+      notes=_HF32 + "; alpha comes before beta in C; bool left out (aten's addmv has no bool kernel; the device "
+            "computes logical and/or)"),
     E("Addr", "aten::addr.default", "self vec1 vec2 betaOptional alphaOptional out", ("self", "vec1", "vec2"),
       {"beta": "betaOptional", "alpha": "alphaOptional"}, dtypes=FLOATS64 + (DType.INT32, DType.INT64, DType.BOOL)),
     E("AddrV2", "aten::addr.default", "self vec1 vec2 betaOptional alphaOptional out", ("self", "vec1", "vec2"),
@@ -66,7 +72,8 @@ ENTRIES = [
       notes=_HF32 + "; " + _DIV),
     E("AvgPool3d", "aten::avg_pool3d.default", "self kernelSize stride padding ceilMode countIncludePad divisorOverride out",
       ("self", "kernelSize", "stride", "padding", "ceilMode", "countIncludePad", Call("divisorOverride", zero_is_none)),
-      notes=_DIV),
+      upcast=True, same_dtype="self out", traced="pooling/avg_pool3_d/op_api/aclnn_avgpool3d.cpp",
+      notes=_DIV + "; fp16 and bf16 computed in float32 (aten's CPU avg_pool3d has no fp16 kernel)"),
     E("MaxPool2dWithIndices", "aten::max_pool2d_with_indices.default",
       "self kernelSize stride padding dilation ceilMode out indices",
       ("self", "kernelSize", "stride", "padding", "dilation", "ceilMode"), out="out indices",
@@ -109,16 +116,23 @@ ENTRIES = [
     E("UpsampleBicubic2dAA", "aten::_upsample_bicubic2d_aa.default", "x outputSize alignCorners scalesH scalesW out",
       ("x", "outputSize", "alignCorners", "scalesH", "scalesW")),
     E("GridSampler2D", "aten::grid_sampler_2d.default", "input grid interpolationMode paddingMode alignCorners out",
-      ("input", "grid", "interpolationMode", "paddingMode", "alignCorners"),
+      ("input", "grid", "interpolationMode", "paddingMode", "alignCorners"), dtypes=FLOATS64,
+      same_dtype="input grid out", traced="image/grid_sample/op_api/aclnn_grid_sampler2d.cpp (" + _CV + ")",
       notes="modes as aten's ints: interpolation 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border, "
             "2 reflection"),
     E("GridSampler3D", "aten::grid_sampler_3d.default", "input grid interpolationMode paddingMode alignCorners out",
-      ("input", "grid", "interpolationMode", "paddingMode", "alignCorners")),
+      ("input", "grid", "interpolationMode", "paddingMode", "alignCorners"), dtypes=FLOATS64,
+      same_dtype="input grid out", traced="image/grid_sample/op_api/aclnn_grid_sampler3d.cpp (" + _CV + ")"),
     # distances
-    E("Pdist", "aten::pdist.default", "self p out", ("self", "p")),
+    # the distances' fp16 (and Cdist's bf16) go to aten as float32: its CPU kernels have none, the device's do
+    # (hicann/ops-math c41933244c31e44fd496e3bb3212164f8c48c214 math/pdist/op_api/aclnn_pdist.cpp,
+    # aclnn_pdist_forward.cpp: float16 and float32 only; math/cdist/op_api/aclnn_cdist.cpp)
+    E("Pdist", "aten::pdist.default", "self p out", ("self", "p"), dtypes=F16, upcast=True,
+      traced="math/pdist/op_api/aclnn_pdist.cpp"),
     E("PdistForward", "aten::_pdist_forward.default", "self pScalar out", ("self", Call("pScalar", float)),
+      dtypes=F16, upcast=True, traced="math/pdist/op_api/aclnn_pdist_forward.cpp",
       notes="pScalar (an aclScalar) taken as a float"),
-    E("Cdist", "aten::cdist.default", "x1 x2 p compute_mode out", ("x1", "x2", "p", "compute_mode")),
+    E("Cdist", "aten::cdist.default", "x1 x2 p compute_mode out", ("x1", "x2", "p", "compute_mode"), upcast=True),
     E("LinalgCross", "aten::linalg_cross.default", "self other dim out", ("self", "other"), {"dim": "dim"},
       dtypes=FLOATS64 + (DType.INT32, DType.INT64)),
 ]

@@ -7,7 +7,7 @@ from ._entry import E, FLOATS, IntReduction
 from ....dtypes import DType
 
 _R = IntReduction()
-_C = "torch:pyaclnn.ops._aten.compose.nn2."
+_C = "compose:nn2."
 # Selu's constants (aten's selu: alpha and scale of Klambauer et al.)
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 

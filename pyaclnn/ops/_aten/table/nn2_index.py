@@ -6,7 +6,7 @@ from __future__ import annotations
 from ._entry import ALL, COMPLEX_, E, FLOATS
 from ....dtypes import DType
 
-_C = "torch:pyaclnn.ops._aten.compose.nn2."
+_C = "compose:nn2."
 _IDX = (DType.INT32, DType.INT64)
 _SCATTER = {"*": ALL + COMPLEX_, "index": _IDX}
 _REPEAT = (DType.UINT8, DType.INT8, DType.INT16, DType.INT32, DType.INT64, DType.BOOL) + FLOATS

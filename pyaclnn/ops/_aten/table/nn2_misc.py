@@ -5,7 +5,7 @@ from __future__ import annotations
 from ._entry import E
 from ....dtypes import DType
 
-_C = "torch:pyaclnn.ops._aten.compose.nn2."
+_C = "compose:nn2."
 
 ENTRIES = [
     E("Softsign", "torch:torch.nn.functional.softsign", "self out", ("self",)),

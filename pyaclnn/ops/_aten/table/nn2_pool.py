@@ -5,7 +5,7 @@ from __future__ import annotations
 from ._entry import E, FLOATS
 from ....dtypes import DType
 
-_C = "torch:pyaclnn.ops._aten.compose.nn2."
+_C = "compose:nn2."
 _UNPOOL = {"*": (DType.FLOAT, DType.FLOAT16, DType.INT32, DType.INT64, DType.INT16, DType.INT8, DType.UINT8,
                  DType.DOUBLE), "indices": (DType.INT32, DType.INT64)}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ._entry import F16, FLOATS, E, D
 
-_C = "torch:pyaclnn.ops._aten.compose.nn."
+_C = "compose:nn."
 _HF32 = "cubeMathType dropped: fp32 in full precision"
 
 ENTRIES = [

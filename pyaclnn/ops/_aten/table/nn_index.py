@@ -17,7 +17,7 @@ ENTRIES = [
     E("IndexAddV2", "aten::index_add.default", "self dim index source alpha mode out",
       ("self", "dim", "index", "source"), {"alpha": "alpha"}, dtypes={"*": ALL, "index": _IDX},
       notes="mode (0: the device's fast path) does not change the result here"),
-    E("IndexCopy", "torch:pyaclnn.ops._aten.compose.nn.index_copy", "selfRef dim index source outRef",
+    E("IndexCopy", "compose:nn.index_copy", "selfRef dim index source outRef",
       ("selfRef", "dim", "index", "source"), out="outRef selfRef", dtypes={"*": _ANY, "index": _IDX},
       notes="selfRef (declared an output) gets its own values back: the result goes to outRef "
             "(index/scatter_update/op_api/aclnn_index_copy.cpp copies self first)"),

@@ -13,7 +13,7 @@ from ._entry import E
 _MASK = "an output whose outputMask is false may be nullptr and is not written"
 
 ENTRIES = [
-    E("BatchNorm", "torch:pyaclnn.ops._aten.compose.nn.batch_norm",
+    E("BatchNorm", "compose:nn.batch_norm",
       "input weight bias runningMean runningVar training momentum eps output saveMean saveInvstd",
       ("input", "weight", "bias", "runningMean", "runningVar", "training", "momentum", "eps"),
       out="output saveMean saveInvstd runningMean runningVar",
@@ -28,6 +28,7 @@ ENTRIES = [
        "outputMask"),
       out="gradInput gradWeight gradBias",
       nullable="weight runningMean runningVar saveMean saveInvstd gradInput gradWeight gradBias",
+      mask="outputMask",
       traced="norm/batch_norm_grad_v3/op_host/op_api/aclnn_batch_norm_backward.cpp", notes=_MASK),
     E("FastBatchNormBackward", "aten::native_batch_norm_backward.default",
       "gradOut input weight runningMean runningVar saveMean saveInvstd training eps outputMask version "
@@ -36,6 +37,7 @@ ENTRIES = [
        "outputMask"),
       out="gradInput gradWeight gradBias",
       nullable="weight runningMean runningVar saveMean saveInvstd gradInput gradWeight gradBias",
+      mask="outputMask",
       notes=f"version (the device's algorithm, 0 or 1) does not change the result; {_MASK}"),
     E("FastLayerNorm", "aten::native_layer_norm.default",
       "input normalizedShape weightOptional biasOptional eps out meanOutOptional rstdOutOptional",

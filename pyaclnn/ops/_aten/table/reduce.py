@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ._entry import ALL, FLOATS, FLOATS64, INTS, NUMS, Call, D, Dtype, E, empty_is_all
 
-_FN = "torch:pyaclnn.ops._aten.table._base_fns."
+_FN = "compose:base."
 _ALL_AXES = Call("dim", empty_is_all)  # an empty dim: every axis (empty_is_all)
 _NULL_DIM = "dim nullptr or empty: every axis"
 # aclnn_logsumexp.cpp INPUT_DTYPE_SUPPORT_LIST_910B (the list without bf16 elsewhere)
@@ -22,10 +22,6 @@ ENTRIES = [
       traced="math/reduce_any/op_api/aclnn_any.cpp", notes="an empty dim reduces every axis (make_dim_mask)"),
     E("Max", "aten::max.default", "self out", ("self",), dtypes=NUMS),
     E("Min", "aten::min.default", "self out", ("self",), dtypes=NUMS),
-    E("MaxDim", "aten::max.dim", "self dim keepdim out indices", ("self", "dim", "keepdim"), out="out indices",
-      dtypes=NUMS, notes="indices computed in int64, cast to indices' dtype"),
-    E("MinDim", "aten::min.dim", "self dim keepdim out indices", ("self", "dim", "keepdim"), out="out indices",
-      dtypes=NUMS, notes="indices computed in int64, cast to indices' dtype"),
     E("AminmaxDim", "aten::aminmax.default", "self dim keepDim minOut maxOut", ("self",),
       {"dim": "dim", "keepdim": "keepDim"}, out="minOut maxOut", dtypes=NUMS),
     E("ArgMax", "aten::argmax.default", "self dim keepdim out", ("self", "dim", "keepdim"), dtypes=NUMS,

@@ -4,13 +4,13 @@ dropout's mask application and the 1-bit Adam sign packing.
 
 Dtypes from each operator's op_api source (hicann/ops-math [experimental/]math/<dir>/op_api/
 aclnn_<name>.cpp, its ASCEND910B list; bf16 through SOCS_BF16); semantics from its
-docs/aclnn<Name>.md or README.md. Compositions (``torch:...t_fns.*``) are in _t_fns.py.
+docs/aclnn<Name>.md or README.md. Compositions (``compose:tensor.*``) are in compose/tensor.py.
 """
 from __future__ import annotations
 
 from ._entry import FLOATS, D, Dtype, E, OutDtype
 
-F = "torch:pyaclnn.ops._aten.table._t_fns."
+F = "compose:tensor."
 _AGENT = (D.FLOAT, D.FLOAT16, D.DOUBLE, D.INT8, D.INT16, D.INT32, D.INT64, D.UINT8, D.BOOL)
 
 ENTRIES = [

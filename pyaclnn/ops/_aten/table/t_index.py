@@ -3,13 +3,13 @@
 
 Dtypes from each operator's op_api source (hicann/ops-math <dir>/op_api/aclnn_<name>.cpp, its
 ASCEND910B list; bf16 through SOCS_BF16); semantics from its docs/aclnn<Name>.md.
-Compositions (``torch:...t_fns.*``) are in _t_fns.py.
+Compositions (``compose:tensor.*``) are in compose/tensor.py.
 """
 from __future__ import annotations
 
 from ._entry import FLOATS, D, E
 
-F = "torch:pyaclnn.ops._aten.table._t_fns."
+F = "compose:tensor."
 
 ENTRIES = [
     E("MaskedScale", F + "masked_scale", "self mask scale out", ("self", "mask", "scale"),

@@ -3,13 +3,13 @@ decompositions, affine grids, Sinkhorn's optimal transport.
 
 Dtypes from each operator's op_api source (hicann/ops-math math/<dir>/op_api/aclnn_<name>.cpp,
 its ASCEND910B list; bf16 through SOCS_BF16); semantics from its docs/aclnn<Name>.md.
-Compositions (``torch:...t_fns.*``) are in _t_fns.py.
+Compositions (``compose:tensor.*``) are in compose/tensor.py.
 """
 from __future__ import annotations
 
 from ._entry import COMPLEX_, Call, D, E, Enum, OutShape
 
-F = "torch:pyaclnn.ops._aten.table._t_fns."
+F = "compose:tensor."
 _LAPACK = (D.FLOAT, D.DOUBLE) + COMPLEX_  # aclnn_slogdet.cpp, aclnn_logdet.cpp, aclnn_svd.cpp, triangular_solve
 
 ENTRIES = [

@@ -4,13 +4,13 @@ padding and unfold.
 
 Dtypes from each operator's op_api source (hicann/ops-math conversion/<dir>/op_api/aclnn_<name>.cpp
 or its *_common.h, the ASCEND910B list; bf16 through SOCS_BF16); semantics from its
-docs/aclnn<Name>.md. Compositions (``torch:...t_fns.*``) are in _t_fns.py.
+docs/aclnn<Name>.md. Compositions (``compose:tensor.*``) are in compose/tensor.py.
 """
 from __future__ import annotations
 
 from ._entry import ALL, FLOATS, INTS, D, E
 
-F = "torch:pyaclnn.ops._aten.table._t_fns."
+F = "compose:tensor."
 _U = (D.UINT16, D.UINT32, D.UINT64)
 _VIEW = FLOATS + (D.INT8, D.UINT8, D.INT16, D.UINT16, D.INT32, D.UINT32, D.BOOL, D.INT64)  # aclnnViewCopy.md
 

@@ -1,5 +1,5 @@
 """Small compositions of torch operations for the element-wise operators no single aten overload
-computes (ew_composed.py, ew_grad.py, ew_reduce.py name them as ``torch:<this module>.<name>``).
+computes (ew_composed.py, ew_grad.py, ew_reduce.py name them as ``compose:ew.<name>``).
 
 Each takes torch tensors (and plain numbers) in the C parameters' order and returns the result(s);
 each uses only tensor operations, so it runs on torch's ``meta`` device too (phase 1's output

@@ -1,10 +1,9 @@
 """Small compositions of aten calls for the tensor families' entries (t_*.py), named by a
-``torch:pyaclnn.ops._aten.table._t_fns.<name>`` path where no single aten overload has the
-operator's semantics. Each takes torch tensors (real or on the ``meta`` device: phase 1 runs
+``compose:tensor.<name>`` path where no single aten overload has the operator's semantics. Each takes torch tensors (real or on the ``meta`` device: phase 1 runs
 them there for the output's shape and dtype) and the plain C values, and returns aten's
 result(s); the docstring says which aclnn operator it is and what it composes.
 
-Not a table module (the leading underscore): it imports torch, lazily, inside the functions.
+It imports torch lazily, inside the functions.
 """
 from __future__ import annotations
 

@@ -1,11 +1,10 @@
 """Small compositions of aten calls for the base families' entries (reduce.py, nn.py, math.py,
 index.py, loss.py, linalg.py) where the op source departs from the one aten overload the entry
-named: each cites the hicann ops-math file it follows. Named by a
-``torch:pyaclnn.ops._aten.table._base_fns.<name>`` path; each takes torch tensors (real or on
-the ``meta`` device: phase 1 runs them there for the outputs' shapes and dtypes) and plain C
+named: each cites the hicann ops-math file it follows. Named by a ``compose:base.<name>`` path;
+each takes torch tensors (real or on the ``meta`` device: phase 1 runs them there for the outputs' shapes and dtypes) and plain C
 values, and returns aten's result, which the kernel casts to the output's dtype.
 
-Not a table module (the leading underscore): it imports torch, lazily, inside the functions.
+It imports torch lazily, inside the functions.
 """
 from __future__ import annotations
 
