@@ -188,8 +188,8 @@ class AddressSpace:
         self.frees = 0        # frees so far
         self.unwrites = 0     # copies that made written bytes unwritten again (copy_written)
         # the latest frees, newest last: (start, end, the free's C call and line, the allocation's
-        # line), to name the free where a stale pointer is used (freed_over)
-        self.recent_frees: deque[tuple[int, int, str, Site, Site]] = deque(maxlen=RECENT_FREES)
+        # line, its serial), to name the free where a stale pointer is used (freed_over, free_of)
+        self.recent_frees: deque[tuple[int, int, str, Site, Site, int]] = deque(maxlen=RECENT_FREES)
 
     def allocate(self, size: int, kind: str, api: str) -> int:
         if size <= 0:
@@ -218,19 +218,27 @@ class AddressSpace:
             del self._bases[bisect.bisect_left(self._bases, ptr)]
             del self._allocs[ptr]
             self.frees += 1
-        self.recent_frees.append((ptr, ptr + alloc.size, api, user_site(), alloc.site))
+        self.recent_frees.append((ptr, ptr + alloc.size, api, user_site(), alloc.site, alloc.serial))
 
     def freed_over(self, start: int, end: int) -> str:
         """Where [start, end) was freed, if a remembered free covered part of it: ", memory freed by
         aclrtFree at <line> (allocated at <line>)" and whether the address was handed out again,
         or "" (for the report of a stale pointer's use: out of bounds, or a fault)."""
-        for s, e, api, site, made in reversed(self.recent_frees):
+        for s, e, api, site, made, _ in reversed(self.recent_frees):
             if s < end and start < e:
                 again = self.find(s)
                 reused = (f"; a later allocation{f' (at {again.site})' if again.site else ''} has its address "
                           f"now, {again.size} bytes" if again is not None and again.base == s else "")
                 return f", memory freed by {api} at {site} (allocated at {made}){reused}"
         return ""
+
+    def free_of(self, serial: int) -> tuple[str, Site, Site] | None:
+        """How the ``serial``-th allocation was freed, if that free is remembered: (the free's C
+        call, its line, the allocation's line)."""
+        for _, _, api, site, made, freed in reversed(self.recent_frees):
+            if freed == serial:
+                return api, site, made
+        return None
 
     def register(self, buf: np.ndarray) -> int | None:
         """Make the host bytes ``buf`` (a contiguous uint8 view) device memory in place: their

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..dtypes import DType
 from . import ops
+from .stale import Made
 
 
 @dataclass
@@ -24,6 +25,7 @@ class TensorDesc:
     dense: bool | None = None  # whether its elements fill that span, exactly once (None: not asked yet)
     known_written: tuple[int, int] | None = None  # memory (frees, unwrites) when its bytes were known written
     cached_view: tuple[int, int, np.ndarray] | None = None  # (addr, memory frees, view) of the last _view
+    made: Made | None = None  # the allocation it was made or re-pointed over (pyaclnn._numpy.stale)
 
     def meta(self) -> ops.TensorMeta:
         return ops.TensorMeta(self.shape, self.dtype, self.strides)
@@ -53,3 +55,4 @@ class ExecutorRecord:
     generated: bool = False      # a generated (nnopbase) op: phase 2 is NnopbaseRunWithWorkspace
     kernel: Callable[[tuple], None] | None = None  # its phase 2, once made (NumpyRuntime._kernel)
     fills_empty: bool = False    # an empty call whose phase 2 still writes (the spec's ``empty_fills``)
+    checked_frees: int = -1      # the memory's frees when its tensors were last found not stale (stale.py)

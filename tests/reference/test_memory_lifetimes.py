@@ -132,3 +132,87 @@ def test_a_device_write_into_pinned_memory_before_a_copy_from_it_is_no_hazard(po
     acl.aclrtMemcpyAsync(b, 16, host, 16, H2D, p.stream)
     acl.aclrtSynchronizeStream(p.stream)
     np.testing.assert_array_equal(_download(b, 4), np.arange(4, dtype=np.float32))
+
+
+# -- a descriptor over an allocation freed and handed out again at the same address -----------------------
+def _same_address_again(p: Port, old: int, nbytes: int) -> int:
+    """aclrtMalloc until it returns ``old`` again (the allocator reuses a freed block of the same
+    size at once; a few tries at most), keeping the others for the port to free."""
+    for _ in range(64):
+        addr = p.malloc(np.zeros(nbytes // 4, np.float32))  # <malloc again>
+        if addr == old:
+            return addr
+    pytest.skip("the allocator did not hand the freed address out again")
+
+
+def _add(p: Port, a: Any, b: Any, out: Any, relaunch: Any = None) -> None:
+    alpha = acl.aclCreateScalar(np.float32(1), acl.ACL_FLOAT)
+    try:
+        ws, ex = acl.aclnnAddGetWorkspaceSize(a, b, alpha, out)
+        if relaunch is not None:
+            relaunch(ex)
+        acl.aclnnAdd(None, 0, ex, p.stream)  # <add>
+    finally:
+        acl.aclDestroyScalar(alpha)
+
+
+def test_a_tensor_over_freed_memory_given_out_again_is_a_use_after_free(port: Port) -> None:
+    p = port
+    old = acl.aclrtMalloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)  # <old malloc>
+    stale = p.vector(old, 16)  # <make tensor>
+    acl.aclrtFree(old)  # <free>
+    _same_address_again(p, old, 64)
+    ones = p.vector(p.malloc(np.ones(16, np.float32)), 16)
+    out = p.vector(p.malloc(np.zeros(16, np.float32)), 16)
+    with pytest.raises(pyaclnn.HazardError) as info:
+        _add(p, stale, ones, out)
+    message = str(info.value)
+    assert "use after free" in message, message
+    for marker in ("make tensor", "free", "old malloc", "malloc again", "add"):
+        assert line_of(marker) in message, (marker, message)
+    assert "self" in message and "aclrtFree" in message and "aclCreateTensor" in message, message
+
+
+def test_a_tensor_made_again_or_re_pointed_over_the_new_memory_is_fine(port: Port) -> None:
+    """The correct programs: a new aclTensor over the new allocation, or the old one re-pointed
+    (aclSetInputTensorAddr on a repeatable executor, aclSetRawTensorAddr), at the same address."""
+    p = port
+    old = acl.aclrtMalloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    t = p.vector(old, 16)
+    acl.aclrtFree(old)
+    new = _same_address_again(p, old, 64)
+    acl.aclrtMemcpy(new, 64, np.full(16, 2, np.float32), 64, H2D)
+    ones = p.vector(p.malloc(np.ones(16, np.float32)), 16)
+    out_addr = p.malloc(np.zeros(16, np.float32))
+    out = p.vector(out_addr, 16)
+    _add(p, p.vector(new, 16), ones, out)  # a new descriptor
+    acl.aclSetRawTensorAddr(t, new)
+    _add(p, t, ones, out)  # the old one, re-pointed
+    acl.aclrtSynchronizeStream(p.stream)
+    np.testing.assert_array_equal(_download(out_addr, 16), np.full(16, 3, np.float32))
+
+
+def test_a_repeatable_executor_re_pointed_at_memory_given_out_again_is_fine(port: Port) -> None:
+    p = port
+    old = acl.aclrtMalloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    acl.aclrtMemcpy(old, 64, np.ones(16, np.float32), 64, H2D)
+    t = p.vector(old, 16)
+    ones = p.vector(p.malloc(np.ones(16, np.float32)), 16)
+    out_addr = p.malloc(np.zeros(16, np.float32))
+    out = p.vector(out_addr, 16)
+    alpha = acl.aclCreateScalar(np.float32(1), acl.ACL_FLOAT)
+    ws, ex = acl.aclnnAddGetWorkspaceSize(t, ones, alpha, out)
+    acl.aclSetAclOpExecutorRepeatable(ex)
+    try:
+        acl.aclrtFree(old)  # (before any launch: a launched view would keep the block from reuse here)
+        new = _same_address_again(p, old, 64)
+        acl.aclrtMemcpy(new, 64, np.full(16, 5, np.float32), 64, H2D)
+        with pytest.raises(pyaclnn.HazardError, match="use after free"):
+            acl.aclnnAdd(None, 0, ex, p.stream)  # not re-pointed yet
+        acl.aclSetInputTensorAddr(ex, 0, t, new)
+        acl.aclnnAdd(None, 0, ex, p.stream)
+        acl.aclrtSynchronizeStream(p.stream)
+        np.testing.assert_array_equal(_download(out_addr, 16), np.full(16, 6, np.float32))
+    finally:
+        acl.aclDestroyAclOpExecutor(ex)
+        acl.aclDestroyScalar(alpha)
