@@ -148,10 +148,12 @@ def _subtract(gaps: list[Span], writes: Iterable[Span]) -> list[Span]:
 
 
 class Allocation:
-    __slots__ = ("base", "size", "buf", "kind", "site", "head", "mask", "serial", "refs")
+    __slots__ = ("base", "size", "buf", "kind", "site", "head", "mask", "serial", "refs", "device")
 
-    def __init__(self, base: int, size: int, buf: np.ndarray, kind: str, site: Site, serial: int) -> None:
+    def __init__(self, base: int, size: int, buf: np.ndarray, kind: str, site: Site, serial: int,
+                 device: int | None = None) -> None:
         self.base, self.size, self.buf, self.kind, self.site = base, size, buf, kind, site
+        self.device = device  # device memory: the device it is on (released with it: release_device)
         self.serial = serial  # the address space's allocation count when it was made
         # The bytes written since aclrtMalloc: while they are one run (none, all, or a prefix:
         # the usual case), that run as ints, kept, checked and grown with no NumPy call; once they
@@ -191,7 +193,7 @@ class AddressSpace:
         # line, its serial), to name the free where a stale pointer is used (freed_over, free_of)
         self.recent_frees: deque[tuple[int, int, str, Site, Site, int]] = deque(maxlen=RECENT_FREES)
 
-    def allocate(self, size: int, kind: str, api: str) -> int:
+    def allocate(self, size: int, kind: str, api: str, device: int | None = None) -> int:
         if size <= 0:
             raise from_status(ACL_ERROR_INVALID_PARAM, api, f"size must not be 0 (got {size})")
         try:
@@ -205,7 +207,7 @@ class AddressSpace:
         site = user_site()
         with self._lock:
             self.allocations += 1
-            self._allocs[base] = Allocation(base, size, buf, kind, site, self.allocations)
+            self._allocs[base] = Allocation(base, size, buf, kind, site, self.allocations, device)
             bisect.insort(self._bases, base)
         return base
 
@@ -213,12 +215,26 @@ class AddressSpace:
         with self._lock:
             alloc = self._allocs.get(ptr)
             if alloc is None or alloc.kind != kind:
-                raise from_status(ACL_ERROR_RT_PARAM_INVALID, api,
-                                  f"{ptr:#x} is not the start of a live {kind} allocation")
+                raise from_status(ACL_ERROR_RT_PARAM_INVALID, api, f"{ptr:#x} is not the start of a live {kind} "
+                                                                   f"allocation{self.freed_over(ptr, ptr + 1)}")
             del self._bases[bisect.bisect_left(self._bases, ptr)]
             del self._allocs[ptr]
             self.frees += 1
         self.recent_frees.append((ptr, ptr + alloc.size, api, user_site(), alloc.site, alloc.serial))
+
+    def release_device(self, device: int, api: str) -> list[int]:
+        """The device closes: every aclrtMalloc allocation on it is freed (the bases), by ``api``
+        at the user's line (pyaclnn._numpy.runtime.session: the last aclrtResetDevice)."""
+        site = user_site()
+        with self._lock:
+            gone = [a for a in self._allocs.values() if a.kind == "device" and a.device == device]
+            for alloc in gone:
+                del self._bases[bisect.bisect_left(self._bases, alloc.base)]
+                del self._allocs[alloc.base]
+                self.frees += 1
+        for alloc in gone:
+            self.recent_frees.append((alloc.base, alloc.base + alloc.size, api, site, alloc.site, alloc.serial))
+        return [a.base for a in gone]
 
     def freed_over(self, start: int, end: int) -> str:
         """Where [start, end) was freed, if a remembered free covered part of it: ", memory freed by

@@ -56,12 +56,14 @@ class NumpyMemory(NumpyStreams):
         if size > DEVICE_MEMORY:  # the driver's out of memory (emu_rt_memory.c device_pool_fits), not NumPy's
             raise self._fail(ACL_ERROR_RT_MEMORY_ALLOCATION, api, f"out of memory: {size} bytes requested, "
                                                                    f"the device has {DEVICE_MEMORY}")
-        return self.memory.allocate(size, "device", api)
+        return self.memory.allocate(size, "device", api, self._thread.device)
 
     def free(self, ptr: int) -> None:
-        if not ptr:  # ACL_REQUIRES_NOT_NULL (aclrtFreeImpl), before the context
+        if not ptr:  # ACL_REQUIRES_NOT_NULL (aclrtFreeImpl)
             raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtFree", "devPtr is nullptr")
-        self._need_context("aclrtFree")
+        # no context needed (hicann/runtime api_impl.cc ApiImpl::DevFree: CurrentContext(false), then
+        # DevFreeStatic frees through the NPU driver when there is none), as emu_rt_memory.c aclrtFree
+        self._need_init("aclrtFree")
         self._freeing(ptr, "device", "aclrtFree")
         self.memory.release(ptr, "device", "aclrtFree")
 
