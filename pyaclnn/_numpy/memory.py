@@ -192,6 +192,9 @@ class AddressSpace:
         # the latest frees, newest last: (start, end, the free's C call and line, the allocation's
         # line, its serial), to name the free where a stale pointer is used (freed_over, free_of)
         self.recent_frees: deque[tuple[int, int, str, Site, Site, int]] = deque(maxlen=RECENT_FREES)
+        # allocations never freed before their device closed (release_device): for the leak
+        # report, as what aclrtFree never gave back: (base, size, the allocation's line, serial)
+        self.closed_unfreed: list[tuple[int, int, Site, int]] = []
 
     def allocate(self, size: int, kind: str, api: str, device: int | None = None) -> int:
         if size <= 0:
@@ -234,6 +237,7 @@ class AddressSpace:
                 self.frees += 1
         for alloc in gone:
             self.recent_frees.append((alloc.base, alloc.base + alloc.size, api, site, alloc.site, alloc.serial))
+            self.closed_unfreed.append((alloc.base, alloc.size, alloc.site, alloc.serial))
         return [a.base for a in gone]
 
     def freed_over(self, start: int, end: int) -> str:

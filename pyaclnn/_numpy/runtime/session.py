@@ -178,6 +178,9 @@ class NumpySession:
             if self._initialized and self._init_site is not None:
                 out.append(LiveHandle("init", None, self._init_site, "", "init"))
         out += [LiveHandle(f"{a.kind}_alloc", a.base, a.site, f"{a.size} bytes", a) for a in self.memory.live_allocations()]
+        # memory never freed before its device closed went with the device, yet aclrtFree never gave it back
+        out += [LiveHandle("device_alloc", base, site, f"{size} bytes", ("closed", serial))
+                for base, size, site, serial in self.memory.closed_unfreed]
         return out
 
     def _destroy(self, table: dict, handle: Any, api: str, what: str) -> None:
