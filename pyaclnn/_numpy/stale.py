@@ -5,8 +5,8 @@ An aclTensor holds a bare address (hicann/opbase aclTensor: SetStorageAddr / Get
 phase 2 launches the kernels on it with no check (opbase CommonOpExecutorRun), so a descriptor
 made over an allocation that aclrtFree released, then launched after a later aclrtMalloc
 returned the same address, reads and writes the new allocation: another object's memory on a
-device. The reference has each descriptor remember the allocation it was made over (``Made``:
-its serial, set by aclCreateTensor / aclInitTensor and again by a re-pointing call:
+device. The reference has each descriptor remember the allocation it was made over (``Made``,
+set by aclCreateTensor / aclInitTensor and again by a re-pointing call:
 aclSetInputTensorAddr, aclSetOutputTensorAddr, aclSetTensorAddr, aclSetRawTensorAddr) and a
 launch through one whose allocation is gone is a HazardError naming the descriptor's line, the
 free and the new allocation. Host memory registered for a NumPy-in/out call is not tracked (each
@@ -14,20 +14,18 @@ call registers it anew: pyaclnn's own descriptors are re-pointed at it).
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Callable
 
-from .._core.sites import Site, user_site
+from .._core.sites import Site
 from .memory import AddressSpace
 
 _ALLOCATORS = {"device": "aclrtMalloc", "host": "aclrtMallocHost"}
 
-
-class Made(NamedTuple):
-    """The allocation a descriptor was made (or re-pointed) over, and when."""
-    serial: int   # the allocation's serial (AddressSpace: its allocation count)
-    frees: int    # the address space's frees then: none since, nothing can be stale
-    api: str      # the call that made or re-pointed it
-    site: Site    # ... and the user's line
+# The allocation a descriptor was made (or re-pointed) over: (its serial, the address space's frees
+# then: none since, nothing can be stale; the call that made or re-pointed it). Plain ints and no
+# stack walk: aclCreateTensor runs for every tensor. Its line is the handle's, where handle sites are
+# tracked (``pyaclnn check`` and its pytest plugin: NumpySession.track_sites).
+Made = tuple[int, int, str]
 
 
 def made_over(memory: AddressSpace, addr: int, api: str) -> Made | None:
@@ -35,7 +33,7 @@ def made_over(memory: AddressSpace, addr: int, api: str) -> Made | None:
     alloc = memory.find(addr) if addr else None
     if alloc is None or alloc.kind == "registered":
         return None
-    return Made(alloc.serial, memory.frees, api, user_site())
+    return alloc.serial, memory.frees, api
 
 
 def _descs(args: tuple, names: tuple[str, ...]) -> list[tuple[str, Any]]:
@@ -50,23 +48,31 @@ def _descs(args: tuple, names: tuple[str, ...]) -> list[tuple[str, Any]]:
     return out
 
 
-def stale_tensor(memory: AddressSpace, args: tuple, names: tuple[str, ...]) -> str | None:
+def stale_tensor(memory: AddressSpace, args: tuple, names: tuple[str, ...],
+                 site_of: Callable[[Any], Site | None]) -> str | None:
     """Why the first descriptor of ``args`` whose allocation was freed since it was made is stale
-    (for the launch's hazard: "<name> ... a use after free"), or None: none is."""
+    (for the launch's hazard: "<name> ... a use after free"), or None: none is. ``site_of(desc)``:
+    the user's line that made its handle, if known."""
     frees = memory.frees
     for name, desc in _descs(args, names):
-        made: Made = desc.made
-        if made.frees == frees:
+        serial, made_frees, api = desc.made
+        if made_frees == frees:
             continue
         alloc = memory.find(desc.addr)
-        if alloc is None or alloc.serial == made.serial:
+        if alloc is None or alloc.serial == serial:
             continue  # (outside any allocation: the bounds check names it)
-        freed = memory.free_of(made.serial)
+        site = site_of(desc)
+        created = api in ("aclCreateTensor", "aclInitTensor")
+        made = (f"made by {api}{f' at {site}' if site is not None else ''}" if created else
+                f"re-pointed by {api}{f' (made at {site})' if site is not None else ''}")
+        if site is None:
+            made += " (`pyaclnn check` names its line)"
+        freed = memory.free_of(serial)
         how = (f"memory allocated at {freed[2]}, which {freed[0]} at {freed[1]} freed"
                if freed is not None else "memory freed since")
         again = (f"{_ALLOCATORS.get(alloc.kind, alloc.kind)}{f' at {alloc.site}' if alloc.site else ''} "
                  f"handed the address out again ({alloc.size} bytes)")
-        return (f"{name} at {desc.addr:#x} was made by {made.api} at {made.site} over {how}; {again}: the "
-                f"kernel would read or write another allocation's memory (a use after free). Make a new aclTensor "
-                f"over the new memory, or re-point it (aclSetInputTensorAddr / aclSetOutputTensorAddr)")
+        return (f"{name} at {desc.addr:#x} was {made} over {how}; {again}: the kernel would read or write "
+                f"another allocation's memory (a use after free). Make a new aclTensor over the new memory, "
+                f"or re-point it (aclSetInputTensorAddr / aclSetOutputTensorAddr)")
     return None

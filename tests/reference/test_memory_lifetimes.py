@@ -156,21 +156,34 @@ def _add(p: Port, a: Any, b: Any, out: Any, relaunch: Any = None) -> None:
         acl.aclDestroyScalar(alpha)
 
 
-def test_a_tensor_over_freed_memory_given_out_again_is_a_use_after_free(port: Port) -> None:
+@pytest.mark.parametrize("sites", [False, True], ids=["default", "handle-sites"])
+def test_a_tensor_over_freed_memory_given_out_again_is_a_use_after_free(port: Port, sites: bool) -> None:
+    """Named: the free, the allocation freed, the new one, the launch; the aclCreateTensor line
+    where handle sites are tracked (``pyaclnn check``, its pytest plugin), as in the leak report."""
+    from pyaclnn._objects.backend import current
     p = port
-    old = acl.aclrtMalloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)  # <old malloc>
-    stale = p.vector(old, 16)  # <make tensor>
-    acl.aclrtFree(old)  # <free>
-    _same_address_again(p, old, 64)
-    ones = p.vector(p.malloc(np.ones(16, np.float32)), 16)
-    out = p.vector(p.malloc(np.zeros(16, np.float32)), 16)
-    with pytest.raises(pyaclnn.HazardError) as info:
-        _add(p, stale, ones, out)
+    current().runtime.track_sites(sites)
+    try:
+        old = acl.aclrtMalloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)  # <old malloc>
+        stale = acl.aclCreateTensor([16], 1, acl.ACL_FLOAT, [1], 0, acl.ACL_FORMAT_ND, [16], 1, old)  # <make tensor>
+        p.tensors.append(stale)
+        acl.aclrtFree(old)  # <free>
+        _same_address_again(p, old, 64)
+        ones = p.vector(p.malloc(np.ones(16, np.float32)), 16)
+        out = p.vector(p.malloc(np.zeros(16, np.float32)), 16)
+        with pytest.raises(pyaclnn.HazardError) as info:
+            _add(p, stale, ones, out)
+    finally:
+        current().runtime.track_sites(False)
     message = str(info.value)
     assert "use after free" in message, message
-    for marker in ("make tensor", "free", "old malloc", "malloc again", "add"):
+    for marker in ("free", "old malloc", "malloc again", "add"):
         assert line_of(marker) in message, (marker, message)
     assert "self" in message and "aclrtFree" in message and "aclCreateTensor" in message, message
+    if sites:
+        assert f"made by aclCreateTensor at {line_of('make tensor')}" in message, message
+    else:
+        assert "`pyaclnn check` names its line" in message, message
 
 
 def test_a_tensor_made_again_or_re_pointed_over_the_new_memory_is_fine(port: Port) -> None:

@@ -129,7 +129,7 @@ class NumpyDescriptors(NumpyMemory):
         with self._lock:
             self._tensors[tensor] = desc = self._tensors.pop(fresh)
         if desc.made is not None:
-            desc.made = desc.made._replace(api="aclInitTensor")
+            desc.made = desc.made[:2] + ("aclInitTensor",)
 
     def _need_tensor_arg(self, tensor: Any, api: str, name: str = "tensor") -> None:
         """aclSet*TensorAddr check their tensor (list) first, before the executor: hicann/opbase

@@ -475,11 +475,17 @@ class NumpyExecutors(NumpyDescriptors):
         """A launch through a tensor whose allocation was freed and its address handed out again:
         a use after free the bounds do not show (pyaclnn._numpy.stale); the device would run it."""
         frees = self.memory.frees
-        why = stale_tensor(self.memory, ex.args, ex.names)
+        why = stale_tensor(self.memory, ex.args, ex.names, self._tensor_site)
         if why is not None:
             site = _user_site()
             hazard(f"{api} at {site}{made_by}: {why}", site)
         ex.checked_frees = frees
+
+    def _tensor_site(self, desc: TensorDesc) -> Any:
+        """The user's line that made ``desc``'s aclTensor, where handle sites are tracked (else None)."""
+        sites = self._sites
+        handle = next((h for h, d in self._tensors.items() if d is desc), None) if sites else None
+        return sites.get(handle) if sites is not None and handle is not None else None
 
     def _kernel(self, ex: ExecutorRecord) -> Callable[[tuple], None]:
         """The operator's kernel bound to ``ex``'s plain values (made once per executor);
