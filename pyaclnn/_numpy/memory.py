@@ -148,10 +148,12 @@ def _subtract(gaps: list[Span], writes: Iterable[Span]) -> list[Span]:
 
 
 class Allocation:
-    __slots__ = ("base", "size", "buf", "kind", "site", "head", "mask", "serial", "refs")
+    __slots__ = ("base", "size", "buf", "kind", "site", "head", "mask", "serial", "refs", "device")
 
-    def __init__(self, base: int, size: int, buf: np.ndarray, kind: str, site: Site, serial: int) -> None:
+    def __init__(self, base: int, size: int, buf: np.ndarray, kind: str, site: Site, serial: int,
+                 device: int | None = None) -> None:
         self.base, self.size, self.buf, self.kind, self.site = base, size, buf, kind, site
+        self.device = device  # device memory: the device it is on (released with it: release_device)
         self.serial = serial  # the address space's allocation count when it was made
         # The bytes written since aclrtMalloc: while they are one run (none, all, or a prefix:
         # the usual case), that run as ints, kept, checked and grown with no NumPy call; once they
@@ -188,10 +190,13 @@ class AddressSpace:
         self.frees = 0        # frees so far
         self.unwrites = 0     # copies that made written bytes unwritten again (copy_written)
         # the latest frees, newest last: (start, end, the free's C call and line, the allocation's
-        # line), to name the free where a stale pointer is used (freed_over)
-        self.recent_frees: deque[tuple[int, int, str, Site, Site]] = deque(maxlen=RECENT_FREES)
+        # line, its serial), to name the free where a stale pointer is used (freed_over, free_of)
+        self.recent_frees: deque[tuple[int, int, str, Site, Site, int]] = deque(maxlen=RECENT_FREES)
+        # allocations never freed before their device closed (release_device): for the leak
+        # report, as what aclrtFree never gave back: (base, size, the allocation's line, serial)
+        self.closed_unfreed: list[tuple[int, int, Site, int]] = []
 
-    def allocate(self, size: int, kind: str, api: str) -> int:
+    def allocate(self, size: int, kind: str, api: str, device: int | None = None) -> int:
         if size <= 0:
             raise from_status(ACL_ERROR_INVALID_PARAM, api, f"size must not be 0 (got {size})")
         try:
@@ -205,7 +210,7 @@ class AddressSpace:
         site = user_site()
         with self._lock:
             self.allocations += 1
-            self._allocs[base] = Allocation(base, size, buf, kind, site, self.allocations)
+            self._allocs[base] = Allocation(base, size, buf, kind, site, self.allocations, device)
             bisect.insort(self._bases, base)
         return base
 
@@ -213,24 +218,47 @@ class AddressSpace:
         with self._lock:
             alloc = self._allocs.get(ptr)
             if alloc is None or alloc.kind != kind:
-                raise from_status(ACL_ERROR_RT_PARAM_INVALID, api,
-                                  f"{ptr:#x} is not the start of a live {kind} allocation")
+                raise from_status(ACL_ERROR_RT_PARAM_INVALID, api, f"{ptr:#x} is not the start of a live {kind} "
+                                                                   f"allocation{self.freed_over(ptr, ptr + 1)}")
             del self._bases[bisect.bisect_left(self._bases, ptr)]
             del self._allocs[ptr]
             self.frees += 1
-        self.recent_frees.append((ptr, ptr + alloc.size, api, user_site(), alloc.site))
+        self.recent_frees.append((ptr, ptr + alloc.size, api, user_site(), alloc.site, alloc.serial))
+
+    def release_device(self, device: int, api: str) -> list[int]:
+        """The device closes: every aclrtMalloc allocation on it is freed (the bases), by ``api``
+        at the user's line (pyaclnn._numpy.runtime.session: the last aclrtResetDevice)."""
+        site = user_site()
+        with self._lock:
+            gone = [a for a in self._allocs.values() if a.kind == "device" and a.device == device]
+            for alloc in gone:
+                del self._bases[bisect.bisect_left(self._bases, alloc.base)]
+                del self._allocs[alloc.base]
+                self.frees += 1
+        for alloc in gone:
+            self.recent_frees.append((alloc.base, alloc.base + alloc.size, api, site, alloc.site, alloc.serial))
+            self.closed_unfreed.append((alloc.base, alloc.size, alloc.site, alloc.serial))
+        return [a.base for a in gone]
 
     def freed_over(self, start: int, end: int) -> str:
         """Where [start, end) was freed, if a remembered free covered part of it: ", memory freed by
         aclrtFree at <line> (allocated at <line>)" and whether the address was handed out again,
         or "" (for the report of a stale pointer's use: out of bounds, or a fault)."""
-        for s, e, api, site, made in reversed(self.recent_frees):
+        for s, e, api, site, made, _ in reversed(self.recent_frees):
             if s < end and start < e:
                 again = self.find(s)
                 reused = (f"; a later allocation{f' (at {again.site})' if again.site else ''} has its address "
                           f"now, {again.size} bytes" if again is not None and again.base == s else "")
                 return f", memory freed by {api} at {site} (allocated at {made}){reused}"
         return ""
+
+    def free_of(self, serial: int) -> tuple[str, Site, Site] | None:
+        """How the ``serial``-th allocation was freed, if that free is remembered: (the free's C
+        call, its line, the allocation's line)."""
+        for _, _, api, site, made, freed in reversed(self.recent_frees):
+            if freed == serial:
+                return api, site, made
+        return None
 
     def register(self, buf: np.ndarray) -> int | None:
         """Make the host bytes ``buf`` (a contiguous uint8 view) device memory in place: their

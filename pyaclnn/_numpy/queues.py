@@ -41,7 +41,8 @@ synchronize):
 - an output partly overlapping an input of its launch, and a copy between overlapping ranges
   (pyaclnn._numpy.overlap);
 - a host write into aclrtMallocHost memory that an async copy queued from it has not copied yet
-  (seen when the copy runs: its source is compared with what it was at the queueing).
+  (seen when the copy runs: its source is compared with what it was when the copy, or the replay
+  of a graph that captured it, was queued: pyaclnn._numpy.pinned).
 """
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ from .._core import env as _env
 from .._core.sites import Site, user_site
 from ..errors import AclError, HazardError, HazardWarning
 from .memory import Access, Elements, Span, shared
+from .pinned import PinnedSource, Snapshot
 
 # A strided tensor's exact bytes (memory.Elements), worked out only when its span overlaps another's
 Exact = Callable[[], Access] | None
@@ -134,6 +136,7 @@ class Queues:
         # allocation base -> queued tasks touching it: a check of memory no queued task touches
         # costs no scan of the queues (a free or a host copy beside a long queue stays cheap)
         self.touched: dict[int, int] = {}
+        self.snapshots: dict[Work, list[Snapshot]] = {}  # queued tasks copying from pinned memory (pinned.py)
 
     def queue_of(self, key: Any, label: str, device: int | None) -> Queue:
         q = self.queues.get(key)
@@ -144,13 +147,15 @@ class Queues:
     # -- queueing --------------------------------------------------------------------------------
     def put(self, q: Queue, api: str, reads: tuple[Span, ...], writes: tuple[Span, ...], run: Callable[[], None] | None,
             *, check_init: tuple[Access, ...] = (), waits: dict[Any, int] | None = None,
-            mark: tuple[Access, ...] | None = None, exact: Exacts = None) -> None:
+            mark: tuple[Access, ...] | None = None, exact: Exacts = None,
+            pinned: tuple[PinnedSource, ...] = ()) -> None:
         """Queue a task on ``q`` after the hazard checks of new work: races with other streams'
         queued work (``reads``, ``writes``: spans), and reads (``check_init``: exact) of bytes
         nothing has written. ``mark``: the bytes to mark written when it runs (default
         ``writes``; for a launch the exact bytes of its outputs not known written already).
         ``exact``: the exact bytes of the strided tensors among ``reads`` and ``writes``, for the
-        race checks once spans overlap."""
+        race checks once spans overlap. ``pinned``: the pinned host sources it copies from, kept
+        as they are now to compare when it runs (not on a capture's queue: its tasks run at replays)."""
         site = user_site()
         memory = self.memory
         with self.lock:
@@ -172,6 +177,8 @@ class Queues:
                 touched = self.touched
                 for base in work.bases:
                     touched[base] = touched.get(base, 0) + 1
+            if pinned and q.bounded:
+                self.snapshots[work] = [Snapshot(source) for source in pinned]
             q.pending.append(work)
             self.busy += 1
             if len(q.pending) > DEPTH and q.bounded:
@@ -214,6 +221,8 @@ class Queues:
     def _run(self, q: Queue, work: Work) -> None:
         if work.run is None:
             return
+        if self.snapshots:
+            self._pinned_ran(work)
         memory = self.memory
         if memory.frees != work.memory[1] and any(
                 not memory.made_before(start, work.memory[0]) for start, _ in work.reads + work.writes):
@@ -228,6 +237,25 @@ class Queues:
                 q.error = exc
         if work.mark:
             self._written(work.mark)
+        if self.snapshots and work.writes:
+            for snaps in self.snapshots.values():
+                for snap in snaps:
+                    snap.refresh(work.writes)
+
+    def _pinned_ran(self, work: Work) -> None:
+        """``work`` runs now: a pinned source it copies from that the host wrote since it was
+        queued is a hazard (pyaclnn._numpy.pinned); the copy then takes the new bytes, as a late DMA."""
+        for snap in self.snapshots.pop(work, ()):
+            hit = snap.changed()
+            if hit is None:
+                continue
+            src, site = snap.source, user_site()
+            queued = (f"{work.api} queued at {work.site} replays {src.api} captured at {src.site}, which"
+                      if work.api != src.api else f"{src.api} queued at {work.site}")
+            hazard(f"{queued} copies from pinned host memory (aclrtMallocHost) whose bytes {_span(hit)} the host "
+                   f"wrote after it was queued and before the device ran it (it ran at {site}): a device copies "
+                   f"the old bytes or the new ones depending on timing. Synchronize the stream (or an event "
+                   f"recorded after the copy) before writing the source again", site)
 
     def _written(self, writes: tuple[Access, ...]) -> None:
         """A task ran: what it writes holds written data now."""
@@ -265,6 +293,7 @@ class Queues:
     def forget(self, work: Work) -> None:
         """``work`` was taken out of its queue without running (a capture's work, kept by its model)."""
         self._done(work)
+        self.snapshots.pop(work, None)
 
     def _done(self, work: Work) -> None:
         """``work`` left its queue (ran, or its stream went away)."""

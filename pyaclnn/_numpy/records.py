@@ -9,6 +9,7 @@ import numpy as np
 
 from ..dtypes import DType
 from . import ops
+from .stale import Made
 
 
 @dataclass
@@ -25,6 +26,7 @@ class TensorDesc:
     known_written: tuple[int, int] | None = None  # memory (frees, unwrites) when its bytes were known written
     cached_view: tuple[int, int, np.ndarray] | None = None  # (addr, memory frees, view) of the last _view
     cached_meta: ops.TensorMeta | None = None  # meta(): shape, dtype and strides never change (only addr does)
+    made: Made | None = None  # the allocation it was made or re-pointed over (pyaclnn._numpy.stale)
 
     def meta(self) -> ops.TensorMeta:
         meta = self.cached_meta
@@ -58,3 +60,4 @@ class ExecutorRecord:
     kernel: Callable[[tuple], None] | None = None  # its phase 2, once made (NumpyRuntime._kernel)
     fills_empty: bool = False    # an empty call whose phase 2 still writes (the spec's ``empty_fills``)
     plan: Any = None             # its phase-1 cache entry (runtime/opcache.Entry), which keeps its kernel
+    checked_frees: int = -1      # the memory's frees when its tensors were last found not stale (stale.py)

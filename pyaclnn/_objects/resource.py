@@ -36,6 +36,9 @@ class BackendLike(Protocol):
     """What this module uses of ``pyaclnn._objects.backend.Backend`` (which imports this module)."""
     releases: bool  # False once finalized, and in a forked child: a release does nothing
     runtime: Runtime
+    lost: str | None  # the user's call that took pyaclnn's session (Backend.recover repairs it)
+
+    def recover(self) -> None: ...
 
 # Dependency order for closing many handles at once: users before what they use.
 KIND_ORDER = {"graph": 0, "executor": 0, "tensor": 1, "storage": 2, "event": 3, "stream": 4, "device": 5}
@@ -106,7 +109,14 @@ class Resource:
 
 
 def _release(entry: Entry) -> None:
-    backend, _device, _kind, release, args = entry
+    backend, device, _kind, release, args = entry
+    if backend.lost is not None:
+        # the user's aclFinalize or extra aclrtResetDevice took pyaclnn's session: repair it
+        # first; a device that reset released took its handles and memory with it (the driver
+        # freed them), so what was made on it is gone, not released twice (Backend._recover_device)
+        backend.recover()
+    if getattr(getattr(device, "state", None), "closed", False):
+        return
     # After the exit hook finalized the runtime there is nothing left to free; in a forked
     # child the handles are the parent's, and the child must not release them.
     if backend.releases:

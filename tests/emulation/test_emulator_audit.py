@@ -107,6 +107,7 @@ def test_a_page_fault_is_sticky_until_the_device_is_reset(dev):
 
     def body() -> None:
         assert rt.aclrtSetDevice(1) == OK
+        first = len(dev.ptrs)                     # what this thread allocates is on device 1
         streams = ffi.new("aclrtStream[2]")
         assert rt.aclrtCreateStream(streams) == OK and rt.aclrtCreateStream(streams + 1) == OK
         _faulting_launch(dev, streams[0])
@@ -129,14 +130,17 @@ def test_a_page_fault_is_sticky_until_the_device_is_reset(dev):
         for st in streams:
             assert rt.aclrtDestroyStream(st) == OK
         assert rt.aclrtResetDevice(1) == OK                          # the last reset: healthy again
+        del dev.ptrs[first:]                      # its memory went with it (emu_rt_memory.c device_memory_release)
         assert rt.aclrtSetDevice(1) == OK
         assert rt.aclrtCreateStream(streams) == OK
+        args, po, want = mse(dev)
         status, ws, ex = dev.phase1("MseLossBackward", *args)
         seen["after reset"] = (dev.op.aclnnMseLossBackward(ffi.NULL, 0, ex, streams[0]),
                                rt.aclrtSynchronizeStream(streams[0]))
         seen["result"] = np.allclose(raw_read(dev, po, 6), want, rtol=1e-6)
         assert rt.aclrtDestroyStream(streams[0]) == OK
         assert rt.aclrtResetDevice(1) == OK
+        del dev.ptrs[first:]
 
     try:
         in_thread(body)
@@ -173,6 +177,7 @@ def test_recent_error_message_takes_the_device_text(dev):
 
     def body() -> None:
         assert rt.aclrtSetDevice(1) == OK
+        first = len(dev.ptrs)                     # what this thread allocates is on device 1
         p = ffi.new("void **")
         assert rt.aclrtMalloc(p, 0, 0) != OK
         seen["older"] = raw()
@@ -185,6 +190,7 @@ def test_recent_error_message_takes_the_device_text(dev):
         in_thread(elsewhere)
         assert rt.aclrtDestroyStream(stream[0]) == OK
         assert rt.aclrtResetDevice(1) == OK
+        del dev.ptrs[first:]                      # its memory went with it (emu_rt_memory.c device_memory_release)
         assert rt.aclrtSetDevice(1) == OK
         seen["after reset"] = raw()
         assert rt.aclrtResetDevice(1) == OK

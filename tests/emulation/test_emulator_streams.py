@@ -219,7 +219,9 @@ def test_one_current_device_per_thread(dev, monkeypatch):
         args, po, want = mse(dev, seed=6)
         assert rt.aclrtSetDevice(0) == OK and emu.live("device_set") == sets + 1
         assert rt.aclrtSetDevice(1) == OK and rt.aclrtGetDevice(cur) == OK and cur[0] == 1
+        first = len(dev.ptrs)
         assert dev.run("MseLossBackward", *args) == RUNTIME_ERROR
+        on_device_1 = dev.ptrs[first:]            # its workspace
         assert "belongs to another context" in dev.acl.errmsg()
         buf = np.zeros(6, np.float32)
         assert rt.aclrtMemcpyAsync(po, 24, ffi.from_buffer(buf), 24, H2D, dev.acl.stream) == ACL_ERROR_RT_STREAM_CONTEXT
@@ -230,6 +232,8 @@ def test_one_current_device_per_thread(dev, monkeypatch):
         assert dev.run("MseLossBackward", *mse(dev, seed=6)[0]) == OK
         for d in (0, 1, 0):
             assert rt.aclrtResetDevice(d) == OK
+        for ptr in on_device_1:                   # gone with device 1's last reset (device_memory_release)
+            dev.ptrs.remove(ptr)
         assert emu.live("device_set") == sets
         dev.acl.errmsg()
     finally:

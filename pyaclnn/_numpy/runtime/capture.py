@@ -35,6 +35,7 @@ from ..._core.constants import (
     ACL_MODEL_RI_CAPTURE_MODE_GLOBAL, ACL_MODEL_RI_CAPTURE_MODE_RELAXED, ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL,
     ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE, ACL_MODEL_RI_CAPTURE_STATUS_NONE)
 from ..._core.sites import Site, user_site
+from ..pinned import PinnedCopy
 from ..queues import Queue, Work, hazard
 from .executors import NumpyExecutors
 
@@ -237,7 +238,9 @@ class NumpyCapture(NumpyExecutors):
             for work in works:
                 assert work.run is not None
                 work.run()
-        self.queues.put(self._queue(stream), api, found.reads, found.writes, replay, mark=found.marks)
+        # each replay copies what its captured pinned sources hold when it runs (pyaclnn._numpy.pinned)
+        pinned = tuple(w.run.source for w in works if isinstance(w.run, PinnedCopy))
+        self.queues.put(self._queue(stream), api, found.reads, found.writes, replay, mark=found.marks, pinned=pinned)
 
     def _replay_freed(self, model: Model) -> list[Work]:
         """A use after free at replay: the first captured task on freed memory, named with the

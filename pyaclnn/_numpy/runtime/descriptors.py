@@ -10,6 +10,7 @@ from ...dtypes import DType, to_numpy
 from ..._core.strides import contiguous_strides, dense
 from .. import ops
 from ..records import Scalar, TensorDesc
+from ..stale import made_over
 from .memory import NumpyMemory
 
 
@@ -30,6 +31,7 @@ class NumpyDescriptors(NumpyMemory):
                              f"aclCreateTensor returned NULL: bad shape {shape} / strides {strides}")
         desc = TensorDesc(shape, dt, tuple(strides) if strides is not None else contiguous_strides(shape),
                           int(offset), int(fmt), tuple(storage_shape), int(addr))
+        desc.made = made_over(self.memory, desc.addr, "aclCreateTensor")
         return self._register(self._tensors, desc)
 
     def destroy_tensor(self, tensor: Any) -> None:
@@ -125,7 +127,9 @@ class NumpyDescriptors(NumpyMemory):
         self.meta("tensor", tensor, "aclInitTensor")
         fresh = self.create_tensor(shape, dtype, strides, offset, fmt, storage_shape, addr)
         with self._lock:
-            self._tensors[tensor] = self._tensors.pop(fresh)
+            self._tensors[tensor] = desc = self._tensors.pop(fresh)
+        if desc.made is not None:
+            desc.made = desc.made[:2] + ("aclInitTensor",)
 
     def _need_tensor_arg(self, tensor: Any, api: str, name: str = "tensor") -> None:
         """aclSet*TensorAddr check their tensor (list) first, before the executor: hicann/opbase
@@ -143,7 +147,9 @@ class NumpyDescriptors(NumpyMemory):
                                                            "pass the live one the executor was made with")
 
     def set_raw_tensor_addr(self, tensor: Any, addr: int) -> None:
-        self.meta("tensor", tensor, "aclSetRawTensorAddr").addr = int(addr)
+        desc = self.meta("tensor", tensor, "aclSetRawTensorAddr")
+        desc.addr = int(addr)
+        desc.made = made_over(self.memory, desc.addr, "aclSetRawTensorAddr")  # re-pointed: fresh
 
     def get_raw_tensor_addr(self, tensor: Any) -> int:
         return int(self.meta("tensor", tensor, "aclGetRawTensorAddr").addr)

@@ -18,6 +18,7 @@ from .. import ops
 from ..memory import Access, Elements
 from ..queues import Exact, Exacts, hazard
 from ..records import ExecutorRecord, Scalar, TensorDesc
+from ..stale import made_over, stale_tensor
 from .descriptors import NumpyDescriptors
 from ..overlap import partial_overlap
 from . import opcache
@@ -420,6 +421,8 @@ class NumpyExecutors(NumpyDescriptors):
                                     f"{bad.offset}, shape {bad.shape}, strides {bad.strides}) reaches outside "
                                     f"its device allocation: the kernel's AI Core exception")
             return
+        if ex.checked_frees != self.memory.frees:  # a free since: a tensor over reused memory (stale.py)
+            self._check_stale(api, made_by, ex)
         spans = ex.spans
         if spans is None:  # until aclSet*TensorAddr moves one of its tensors
             if last is not None:
@@ -548,6 +551,22 @@ class NumpyExecutors(NumpyDescriptors):
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, "executor_kernel", f"{executor!r} is not a live executor")
         return self._kernel(ex)
 
+    def _check_stale(self, api: str, made_by: str, ex: ExecutorRecord) -> None:
+        """A launch through a tensor whose allocation was freed and its address handed out again:
+        a use after free the bounds do not show (pyaclnn._numpy.stale); the device would run it."""
+        frees = self.memory.frees
+        why = stale_tensor(self.memory, ex.args, ex.names, self._tensor_site)
+        if why is not None:
+            site = _user_site()
+            hazard(f"{api} at {site}{made_by}: {why}", site)
+        ex.checked_frees = frees
+
+    def _tensor_site(self, desc: TensorDesc) -> Any:
+        """The user's line that made ``desc``'s aclTensor, where handle sites are tracked (else None)."""
+        sites = self._sites
+        handle = next((h for h, d in self._tensors.items() if d is desc), None) if sites else None
+        return sites.get(handle) if sites is not None and handle is not None else None
+
     def _kernel(self, ex: ExecutorRecord) -> Callable[[tuple], None]:
         """The operator's kernel bound to ``ex``'s plain values (made once per executor, and kept
         in its phase-1 cache entry for the executors of the same metadata and plain values);
@@ -604,6 +623,7 @@ class NumpyExecutors(NumpyDescriptors):
         if self._tensors.get(tensor) is not slot:
             raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"tensor is not {'output' if output else 'input'} {index} of this executor")
         slot.addr = int(addr)
+        slot.made = made_over(self.memory, slot.addr, api)  # re-pointed: fresh (stale.py)
         slot.known_written = None
         ex.spans = None
 

@@ -11,6 +11,7 @@ from ..._core.constants import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVA
                                 ACL_MEMCPY_HOST_TO_HOST)
 from ..queues import hazard
 from ..overlap import copy_overlap
+from ..pinned import PinnedCopy, PinnedSource
 from .streams import NumpyStreams
 
 
@@ -55,12 +56,14 @@ class NumpyMemory(NumpyStreams):
         if size > DEVICE_MEMORY:  # the driver's out of memory (emu_rt_memory.c device_pool_fits), not NumPy's
             raise self._fail(ACL_ERROR_RT_MEMORY_ALLOCATION, api, f"out of memory: {size} bytes requested, "
                                                                    f"the device has {DEVICE_MEMORY}")
-        return self.memory.allocate(size, "device", api)
+        return self.memory.allocate(size, "device", api, self._thread.device)
 
     def free(self, ptr: int) -> None:
-        if not ptr:  # ACL_REQUIRES_NOT_NULL (aclrtFreeImpl), before the context
+        if not ptr:  # ACL_REQUIRES_NOT_NULL (aclrtFreeImpl)
             raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtFree", "devPtr is nullptr")
-        self._need_context("aclrtFree")
+        # no context needed (hicann/runtime api_impl.cc ApiImpl::DevFree: CurrentContext(false), then
+        # DevFreeStatic frees through the NPU driver when there is none), as emu_rt_memory.c aclrtFree
+        self._need_init("aclrtFree")
         self._freeing(ptr, "device", "aclrtFree")
         self.memory.release(ptr, "device", "aclrtFree")
 
@@ -238,36 +241,17 @@ class NumpyMemory(NumpyStreams):
         if reads and writes:
             self._check_copy_overlap(api, dst, src, count)
 
-        captured = bool(self._captures) and stream in self._captures  # type: ignore[operator]
-        if reads and not captured and self._location(src) == "host":  # pinned: the host may write it meanwhile
-            # (a captured copy reads the source when a replay runs it: its bytes at capture time say nothing)
-            copy = self._pinned_copy(api, out, data, src)
+        pinned: tuple[PinnedSource, ...] = ()
+        if reads and self._location(src) == "host":  # pinned: the host may write it before the copy runs
+            # (the queue keeps its bytes when the copy, or each replay of a graph capturing it, is
+            # queued to run, and compares them when it runs: pyaclnn._numpy.pinned)
+            pinned = (PinnedSource(api, src, data, _user_site()),)
+            copy: Any = PinnedCopy(out, pinned[0])
         else:
             def copy() -> None:
                 out[...] = data
-        self.queues.put(self._queue(stream), api, reads, writes, copy, check_init=reads if both else ())
-
-    @staticmethod
-    def _pinned_copy(api: str, out: np.ndarray, data: np.ndarray, src: int) -> Any:
-        """The task of an async copy from aclrtMallocHost memory, which the host can write through
-        a view with no call to see: the device DMAs the bytes there when it runs the copy, so a host
-        write between the queueing and the run gives the old bytes or the new ones depending on
-        timing. The source is kept as it was at the queueing and compared when the task runs: a
-        change is a hazard naming both (the copy then takes the new bytes, as a late DMA would)."""
-        before, queued_at = data.copy(), _user_site()
-
-        def copy() -> None:
-            if not np.array_equal(data, before):
-                changed = np.flatnonzero(data != before)
-                first, last = int(changed[0]), int(changed[-1])
-                site = _user_site()
-                hazard(f"{api} queued at {queued_at} copies from pinned host memory (aclrtMallocHost) whose bytes "
-                       f"[{src + first:#x}, +{last - first + 1}) the host wrote after it was queued and before the "
-                       f"device ran it (it ran at {site}): a device copies the old bytes or the new ones depending "
-                       f"on timing. Synchronize the stream (or an event recorded after the copy) before writing "
-                       f"the source again", site)
-            out[...] = data
-        return copy
+        self.queues.put(self._queue(stream), api, reads, writes, copy, check_init=reads if both else (),
+                        pinned=pinned)
 
     def _location(self, where: Any) -> str:
         alloc = self.memory.find(where) if isinstance(where, int) else None

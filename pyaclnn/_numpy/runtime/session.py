@@ -178,6 +178,9 @@ class NumpySession:
             if self._initialized and self._init_site is not None:
                 out.append(LiveHandle("init", None, self._init_site, "", "init"))
         out += [LiveHandle(f"{a.kind}_alloc", a.base, a.site, f"{a.size} bytes", a) for a in self.memory.live_allocations()]
+        # memory never freed before its device closed went with the device, yet aclrtFree never gave it back
+        out += [LiveHandle("device_alloc", base, site, f"{size} bytes", ("closed", serial))
+                for base, size, site, serial in self.memory.closed_unfreed]
         return out
 
     def _destroy(self, table: dict, handle: Any, api: str, what: str) -> None:
@@ -270,9 +273,32 @@ class NumpySession:
                 self._faults.pop(("default", context), None)  # (runtime.cc PrimaryContextRelease ->
                 # ExecutePrimaryTearDown; context.cc ResetResourceFieldsAfterTearDown: defaultStream_ = nullptr)
                 self.queues.retire(("default", context))
+                if device_id not in self._contexts.values():  # no context holds the device: it closes
+                    self._close_device(device_id, "aclrtResetDevice")
         t = self._thread
-        if count == 1 and t.device == device_id:
+        if count == 1 and t.device == device_id and t.context in (context, None):
+            # only a thread on the default context loses it (runtime.cc ExecutePrimaryTearDown:
+            # SetCurCtx(previousCtx == ctx ? nullptr : previousCtx)): a created one stays current
             t.device = t.context = None
+
+    def _close_device(self, device_id: int, api: str) -> None:
+        """No context holds the device any more (the last aclrtResetDevice, or the destroy of the
+        last context made on it after that): the device closes, and the memory aclrtMalloc gave
+        out on it goes with it. hicann/runtime runtime.cc Runtime::DeviceRelease ->
+        FinalizeDeviceRelease deletes the Device (raw_device.cc ~RawDevice ->
+        ReleaseDriverResourcesOnDestroy -> NpuDriver::DeviceClose -> halDeviceClose), and the
+        driver's memory close (hicann/driver src/ascend_hal/svm/v2/devmm/devmm_svm.c
+        _drvMemDeviceCloseInner) destroys the device's heaps. So a later aclrtFree of such a
+        pointer is 107000 (devmm_free_managed_nomal: no heap, DRV_ERROR_INVALID_VALUE ->
+        ACL_ERROR_RT_PARAM_INVALID), and a launch, copy or memset on it faults on a device: here
+        the address space's recent frees name this call (memory.AddressSpace.release_device).
+        Pinned host memory (aclrtMallocHost) is the host's: it stays. Queued work on the device
+        ran before (the caller flushed its queues)."""
+        for base in self.memory.release_device(device_id, api):
+            self._capture_freed(base, api)  # a graph using it: its next replay is a use after free
+
+    def _capture_freed(self, base: int, api: str) -> None:
+        """An allocation a graph may use is freed (the capture family overrides it)."""
 
     def get_device(self) -> int:
         self._need_context("aclrtGetDevice")
@@ -293,11 +319,14 @@ class NumpySession:
             raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyContext",
                              f"{context!r} is a device's default context (use aclrtResetDevice)")
         with self._lock:
-            if self._contexts.pop(context, None) is None:
+            device = self._contexts.pop(context, None)
+            if device is None:
                 raise self._fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyContext", f"{context!r} is not a live context")
             # its own default stream goes with it (context.cc Context::TearDown: TearDownContextStream)
             self.queues.retire(("default", context))
             self._faults.pop(("default", context), None)
+            if device not in self._contexts.values():  # the last context of a device already reset
+                self._close_device(device, "aclrtDestroyContext")
         if self._thread.context == context:
             self._thread.context = None
 

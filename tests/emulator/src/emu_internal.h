@@ -379,6 +379,7 @@ typedef struct alloc_rec {
     size_t block;                             /* bytes the device really has there (see padded_size) */
     char *alias;                              /* device memory: the host's private mapping of it */
     size_t map;                               /* device memory: length of both mappings */
+    int32_t device;                           /* device memory: the device it is on (-1: host memory) */
 } alloc_rec;
 
 typedef struct alloc_table {
@@ -400,6 +401,7 @@ extern int64_t g_live[EMU_K_COUNT];
 extern int g_initialized;
 extern emu_ctx *g_default_ctx[EMU_MAX_DEVICES];
 extern int64_t g_dev_refs[EMU_MAX_DEVICES];
+extern int64_t g_dev_ctxs[EMU_MAX_DEVICES];    /* live contexts per device (default and created ones) */
 extern int g_dev_override;                    /* emu_set_device_count */
 extern alloc_table g_dev_mem, g_host_mem;
 extern emu_stream *g_streams;                 /* live streams (created, not destroyed; default ones too) */
@@ -473,6 +475,7 @@ void range_add(emu_task *t, const void *p, uint64_t n, int writes);
 void task_submit(aclrtStream stream, emu_task *t);
 emu_task *task_new(int kind, const char *api);
 void ctx_release(emu_ctx *c);
+void device_memory_release(int32_t device);
 int64_t queued_tasks(void);
 int known_stream(const char *func, aclrtStream stream);
 int launch_stream(const char *func, aclrtStream stream);

@@ -80,6 +80,11 @@ aclError aclrtResetDevice(int32_t deviceId)
         ctx_release(g_default_ctx[deviceId]);
         g_default_ctx[deviceId] = NULL;
         device_clear_fault(deviceId);
+        /* no context holds the device now: it closes, and its memory with it (hicann/runtime
+         * context.cc Context::TearDown -> Runtime::DeviceRelease: emu_rt_memory.c device_memory_release);
+         * a context made by aclrtCreateContext holds it open until aclrtDestroyContext */
+        if (g_dev_ctxs[deviceId] == 0)
+            device_memory_release(deviceId);
     }
     emu_unlock();
     return ACL_SUCCESS;
@@ -153,7 +158,11 @@ aclError aclrtDestroyContext(aclrtContext context)
         emu_note_misuse(__func__, "default context %p destroyed by the user", context);
         return emu_error(ACL_ERROR_RT_PARAM_INVALID, __func__, "context %p is a device's default context (use aclrtResetDevice)", context);
     }
+    int32_t device = ((emu_ctx *)context)->device;
     ctx_release(context);
+    /* the last context of a device already reset: the device closes (see aclrtResetDevice) */
+    if (device >= 0 && device < EMU_MAX_DEVICES && g_dev_ctxs[device] == 0 && !g_default_ctx[device])
+        device_memory_release(device);
     emu_unlock();
     return ACL_SUCCESS;
 }

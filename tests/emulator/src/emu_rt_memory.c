@@ -16,7 +16,7 @@
 #include "emu_internal.h"
 
 /* ---- allocation tables ---- */
-static int table_add(alloc_table *t, void *p, size_t size, size_t block, char *alias, size_t map)
+static int table_add(alloc_table *t, void *p, size_t size, size_t block, char *alias, size_t map, int32_t device)
 {
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 64;
@@ -31,6 +31,7 @@ static int table_add(alloc_table *t, void *p, size_t size, size_t block, char *a
     t->v[t->n].block = block;
     t->v[t->n].alias = alias;
     t->v[t->n].map = map;
+    t->v[t->n].device = device;
     t->n++;
     t->bytes += size;
     return 0;
@@ -226,7 +227,7 @@ static int host_can_back(uint64_t bytes)
 /* The shared second half of aclrtMalloc / aclrtMallocHost, after their own argument checks:
  * allocate ``size`` bytes and record the block in ``t`` (``side``: "device" or "host"). */
 static aclError alloc_tracked(const char *func, alloc_table *t, const char *side, size_t size, size_t block,
-                              void **out)
+                              int32_t device, void **out)
 {
     if (t != &g_dev_mem && size > EMU_DEVICE_MEM_TOTAL)
         return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, func, "out of %s memory (%zu bytes requested)", side, size);
@@ -244,7 +245,7 @@ static aclError alloc_tracked(const char *func, alloc_table *t, const char *side
     if (!p)
         return emu_error(ACL_ERROR_RT_MEMORY_ALLOCATION, func, "out of %s memory (%zu bytes requested)", side, size);
     emu_lock();
-    int bad = table_add(t, p, size, block, alias, map);
+    int bad = table_add(t, p, size, block, alias, map, device);
     emu_unlock();
     if (bad) {
         release_block(p, alias, map);
@@ -280,7 +281,8 @@ static aclError free_tracked(const char *func, alloc_table *t, const char *side,
     emu_unlock();
     if (i < 0) {
         emu_note_misuse(func, "free of unknown %s pointer %p (double free?)", side, ptr);
-        return emu_error(ACL_ERROR_RT_PARAM_INVALID, func, "%p is not an %s'd address (double free?)", ptr, allocator);
+        return emu_error(ACL_ERROR_RT_PARAM_INVALID, func, "%p is not an %s'd address (double free%s?)", ptr,
+                         allocator, t == &g_dev_mem ? ", or freed with its device by the last aclrtResetDevice" : "");
     }
     if (user)   /* CANN frees at once (ApiImpl::DevFree): the queued task would use freed memory */
         emu_note_misuse(func, "%s memory %p freed while %s queued on stream %p still uses it (synchronize first)",
@@ -305,7 +307,11 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
     if (!policy_ok(policy))
         return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "policy %d is invalid", (int)policy);
     NEED_CTX(__func__);
-    return alloc_tracked(__func__, &g_dev_mem, "device", size, padded_size(size, policy), devPtr);
+    emu_lock();
+    emu_ctx *c = cur_ctx();
+    int32_t device = c ? c->device : 0;
+    emu_unlock();
+    return alloc_tracked(__func__, &g_dev_mem, "device", size, padded_size(size, policy), device, devPtr);
 }
 
 aclError aclrtFree(void *devPtr)
@@ -321,7 +327,7 @@ aclError aclrtMallocHost(void **hostPtr, size_t size)
     NEED_ARG(hostPtr);
     if (size == 0)
         return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "size must not be 0");
-    return alloc_tracked(__func__, &g_host_mem, "host", size, size, hostPtr);
+    return alloc_tracked(__func__, &g_host_mem, "host", size, size, -1, hostPtr);
 }
 
 aclError aclrtFreeHost(void *hostPtr)
@@ -329,6 +335,32 @@ aclError aclrtFreeHost(void *hostPtr)
     API_ENTER(INIT);
     NEED_ARG(hostPtr);
     return free_tracked(__func__, &g_host_mem, "host", "aclrtMallocHost", hostPtr);
+}
+
+/* The device closes (its last context is gone: the last aclrtResetDevice, or the destroy of the
+ * last context made on it after that): its memory goes with it. hicann/runtime src/runtime/core/src/
+ * runtime.cc Runtime::DeviceRelease -> FinalizeDeviceRelease deletes the Device, whose destructor
+ * (src/runtime/core/src/device/raw_device.cc RawDevice::~RawDevice -> ReleaseDriverResourcesOnDestroy)
+ * calls NpuDriver::DeviceClose -> halDeviceClose; the driver closes each component
+ * (hicann/driver src/ascend_hal/pbl/commlib/drv_comm_intf.h drv_close_handlers), memory's being
+ * drvMemDeviceCloseInner (src/ascend_hal/svm/v2/devmm/devmm_svm.c _drvMemDeviceCloseInner), which
+ * destroys every heap of the device (devmm_heap_close -> devmm_virt_destroy_heap): what aclrtMalloc
+ * returned there is unmapped. A later aclrtFree of such a pointer finds no heap (devmm_free_managed_nomal:
+ * DRV_ERROR_INVALID_VALUE -> RT_ERROR_DRV_INPUT -> ACL_ERROR_RT_PARAM_INVALID, errcode_manage.cc), as
+ * free_tracked answers an unknown pointer; a kernel on it faults (emu_nnopbase.c). Pinned host memory
+ * (aclrtMallocHost) is in the host agent's heaps, which that close keeps. The queued work of the
+ * device's streams ran before (the contexts' teardown drains them). Lock held. */
+void device_memory_release(int32_t device)
+{
+    for (size_t i = 0; i < g_dev_mem.n;) {
+        alloc_rec a = g_dev_mem.v[i];
+        if (a.device != device) {
+            i++;
+            continue;
+        }
+        table_remove(&g_dev_mem, i);          /* (the last record moves to i) */
+        release_block(a.p, a.alias, a.map);
+    }
 }
 
 /* ---- aclrtMemcpy(Async) / aclrtMemset(Async): the checks of each layer, in the real order ----

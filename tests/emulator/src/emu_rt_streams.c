@@ -450,6 +450,8 @@ void ctx_release(emu_ctx *c)
         free(d);
         c->dflt = NULL;
     }
+    if (c->device >= 0 && c->device < EMU_MAX_DEVICES && g_dev_ctxs[c->device] > 0)
+        g_dev_ctxs[c->device]--;
     emu_reg_release(EMU_K_CONTEXT, c);
 }
 

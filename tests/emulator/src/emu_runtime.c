@@ -154,6 +154,7 @@ static int64_t g_init_refs;                   /* aclInit calls since the last fi
 static uint64_t g_next_id = 1;
 emu_ctx *g_default_ctx[EMU_MAX_DEVICES];
 int64_t g_dev_refs[EMU_MAX_DEVICES];
+int64_t g_dev_ctxs[EMU_MAX_DEVICES];
 int g_dev_override = -1;               /* emu_set_device_count */
 alloc_table g_dev_mem, g_host_mem;
 
@@ -226,6 +227,7 @@ emu_ctx *ctx_new(int32_t device, int is_default)
     d->next_live = g_streams;
     g_streams = d;
     c->dflt = d;
+    g_dev_ctxs[device]++;                     /* a context holds its device (see device_memory_release) */
     emu_reg_add(EMU_K_CONTEXT, c);
     return c;
 }
