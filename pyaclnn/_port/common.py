@@ -115,6 +115,9 @@ def int64_arg(api: str, name: str, value: Any) -> int:
 def int64_list_arg(api: str, name: str, values: Any) -> list[int] | tuple[int, ...]:
     """A ``const int64_t *`` array (dims, strides): a sequence of int64 values, as a list or tuple."""
     if not isinstance(values, (list, tuple)):
+        if isinstance(values, (str, bytes, bytearray)):  # iterable, but no ints C would mean
+            raise TypeError(f"{api}: {name} (const int64_t *) must be a sequence of ints, got "
+                            f"{type(values).__name__} {values!r}")
         try:
             values = list(values)
         except TypeError:
