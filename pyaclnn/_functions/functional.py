@@ -189,7 +189,11 @@ def _whole_path(backend: Backend, op: str, api: str, args: tuple, tensors: tuple
     call; torch tensors in, torch tensors out (pyaclnn._functions.torch_out)."""
     n = len(tensors)
     torch = torch_of(args[:n])
-    args = (*[_arg(a, name, api) for a, name in zip(args, tensors)], *args[n:])
+    try:
+        args = (*[_arg(a, name, api) for a, name in zip(args, tensors)], *args[n:])
+    except BufferError as exc:  # memory that is not host memory (a CUDA, NPU or meta tensor): which argument
+        name = next((name for a, name in zip(args, tensors) if _not_host(a, name, api)), "an argument")
+        raise BufferError(f"{api}: {name}: {exc}") from None
     memo = memo_for(backend, op, args)
     if memo is not None:
         outs = run_memo(memo, args)
@@ -197,6 +201,17 @@ def _whole_path(backend: Backend, op: str, api: str, args: tuple, tensors: tuple
         values, specs = plan(backend, args)
         outs = _first_call(backend, op, api, args, n, values, specs)
     return outs if torch is None else to_torch(torch, outs)
+
+
+def _not_host(a: Any, name: str, api: str) -> bool:
+    """Whether ``a`` is the argument _arg refused with a BufferError."""
+    try:
+        _arg(a, name, api)
+    except BufferError:
+        return True
+    except Exception:  # noqa: BLE001 - another argument's error is not the one reported
+        return False
+    return False
 
 
 def _refused(t: Any) -> None:

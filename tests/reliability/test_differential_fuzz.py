@@ -128,7 +128,9 @@ def check_message(api: str, exc: BaseException) -> None:
     if isinstance(exc, pyaclnn.AclError):
         assert exc.api and exc.api in text and str(exc.status) in text, text
         return
-    assert isinstance(exc, (TypeError, ValueError, pyaclnn.NotSupportedError)), f"{type(exc).__name__}: {text}"
+    # BufferError: memory that is not host memory (a torch meta/CUDA tensor), as NumPy and DLPack say it
+    assert isinstance(exc, (TypeError, ValueError, BufferError, pyaclnn.NotSupportedError)), \
+        f"{type(exc).__name__}: {text}"
     assert api in text or "aclnn" in text, f"the message does not name the call: {text}"
 
 
@@ -429,7 +431,18 @@ def _bad_array(rng: np.random.Generator, shape: tuple[int, ...], pick: int) -> A
         lambda: "x",
         lambda: np.ones((0,) + shape, F32),
     ]
+    if _TORCH is not None:  # torch tensors, alone or mixed with arrays (torch in, torch out)
+        t = _TORCH
+        options += [lambda: t.from_numpy(a), lambda: t.from_numpy(a).bfloat16(), lambda: t.from_numpy(a).to(t.int64),
+                    lambda: t.from_numpy(a).requires_grad_() if a.ndim else t.from_numpy(a),
+                    lambda: t.empty(shape, device="meta")]
     return options[pick % len(options)]()
+
+
+try:
+    import torch as _TORCH
+except ImportError:  # the oldest-dependencies run: arrays only
+    _TORCH = None
 
 
 def function_cases(seed: int, n: int) -> list[FnCase]:
