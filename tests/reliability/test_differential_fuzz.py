@@ -39,8 +39,9 @@ DEVIATIONS: dict[str, str] = {
                         "or past-the-end pinned memory) where a copy takes host memory: C dereferences it (pageable "
                         "memory is copied, freed memory is a use after free); the reference, which can check only "
                         "memory it allocated, refuses it with 507899 naming the range",
-    "tensor-unknown-dtype": "aclCreateTensor with a dataType that is no aclDataType member (-2, 2**31-1): CANN "
-                            "creates the tensor (opbase aclTensor::aclTensor casts it with ToOpDataType, no check) "
+    "tensor-unknown-dtype": "aclCreateTensor (aclInitTensor) with a dataType that is no aclDataType member (-2, "
+                            "2**31-1): CANN creates the tensor (opbase aclTensor::aclTensor casts it with "
+                            "ToOpDataType, no check) "
                             "and the operator refuses the dtype in phase 1 (161002); the reference's descriptors "
                             "hold only aclDataType members, so it returns NULL at creation (561103), one call earlier",
 }
@@ -144,6 +145,7 @@ class Ctx:
     freed_host: int = 0
     pageable: np.ndarray = field(default_factory=lambda: np.zeros(16, np.uint8))
     stream: Any = None
+    tensor: Any = None  # an aclTensor for aclInitTensor
     keep: list[Any] = field(default_factory=list)  # host buffers a queued copy uses, until it ran
 
 
@@ -240,6 +242,17 @@ def _acl_specs() -> dict[str, tuple[Callable[..., Any], Callable[[Ctx], list[Any
         "aclFloat16ToFloat": (acl.aclFloat16ToFloat, lambda c: [0x3C00], None),
         "aclFloatToFloat16": (acl.aclFloatToFloat16, lambda c: [1.0], None),
         "aclrtGetLastError": (acl.aclrtGetLastError, lambda c: [0], None),
+        "aclrtPeekAtLastError": (acl.aclrtPeekAtLastError, lambda c: [0], None),
+        "aclrtCreateEventExWithFlag": (acl.aclrtCreateEventExWithFlag, lambda c: [acl.ACL_EVENT_SYNC],
+                                       acl.aclrtDestroyEvent),
+        "aclGetDeviceCapability": (acl.aclGetDeviceCapability, lambda c: [0, 0], None),
+        "aclDataTypeSize": (acl.aclDataTypeSize, lambda c: [acl.ACL_FLOAT], None),
+        "aclCreateBoolArray": (acl.aclCreateBoolArray, lambda c: [[True, False], 2], acl.aclDestroyBoolArray),
+        "aclCreateFloatArray": (acl.aclCreateFloatArray, lambda c: [[1.0, 2.5], 2], acl.aclDestroyFloatArray),
+        "aclInitTensor": (acl.aclInitTensor, lambda c: [c.tensor, [2, 2], 2, acl.ACL_FLOAT, [2, 1], 0, acl.ACL_FORMAT_ND,
+                                                        [4], 1, c.ptr], None),
+        "aclmdlRICaptureThreadExchangeMode": (acl.aclmdlRICaptureThreadExchangeMode, lambda c: [0],
+                                              acl.aclmdlRICaptureThreadExchangeMode),  # the old mode back
     }
 
 
@@ -251,7 +264,10 @@ ARITY = {"aclrtMalloc": 2, "aclrtFree": 1, "aclrtMallocHost": 1, "aclrtFreeHost"
          "aclrtMemcpyAsyncToPinned": 5, "aclrtSynchronizeStreamWithTimeout": 2, "aclrtCreateEventWithFlag": 1,
          "aclrtGetDeviceInfo": 2, "aclrtGetMemInfo": 1, "aclrtSetDevice": 1, "aclCreateTensor": 9,
          "aclCreateIntArray": 2, "aclCreateScalar": 2, "aclFloat16ToFloat": 1, "aclFloatToFloat16": 1,
-         "aclrtGetLastError": 1}
+         "aclrtGetLastError": 1, "aclrtPeekAtLastError": 1, "aclrtCreateEventExWithFlag": 1,
+         "aclGetDeviceCapability": 2, "aclDataTypeSize": 1, "aclCreateBoolArray": 2, "aclCreateFloatArray": 2,
+         "aclInitTensor": 10, "aclmdlRICaptureThreadExchangeMode": 1}
+FIRST_SLOT = {"aclInitTensor": 1}  # its slot 0 is a handle (the handle layer's)
 HOST_POINTERS = {("aclrtMemcpy", 2), ("aclrtMemcpyD2H", 0), ("aclrtMemcpyPinned", 2), ("aclrtMemcpyToPinned", 0),
                  ("aclrtMemcpyH2H", 0), ("aclrtMemcpyH2H", 2), ("aclrtMemcpyAsyncPinned", 2),
                  ("aclrtMemcpyAsyncToPinned", 0), ("aclrtMemsetHost", 0)}
@@ -273,7 +289,7 @@ def acl_cases(seed: int, n: int) -> list[AclCase]:
     out = []
     for _ in range(n):
         name = rng.choice(names)
-        slot = rng.randrange(ARITY[name])
+        slot = rng.randrange(FIRST_SLOT.get(name, 0), ARITY[name])
         if (name, slot) in HOST_POINTERS:
             out.append(AclCase(name, slot, rng.choice(HOST_VALUES)))
             continue
@@ -312,10 +328,12 @@ def _setup(ctx: Ctx) -> None:
     ctx.freed_host = acl.aclrtMallocHost(16)
     acl.aclrtFreeHost(ctx.freed_host)
     ctx.stream = acl.aclrtCreateStream()
+    ctx.tensor = acl.aclCreateTensor([2, 2], 2, acl.ACL_FLOAT, [2, 1], 0, acl.ACL_FORMAT_ND, [4], 1, ctx.ptr)
 
 
 def _teardown(ctx: Ctx) -> None:
     acl.aclrtSynchronizeStream(ctx.stream)
+    acl.aclDestroyTensor(ctx.tensor)
     acl.aclrtDestroyStream(ctx.stream)
     acl.aclrtFree(ctx.ptr)
     acl.aclrtFreeHost(ctx.host)
@@ -332,7 +350,8 @@ def deviation_of(case: Any, ref: Outcome, dev: Outcome) -> str | None:
     if isinstance(case, AclCase) and isinstance(case.value, HostValue) and ref.key == ("RtDrvInternalError", 507899) \
             and (case.value.undefined or case.value.label == "array.ctypes.data"):
         return "host-int-address"
-    if isinstance(case, AclCase) and case.name == "aclCreateTensor" and case.slot == 2 and dev.key == ("ok",) \
+    if isinstance(case, AclCase) and (case.name, case.slot) in (("aclCreateTensor", 2), ("aclInitTensor", 3)) \
+            and dev.key == ("ok",) \
             and ref.key == ("AclnnInnerNullptrError", 561103):
         return "tensor-unknown-dtype"
     return None
@@ -561,6 +580,17 @@ FOUND = [
     (AclCase("aclrtMemcpyPinned", 2, HOST_VALUES[4]), ("RtDrvInternalError", 507899)),
     # an unknown dataType: reference NULL at creation (tensor-unknown-dtype)
     (AclCase("aclCreateTensor", 2, -2), ("AclnnInnerNullptrError", 561103)),
+    (AclCase("aclInitTensor", 3, -2), ("AclnnInnerNullptrError", 561103)),
+    # unknown flag bits: CANN refuses them (api_error.cc EventCreateEx); the reference created the event
+    (AclCase("aclrtCreateEventExWithFlag", 0, 2**31), ("AclInvalidParamError", 100000)),
+    # a device id past the count: the acl layer's 100000 (acl.cpp aclGetDeviceCapabilityImpl); the
+    # emulator said 107001
+    (AclCase("aclGetDeviceCapability", 0, 2**31), ("AclInvalidParamError", 100000)),
+    # the capture mode unchecked: the reference kept an ndarray as the thread's mode, cffi overflowed
+    (AclCase("aclmdlRICaptureThreadExchangeMode", 0, np.array([1])), ("TypeError", None)),
+    (AclCase("aclmdlRICaptureThreadExchangeMode", 0, 2**40), ("ValueError", None)),
+    # a value that is no aclDataType: the source's default size, 8 (data_buffer.cpp), not enum's ValueError
+    (AclCase("aclDataTypeSize", 0, -2), ("ok",)),
 ]
 
 
@@ -577,6 +607,10 @@ def test_found_cases(backends: Backends) -> None:
             ref, dev = compare(backends, case, run_acl_case, ctxs, api, problems)
             assert not problems, problems
             assert ref.key == want, (case, ref)
+            if case.name == "aclDataTypeSize":
+                for b in (backends.numpy, backends.acl):
+                    with active(b):
+                        assert acl.aclDataTypeSize(case.value) == 8
             for name, b in (("numpy", backends.numpy), ("acl", backends.acl)):
                 with active(b):
                     acl.aclrtSynchronizeStream(ctxs[name].stream)

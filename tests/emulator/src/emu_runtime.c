@@ -327,8 +327,10 @@ aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int
 {
     API_ENTER(INIT);
     NEED_ARG(value);
+    /* the acl layer's own range check: ACL_ERROR_INVALID_PARAM, not the runtime's 107001
+     * (hicann/runtime src/acl/aclrt_impl/acl.cpp aclGetDeviceCapabilityImpl: deviceId > count - 1) */
     if ((int64_t)deviceId >= device_count())
-        return emu_error(ACL_ERROR_RT_INVALID_DEVICEID, __func__, "device id %u is invalid (device count %d)", deviceId, device_count());
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "deviceId %u greater than deviceNum %d", deviceId, device_count());
     switch (deviceInfo) {
     case ACL_DEVICE_INFO_AI_CORE_NUM: *value = 20; break;
     case ACL_DEVICE_INFO_VECTOR_CORE_NUM: *value = 40; break;
