@@ -251,6 +251,8 @@ def _acl_specs() -> dict[str, tuple[Callable[..., Any], Callable[[Ctx], list[Any
         "aclCreateFloatArray": (acl.aclCreateFloatArray, lambda c: [[1.0, 2.5], 2], acl.aclDestroyFloatArray),
         "aclInitTensor": (acl.aclInitTensor, lambda c: [c.tensor, [2, 2], 2, acl.ACL_FLOAT, [2, 1], 0, acl.ACL_FORMAT_ND,
                                                         [4], 1, c.ptr], None),
+        "aclInit": (acl.aclInit, lambda c: [None], None),  # repeated: harmless (pyaclnn ignores 100002)
+        "aclnnInit": (acl.aclnnInit, lambda c: [None], None),
         "aclmdlRICaptureThreadExchangeMode": (acl.aclmdlRICaptureThreadExchangeMode, lambda c: [0],
                                               acl.aclmdlRICaptureThreadExchangeMode),  # the old mode back
     }
@@ -266,7 +268,7 @@ ARITY = {"aclrtMalloc": 2, "aclrtFree": 1, "aclrtMallocHost": 1, "aclrtFreeHost"
          "aclCreateIntArray": 2, "aclCreateScalar": 2, "aclFloat16ToFloat": 1, "aclFloatToFloat16": 1,
          "aclrtGetLastError": 1, "aclrtPeekAtLastError": 1, "aclrtCreateEventExWithFlag": 1,
          "aclGetDeviceCapability": 2, "aclDataTypeSize": 1, "aclCreateBoolArray": 2, "aclCreateFloatArray": 2,
-         "aclInitTensor": 10, "aclmdlRICaptureThreadExchangeMode": 1}
+         "aclInitTensor": 10, "aclmdlRICaptureThreadExchangeMode": 1, "aclInit": 1, "aclnnInit": 1}
 FIRST_SLOT = {"aclInitTensor": 1}  # its slot 0 is a handle (the handle layer's)
 HOST_POINTERS = {("aclrtMemcpy", 2), ("aclrtMemcpyD2H", 0), ("aclrtMemcpyPinned", 2), ("aclrtMemcpyToPinned", 0),
                  ("aclrtMemcpyH2H", 0), ("aclrtMemcpyH2H", 2), ("aclrtMemcpyAsyncPinned", 2),
@@ -591,7 +593,23 @@ FOUND = [
     (AclCase("aclmdlRICaptureThreadExchangeMode", 0, 2**40), ("ValueError", None)),
     # a value that is no aclDataType: the source's default size, 8 (data_buffer.cpp), not enum's ValueError
     (AclCase("aclDataTypeSize", 0, -2), ("ok",)),
+    # configPath: the acl side failed encoding a non-str (AttributeError), the reference ignored it
+    (AclCase("aclInit", 0, 1.5), ("TypeError", None)),
+    (AclCase("aclnnInit", 0, 2**40), ("TypeError", None)),
+    # a repeated aclInit returns 100002 before reading its file (acl.cpp aclInitImpl): the emulator read it
+    (AclCase("aclInit", 0, "/nonexistent/acl.json"), ("ok",)),
 ]
+
+
+def test_a_first_aclinit_reads_its_config_file(backend: str) -> None:
+    """After aclFinalize the next aclInit is a first one: it opens its file (GetStrFromConfigPath)."""
+    pyaclnn.mse_loss_backward(np.ones(2, F32), np.ones(2, F32), np.ones(2, F32))  # pyaclnn's session
+    acl.aclFinalize()
+    with pytest.raises(pyaclnn.AclError) as info:
+        acl.aclInit("/nonexistent/acl.json")
+    assert info.value.status == 100003 and info.value.api == "aclInit"
+    out = pyaclnn.mse_loss_backward(np.ones(2, F32), np.zeros(2, F32), np.ones(2, F32), "sum")  # recovers
+    np.testing.assert_array_equal(out, [-2, -2])
 
 
 def test_found_cases(backends: Backends) -> None:

@@ -417,6 +417,16 @@ static void finalize_locked(void)
 aclError aclInit(const char *configPath)
 {
     API_ENTER(NONE);
+    /* a repeat is counted before the config file is read (hicann/runtime src/acl/aclrt_impl/acl.cpp
+     * aclInitImpl: aclInitRefCount > 0 returns ACL_ERROR_REPEAT_INITIALIZE, then GetStrFromConfigPath) */
+    emu_lock();
+    if (g_initialized) {
+        g_init_refs++;
+        emu_unlock();
+        t_last_error = ACL_ERROR_REPEAT_INITIALIZE;   /* no error text: CANN says "ignorable" */
+        return ACL_ERROR_REPEAT_INITIALIZE;
+    }
+    emu_unlock();
     if (configPath && *configPath) {
         FILE *f = fopen(configPath, "r");
         if (!f)
@@ -424,10 +434,10 @@ aclError aclInit(const char *configPath)
         fclose(f);
     }
     emu_lock();
-    if (g_initialized) {
+    if (g_initialized) {                              /* another thread got there meanwhile */
         g_init_refs++;
         emu_unlock();
-        t_last_error = ACL_ERROR_REPEAT_INITIALIZE;   /* no error text: CANN says "ignorable" */
+        t_last_error = ACL_ERROR_REPEAT_INITIALIZE;
         return ACL_ERROR_REPEAT_INITIALIZE;
     }
     /* the SoC query boots the runtime, which opens its libraries by bare name (emu_boot.c) */
