@@ -36,11 +36,14 @@ def torch_of(tensors: Sequence[Any]) -> Any | None:
 
 def to_torch(torch: Any, outs: list[Any]) -> list[Any]:
     """``outs`` (new ndarrays, None for an output not asked for) as torch CPU tensors sharing
-    their memory."""
-    return [None if a is None else _one(torch, a) for a in outs]
-
-
-def _one(torch: Any, a: np.ndarray) -> Any:
-    if a.dtype.kind == _BF16_KIND and a.dtype.name == "bfloat16":
-        return torch.from_numpy(a.view(np.uint16)).view(torch.bfloat16)
-    return torch.from_numpy(a)
+    their memory. One loop, no call per output but torch's (it runs on every small call)."""
+    from_numpy = torch.from_numpy
+    tensors = []
+    for a in outs:
+        if a is None:
+            tensors.append(None)
+        elif a.dtype.kind != _BF16_KIND:
+            tensors.append(from_numpy(a))
+        else:  # ml_dtypes.bfloat16: torch.from_numpy has no such dtype, its bits do
+            tensors.append(from_numpy(a.view(np.uint16)).view(torch.bfloat16))
+    return tensors
