@@ -12,7 +12,10 @@ pyaclnn's current backend in one process, and must give:
 
 A difference is allowed only when its kind is in ``DEVIATIONS``, the one table of deliberate
 differences (the same table, with its reasons, is in docs/reliability.md; the test checks the two
-agree), so an undocumented difference fails.
+agree), so an undocumented difference fails. Host-pointer slots take ``HOST_VALUES`` (pinned
+memory, past its end, freed, an array's address, buffers of every kind); the cases offline runs
+found are kept in ``FOUND``. Offline: ``PYACLNN_FUZZ_SEEDS=1-500 PYACLNN_FUZZ_SCALE=2 pytest
+tests/reliability/test_differential_fuzz.py`` (other seeds, larger counts).
 """
 from __future__ import annotations
 
