@@ -38,7 +38,7 @@ def to_torch(torch: Any, outs: list[Any]) -> list[Any]:
     """``outs`` (new ndarrays, None for an output not asked for) as torch CPU tensors sharing
     their memory. One loop, no call per output but torch's (it runs on every small call)."""
     from_numpy = torch.from_numpy
-    tensors = []
+    tensors: list[Any] = []
     for a in outs:
         if a is None:
             tensors.append(None)
