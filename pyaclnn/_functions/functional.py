@@ -4,7 +4,8 @@ One call runs one operator on the active backend.
 Inputs may be any-strided NumPy arrays (passed with their strides, not copied first), pyaclnn
 Tensors, or anything with ``__dlpack__`` or ``__array__`` (a torch CPU tensor is viewed
 without a copy, bfloat16 included; one with ``requires_grad=True`` is read as detached);
-outputs are new NumPy arrays. Outputs start as zeros, so where the library
+outputs are new NumPy arrays, or torch CPU tensors when any tensor argument is a torch tensor
+(pyaclnn._functions.torch_out: mixed inputs give torch, bfloat16 included, no autograd). Outputs start as zeros, so where the library
 writes nothing (empty inputs) the result is zeros rather than garbage. Validation is the
 library's own (the NumPy backend runs the shared op specs; the device judges on acl), so
 both backends raise the same error class and status for the same call.
@@ -12,6 +13,7 @@ both backends raise the same error class and status for the same call.
 from __future__ import annotations
 
 import os
+import sys
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
@@ -20,6 +22,7 @@ import numpy as np
 from .._objects import backend as _backend
 from .._objects.interop import CONVERTERS_MAX, Converter, always_numbers, converter, host_array
 from .hostcall import _VALUE_TYPES, CallMemo, _key, memo_for, remember_memo, run_host, run_memo
+from .torch_out import to_torch, torch_of
 from .._registry.signature import c_values
 from .._objects.tensor import Tensor
 from ..errors import AclError, OutputTooLargeError
@@ -132,7 +135,8 @@ def call(op: str, api: str, args: tuple, tensors: tuple[str, ...], plan: Plan,
     3. Else ``plan`` gives the other C values and the outputs' specs, and the call runs through
        the executor (``_first_call``), leaving its memo for the next.
 
-    Returns the outputs (new ndarrays; None for one not asked for), in C order."""
+    Returns the outputs (new ndarrays, or torch tensors sharing them when a tensor argument was a
+    torch tensor; None for one not asked for), in C order."""
     backend = _backend.current()
     plain = _key(op, args)  # ndarrays and plain values only
     if plain is not None:
@@ -144,6 +148,7 @@ def call(op: str, api: str, args: tuple, tensors: tuple[str, ...], plan: Plan,
     # the same key, viewing torch tensors on the way (their branch first: the others are rare here)
     key: list[Any] = [op]
     arrays: list[Any] = []  # args, with each torch tensor's view
+    torch_in = False  # a torch tensor among them: torch tensors out
     for a in args:
         t = type(a)
         if t is _TORCH_TENSOR or t is _TORCH_PARAMETER:
@@ -152,6 +157,7 @@ def call(op: str, api: str, args: tuple, tensors: tuple[str, ...], plan: Plan,
             except (RuntimeError, TypeError, BufferError):
                 _refused(a)
                 return _whole_path(backend, op, api, args, tensors, plan)
+            torch_in = True
             key.append(a.shape)
             key.append(a.dtype)
             key.append(a.strides)
@@ -172,18 +178,40 @@ def call(op: str, api: str, args: tuple, tensors: tuple[str, ...], plan: Plan,
         memo = backend.call_memos.get(tuple(key))
     except TypeError:  # a tuple holding something unhashable
         memo = None
-    return _whole_path(backend, op, api, args, tensors, plan) if memo is None else run_memo(memo, tuple(arrays))
+    if memo is None:
+        return _whole_path(backend, op, api, args, tensors, plan)
+    outs = run_memo(memo, tuple(arrays))
+    return to_torch(sys.modules["torch"], outs) if torch_in else outs
 
 
 def _whole_path(backend: Backend, op: str, api: str, args: tuple, tensors: tuple[str, ...], plan: Plan) -> list[Any]:
-    """Steps 2 and 3 of ``call``: the tensors as host arrays, the memo again, else the first call."""
+    """Steps 2 and 3 of ``call``: the tensors as host arrays, the memo again, else the first
+    call; torch tensors in, torch tensors out (pyaclnn._functions.torch_out)."""
     n = len(tensors)
-    args = (*[_arg(a, name, api) for a, name in zip(args, tensors)], *args[n:])
+    torch = torch_of(args[:n])
+    try:
+        args = (*[_arg(a, name, api) for a, name in zip(args, tensors)], *args[n:])
+    except BufferError as exc:  # memory that is not host memory (a CUDA, NPU or meta tensor): which argument
+        name = next((name for a, name in zip(args, tensors) if _not_host(a, name, api)), "an argument")
+        raise BufferError(f"{api}: {name}: {exc}") from None
     memo = memo_for(backend, op, args)
     if memo is not None:
-        return run_memo(memo, args)
-    values, specs = plan(backend, args)
-    return _first_call(backend, op, api, args, n, values, specs)
+        outs = run_memo(memo, args)
+    else:
+        values, specs = plan(backend, args)
+        outs = _first_call(backend, op, api, args, n, values, specs)
+    return outs if torch is None else to_torch(torch, outs)
+
+
+def _not_host(a: Any, name: str, api: str) -> bool:
+    """Whether ``a`` is the argument _arg refused with a BufferError."""
+    try:
+        _arg(a, name, api)
+    except BufferError:
+        return True
+    except Exception:  # noqa: BLE001 - another argument's error is not the one reported
+        return False
+    return False
 
 
 def _refused(t: Any) -> None:

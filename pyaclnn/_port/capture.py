@@ -5,7 +5,7 @@ Part of ``pyaclnn.acl`` (which re-exports every ``acl*`` function here): see its
 from __future__ import annotations
 
 from .._objects.handles import AclrtStream
-from .common import Handle, active_runtime
+from .common import Handle, active_runtime, enum_arg, uint32_arg
 
 __all__ = ["aclrtCreateEventExWithFlag", "aclmdlRICaptureBegin", "aclmdlRICaptureGetInfo", "aclmdlRICaptureEnd",
            "aclmdlRICaptureThreadExchangeMode", "aclmdlRIExecuteAsync", "aclmdlRIDestroy"]
@@ -14,13 +14,13 @@ __all__ = ["aclrtCreateEventExWithFlag", "aclmdlRICaptureBegin", "aclmdlRICaptur
 def aclrtCreateEventExWithFlag(flag: int) -> Handle:
     """aclrtCreateEventExWithFlag(&event, flag) -> event: the events a graph capture records and
     waits on (ACL_EVENT_SYNC); CANN refuses aclrtCreateEvent's in a capture (207000)."""
-    return active_runtime().create_event_ex_with_flag(flag)
+    return active_runtime().create_event_ex_with_flag(uint32_arg("aclrtCreateEventExWithFlag", "flag", flag))
 
 
 def aclmdlRICaptureBegin(stream: AclrtStream, mode: int) -> None:
     """aclmdlRICaptureBegin(stream, mode): work launched on ``stream`` is recorded, not run, until
     aclmdlRICaptureEnd (mode: ACL_MODEL_RI_CAPTURE_MODE_GLOBAL / _THREAD_LOCAL / _RELAXED)."""
-    active_runtime().capture_begin(stream, mode)
+    active_runtime().capture_begin(stream, enum_arg("aclmdlRICaptureBegin", "mode", mode, "aclmdlRICaptureMode"))
 
 
 def aclmdlRICaptureGetInfo(stream: AclrtStream) -> tuple[int, Handle]:
@@ -38,7 +38,8 @@ def aclmdlRICaptureEnd(stream: AclrtStream) -> Handle:
 def aclmdlRICaptureThreadExchangeMode(mode: int) -> int:
     """aclmdlRICaptureThreadExchangeMode(&mode): sets the calling thread's capture mode and
     returns its previous one (RELAXED lets aclrtMemcpy/aclrtMemset run during a GLOBAL capture)."""
-    return active_runtime().capture_thread_exchange_mode(mode)
+    return active_runtime().capture_thread_exchange_mode(enum_arg("aclmdlRICaptureThreadExchangeMode", "mode", mode,
+                                                                   "aclmdlRICaptureMode"))
 
 
 def aclmdlRIExecuteAsync(modelRI: Handle, stream: AclrtStream) -> None:

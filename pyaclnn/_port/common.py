@@ -3,6 +3,7 @@
 Part of ``pyaclnn.acl`` (which re-exports every ``acl*`` function here): see its docstring."""
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 import numpy as _np
 from .. import errors as _errors
@@ -115,6 +116,9 @@ def int64_arg(api: str, name: str, value: Any) -> int:
 def int64_list_arg(api: str, name: str, values: Any) -> list[int] | tuple[int, ...]:
     """A ``const int64_t *`` array (dims, strides): a sequence of int64 values, as a list or tuple."""
     if not isinstance(values, (list, tuple)):
+        if isinstance(values, (str, bytes, bytearray)):  # iterable, but no ints C would mean
+            raise TypeError(f"{api}: {name} (const int64_t *) must be a sequence of ints, got "
+                            f"{type(values).__name__} {values!r}")
         try:
             values = list(values)
         except TypeError:
@@ -160,3 +164,15 @@ def address_arg(api: str, name: str, value: Any) -> int:
         raise TypeError(f"{api}: {name} (void *) takes a device address (an int from aclrtMalloc) or None, got "
                         f"{type(value).__name__}")
     return _integer(api, name, value, "void *", 0, 1 << 64)
+
+
+def c_string_arg(api: str, name: str, value: Any, none: bool = True) -> Any:
+    """A ``const char *`` (a path, a package name): None is nullptr where ``none``; a str or an
+    os.PathLike (pathlib.Path, bytes paths decoded as the OS does) its text; anything else a
+    TypeError naming the parameter (the acl side would fail encoding it, the reference ignore it)."""
+    if type(value) is str or (value is None and none):
+        return value
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return os.fsdecode(value)
+    raise TypeError(f"{api}: {name} (const char *) must be a str{', a path or None' if none else ''}, got "
+                    f"{type(value).__name__} {value!r}")

@@ -70,6 +70,12 @@ def _tensor_args(api: str, view_dims: Any, view_num: Any, stride: Any, offset: A
         from ..errors import AclnnParamInvalidError
         raise AclnnParamInvalidError(api, f"viewDimsNum {view_num} / storageDimsNum {storage_num} do not match "
                                           f"{len(view_dims)} / {len(storage_dims)} dims")
+    if stride is not None and len(stride) != view_num:
+        # C reads viewDimsNum strides (hicann/opbase common_types.cpp aclTensor::aclTensor:
+        # viewStrides_.assign(stride, stride + viewDimsNum)): a shorter array is read past its end
+        from ..errors import AclnnParamInvalidError
+        raise AclnnParamInvalidError(api, f"stride has {len(stride)} entries, viewDimsNum is {view_num}: pass one "
+                                          "stride per dim (or None for contiguous)")
     return view_dims, stride, storage_dims, int64_arg(api, "offset", offset), enum_arg(api, "format", fmt, "aclFormat")
 
 

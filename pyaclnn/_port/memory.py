@@ -153,6 +153,11 @@ def aclrtGetMemInfo(attr: int) -> tuple[int, int]:
 
 
 def aclDataTypeSize(dataType: int) -> int:
-    from ..dtypes import itemsize
+    """aclDataTypeSize(dataType) -> bytes per element. A value that is no aclDataType member is
+    8, the switch's default (hicann/runtime src/acl/aclrt_impl/data_buffer.cpp aclDataTypeSizeImpl)."""
+    from ..dtypes import DType, itemsize
     dataType = data_type_arg("aclDataTypeSize", dataType)
-    return itemsize(dataType)
+    try:
+        return itemsize(DType(dataType))
+    except ValueError:
+        return 8

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .._objects import backend as _backend
 from .._objects import current as _current
 from .._objects.handles import AclrtContext
-from .common import Handle, active_runtime, enum_arg, int32_arg, uint32_arg
+from .common import Handle, active_runtime, c_string_arg, enum_arg, int32_arg, uint32_arg
 
 __all__ = ["aclInit", "aclFinalize", "aclFinalizeReference", "aclsysGetCANNVersion", "aclsysGetVersionStr",
            "aclsysGetVersionNum", "aclrtGetVersion", "aclrtGetRunMode", "aclrtGetLastError",
@@ -18,7 +18,7 @@ __all__ = ["aclInit", "aclFinalize", "aclFinalizeReference", "aclsysGetCANNVersi
 
 def aclInit(configPath: str | None = None) -> None:
     """aclInit. A repeated call is harmless (CANN's ACL_ERROR_REPEAT_INITIALIZE is ignored)."""
-    active_runtime().init(configPath)
+    active_runtime().init(c_string_arg("aclInit", "configPath", configPath))
 
 
 def aclFinalize() -> None:
@@ -52,12 +52,12 @@ def aclsysGetCANNVersion(name: int) -> dict[str, str]:
 
 def aclsysGetVersionStr(pkgName: str) -> str:
     """aclsysGetVersionStr(pkgName, versionStr) -> versionStr."""
-    return active_runtime().version_str(pkgName)
+    return active_runtime().version_str(c_string_arg("aclsysGetVersionStr", "pkgName", pkgName, False))
 
 
 def aclsysGetVersionNum(pkgName: str) -> int:
     """aclsysGetVersionNum(pkgName, &versionNum) -> versionNum."""
-    return active_runtime().version_num(pkgName)
+    return active_runtime().version_num(c_string_arg("aclsysGetVersionNum", "pkgName", pkgName, False))
 
 
 def aclrtGetVersion() -> tuple[int, int, int]:
@@ -115,7 +115,7 @@ def aclFloatToFloat16(value: float) -> int:
 
 def aclnnInit(configPath: str | None = None) -> None:
     """aclnnInit (libnnopbase)."""
-    active_runtime().aclnn_init(configPath)
+    active_runtime().aclnn_init(c_string_arg("aclnnInit", "configPath", configPath))
 
 
 def aclnnFinalize() -> None:

@@ -75,6 +75,9 @@ class NumpyCapture(NumpyExecutors):
         """aclrtCreateEventExWithFlag(&event, flag) -> event (a "new mode" event: the kind a
         capture records and waits on, hicann/runtime api_impl.cc EventRecord / StreamWaitEvent)."""
         self._need_context("aclrtCreateEventExWithFlag")
+        if flag & ~(0x1 | 0x2 | 0x8 | 0x10 | 0x20 | 0x40):  # unknown bits (hicann/runtime api_error.cc
+            # ApiErrorDecorator::EventCreateEx refuses them; as emu_rt_events.c event_new)
+            raise self._fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateEventExWithFlag", f"flag {flag:#x} is invalid")
         event = int(self._register(self._events, None))
         if self._event_flags is None:
             self._event_flags = {}

@@ -3,11 +3,13 @@ state every family shares (handle tables, per-thread device, leak tracking)."""
 from __future__ import annotations
 
 import itertools
+import os
 import threading
 from ..._core.sites import Site, capture_rule as _capture_rule, user_site as _user_site
 from typing import Any, NamedTuple
 from ... import errors
 from ..._core.constants import (ACL_ERROR_FEATURE_UNSUPPORTED, ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE, ACL_ERROR_REPEAT_FINALIZE,
+                                ACL_ERROR_INVALID_FILE,
                                 ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_INVALID_DEVICEID,
                                 ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,
                                 ACLNN_ERR_PARAM_INVALID)
@@ -206,6 +208,10 @@ class NumpySession:
         # The first aclInit is pyaclnn's own (the backend's); a later one is the user's, which a
         # C program must give back with aclFinalize (the leak report names its line).
         site = _user_site() if self._inits else None
+        if config_path and not self._initialized and not os.access(config_path, os.R_OK):
+            # a first aclInit reads its config file (acl.cpp aclInitImpl -> GetStrFromConfigPath);
+            # a repeat returns 100002 before that
+            raise self._fail(ACL_ERROR_INVALID_FILE, "aclInit", f"cannot open config file {config_path}")
         with self._lock:
             self._initialized = True  # a repeated aclInit returns 100002, which callers ignore
             self._inits += 1

@@ -329,8 +329,10 @@ aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int
 {
     API_ENTER(INIT);
     NEED_ARG(value);
+    /* the acl layer's own range check: ACL_ERROR_INVALID_PARAM, not the runtime's 107001
+     * (hicann/runtime src/acl/aclrt_impl/acl.cpp aclGetDeviceCapabilityImpl: deviceId > count - 1) */
     if ((int64_t)deviceId >= device_count())
-        return emu_error(ACL_ERROR_RT_INVALID_DEVICEID, __func__, "device id %u is invalid (device count %d)", deviceId, device_count());
+        return emu_error(ACL_ERROR_INVALID_PARAM, __func__, "deviceId %u greater than deviceNum %d", deviceId, device_count());
     switch (deviceInfo) {
     case ACL_DEVICE_INFO_AI_CORE_NUM: *value = 20; break;
     case ACL_DEVICE_INFO_VECTOR_CORE_NUM: *value = 40; break;
@@ -417,6 +419,16 @@ static void finalize_locked(void)
 aclError aclInit(const char *configPath)
 {
     API_ENTER(NONE);
+    /* a repeat is counted before the config file is read (hicann/runtime src/acl/aclrt_impl/acl.cpp
+     * aclInitImpl: aclInitRefCount > 0 returns ACL_ERROR_REPEAT_INITIALIZE, then GetStrFromConfigPath) */
+    emu_lock();
+    if (g_initialized) {
+        g_init_refs++;
+        emu_unlock();
+        t_last_error = ACL_ERROR_REPEAT_INITIALIZE;   /* no error text: CANN says "ignorable" */
+        return ACL_ERROR_REPEAT_INITIALIZE;
+    }
+    emu_unlock();
     if (configPath && *configPath) {
         FILE *f = fopen(configPath, "r");
         if (!f)
@@ -424,10 +436,10 @@ aclError aclInit(const char *configPath)
         fclose(f);
     }
     emu_lock();
-    if (g_initialized) {
+    if (g_initialized) {                              /* another thread got there meanwhile */
         g_init_refs++;
         emu_unlock();
-        t_last_error = ACL_ERROR_REPEAT_INITIALIZE;   /* no error text: CANN says "ignorable" */
+        t_last_error = ACL_ERROR_REPEAT_INITIALIZE;
         return ACL_ERROR_REPEAT_INITIALIZE;
     }
     /* the SoC query boots the runtime, which opens its libraries by bare name (emu_boot.c) */
