@@ -107,6 +107,15 @@ _MODULES = {  # each public name's module, imported on first use (PEP 562)
     ),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
+
+# The one wiring done at import: the operators' folders (pyaclnn/ops) hold their public faces,
+# above the object layer, so the layers below (the registry, the reference device, the acl
+# loader) ask the registry's catalog by name, and the operators' finder is plugged into it here,
+# before any module of the package can ask. Neither module imports anything more.
+from . import ops as _ops  # noqa: E402
+from ._registry import references as _references  # noqa: E402
+
+_references.install(_ops)
 _SUBMODULES = ("acl", "dtypes", "errors", "ops", "testing")
 
 
