@@ -78,8 +78,9 @@ __all__ = [
     "RtDeviceOomError", "RtAicoreExceptionError",
 ]
 
-# ``import pyaclnn`` imports none of its modules (issue 23: it cost 122 ms over NumPy): a name of
-# __all__, or a public submodule, is imported when first used. The error classes pyaclnn
+# ``import pyaclnn`` imports none of its modules (issue 23: it cost 122 ms over NumPy) but the
+# operators' finder and the catalog it is installed in (at the end): a name of __all__, or a
+# public submodule, is imported when first used. The error classes pyaclnn
 # re-exports are shown (and pickled) as pyaclnn's: pyaclnn.errors does that when it loads.
 _MODULES = {  # each public name's module, imported on first use (PEP 562)
     "._objects.backend": ("backend_info",),
@@ -107,6 +108,7 @@ _MODULES = {  # each public name's module, imported on first use (PEP 562)
     ),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
+
 _SUBMODULES = ("acl", "dtypes", "errors", "ops", "testing")
 
 
@@ -125,3 +127,13 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     # the API and the public submodules; not this module's own imports (importlib, Any...)
     return sorted(set(__all__) | set(_SUBMODULES) | {n for n in globals() if n.startswith("__")})
+
+
+# The one wiring done at import: the operators' folders (pyaclnn/ops) hold their public faces,
+# above the object layer, so the layers below (the registry, the reference device, the acl
+# loader) ask the registry's catalog by name, and the operators' finder is plugged into it here,
+# before any module of the package can ask. Neither module imports anything more.
+from . import ops as _ops  # noqa: E402
+from ._registry import references as _references  # noqa: E402
+
+_references.install(_ops)

@@ -158,7 +158,7 @@ def _phase1(op: str) -> Callable[..., tuple[int, Handle]]:
     seen: list[Any] = [None, None, None]
 
     def phase1(*args: Any) -> tuple[int, Handle]:
-        rt = active_runtime()
+        rt = (_backend.active or _backend.current()).runtime  # (active_runtime, inline: on every call)
         if seen[0] is not rt:
             sig = rt.op_info(op).signature
             seen[1], seen[2], seen[0] = sig, _handles.HandleSlots(sig), rt
@@ -193,7 +193,7 @@ def _phase2(op: str, sig: Any) -> Callable[..., None]:
     workspaceSize, executor, src, ksize, sigmaX, sigmaY, borderType, dst, stream)."""
     if sig is None or not sig.launch:
         def phase2(workspace: int | None, workspaceSize: int, executor: AclOpExecutor, stream: AclrtStream) -> None:
-            rt = active_runtime()
+            rt = (_backend.active or _backend.current()).runtime  # (active_runtime, inline: on every call)
             native = rt.handle_class
             if (type(executor) is native and executor and type(stream) is native and stream  # the ported call
                     and not _handles.plans):

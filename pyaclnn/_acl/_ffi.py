@@ -16,14 +16,15 @@ def _op_library_headers() -> tuple[str, ...]:
     of hicann/ops-nn (libopapi.so on 8.x, libopapi_nn.so on 9.x; their specs' REPO). Other
     operators of headers/ (ops-math: libopapi_math.so on 9.x) are found like any other, from
     their own prototype (``op_ffi``)."""
-    # Up, on purpose (docs/design.md's layers): which library an operator of headers/ is in is its
-    # spec's REPO; pyaclnn.ops finds the spec by name (imports nothing else; no object layer).
-    from .. import ops
+    # which library an operator of headers/ is in is its spec's REPO, asked by name of the
+    # registry's catalog (which pyaclnn.ops fills: the operators' folders stand above this layer)
+    from .._registry import references
     from .._registry.signature import index_header
     found = []
     for path in sorted(HEADER_DIR.glob("aclnn_*.h")):
         names = index_header(path.read_text(encoding="ascii")) if path.name != "aclnn_base.h" else []
-        if names and all(n in ops.names() and getattr(ops.spec(n), "REPO", "") == "ops-nn" for n in names):
+        if names and all(n in references.names() and getattr(references.spec(n), "REPO", "") == "ops-nn"
+                         for n in names):
             found.append(path.name)
     return tuple(found)
 

@@ -1,5 +1,6 @@
 """The NumPy references: C-shaped operator calls -> each operator's spec (phase 1) and kernel
-(phase 2), found in ``pyaclnn.ops`` (one folder per operator, and the aten tier's table).
+(phase 2), asked by name of the registry's catalog (``_registry/references.py``, which ``pyaclnn.ops``
+fills: one folder per operator, and the aten tier's table).
 ``references()`` names the operators with an exact reference, ``runs(op)`` says whether either
 tier computes ``op``; every other operator the registry finds raises NotSupportedError on this backend
 (``no_reference``); a name no header declares, UnknownOperatorError (the runtime's ``_unknown``).
@@ -14,9 +15,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-# Up, on purpose (docs/design.md's layers): the reference device runs each operator's spec and
-# kernel, found by name in pyaclnn.ops (its __init__ imports nothing when imported).
-from .. import ops as _ops
+# Each operator's spec and kernel, by name, from the registry's catalog (which pyaclnn.ops fills:
+# the operators' folders stand above this backend).
+from .._registry import references as _references
 from .._spec import TensorMeta, Workspace
 from ..dtypes import from_numpy
 from ..errors import NotSupportedError
@@ -26,12 +27,12 @@ __all__ = ["TensorMeta", "references", "runs", "no_reference", "check", "prepare
 
 
 # The operators with a NumPy reference (a folder of pyaclnn.ops each): () -> tuple of names.
-references = _ops.names
+references = _references.names
 
 
 def runs(op: str) -> bool:
     """Whether a tier of references computes ``op``: an exact one, or the aten tier's table."""
-    return _ops.tier(op) is not None
+    return _references.tier(op) is not None
 
 
 def no_reference(op: str) -> NotSupportedError:
@@ -76,12 +77,12 @@ _KERNELS: dict[str, Any] = {}  # op -> its kernel module
 
 
 def _kernel_of(op: str) -> Any:
-    kernel = _KERNELS[op] = _ops.kernel(op)
+    kernel = _KERNELS[op] = _references.kernel(op)
     return kernel
 
 
 def _spec_of(op: str) -> Any:
-    spec = _SPECS[op] = _ops.spec(op)
+    spec = _SPECS[op] = _references.spec(op)
     return spec
 
 

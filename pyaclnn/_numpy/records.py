@@ -53,7 +53,7 @@ class ExecutorRecord:
     workspace_used: bool = False  # the kernels read or write it (a 0-byte tiling request is never touched)
     handles: tuple[int, ...] = ()  # the aclTensors phase 1 captured (list elements included)
     names: tuple[str, ...] = ()    # the C parameter names, for messages
-    spans: tuple | None = None     # what a launch reads and writes (_io_spans), for pyaclnn._numpy.queues
+    spans: tuple | None = None     # what a launch reads and writes (footprint.io_spans), for pyaclnn._numpy.queues
     written: tuple[int | None, ...] | None = None  # per output, the elements its kernel writes (None: all;
     #                                                the spec's ``written``); None: every output whole
     generated: bool = False      # a generated (nnopbase) op: phase 2 is NnopbaseRunWithWorkspace

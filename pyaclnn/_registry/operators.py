@@ -66,12 +66,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .. import errors
-# Up, on purpose (one of the few, docs/design.md's layers): the registry says which operators have
-# a reference, and pyaclnn.ops is their finder; its __init__ imports nothing when imported.
-from .. import ops
 from .._core import elf as _elf
 from .._core import env as _env
 from .._core.headers_path import HEADER_DIR
+from . import references as _references  # the operators with a reference, by name
 from . import table as _signature_table
 from .opdefs import OpDef, normal_name, read_opdefs
 from .signature import Signature, internal_header, parse_header, scan_header
@@ -82,15 +80,15 @@ TENSOR_KINDS = ("tensor", "tensor_list")
 
 
 def references() -> tuple[str, ...]:
-    """The operators pyaclnn ships with a spec and a NumPy reference (a folder of pyaclnn.ops each)."""
-    return ops.names()
+    """The operators pyaclnn ships with a spec and a NumPy reference (a folder of pyaclnn/ops each)."""
+    return _references.names()
 
 
 def shipped_roles(name: str) -> tuple[tuple[str, ...], str] | None:
     """(outputs, index rule) of a shipped operator whose header cannot say them (generated, all
     const): its spec's ``ROLES``, from the op definitions traced in shared/reference/ops.md. Only
     these: everything else comes from headers."""
-    return getattr(ops.spec(name), "ROLES", None) if name in ops.names() else None
+    return getattr(_references.spec(name), "ROLES", None) if name in _references.names() else None
 
 
 @dataclass(frozen=True)
@@ -196,13 +194,13 @@ class OpInfo:
     def has_reference(self) -> bool:
         """A NumPy reference exists, and this is the operator it was written for: the prototype
         of pyaclnn's headers/ (whichever source's header declares it), or, for the aten tier,
-        the C parameters its table entry names (pyaclnn.ops.aten_fits)."""
-        return (self.shipped and self.name in ops.names()) or ops.aten_fits(self.name, self.names)
+        the C parameters its table entry names (``references.aten_fits``)."""
+        return (self.shipped and self.name in _references.names()) or _references.aten_fits(self.name, self.names)
 
     @property
     def tier(self) -> str | None:
-        """The tier of its NumPy reference, "exact" or "aten" (pyaclnn.ops.tier), or None without one."""
-        return ops.tier(self.name) if self.has_reference else None
+        """The tier of its NumPy reference, "exact" or "aten" (``references.tier``), or None without one."""
+        return _references.tier(self.name) if self.has_reference else None
 
 
 class Registry:

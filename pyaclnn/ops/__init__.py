@@ -23,13 +23,15 @@ table (``pyaclnn/ops/_aten``: no folder per operator): ``tier(op)`` says which t
 and ``spec``/``kernel`` return that tier's generic ones for a table entry; ``names()`` lists
 the folders (the exact tier) only.
 
-This module imports nothing at import time; the registry, the NumPy backend, the executors, the CLI,
-the samples and the benchmarks ask it which operators exist and load their modules on first use.
+This module imports nothing of the package: ``pyaclnn/__init__`` installs it in the registry's
+catalog (``pyaclnn._registry.references``) when ``pyaclnn`` is imported, and the registry, the
+NumPy backend and the acl loader ask that catalog, by name, which operators exist (they stand
+below the operators' folders, whose api.py sits above the object layer); the CLI, the samples and
+the benchmarks ask here. Each operator's modules load on first use.
 """
 from __future__ import annotations
 
 import importlib
-import pkgutil
 import threading
 from types import ModuleType
 from typing import Any
@@ -54,6 +56,7 @@ def snake(op: str) -> str:
 
 
 def _load() -> dict[str, ModuleType]:
+    import pkgutil  # here: pyaclnn/__init__ imports this module at ``import pyaclnn``
     global _specs, _names
     with _lock:
         if _specs is None:

@@ -30,11 +30,13 @@ def test_import_loads_no_native_library_and_no_cffi():
 
 def test_import_is_lazy_and_every_public_name_resolves():
     """Issue 23: ``import pyaclnn`` imports none of pyaclnn's modules (it cost 122 ms over
-    NumPy); each public name is imported on first use, the error classes are pyaclnn's even when
-    pyaclnn.errors is imported first, and a misspelt name is an AttributeError."""
+    NumPy) but the operators' finder and the registry's catalog it is installed in (the one
+    wiring done at import; neither imports more); each public name is imported on first use, the
+    error classes are pyaclnn's even when pyaclnn.errors is imported first, and a misspelt name
+    is an AttributeError."""
     code = ("import sys, pyaclnn\n"
             "loaded = sorted(m for m in sys.modules if m.startswith('pyaclnn.'))\n"
-            "assert not loaded, loaded\n"
+            "assert loaded == ['pyaclnn._registry', 'pyaclnn._registry.references', 'pyaclnn.ops'], loaded\n"
             "from pyaclnn.errors import AclnnParamInvalidError\n"
             "assert AclnnParamInvalidError.__module__ == 'pyaclnn', AclnnParamInvalidError.__module__\n"
             "assert AclnnParamInvalidError is pyaclnn.AclnnParamInvalidError\n"
@@ -297,9 +299,49 @@ def _upward_imports() -> tuple[list[str], set[str]]:
 def test_imports_point_down_the_layers_of_design_md():
     """Issue 23: at most 5 imports run from a lower layer of docs/design.md to a higher one, each
     with a comment saying why (there were 31, then 30 once the folders were made: the operators
-    imported the CLI for their samples' print_values and the benchmark Case). Every top-level
-    folder and module of the package is placed in design.md's list."""
+    imported the CLI for their samples' print_values and the benchmark Case; then 3, the registry,
+    the reference device and the acl loader importing pyaclnn.ops, which tied every layer into one
+    loop of folders; none since they ask the registry's catalog). Every top-level folder and module
+    of the package is placed in design.md's list."""
     upward, unplaced = _upward_imports()
     assert not unplaced, f"rooms of pyaclnn/ that docs/design.md's layers do not place: {sorted(unplaced)}"
     assert len(upward) <= 5, "\n".join(upward)
     assert not [u for u in upward if "no comment" in u], "\n".join(upward)
+
+
+def test_the_rooms_import_each_other_in_no_loop():
+    """Issue 23: the package's rooms (each top-level folder or module of pyaclnn, as design.md's
+    layers name them) import each other in no loop, so they stack in floors. A loop of rooms
+    is what made the upward imports many when drawn by folder: the registry, the reference device
+    and the acl loader imported pyaclnn.ops, whose operator folders import the object layer and
+    the functions, which import the registry; they now ask the registry's catalog instead."""
+    def room(module: str) -> str:
+        part = module.split(".")[1] if "." in module else "__init__"
+        return f"{part}/" if (PKG / part).is_dir() else f"{part}.py"
+
+    rooms: dict[str, set[str]] = {}
+    for module, deps in _import_graph().items():
+        rooms.setdefault(room(module), set()).update(room(d) for d in deps if room(d) != room(module))
+    loops, state = [], {}
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for dep in sorted(rooms.get(node, ())):
+            if state.get(dep) == 1:
+                loops.append(stack[stack.index(dep):] + [dep])
+            elif dep not in state:
+                visit(dep, stack + [dep])
+        state[node] = 2
+
+    for name in sorted(rooms):
+        if name not in state:
+            visit(name, [name])
+    assert not loops, "\n".join(" -> ".join(loop) for loop in loops)
+
+
+def test_no_module_over_500_lines():
+    """Issue 23: no module of the package is over 500 lines (the NumPy runtime was one module of
+    1,453; its executors module then had 527, and what a launch touches went to _numpy/footprint.py)."""
+    lines = {p.relative_to(PKG).as_posix(): len(p.read_text().splitlines()) for p in PKG.rglob("*.py")}
+    over = {rel: n for rel, n in lines.items() if n > 500}
+    assert not over, over

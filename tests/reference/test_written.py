@@ -30,7 +30,7 @@ from conftest import on_device_0
 from pyaclnn import acl
 from pyaclnn._numpy.memory import Access, AddressSpace, Elements
 from pyaclnn._numpy.records import TensorDesc
-from pyaclnn._numpy.runtime.executors import _written_bytes
+from pyaclnn._numpy.footprint import written_bytes
 from pyaclnn._core.strides import dense
 from pyaclnn.dtypes import DType
 
@@ -250,7 +250,7 @@ def test_written_spans_are_the_bytes_of_the_first_elements_in_row_major_order(sh
             view[index] = 1
         want = set(np.flatnonzero(np.repeat(memory != 0, itemsize)))  # the bytes of the elements set
         desc = TensorDesc(shape, DType.FLOAT, strides, offset, 2, (64,), base)
-        got = {b - base for b in bytes_of(_written_bytes(desc, count))}
+        got = {b - base for b in bytes_of(written_bytes(desc, count))}
         assert got == want, (count, sorted(got), sorted(want))
 
 
@@ -444,7 +444,7 @@ def test_the_bytes_of_a_strided_tensor_are_those_numpy_indexes(layout, itemsize,
                       strides, 1000, len(shape), (4000,), 0)
     if count is None and strides == tuple(np.cumprod((1, *shape[:0:-1]))[::-1]):
         return  # (contiguous: the launch takes its span, never asks)
-    assert bytes_of(_written_bytes(desc, count)) == want
+    assert bytes_of(written_bytes(desc, count)) == want
     unique = sorted(set(every))
     assert dense(shape, strides) == (len(unique) == numel and unique[-1] - unique[0] + 1 == numel)
 
@@ -474,7 +474,7 @@ def elements(base: int, tensor) -> tuple[Access, np.ndarray]:
     model = np.zeros(SIZE, bool)
     for o in offsets(shape, strides)[:count]:
         model[(offset + o) * itemsize:(offset + o + 1) * itemsize] = True
-    return _written_bytes(desc, count if count is not None else int(np.prod(shape))), model
+    return written_bytes(desc, count if count is not None else int(np.prod(shape))), model
 
 
 def first_run(mask: np.ndarray, base: int) -> tuple[int, int] | None:

@@ -13,6 +13,9 @@ from .session import NULL, VOID_P
 from .memory import AclMemory
 
 
+_DATA_PTRS = 4096  # addresses kept cast (then the cache starts again: a bound, not a working set)
+
+
 def _made(handle: Any, api: str) -> Any:
     """The handle an aclCreate* returned; they report failure only by returning NULL."""
     if handle == NULL:
@@ -28,9 +31,16 @@ class AclDescriptors(AclMemory):
                       fmt: int, storage_shape: Sequence[int], addr: int) -> Any:
         # cffi passes a list or tuple given for an ``int64_t *`` parameter as a temporary
         # int64_t array alive for the call (aclCreateTensor copies the dims): no ffi.new needed.
+        # The data address as a void *: the same few addresses come again call after call (a
+        # dict lookup is a fifth of ffi.cast), so each is cast once; a pointer is a plain value.
+        data = self._data_ptrs.get(addr)
+        if data is None:
+            if len(self._data_ptrs) >= _DATA_PTRS:
+                self._data_ptrs.clear()
+            data = self._data_ptrs[addr] = ffi.cast(VOID_P, addr)
         tensor = self.nn.aclCreateTensor(
             shape if shape else NULL, len(shape), dtype, strides if strides else NULL, offset, fmt,
-            storage_shape if storage_shape else NULL, len(storage_shape), ffi.cast(VOID_P, addr))
+            storage_shape if storage_shape else NULL, len(storage_shape), data)
         if not tensor:  # the constructors report failure by returning NULL
             raise errors.from_status(ACLNN_ERR_INNER_NULLPTR, "aclCreateTensor", "aclCreateTensor returned NULL",
                                      recent_error())

@@ -44,6 +44,7 @@ class AclSession:
         self._phase2: dict[str, tuple[Any, tuple[int, ...]]] = {}
         self._outs = threading.local()  # per-thread phase-1 out-parameters, reused call after call
         self._workspace_ptr: tuple[int, Any] = (0, NULL)  # the last workspace address launched, as a void *
+        self._data_ptrs: dict[int, Any] = {}  # tensor data addresses as void *, cast once (create_tensor)
         self._inits: list[bool] = []  # one entry per aclInit of pyaclnn: True if it initialised CANN
 
     # -- init, versions, devices ---------------------------------------------------------------

@@ -3,25 +3,26 @@ launch queued on its stream, with its reads and writes for the hazard checks), e
 addresses and repeatability."""
 from __future__ import annotations
 
-import math
 from functools import partial
-from ..._core.sites import user_site as _user_site
 from typing import Any, Callable
+
 import numpy as np
+
 from ... import errors
-from ..._core.constants import (ACL_ERROR_RT_AICORE_EXCEPTION, ACLNN_ERR_RUNTIME_ERROR, ACLNN_ERR_PARAM_NULLPTR,
+from ..._core.constants import (ACLNN_ERR_RUNTIME_ERROR, ACLNN_ERR_PARAM_NULLPTR,
                                 ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_INNER_NULLPTR)
-from ...dtypes import to_numpy
+from ..._core.sites import user_site as _user_site
 from ..._registry.operators import OpInfo
-from ..._core.strides import byte_boxes, contiguous_strides, dense, extent
+from ...dtypes import to_numpy
 from .. import ops
-from ..memory import Access, Elements
-from ..queues import Exact, Exacts, hazard
+from ..footprint import (exacts, io_spans, list_views, outside, span_of, spans_and_unknown, split_io,
+                         written_bytes, written_counts)
+from ..overlap import partial_overlap
+from ..queues import hazard
 from ..records import ExecutorRecord, Scalar, TensorDesc
 from ..stale import made_over, stale_tensor
-from .descriptors import NumpyDescriptors
-from ..overlap import partial_overlap
 from . import opcache
+from .descriptors import NumpyDescriptors
 
 
 # What the NumPy backend looks for besides headers/, for an unknown operator's message.
@@ -33,163 +34,8 @@ _SEARCHED = (("custom", "custom operator package (ASCEND_CUSTOM_OPP_PATH, $ASCEN
 _UNSET = object()  # an OpInfo.cache entry not worked out yet
 
 
-def _span_of(desc: TensorDesc) -> tuple[int, int]:
-    """The bytes [start, end) a tensor's shape, strides and offset reach (kept until its
-    address changes: aclSet*TensorAddr)."""
-    cached = desc.cached_span
-    if cached is not None and cached[0] == desc.addr:
-        return cached[1], cached[2]
-    lo, hi = extent(desc.shape, desc.strides)
-    item = to_numpy(desc.dtype).itemsize
-    start, end = desc.addr + (lo + desc.offset) * item, desc.addr + (hi + desc.offset + 1) * item
-    desc.cached_span = (desc.addr, start, end)
-    return start, end
-
-
-def _io_spans(ex: ExecutorRecord) -> tuple[tuple[TensorDesc, ...], tuple[TensorDesc, ...],
-                                      tuple[tuple[tuple[int, int], Access], ...]]:
-    """What a launch of ``ex`` touches: its non-empty inputs, the non-empty outputs its kernel
-    writes whole, and (span, exact bytes) of what it writes of those it writes in part only
-    (``written``; an output it does not write at all is in none of them: the device's kernel
-    never touches it)."""
-    inputs = tuple(d for d in ex.inputs if d is not None and 0 not in d.shape)
-    if ex.written is None:
-        return inputs, tuple(d for d in ex.outputs if d is not None and 0 not in d.shape), ()
-    whole, part = [], []
-    for d, n in zip(ex.outputs, ex.written):
-        if d is None or 0 in d.shape or n == 0:
-            continue
-        if n is None or n >= math.prod(d.shape):
-            whole.append(d)
-        else:
-            access = _written_bytes(d, n)
-            part.append(((access[0], access[1]), access))
-    return inputs, tuple(whole), tuple(part)
-
-
-def _written_bytes(desc: TensorDesc, count: int | None = None) -> Access:
-    """The bytes of the elements of a non-empty ``desc`` (with ``count``, of its first ``count``
-    in row-major order of its view): one span for a contiguous tensor's first elements, else the
-    elements of a strided one (its gaps, and its later elements, are not in them)."""
-    item = to_numpy(desc.dtype).itemsize
-    first = desc.addr + desc.offset * item
-    if count is not None and tuple(desc.strides) == contiguous_strides(desc.shape):
-        return first, first + count * item
-    boxes = tuple((first + start, dims) for start, dims in byte_boxes(desc.shape, desc.strides, item, count))
-    end = max(start + sum((d - 1) * s for s, d in dims) + 1 for start, dims in boxes)
-    return Elements(min(start for start, _ in boxes), end, boxes)
-
-
-def _same(access: Access) -> Access:
-    return access
-
-
-def _written_counts(info: OpInfo, args: tuple, by_name: dict[str, Any]) -> tuple[int | None, ...] | None:
-    """The spec's ``written`` (C output parameter name -> elements, or a tuple per list member)
-    as one count per output of ``_split_io``, in its order (None: written whole); None when every
-    output is written whole."""
-    assert info.outputs is not None
-    unknown = set(by_name) - {info.names[i] for i in info.outputs}
-    if unknown:
-        raise ValueError(f"aclnn{info.name}: the spec's written() names no output {sorted(unknown)}")
-    keep_null = info.index_rule == "position"
-    counts: list[int | None] = []
-    for i in info.outputs:
-        if not keep_null and args[i] is None:
-            continue
-        n = by_name.get(info.names[i])
-        if isinstance(args[i], tuple):  # a list's members one by one, as _split_io counts them
-            counts += n if n is not None else (None,) * len(args[i])
-        else:
-            counts.append(n)
-    return tuple(counts) if any(n is not None for n in counts) else None
-
-
-def _spans_and_unknown(descs: tuple[TensorDesc, ...], key: tuple[int, int]
-                       ) -> tuple[list[tuple[int, int]], list[Access]]:
-    """The spans of ``descs`` (for the race checks), and the exact bytes (``_written_bytes``) of
-    those not known written under ``key`` (the memory's (frees, unwrites)), which are from now on
-    (as an input: checked; as an output: marked)."""
-    spans: list[tuple[int, int]] = []
-    unknown: list[Access] = []
-    for d in descs:
-        span = _span_of(d)
-        spans.append(span)
-        if d.known_written != key:
-            d.known_written = key
-            if d.dense is None:  # (worked out once per tensor)
-                d.dense = dense(d.shape, d.strides)
-            unknown.append(span if d.dense else _written_bytes(d))
-    return spans, unknown
-
-
-def _exact(inputs: tuple[TensorDesc, ...], whole: tuple[TensorDesc, ...],
-           part: tuple[tuple[tuple[int, int], Access], ...]) -> Exacts:
-    """For the race checks (queues.Queues.put's ``exact``), per read span and per write span in
-    the order a launch lists them (inputs; outputs written whole, in part; the launch adds the
-    workspace's, exact): how to
-    work out a strided tensor's exact bytes (None: a dense tensor's span is exact); None when
-    every span is exact. Made once per executor (with its spans)."""
-    if not part:  # the usual case: every tensor dense, no closures made
-        for d in inputs + whole:
-            if d.dense is None:
-                d.dense = dense(d.shape, d.strides)
-            if not d.dense:
-                break
-        else:
-            return None
-
-    def of(d: TensorDesc) -> Exact:
-        if d.dense is None:
-            d.dense = dense(d.shape, d.strides)
-        return None if d.dense else partial(_written_bytes, d)
-    reads = tuple(of(d) for d in inputs)
-    writes = tuple(of(d) for d in whole) + tuple(partial(_same, a) if type(a) is Elements else None
-                                                 for _, a in part)
-    return (reads, writes) if any(reads) or any(writes) else None
-
-
-def _is_list(value: Any) -> bool:
-    """Whether a resolved argument is an aclTensorList's tensors (a tuple of TensorDesc or views;
-    an aclScalarList is a tuple of Scalar, an aclBoolArray one of bools)."""
-    return isinstance(value, tuple) and bool(value) and isinstance(value[0], (TensorDesc, np.ndarray))
-
-
-def _list_views(view: Callable[[TensorDesc], np.ndarray | None], value: Any) -> Any:
-    """An aclTensorList's members as a tuple of ndarray views (None: outside its allocation);
-    any other value as it is."""
-    return tuple(view(d) for d in value) if _is_list(value) else value
-
-
-def _outside(args: tuple, views: tuple) -> TensorDesc | None:
-    """The first tensor (or list member) whose view is None: it reaches outside its allocation."""
-    for a, v in zip(args, views):
-        if isinstance(a, TensorDesc) and v is None:
-            return a
-        if _is_list(a):
-            for d, w in zip(a, v):
-                if w is None:
-                    return d
-    return None
-
-
 def _nothing(args: tuple) -> None:
     """Phase 2 of a call on empty inputs: nothing to compute (outputs are left as they are)."""
-
-
-def _split_io(info: OpInfo, args: tuple) -> tuple[list[Any], list[Any]]:
-    """The tensors aclSetInputTensorAddr / aclSetOutputTensorAddr index, by the op's rule:
-    the non-null ones in parameter order, or every position (NULL optional slots included)."""
-    keep_null = info.index_rule == "position"
-    assert info.inputs is not None and info.outputs is not None  # ops with a reference have roles
-    if not keep_null and info.cache.get("numpy:tensors") is not None:  # no lists: the non-null ones
-        return ([args[i] for i in info.inputs if args[i] is not None],
-                [args[i] for i in info.outputs if args[i] is not None])
-
-    def tensors(positions: tuple[int, ...]) -> list[Any]:  # a list's members count one by one, in order
-        return [t for i in positions if keep_null or args[i] is not None
-                for t in (args[i] if isinstance(args[i], tuple) else (args[i],))]
-    return tensors(info.inputs), tensors(info.outputs)
 
 
 class NumpyExecutors(NumpyDescriptors):
@@ -314,11 +160,11 @@ class NumpyExecutors(NumpyDescriptors):
         if plan is None:  # the spec's other rules, for a call the checks accepted
             by_name = ops.written(op, self.soc, metas)
             ws = ops.workspace_size(op, self.soc, metas)  # what the real operator asks for
-            plan = opcache.Entry(empty, _written_counts(info, resolved, by_name) if by_name else None, ws.size,
+            plan = opcache.Entry(empty, written_counts(info, resolved, by_name) if by_name else None, ws.size,
                                  ws.used, empty and ops.fills_when_empty(op, self.soc, metas))
             if key is not None:
                 opcache.store(cache, key, plan)
-        inputs, outputs = _split_io(info, resolved)
+        inputs, outputs = split_io(info, resolved)
         at = info.cache["numpy:tensors"]  # (set by _resolve)
         handles = ([args[i] for i in at if args[i] is not None] if at is not None else
                    [h for kind, a in zip(info.kinds, args) if a is not None
@@ -397,8 +243,8 @@ class NumpyExecutors(NumpyDescriptors):
             bad = None
         else:
             view = self._view
-            views = tuple([view(a) if type(a) is TensorDesc else _list_views(view, a) for a in ex.args])
-            bad = _outside(ex.args, views)
+            views = tuple([view(a) if type(a) is TensorDesc else list_views(view, a) for a in ex.args])
+            bad = outside(ex.args, views)
             if last is not None and bad is None:
                 last = plan.spans = last[:4] + (memory.frees, views)
         if bad is not None:
@@ -411,7 +257,7 @@ class NumpyExecutors(NumpyDescriptors):
             name = next((f"{n}[{a.index(bad)}]" if isinstance(a, tuple) else n) for n, a in zip(ex.names, ex.args)
                         if a is bad or isinstance(a, tuple) and any(t is bad for t in a)) if ex.names else "a tensor"
             site = _user_site()
-            start, end = _span_of(bad)
+            start, end = span_of(bad)
             freed = self.memory.freed_over(start, end)
             hazard(f"{api} at {site}: {name} at {bad.addr:#x} (offset {bad.offset}, shape {bad.shape}, strides "
                    f"{bad.strides}, {to_numpy(bad.dtype)}) reaches outside its device allocation{freed}: the kernel would "
@@ -428,9 +274,9 @@ class NumpyExecutors(NumpyDescriptors):
             if last is not None:
                 spans = ex.spans = last[3]
             else:
-                io = _io_spans(ex)
+                io = io_spans(ex)
                 overlaps = self._check_io_overlap(api, ex, io)
-                spans = ex.spans = io + (_exact(*io),)
+                spans = ex.spans = io + (exacts(*io),)
                 if plan is not None and not overlaps:  # (a hazard reported is reported at every launch)
                     descs = [self._tensors[h] for h in ex.handles]
                     plan.spans = (ex.handles, descs, [d.addr for d in descs], spans, memory.frees, views)
@@ -439,8 +285,8 @@ class NumpyExecutors(NumpyDescriptors):
         # The race checks take each tensor's span; the uninitialised-read check and the marking
         # its elements' bytes exactly (a strided tensor's gaps are neither read nor written).
         key = (memory.frees, memory.unwrites)
-        reads, check = _spans_and_unknown(spans[0], key)
-        writes, mark = _spans_and_unknown(spans[1], key)
+        reads, check = spans_and_unknown(spans[0], key)
+        writes, mark = spans_and_unknown(spans[1], key)
         if spans[2]:  # outputs the kernel writes in part (the spec's ``written``): only that part
             for span, access in spans[2]:
                 writes.append(span)
@@ -462,13 +308,13 @@ class NumpyExecutors(NumpyDescriptors):
     def _check_io_overlap(self, api: str, ex: ExecutorRecord, io: tuple) -> bool:
         """An output partly overlapping an input of the same launch (pyaclnn._numpy.overlap): a
         hazard (True once reported, when PYACLNN_HAZARDS lets the launch go on). ``io``:
-        ``_io_spans(ex)`` (its non-empty inputs and outputs)."""
+        ``io_spans(ex)`` (its non-empty inputs and outputs)."""
         inputs, outputs = io[0], io[1]
         if io[2]:  # outputs written in part are not in io[1]
             outputs = tuple(d for d in ex.outputs if d is not None and 0 not in d.shape)
-        spans = [_span_of(d) for d in inputs]
+        spans = [span_of(d) for d in inputs]
         for out in outputs:  # the usual case first: no span meets another (plain loops: once per executor)
-            o0, o1 = _span_of(out)
+            o0, o1 = span_of(out)
             for i0, i1 in spans:
                 if o0 < i1 and i0 < o1:
                     break
@@ -477,7 +323,7 @@ class NumpyExecutors(NumpyDescriptors):
             break
         else:
             return False
-        found = partial_overlap(outputs, inputs, _span_of, _written_bytes)
+        found = partial_overlap(outputs, inputs, span_of, written_bytes)
         if found is None:
             return False
         out, inp, hit = found
@@ -592,7 +438,7 @@ class NumpyExecutors(NumpyDescriptors):
         if cached is not None and cached[0] == desc.addr and cached[1] == memory.frees:
             return cached[2]
         view = memory.view(desc.addr, desc.shape, to_numpy(desc.dtype), desc.strides, desc.offset,
-                           _span_of(desc))  # (its span is kept: the launch's hazard spans use it too)
+                           span_of(desc))  # (its span is kept: the launch's hazard spans use it too)
         desc.cached_view = (desc.addr, memory.frees, view) if view is not None else None
         return view
 
