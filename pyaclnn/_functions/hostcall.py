@@ -31,7 +31,8 @@ from .._objects import lifetimes
 from .._objects.device import default_device
 from .._objects.stream import default_stream
 from .._objects.executor import Executor
-from .._objects.tensor import Storage, Tensor, host_span
+from .._objects.interop import host_span
+from .._objects.tensor import Storage, Tensor
 from ..errors import NotSupportedError
 
 if TYPE_CHECKING:

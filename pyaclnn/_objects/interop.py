@@ -41,7 +41,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["host_array", "converter", "always_numbers", "Converter", "to_dlpack", "KDL_CPU"]
+from .._core.strides import extent
+
+__all__ = ["host_array", "host_span", "converter", "always_numbers", "Converter", "to_dlpack", "KDL_CPU"]
 
 KDL_CPU = 1                        # DLDeviceType kDLCPU
 _KDL_UINT, _KDL_BFLOAT = 1, 4      # DLDataTypeCode kDLUInt, kDLBfloat
@@ -247,3 +249,17 @@ def to_dlpack(array: np.ndarray, **kwargs: Any) -> Any:
             _retag(capsule, _KDL_UINT, _KDL_BFLOAT)
             return capsule
     return array.__dlpack__(**kwargs)
+
+
+def host_span(array: np.ndarray) -> tuple[np.ndarray, int]:
+    """The bytes an array's elements occupy, as one contiguous uint8 view (no copy), and the
+    element offset of ``array[0, ...]`` inside that span."""
+    item = array.itemsize
+    estrides = [s // item for s in array.strides]
+    lo, hi = extent(array.shape, estrides)
+    corner = array[tuple(slice(d - 1, d) if s < 0 else slice(0, 1) for d, s in zip(array.shape, estrides))]
+    if not array.ndim:  # array[()] is a scalar, a copy
+        corner = array.reshape(1)
+    flat = corner.reshape(-1).view(np.uint8)  # one element: always a view
+    span = np.lib.stride_tricks.as_strided(flat, shape=((hi - lo + 1) * item,), strides=(1,))
+    return span, -lo

@@ -15,7 +15,7 @@ import numpy as np
 from . import backend as _backend
 from . import lifetimes
 from .device import Device, device_arg, free_now
-from .interop import KDL_CPU, host_array, to_dlpack
+from .interop import KDL_CPU, host_array, host_span, to_dlpack
 from .resource import Resource
 from .storage import Storage
 from .._core.strides import contiguous_strides, extent, index_view
@@ -26,20 +26,6 @@ if TYPE_CHECKING:
     from .._runtime import HostRuntime, Runtime
 
 KDL_EXT_DEV = 12  # DLDeviceType kDLExtDev: DLPack has no Ascend device type
-
-
-def host_span(array: np.ndarray) -> tuple[np.ndarray, int]:
-    """The bytes an array's elements occupy, as one contiguous uint8 view (no copy), and the
-    element offset of ``array[0, ...]`` inside that span."""
-    item = array.itemsize
-    estrides = [s // item for s in array.strides]
-    lo, hi = extent(array.shape, estrides)
-    corner = array[tuple(slice(d - 1, d) if s < 0 else slice(0, 1) for d, s in zip(array.shape, estrides))]
-    if not array.ndim:  # array[()] is a scalar, a copy
-        corner = array.reshape(1)
-    flat = corner.reshape(-1).view(np.uint8)  # one element: always a view
-    span = np.lib.stride_tricks.as_strided(flat, shape=((hi - lo + 1) * item,), strides=(1,))
-    return span, -lo
 
 
 class Tensor(Resource):
