@@ -49,7 +49,8 @@ def aclCreateTensor(viewDims: Sequence[int], viewDimsNum: int, dataType: int, st
     """
     # The usual call (it sits on every ported operator call) is checked inline, with no call per
     # argument: plain ints in their C ranges, lists or tuples of plain int64 ints whose counts match
-    # (storage dims that are the view dims themselves, as CANN's samples pass them, checked once).
+    # (viewDimsNum strides among them; storage dims that are the view dims themselves, as CANN's
+    # samples pass them, checked once).
     # Anything else goes through the common checks one argument at a time, with their messages.
     if (type(viewDimsNum) is int and type(storageDimsNum) is int and type(offset) is int and type(format) is int
             and type(dataType) is int and type(tensorData) is int
@@ -58,7 +59,7 @@ def aclCreateTensor(viewDims: Sequence[int], viewDimsNum: int, dataType: int, st
             and 0 <= tensorData <= 0xFFFFFFFFFFFFFFFF  # void *
             and (type(viewDims) is list or type(viewDims) is tuple) and viewDimsNum == len(viewDims)
             and (type(storageDims) is list or type(storageDims) is tuple) and storageDimsNum == len(storageDims)
-            and (stride is None or type(stride) is list or type(stride) is tuple)):
+            and (stride is None or (type(stride) is list or type(stride) is tuple) and len(stride) == viewDimsNum)):
         for v in viewDims:  # (three loops, not one over the three: 0.1 us less a call)
             if type(v) is not int or v > 0x7FFFFFFFFFFFFFFF or v < -0x8000000000000000:
                 break

@@ -30,6 +30,8 @@ def _cases(addr: int) -> list[tuple[str, tuple]]:
              ("stride at int64 max", ([2, 3], 2, f32, [I64_MAX, 1], 0, nd, [2, 3], 2, addr)),
              ("stride over int64", ([2, 3], 2, f32, [2 ** 63, 1], 0, nd, [2, 3], 2, addr)),
              ("stride under int64", ([2, 3], 2, f32, [I64_MIN - 1, 1], 0, nd, [2, 3], 2, addr)),
+             ("fewer strides than viewDimsNum", ([2, 3], 2, f32, [], 0, nd, [2, 3], 2, addr)),
+             ("more strides than viewDimsNum", ([2, 3], 2, f32, [3, 1, 1], 0, nd, [2, 3], 2, addr)),
              ("a bool dim", ([True, 3], 2, f32, [3, 1], 0, nd, [2, 3], 2, addr)),
              ("a float dim", ([2.0, 3], 2, f32, [3, 1], 0, nd, [2, 3], 2, addr)),
              ("a NumPy dim", ([np.int64(2), 3], 2, f32, [3, 1], 0, nd, [2, 3], 2, addr)),
