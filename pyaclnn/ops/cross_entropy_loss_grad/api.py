@@ -102,6 +102,7 @@ def cross_entropy_loss_grad(grad_loss: Array, log_prob: Array, target: Array, we
     For 'mean' and 'sum' only ``grad_loss[0]`` is read: on A2/A3 (Ascend910B, Ascend910_93) a
     ``grad_loss`` of N elements is accepted and its other elements are silently ignored, as the
     device does; Ascend950 refuses it (561002). Pass a 0-D ``grad_loss`` there.
+    Torch in, torch out: when a tensor argument is a torch tensor, the outputs are torch CPU tensors.
 
     Args:
         grad_loss: the gradient of the loss: 0-D (or one element) for 'mean' and 'sum', (N,)
@@ -118,8 +119,7 @@ def cross_entropy_loss_grad(grad_loss: Array, log_prob: Array, target: Array, we
         lse_square_scale_for_zloss: accepted, no effect (0.0).
 
     Returns:
-        A new array shaped like ``log_prob``, of ``grad_loss``'s dtype; a torch CPU tensor when a
-        tensor argument is a torch tensor (torch in, torch out).
+        A new array shaped like ``log_prob``, of ``grad_loss``'s dtype (a torch tensor when torch went in).
 
     Raises:
         AclnnParamNullptrError: a required tensor is None, or the SoC has no kernel (161001).

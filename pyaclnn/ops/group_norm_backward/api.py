@@ -129,6 +129,7 @@ def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array,
     mask, or a literal ``(True, True, True)``, the three are arrays, as type checkers see).
     ``mean`` and ``rstd`` are used as given (not recomputed), and ``gamma`` enters the group
     sums, as on the device.
+    Torch in, torch out: when a tensor argument is a torch tensor, the outputs are torch CPU tensors.
 
     Args:
         grad_out: the gradient of GroupNorm's output, ``N*C*HxW`` elements (C ``gradOut``).
@@ -146,7 +147,6 @@ def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array,
         grad_input: shaped like ``input``; None where ``output_mask[0]`` is False.
         grad_gamma: (C,); None where ``output_mask[1]`` is False.
         grad_beta: (C,); None where ``output_mask[2]`` is False.
-        They are torch CPU tensors when a tensor argument is a torch tensor (torch in, torch out).
 
     Raises:
         AclnnParamNullptrError: a required tensor is None (161001).

@@ -85,6 +85,7 @@ def mse_loss_backward(grad_output: Array, input: Array, target: Array,
     ``out = (input - target) * grad_output * cof``, broadcast over the three, with
     ``cof = 2 / input.size`` for 'mean' (the size of ``input`` itself, as the device does) and
     ``2`` for 'none' and 'sum'. Returns an array of the broadcast shape and ``input``'s dtype.
+    Torch in, torch out: when a tensor argument is a torch tensor, the outputs are torch CPU tensors.
 
     Args:
         grad_output: the gradient of the loss (C ``gradOutput``): an array, ``pyaclnn.Tensor``
@@ -94,8 +95,7 @@ def mse_loss_backward(grad_output: Array, input: Array, target: Array,
         reduction: 'none', 'mean' or 'sum', or the C ``int64_t`` 0, 1 or 2.
 
     Returns:
-        A new array of the broadcast shape and ``input``'s dtype; a torch CPU tensor when a
-        tensor argument is a torch tensor (torch in, torch out).
+        A new array of the broadcast shape and ``input``'s dtype (a torch tensor when torch went in).
 
     Raises:
         AclnnParamNullptrError: a tensor is None (161001).

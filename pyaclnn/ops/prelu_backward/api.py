@@ -65,6 +65,7 @@ def prelu_backward(grad_output: Array, input: Array,
     value per channel, or a single value for all. ``grad_weight`` is (C,), or ``weight``'s shape
     when it has one element. ``grad_output`` may broadcast to ``input``'s shape. ``x == 0``
     takes the weight branch, as on the device.
+    Torch in, torch out: when a tensor argument is a torch tensor, the outputs are torch CPU tensors.
 
     Args:
         grad_output: the gradient of PReLU's output (C ``gradOutput``).
@@ -74,7 +75,6 @@ def prelu_backward(grad_output: Array, input: Array,
     Returns:
         grad_input: shaped like ``input``.
         grad_weight: (C,), or ``weight``'s shape when it has one element.
-        Both are torch CPU tensors when a tensor argument is a torch tensor (torch in, torch out).
 
     Raises:
         AclnnParamNullptrError: a tensor is None (161001).
