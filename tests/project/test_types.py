@@ -125,3 +125,16 @@ def test_user_code_type_checks_strictly(tmp_path: Path):
                 for line in result.stdout.splitlines() if "Revealed type is" in line]
     assert len(revealed) == 4 and all(r.startswith("numpy.ndarray") and not r.endswith("| None")
                                       for r in revealed), result.stdout
+
+
+def test_torch_in_gives_torch_out_to_type_checkers():
+    """typed_torch_usage.py: the NumPy-in/out functions' types (NumPy in, NumPy out; any torch
+    tensor in, torch out; a mix is torch) hold under mypy --strict, and its run-time checks
+    show the calls return what the types say."""
+    usage = Path(__file__).with_name("typed_torch_usage.py")
+    result = mypy("--strict", "--follow-imports=silent", str(usage))
+    assert result.returncode == 0, result.stdout + result.stderr
+    from conftest import subprocess_env
+    run = subprocess.run([sys.executable, str(usage)], capture_output=True, text=True, timeout=300,
+                         cwd=ROOT, env=subprocess_env())
+    assert run.returncode == 0, run.stdout + run.stderr

@@ -2,13 +2,14 @@
 ``pyaclnn.cross_entropy_loss_grad`` (NumPy in, NumPy out), its documented sample and its benchmark cases."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, overload
 
 import numpy as np
 
 from ..._core import env as _env
 from ..._objects.device import Device
 from ..._objects.executor import Executor
+from ..._functions.array_types import NumPyIn, NumPyOrTorch, TorchIn
 from ..._functions.functional import Array, OutputSpec, _dtype, _shape, call
 from ..samples import print_values
 from ..._objects.tensor import Tensor
@@ -16,6 +17,8 @@ from ...errors import AclnnParamInvalidError
 from .spec import API, OP
 
 if TYPE_CHECKING:
+    import torch
+
     from ..cases import Case
 
 __all__ = ["CrossEntropyLossGrad", "cross_entropy_loss_grad", "reduction_text", "sample", "EXPECTED", "ALIAS",
@@ -64,10 +67,30 @@ def _plan(backend: Any, args: tuple) -> tuple[tuple, list[OutputSpec]]:
     return ((reduction_text(reduction), ignore_index, label_smoothing, lse_square_scale_for_zloss),
             [(_shape(lp), _dtype(gl, _dtype(lp)))])
 
+# NumPy in, NumPy out; a torch tensor in, torch out (pyaclnn._functions.array_types)
+@overload
+def cross_entropy_loss_grad(grad_loss: NumPyIn, log_prob: NumPyIn,  # type: ignore[overload-overlap]
+                            target: NumPyIn, weight: NumPyIn | None = None,
+                            grad_zloss: NumPyIn | None = None, lse_for_zloss: NumPyIn | None = None,
+                            reduction: str | int = "mean", ignore_index: int = -100,
+                            label_smoothing: float = 0.0, lse_square_scale_for_zloss: float = 0.0) -> np.ndarray: ...
+@overload
+def cross_entropy_loss_grad(grad_loss: TorchIn, log_prob: TorchIn, target: TorchIn, weight: TorchIn | None = None,
+                            grad_zloss: TorchIn | None = None, lse_for_zloss: TorchIn | None = None,
+                            reduction: str | int = "mean", ignore_index: int = -100,
+                            label_smoothing: float = 0.0, lse_square_scale_for_zloss: float = 0.0) -> torch.Tensor: ...
+@overload
 def cross_entropy_loss_grad(grad_loss: Array, log_prob: Array, target: Array, weight: Array | None = None,
                             grad_zloss: Array | None = None, lse_for_zloss: Array | None = None,
                             reduction: str | int = "mean", ignore_index: int = -100,
-                            label_smoothing: float = 0.0, lse_square_scale_for_zloss: float = 0.0) -> np.ndarray:
+                            label_smoothing: float = 0.0, lse_square_scale_for_zloss: float = 0.0) -> NumPyOrTorch: ...
+
+
+def cross_entropy_loss_grad(grad_loss: Array, log_prob: Array, target: Array, weight: Array | None = None,
+                            grad_zloss: Array | None = None, lse_for_zloss: Array | None = None,
+                            reduction: str | int = "mean", ignore_index: int = -100,
+                            label_smoothing: float = 0.0,
+                            lse_square_scale_for_zloss: float = 0.0) -> np.ndarray | torch.Tensor:
     """Gradient of cross-entropy w.r.t. ``log_prob`` (aclnnCrossEntropyLossGrad).
 
     ``out[i, j] = exp(log_prob[i, j]) * nll_i - [j == target_i] * nll_i`` with
@@ -79,6 +102,7 @@ def cross_entropy_loss_grad(grad_loss: Array, log_prob: Array, target: Array, we
     For 'mean' and 'sum' only ``grad_loss[0]`` is read: on A2/A3 (Ascend910B, Ascend910_93) a
     ``grad_loss`` of N elements is accepted and its other elements are silently ignored, as the
     device does; Ascend950 refuses it (561002). Pass a 0-D ``grad_loss`` there.
+    Torch in, torch out: when a tensor argument is a torch tensor, the outputs are torch CPU tensors.
 
     Args:
         grad_loss: the gradient of the loss: 0-D (or one element) for 'mean' and 'sum', (N,)
@@ -95,7 +119,7 @@ def cross_entropy_loss_grad(grad_loss: Array, log_prob: Array, target: Array, we
         lse_square_scale_for_zloss: accepted, no effect (0.0).
 
     Returns:
-        A new array shaped like ``log_prob``, of ``grad_loss``'s dtype.
+        A new array shaped like ``log_prob``, of ``grad_loss``'s dtype (a torch tensor when torch went in).
 
     Raises:
         AclnnParamNullptrError: a required tensor is None, or the SoC has no kernel (161001).

@@ -9,6 +9,7 @@ import numpy as np
 from ..._core import env as _env
 from ..._objects.device import Device
 from ..._objects.executor import Executor
+from ..._functions.array_types import NumPyIn, NumPyOrTorch, TorchIn
 from ..._functions.functional import Array, OutputSpec, _dtype, _shape, call
 from ..samples import print_values
 from ..._registry.signature import c_values
@@ -16,6 +17,8 @@ from ..._objects.tensor import Tensor
 from .spec import API, OP, output_shapes
 
 if TYPE_CHECKING:
+    import torch
+
     from ..cases import Case
 
 __all__ = ["GroupNormBackward", "group_norm_backward", "output_mask", "sample", "EXPECTED", "NOTE", "ALIAS",
@@ -83,21 +86,41 @@ def _plan(backend: Any, args: tuple) -> tuple[tuple, list[OutputSpec | None]]:
     return (n, c, hxw, grp, mask), specs
 
 
+# NumPy in, NumPy out; a torch tensor in, torch out (pyaclnn._functions.array_types); each
+# with the default or a literal all-True mask (three outputs) or another (None where False)
 @overload
-def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array, gamma: Array | None,
+def group_norm_backward(grad_out: NumPyIn, input: NumPyIn,  # type: ignore[overload-overlap]
+                        mean: NumPyIn, rstd: NumPyIn, gamma: NumPyIn | None,
                         N: int, C: int, HxW: int, group: int,
                         output_mask: AllTrue = (True, True, True)) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+@overload
+def group_norm_backward(grad_out: NumPyIn, input: NumPyIn,  # type: ignore[overload-overlap]
+                        mean: NumPyIn, rstd: NumPyIn, gamma: NumPyIn | None,
+                        N: int, C: int, HxW: int, group: int,
+                        output_mask: Sequence[bool] = ...
+                        ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]: ...
+@overload
+def group_norm_backward(grad_out: TorchIn, input: TorchIn, mean: TorchIn, rstd: TorchIn, gamma: TorchIn | None,
+                        N: int, C: int, HxW: int, group: int,
+                        output_mask: AllTrue = (True, True, True)
+                        ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]: ...
+@overload
+def group_norm_backward(grad_out: TorchIn, input: TorchIn, mean: TorchIn, rstd: TorchIn, gamma: TorchIn | None,
+                        N: int, C: int, HxW: int, group: int,
+                        output_mask: Sequence[bool] = ...
+                        ) -> tuple[torch.Tensor | None, torch.Tensor | None, torch.Tensor | None]: ...
 @overload
 def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array, gamma: Array | None,
                         N: int, C: int, HxW: int, group: int,
                         output_mask: Sequence[bool] = ...
-                        ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]: ...
+                        ) -> tuple[NumPyOrTorch | None, NumPyOrTorch | None, NumPyOrTorch | None]: ...
 
 
 def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array, gamma: Array | None,
                         N: int, C: int, HxW: int, group: int,
                         output_mask: Sequence[bool] = (True, True, True)
-                        ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+                        ) -> tuple[np.ndarray | torch.Tensor | None, np.ndarray | torch.Tensor | None,
+                                   np.ndarray | torch.Tensor | None]:
     """Gradients of GroupNorm (aclnnGroupNormBackward) -> (grad_input, grad_gamma, grad_beta).
 
     ``grad_out``/``input`` hold ``N*C*HxW`` elements (read as (N, C, HxW)); ``mean``/``rstd`` hold
@@ -106,6 +129,7 @@ def group_norm_backward(grad_out: Array, input: Array, mean: Array, rstd: Array,
     mask, or a literal ``(True, True, True)``, the three are arrays, as type checkers see).
     ``mean`` and ``rstd`` are used as given (not recomputed), and ``gamma`` enters the group
     sums, as on the device.
+    Torch in, torch out: when a tensor argument is a torch tensor, the outputs are torch CPU tensors.
 
     Args:
         grad_out: the gradient of GroupNorm's output, ``N*C*HxW`` elements (C ``gradOut``).

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, overload
 
 import numpy as np
 
@@ -11,12 +11,15 @@ from ..._core import env as _env
 from ..._objects.device import Device
 from ..._objects.executor import Executor
 from ..samples import print_values
+from ..._functions.array_types import NumPyIn, NumPyOrTorch, TorchIn
 from ..._functions.functional import Array, OutputSpec, _dtype, _shape, call
 from ..._objects.tensor import Tensor
 from ...errors import AclnnParamInvalidError
 from .spec import API, OP, out_shape
 
 if TYPE_CHECKING:
+    import torch
+
     from ..cases import Case
 
 __all__ = ["MseLossBackward", "mse_loss_backward", "reduction_code", "sample", "EXPECTED", "ALIAS", "IN_DOCTOR",
@@ -63,12 +66,26 @@ def _plan(backend: Any, args: tuple) -> tuple[tuple, list[OutputSpec]]:
     g, x, y, reduction = args
     return (reduction_code(reduction),), [(out_shape(_shape(g), _shape(x), _shape(y)), _dtype(x))]
 
-def mse_loss_backward(grad_output: Array, input: Array, target: Array, reduction: str | int = "mean") -> np.ndarray:
+# NumPy in, NumPy out; a torch tensor in, torch out (pyaclnn._functions.array_types)
+@overload
+def mse_loss_backward(grad_output: NumPyIn, input: NumPyIn, target: NumPyIn,  # type: ignore[overload-overlap]
+                      reduction: str | int = "mean") -> np.ndarray: ...
+@overload
+def mse_loss_backward(grad_output: TorchIn, input: TorchIn, target: TorchIn,
+                      reduction: str | int = "mean") -> torch.Tensor: ...
+@overload
+def mse_loss_backward(grad_output: Array, input: Array, target: Array,
+                      reduction: str | int = "mean") -> NumPyOrTorch: ...
+
+
+def mse_loss_backward(grad_output: Array, input: Array, target: Array,
+                      reduction: str | int = "mean") -> np.ndarray | torch.Tensor:
     """Gradient of MSE loss w.r.t. ``input`` (aclnnMseLossBackward).
 
     ``out = (input - target) * grad_output * cof``, broadcast over the three, with
     ``cof = 2 / input.size`` for 'mean' (the size of ``input`` itself, as the device does) and
     ``2`` for 'none' and 'sum'. Returns an array of the broadcast shape and ``input``'s dtype.
+    Torch in, torch out: when a tensor argument is a torch tensor, the outputs are torch CPU tensors.
 
     Args:
         grad_output: the gradient of the loss (C ``gradOutput``): an array, ``pyaclnn.Tensor``
@@ -78,7 +95,7 @@ def mse_loss_backward(grad_output: Array, input: Array, target: Array, reduction
         reduction: 'none', 'mean' or 'sum', or the C ``int64_t`` 0, 1 or 2.
 
     Returns:
-        A new array of the broadcast shape and ``input``'s dtype.
+        A new array of the broadcast shape and ``input``'s dtype (a torch tensor when torch went in).
 
     Raises:
         AclnnParamNullptrError: a tensor is None (161001).

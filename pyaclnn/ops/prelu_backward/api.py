@@ -2,19 +2,22 @@
 ``pyaclnn.prelu_backward`` (NumPy in, NumPy out), its documented sample and its benchmark cases."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, overload
 
 import numpy as np
 
 from ..._core import env as _env
 from ..._objects.device import Device
 from ..._objects.executor import Executor
+from ..._functions.array_types import NumPyIn, NumPyOrTorch, TorchIn
 from ..._functions.functional import Array, OutputSpec, _dtype, _shape, call
 from ..samples import print_values
 from ..._objects.tensor import Tensor
 from .spec import API, OP, output_shapes
 
 if TYPE_CHECKING:
+    import torch
+
     from ..cases import Case
 
 __all__ = ["PreluBackward", "prelu_backward", "sample", "EXPECTED", "NOTE", "ALIAS", "IN_DOCTOR",
@@ -44,13 +47,25 @@ def _plan(backend: Any, args: tuple) -> tuple[tuple, list[OutputSpec]]:
     gi_shape, gw_shape = output_shapes(_shape(x), _shape(w))
     return (), [(gi_shape, _dtype(x)), (gw_shape, _dtype(x))]
 
-def prelu_backward(grad_output: Array, input: Array, weight: Array) -> tuple[np.ndarray, np.ndarray]:
+# NumPy in, NumPy out; a torch tensor in, torch out (pyaclnn._functions.array_types)
+@overload
+def prelu_backward(grad_output: NumPyIn, input: NumPyIn,  # type: ignore[overload-overlap]
+                   weight: NumPyIn) -> tuple[np.ndarray, np.ndarray]: ...
+@overload
+def prelu_backward(grad_output: TorchIn, input: TorchIn, weight: TorchIn) -> tuple[torch.Tensor, torch.Tensor]: ...
+@overload
+def prelu_backward(grad_output: Array, input: Array, weight: Array) -> tuple[NumPyOrTorch, NumPyOrTorch]: ...
+
+
+def prelu_backward(grad_output: Array, input: Array,
+                   weight: Array) -> tuple[np.ndarray | torch.Tensor, np.ndarray | torch.Tensor]:
     """Gradients of PReLU (aclnnPreluBackward) -> (grad_input, grad_weight).
 
     Channels are dim 1 of ``input`` (a 0-D or 1-D input is one channel); ``weight`` holds one
     value per channel, or a single value for all. ``grad_weight`` is (C,), or ``weight``'s shape
     when it has one element. ``grad_output`` may broadcast to ``input``'s shape. ``x == 0``
     takes the weight branch, as on the device.
+    Torch in, torch out: when a tensor argument is a torch tensor, the outputs are torch CPU tensors.
 
     Args:
         grad_output: the gradient of PReLU's output (C ``gradOutput``).
