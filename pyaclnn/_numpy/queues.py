@@ -137,6 +137,7 @@ class Queues:
         # costs no scan of the queues (a free or a host copy beside a long queue stays cheap)
         self.touched: dict[int, int] = {}
         self.snapshots: dict[Work, list[Snapshot]] = {}  # queued tasks copying from pinned memory (pinned.py)
+        self._memo: tuple[tuple[int, int], dict[tuple[Span, ...], tuple[int, ...]]] = ((-1, -1), {})  # (_bases)
 
     def queue_of(self, key: Any, label: str, device: int | None) -> Queue:
         q = self.queues.get(key)
@@ -281,14 +282,27 @@ class Queues:
                 self.flush(q)
 
     def _bases(self, spans: tuple[Span, ...]) -> tuple[int, ...]:
-        """The allocations ``spans`` start in, each once (a plain loop: no generator frames)."""
-        find = self.memory.find
+        """The allocations ``spans`` start in, each once (a plain loop: no generator frames).
+        Remembered per spans while the address space is unchanged (its (allocations, frees)
+        counts: every change to the allocations moves one), as a launch repeats the same spans."""
+        memory = self.memory
+        stamp = (memory.allocations, memory.frees)
+        memo = self._memo
+        if memo[0] != stamp or len(memo[1]) > 4096:
+            memo = self._memo = (stamp, {})
+        found_t = memo[1].get(spans)
+        if found_t is not None:
+            return found_t
+        find = memory.find
         found: list[int] = []
         for start, _ in spans:
             alloc = find(start)
             if alloc is not None and alloc.base not in found:
                 found.append(alloc.base)
-        return tuple(found)
+        found_t = tuple(found)
+        if stamp == (memory.allocations, memory.frees):  # (not while another thread allocated)
+            memo[1][spans] = found_t
+        return found_t
 
     def forget(self, work: Work) -> None:
         """``work`` was taken out of its queue without running (a capture's work, kept by its model)."""

@@ -8,7 +8,7 @@ import numpy as np
 from ..._core.constants import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID,
                                 ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_DRV_INTERNAL_ERROR,
                                 ACL_ERROR_RT_MEMORY_ALLOCATION,
-                                ACL_MEMCPY_HOST_TO_HOST)
+                                ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_HOST)
 from ..queues import hazard
 from ..overlap import copy_overlap
 from ..pinned import PinnedCopy, PinnedSource
@@ -163,6 +163,9 @@ class NumpyMemory(NumpyStreams):
 
     def memcpy(self, dst: Any, dst_max: int, src: Any, count: int, kind: int) -> None:
         api = "aclrtMemcpy"
+        if (kind == ACL_MEMCPY_DEVICE_TO_HOST and type(dst) is np.ndarray and type(src) is int and src
+                and 0 < count <= dst_max and self._read_back(api, dst, src, count)):
+            return
         if self._memcpy_args(api, dst, src, count, kind):
             return
         self._max_check(api, "destMax", dst_max, count)
@@ -186,6 +189,24 @@ class NumpyMemory(NumpyStreams):
                 self.memory.copy_written(dst, src, count)
             else:
                 self.memory.mark_written(dst, dst + count)
+
+    def _read_back(self, api: str, dst: np.ndarray, src: int, count: int) -> bool:
+        """``memcpy``'s steps for the usual read back (device to a host ndarray, the arguments
+        already valid): the same checks in the same order, without re-dispatching on the kinds
+        of ``dst`` and ``src``. False, having done nothing, where a later step would refuse the
+        copy: the general path then reports it."""
+        self._need_context(api)
+        self._capture_sync_copy(api)
+        flags = dst.flags
+        if not (flags.c_contiguous and flags.writeable and dst.nbytes >= count):
+            return False
+        data = self.memory.bytes_at(src, count)
+        if data is None:
+            return False
+        self.queues.host_access(api, ((src, src + count),), write=False)
+        out = dst if dst.ndim == 1 and dst.dtype == np.uint8 else dst.reshape(-1).view(np.uint8)
+        (out if count == out.size else out[:count])[...] = data
+        return True
 
     @staticmethod
     def _check_copy_overlap(api: str, dst: int, src: int, count: int) -> None:
