@@ -19,7 +19,7 @@ from .memory import Access, Elements
 from .queues import Exact, Exacts
 from .records import ExecutorRecord, TensorDesc
 
-__all__ = ["span_of", "io_spans", "written_bytes", "written_counts", "spans_and_unknown", "exacts", "is_list",
+__all__ = ["span_of", "io_spans", "written_bytes", "written_counts", "spans_and_unknown", "known_spans", "exacts", "is_list",
            "list_views", "outside", "split_io"]
 
 
@@ -111,6 +111,33 @@ def spans_and_unknown(descs: tuple[TensorDesc, ...], key: tuple[int, int]
                 d.dense = dense(d.shape, d.strides)
             unknown.append(span if d.dense else written_bytes(d))
     return spans, unknown
+
+
+def known_spans(spans: tuple, key: tuple[int, int], plan: Any
+                ) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...], tuple[Access, ...], tuple[Access, ...]]:
+    """A launch's (reads, writes) spans for the race checks and (check, mark), the exact bytes
+    of its tensors not known written under ``key`` (``spans_and_unknown``), from its ``spans``
+    (``ExecutorRecord.spans``). ``plan``: the phase-1 cache entry when the launch's tensors were
+    just found at the addresses ``spans`` was made for; when every tensor is known written
+    already, its previous launch's answer for the same ``spans`` is the answer (nothing to check
+    or mark), else it keeps this one."""
+    rw = plan.rw if plan is not None else None
+    if rw is not None and rw[0] is spans:
+        for d in spans[0] + spans[1]:
+            if d.known_written != key:
+                break
+        else:
+            return rw[1], rw[2], (), ()
+    reads, check = spans_and_unknown(spans[0], key)
+    writes, mark = spans_and_unknown(spans[1], key)
+    if spans[2]:  # outputs the kernel writes in part (the spec's ``written``): only that part
+        for span, access in spans[2]:
+            writes.append(span)
+            mark.append(access)
+    found = tuple(reads), tuple(writes), tuple(check), tuple(mark)
+    if plan is not None and not spans[2]:
+        plan.rw = spans, found[0], found[1]
+    return found
 
 
 def exacts(inputs: tuple[TensorDesc, ...], whole: tuple[TensorDesc, ...],

@@ -15,7 +15,7 @@ from ..._core.sites import user_site as _user_site
 from ..._registry.operators import OpInfo
 from ...dtypes import to_numpy
 from .. import ops
-from ..footprint import (exacts, io_spans, list_views, outside, span_of, spans_and_unknown, split_io,
+from ..footprint import (exacts, io_spans, known_spans, list_views, outside, span_of, split_io,
                          written_bytes, written_counts)
 from ..overlap import partial_overlap
 from ..queues import hazard
@@ -164,13 +164,23 @@ class NumpyExecutors(NumpyDescriptors):
                                  ws.used, empty and ops.fills_when_empty(op, self.soc, metas))
             if key is not None:
                 opcache.store(cache, key, plan)
-        inputs, outputs = split_io(info, resolved)
         at = info.cache["numpy:tensors"]  # (set by _resolve)
-        handles = ([args[i] for i in at if args[i] is not None] if at is not None else
-                   [h for kind, a in zip(info.kinds, args) if a is not None
-                    for h in ((a,) if kind == "tensor" else self._tensor_lists[a] if kind == "tensor_list" else ())])
+        io = plan.io
+        if at is not None:  # tensors only: the same handles (never reused) resolve to the same descriptors
+            slots = tuple([args[i] for i in at])
+            if io is not None and io[0] == slots:
+                inputs, outputs, handles = io[1], io[2], io[3]
+            else:
+                inputs, outputs = split_io(info, resolved)
+                handles = tuple([h for h in slots if h is not None])
+                plan.io = (slots, inputs, outputs, handles)  # (read only: no record changes its lists)
+        else:
+            inputs, outputs = split_io(info, resolved)
+            handles = tuple([h for kind, a in zip(info.kinds, args) if a is not None
+                             for h in ((a,) if kind == "tensor" else self._tensor_lists[a] if kind == "tensor_list"
+                                       else ())])
         record = ExecutorRecord(op, resolved, plan.empty, inputs, outputs, workspace_size=plan.workspace_size,
-                                workspace_used=plan.workspace_used, handles=tuple(handles), names=info.names,
+                                workspace_used=plan.workspace_used, handles=handles, names=info.names,
                                 generated=info.index_rule == "position", written=plan.written,
                                 fills_empty=plan.fills, plan=plan)
         return plan.workspace_size, self._register(self._executors, record)
@@ -285,21 +295,20 @@ class NumpyExecutors(NumpyDescriptors):
         # The race checks take each tensor's span; the uninitialised-read check and the marking
         # its elements' bytes exactly (a strided tensor's gaps are neither read nor written).
         key = (memory.frees, memory.unwrites)
-        reads, check = spans_and_unknown(spans[0], key)
-        writes, mark = spans_and_unknown(spans[1], key)
-        if spans[2]:  # outputs the kernel writes in part (the spec's ``written``): only that part
-            for span, access in spans[2]:
-                writes.append(span)
-                mark.append(access)
+        reads, writes, check, mark = known_spans(spans, key, plan if last is not None else None)
         exact = spans[3]
         if workspace_size > 0 and workspace:
-            writes.append((int(workspace), int(workspace) + workspace_size))
+            writes += ((int(workspace), int(workspace) + workspace_size),)
             if exact is not None:
                 exact = (exact[0], exact[1] + (None,))
-        kernel = partial(self._kernel(ex), views)  # (a partial: no Python frame of its own when it runs)
+        run = self._kernel(ex)
+        kernel = plan.call if plan is not None else None
+        if kernel is None or kernel.func is not run or kernel.args[0] is not views:
+            kernel = partial(run, views)  # (a partial: no Python frame of its own when it runs)
+            if plan is not None:
+                plan.call = kernel
         try:
-            self.queues.put(self._queue(stream), api, tuple(reads), tuple(writes), kernel, check_init=tuple(check),
-                            mark=tuple(mark), exact=exact)
+            self.queues.put(self._queue(stream), api, reads, writes, kernel, check_init=check, mark=mark, exact=exact)
         except BaseException:  # a hazard: nothing was queued, so nothing is known written
             for d in spans[0] + spans[1]:
                 d.known_written = None

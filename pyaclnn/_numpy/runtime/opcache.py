@@ -27,7 +27,7 @@ MAX_ENTRIES = 1024
 
 class Entry:
     """What phase 1 worked out for one key (see the module docstring)."""
-    __slots__ = ("empty", "written", "workspace_size", "workspace_used", "fills", "kernel", "spans")
+    __slots__ = ("empty", "written", "workspace_size", "workspace_used", "fills", "kernel", "spans", "io", "rw", "call")
 
     def __init__(self, empty: bool, written: tuple[int | None, ...] | None, workspace_size: int,
                  workspace_used: bool, fills: bool) -> None:
@@ -38,6 +38,13 @@ class Entry:
         # for them, the memory's frees count, the views: NumpyExecutors.launch), for the next
         # executor of the same tensors at the same places
         self.spans: tuple[tuple[int, ...], list[Any], list[int], tuple, int, tuple] | None = None
+        # the latest phase 1's (tensor handles by position, inputs, outputs, non-NULL handles), for
+        # the next phase 1 of the same handles (an operator of tensor arguments only)
+        self.io: tuple[tuple[Any, ...], list[Any], list[Any], tuple[int, ...]] | None = None
+        # footprint.known_spans's (spans, reads, writes) of the latest launch over ``spans``; the
+        # kernel bound to the latest launch's views (a functools.partial)
+        self.rw: tuple[tuple, tuple, tuple] | None = None
+        self.call: Any = None
 
 
 def _plain(value: Any) -> Any:
