@@ -164,21 +164,18 @@ class NumpyExecutors(NumpyDescriptors):
                                  ws.used, empty and ops.fills_when_empty(op, self.soc, metas))
             if key is not None:
                 opcache.store(cache, key, plan)
-        at = info.cache["numpy:tensors"]  # (set by _resolve)
+        at = info.cache.get("numpy:io")  # the positions of tensors and tensor lists (once per op)
+        if at is None:
+            at = info.cache["numpy:io"] = tuple(i for i, k in enumerate(info.kinds) if k in ("tensor", "tensor_list"))
+        slots = tuple([args[i] for i in at])  # the same handles (never reused) hold the same descriptors
         io = plan.io
-        if at is not None:  # tensors only: the same handles (never reused) resolve to the same descriptors
-            slots = tuple([args[i] for i in at])
-            if io is not None and io[0] == slots:
-                inputs, outputs, handles = io[1], io[2], io[3]
-            else:
-                inputs, outputs = split_io(info, resolved)
-                handles = tuple([h for h in slots if h is not None])
-                plan.io = (slots, inputs, outputs, handles)  # (read only: no record changes its lists)
+        if io is not None and io[0] == slots:
+            inputs, outputs, handles = io[1], io[2], io[3]
         else:
             inputs, outputs = split_io(info, resolved)
-            handles = tuple([h for kind, a in zip(info.kinds, args) if a is not None
-                             for h in ((a,) if kind == "tensor" else self._tensor_lists[a] if kind == "tensor_list"
-                                       else ())])
+            handles = tuple([h for i, a in zip(at, slots) if a is not None
+                             for h in ((a,) if info.kinds[i] == "tensor" else self._tensor_lists[a])])
+            plan.io = (slots, inputs, outputs, handles)  # (read only: no record changes its lists)
         record = ExecutorRecord(op, resolved, plan.empty, inputs, outputs, workspace_size=plan.workspace_size,
                                 workspace_used=plan.workspace_used, handles=handles, names=info.names,
                                 generated=info.index_rule == "position", written=plan.written,
