@@ -407,10 +407,15 @@ class NumpyExecutors(NumpyDescriptors):
         """A launch through a tensor whose allocation was freed and its address handed out again:
         a use after free the bounds do not show (pyaclnn._numpy.stale); the device would run it."""
         frees = self.memory.frees
-        why = stale_tensor(self.memory, ex.args, ex.names, self._tensor_site)
-        if why is not None:
-            site = _user_site()
-            hazard(f"{api} at {site}{made_by}: {why}", site)
+        plan = ex.plan  # none stale for the same handles, no free since: none is now (a move re-makes one)
+        fresh = plan.fresh if plan is not None else None
+        if fresh is None or fresh[1] != frees or fresh[0] != ex.handles:
+            why = stale_tensor(self.memory, ex.args, ex.names, self._tensor_site)
+            if why is not None:
+                site = _user_site()
+                hazard(f"{api} at {site}{made_by}: {why}", site)
+            elif plan is not None:
+                plan.fresh = ex.handles, frees
         ex.checked_frees = frees
 
     def _tensor_site(self, desc: TensorDesc) -> Any:

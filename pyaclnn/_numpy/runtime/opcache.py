@@ -27,7 +27,7 @@ MAX_ENTRIES = 1024
 
 class Entry:
     """What phase 1 worked out for one key (see the module docstring)."""
-    __slots__ = ("empty", "written", "workspace_size", "workspace_used", "fills", "kernel", "spans", "io", "rw", "call")
+    __slots__ = ("empty", "written", "workspace_size", "workspace_used", "fills", "kernel", "spans", "io", "rw", "call", "fresh")
 
     def __init__(self, empty: bool, written: tuple[int | None, ...] | None, workspace_size: int,
                  workspace_used: bool, fills: bool) -> None:
@@ -45,6 +45,8 @@ class Entry:
         # kernel bound to the latest launch's views (a functools.partial)
         self.rw: tuple[tuple, tuple, tuple] | None = None
         self.call: Any = None
+        # (handles, the memory's frees count) of the latest launch whose tensors none was stale (stale.py)
+        self.fresh: tuple[tuple[int, ...], int] | None = None
 
 
 def _plain(value: Any) -> Any:
