@@ -329,17 +329,14 @@ class Tensor(Resource):
         if self._dense is None:
             self._dense = self.strides == contiguous_strides(self.shape)
         if self._dense:  # the usual case: the copy lands in ``out`` itself (one copy, no staging)
-            nbytes = out.nbytes
-            self.runtime.memcpy(out.reshape(-1).view(np.uint8), nbytes, self.storage.addr + self.offset * item,
-                                 nbytes, ACL_MEMCPY_DEVICE_TO_HOST)
-            return out
-        lo, hi = extent(self.shape, self.strides)
-        nbytes = (hi - lo + 1) * item
-        raw = np.empty(nbytes, np.uint8)
-        self.runtime.memcpy(raw, nbytes, self.storage.addr + (self.offset + lo) * item, nbytes,
-                             ACL_MEMCPY_DEVICE_TO_HOST)
-        out[...] = np.ndarray(self.shape, self.dtype, buffer=raw, offset=-lo * item,
-                              strides=[s * item for s in self.strides])
+            raw, lo = out.reshape(-1).view(np.uint8), 0
+        else:  # the span the view reaches, then its elements
+            lo, hi = extent(self.shape, self.strides)
+            raw = np.empty((hi - lo + 1) * item, np.uint8)
+        nbytes = raw.size
+        self.runtime.memcpy(raw, nbytes, self.storage.addr + (self.offset + lo) * item, nbytes, ACL_MEMCPY_DEVICE_TO_HOST)
+        if not self._dense:
+            out[...] = np.ndarray(self.shape, self.dtype, raw, -lo * item, [s * item for s in self.strides])
         return out
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
