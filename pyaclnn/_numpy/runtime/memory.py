@@ -196,14 +196,16 @@ class NumpyMemory(NumpyStreams):
         of ``dst`` and ``src``. False, having done nothing, where a later step would refuse the
         copy: the general path then reports it."""
         self._need_context(api)
-        self._capture_sync_copy(api)
+        if self._captures:
+            self._capture_sync_copy(api)
         flags = dst.flags
         if not (flags.c_contiguous and flags.writeable and dst.nbytes >= count):
             return False
         data = self.memory.bytes_at(src, count)
         if data is None:
             return False
-        self.queues.host_access(api, ((src, src + count),), write=False)
+        if self.queues.busy:  # (queued work: host_access's checks; none is queued after a synchronize)
+            self.queues.host_access(api, ((src, src + count),), write=False)
         out = dst if dst.ndim == 1 and dst.dtype == np.uint8 else dst.reshape(-1).view(np.uint8)
         (out if count == out.size else out[:count])[...] = data
         return True

@@ -115,7 +115,8 @@ class NumpySession:
             raise self._fail(ACL_ERROR_UNINITIALIZE, api, "aclInit has not been called")
 
     def _need_context(self, api: str) -> None:
-        self._need_init(api)
+        if not self._initialized:  # (_need_init, inline: every call that needs a device asks)
+            self._need_init(api)
         if self._thread.device is None:
             raise self._fail(ACL_ERROR_RT_CONTEXT_NULL, api,
                              "no device set in this thread (call aclrtSetDevice first)")

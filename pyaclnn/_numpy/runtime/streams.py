@@ -158,7 +158,8 @@ class NumpyStreams(NumpySession):
     def _synchronize(self, stream: Any, api: str) -> None:
         self._need_context(api)
         self._need_stream(stream, api)
-        self._capture_refuse(stream, api)
+        if self._captures:  # (a capture is rare: no call otherwise)
+            self._capture_refuse(stream, api)
         q = self._queue(stream)  # (the queue _report_faults looks at: not capturing, so the stream's own)
         self.queues.flush(q)
         if q.error is not None or self._faults or self._poisoned:
