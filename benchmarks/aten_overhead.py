@@ -27,6 +27,17 @@ tensors, the leaner launch, copy and readback):
   Amax         6.5          75.3 -> 51.2            11.5 -> 7.9             17.9 -> 16.2
   (exact-Add: 76.8 -> 64.1 us)
 
+Second round (the same machine and load, 2026-11-28, medians of three interleaved runs of 1500
+calls against the tree before it: per-plan reuse of phase 1's inputs and outputs, of a launch's
+race-check spans, allocations, stale check and bound kernel, a one-step read back):
+
+  case     aten us  op us before -> after  op/aten before -> after  phase-1 before -> after
+  Abs          5.3          37.6 -> 31.4             7.0 -> 5.9              9.6 -> 9.0
+  Mul          5.7          40.2 -> 32.5             7.0 -> 5.7             10.3 -> 9.5
+  Softmax      5.5          40.3 -> 33.3             7.2 -> 6.1             10.8 -> 10.3
+  Amax         6.6          55.9 -> 44.9             8.5 -> 6.7             16.2 -> 14.8
+  (exact-Add: 67.7 -> 57.0 us)
+
 Usage: python benchmarks/aten_overhead.py [--calls N] [--json PATH]
 """
 from __future__ import annotations
