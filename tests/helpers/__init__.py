@@ -1,3 +1,3 @@
 """Helpers shared by the test modules, defined once: the oracles (helpers.oracles), random data
-(helpers.data) and threads (helpers.threads). Import them as ``from helpers.oracles import ...``
-(pytest puts tests/ on sys.path; see tests/README.md)."""
+(helpers.data), threads (helpers.threads) and a small port's acl session (helpers.port). Import
+them as ``from helpers.oracles import ...`` (pytest puts tests/ on sys.path; see tests/README.md)."""

@@ -4,7 +4,6 @@ over an allocation freed and handed out again at the same address, device memory
 last aclrtResetDevice. Each names the lines involved; correct programs raise nothing."""
 from __future__ import annotations
 
-import ctypes
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -14,6 +13,7 @@ import pytest
 import pyaclnn
 from conftest import on_device_0
 from pyaclnn import acl
+from helpers.port import PortSession  # noqa: E402
 
 SOURCE = Path(__file__).read_text().splitlines()
 H2D, D2H = acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST
@@ -25,47 +25,10 @@ def line_of(marker: str) -> str:
     return f"test_memory_lifetimes.py:{n}"
 
 
-class Port:
-    """A stream, memory and tensors of a small port, released at the end."""
-
-    def __init__(self) -> None:
-        self.stream = acl.aclrtCreateStream()
-        self.allocs: list[int] = []
-        self.hosts: list[int] = []
-        self.tensors: list[Any] = []
-
-    def malloc(self, values: np.ndarray) -> int:
-        addr = acl.aclrtMalloc(values.nbytes, acl.ACL_MEM_MALLOC_HUGE_FIRST)
-        self.allocs.append(addr)
-        acl.aclrtMemcpy(addr, values.nbytes, values, values.nbytes, H2D)
-        return addr
-
-    def pinned(self, n: int) -> tuple[int, np.ndarray]:
-        """n bytes of aclrtMallocHost memory and a NumPy view of them (as a port writes them)."""
-        addr = acl.aclrtMallocHost(n)
-        self.hosts.append(addr)
-        return addr, np.ctypeslib.as_array((ctypes.c_uint8 * n).from_address(addr))
-
-    def vector(self, addr: int, n: int) -> Any:
-        t = acl.aclCreateTensor([n], 1, acl.ACL_FLOAT, [1], 0, acl.ACL_FORMAT_ND, [n], 1, addr)
-        self.tensors.append(t)
-        return t
-
-    def close(self) -> None:
-        acl.aclrtSynchronizeStream(self.stream)
-        for t in self.tensors:
-            acl.aclDestroyTensor(t)
-        for addr in self.allocs:
-            acl.aclrtFree(addr)
-        for addr in self.hosts:
-            acl.aclrtFreeHost(addr)
-        acl.aclrtDestroyStream(self.stream)
-
-
 @pytest.fixture
-def port(use_backend: Any) -> Iterator[Port]:
+def port(use_backend: Any) -> Iterator[PortSession]:
     use_backend("numpy")
-    with on_device_0(Port) as p:
+    with on_device_0(PortSession) as p:
         yield p
 
 
@@ -76,13 +39,13 @@ def _download(addr: int, n: int) -> np.ndarray:
 
 
 # -- the pinned-host snapshot covers graph replays ----------------------------------------------------
-def _captured_upload(p: Port, host: int, dev: int, n: int) -> Any:
+def _captured_upload(p: PortSession, host: int, dev: int, n: int) -> Any:
     acl.aclmdlRICaptureBegin(p.stream, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)
     acl.aclrtMemcpyAsync(dev, n, host, n, H2D, p.stream)  # <captured copy>
     return acl.aclmdlRICaptureEnd(p.stream)
 
 
-def test_a_host_write_between_a_replay_and_its_run_is_caught(port: Port) -> None:
+def test_a_host_write_between_a_replay_and_its_run_is_caught(port: PortSession) -> None:
     p = port
     host, view = p.pinned(16)
     view[:] = 1
@@ -103,7 +66,7 @@ def test_a_host_write_between_a_replay_and_its_run_is_caught(port: Port) -> None
         acl.aclmdlRIDestroy(model)
 
 
-def test_replays_of_a_captured_copy_take_what_the_host_wrote_before_each(port: Port) -> None:
+def test_replays_of_a_captured_copy_take_what_the_host_wrote_before_each(port: PortSession) -> None:
     """The correct use: write the pinned buffer, replay, synchronize, write again, replay again."""
     p = port
     host, view = p.pinned(16)
@@ -120,7 +83,7 @@ def test_replays_of_a_captured_copy_take_what_the_host_wrote_before_each(port: P
         acl.aclmdlRIDestroy(model)
 
 
-def test_a_device_write_into_pinned_memory_before_a_copy_from_it_is_no_hazard(port: Port) -> None:
+def test_a_device_write_into_pinned_memory_before_a_copy_from_it_is_no_hazard(port: PortSession) -> None:
     """D2H into a pinned buffer, then H2D from it, on one stream: the device wrote the source
     between the second copy's queueing and its run; it is ordered, not a host write."""
     p = port
@@ -135,7 +98,7 @@ def test_a_device_write_into_pinned_memory_before_a_copy_from_it_is_no_hazard(po
 
 
 # -- a descriptor over an allocation freed and handed out again at the same address -----------------------
-def _same_address_again(p: Port, old: int, nbytes: int) -> int:
+def _same_address_again(p: PortSession, old: int, nbytes: int) -> int:
     """aclrtMalloc until it returns ``old`` again (the allocator reuses a freed block of the same
     size at once; a few tries at most), keeping the others for the port to free."""
     for _ in range(64):
@@ -145,7 +108,7 @@ def _same_address_again(p: Port, old: int, nbytes: int) -> int:
     pytest.skip("the allocator did not hand the freed address out again")
 
 
-def _add(p: Port, a: Any, b: Any, out: Any, relaunch: Any = None) -> None:
+def _add(p: PortSession, a: Any, b: Any, out: Any, relaunch: Any = None) -> None:
     alpha = acl.aclCreateScalar(np.float32(1), acl.ACL_FLOAT)
     try:
         ws, ex = acl.aclnnAddGetWorkspaceSize(a, b, alpha, out)
@@ -157,7 +120,7 @@ def _add(p: Port, a: Any, b: Any, out: Any, relaunch: Any = None) -> None:
 
 
 @pytest.mark.parametrize("sites", [False, True], ids=["default", "handle-sites"])
-def test_a_tensor_over_freed_memory_given_out_again_is_a_use_after_free(port: Port, sites: bool) -> None:
+def test_a_tensor_over_freed_memory_given_out_again_is_a_use_after_free(port: PortSession, sites: bool) -> None:
     """Named: the free, the allocation freed, the new one, the launch; the aclCreateTensor line
     where handle sites are tracked (``pyaclnn check``, its pytest plugin), as in the leak report."""
     from pyaclnn._objects.backend import current
@@ -186,7 +149,7 @@ def test_a_tensor_over_freed_memory_given_out_again_is_a_use_after_free(port: Po
         assert "`pyaclnn check` names its line" in message, message
 
 
-def test_a_tensor_made_again_or_re_pointed_over_the_new_memory_is_fine(port: Port) -> None:
+def test_a_tensor_made_again_or_re_pointed_over_the_new_memory_is_fine(port: PortSession) -> None:
     """The correct programs: a new aclTensor over the new allocation, or the old one re-pointed
     (aclSetInputTensorAddr on a repeatable executor, aclSetRawTensorAddr), at the same address."""
     p = port
@@ -205,7 +168,7 @@ def test_a_tensor_made_again_or_re_pointed_over_the_new_memory_is_fine(port: Por
     np.testing.assert_array_equal(_download(out_addr, 16), np.full(16, 3, np.float32))
 
 
-def test_a_repeatable_executor_re_pointed_at_memory_given_out_again_is_fine(port: Port) -> None:
+def test_a_repeatable_executor_re_pointed_at_memory_given_out_again_is_fine(port: PortSession) -> None:
     p = port
     old = acl.aclrtMalloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     acl.aclrtMemcpy(old, 64, np.ones(16, np.float32), 64, H2D)

@@ -16,6 +16,7 @@ import pytest
 import pyaclnn
 from conftest import on_device_0
 from pyaclnn import acl
+from helpers.port import PortSession  # noqa: E402
 
 pytest.importorskip("torch")  # aclnnAbs runs on the aten tier
 
@@ -23,54 +24,26 @@ H2D, D2H = acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST
 N = 16
 
 
-class Session:
-    def __init__(self) -> None:
-        self.streams = [acl.aclrtCreateStream(), acl.aclrtCreateStream()]
-        self.allocs: list[int] = []
-        self.tensors: list[Any] = []
-
-    def malloc(self, values: np.ndarray) -> int:
-        addr = acl.aclrtMalloc(values.nbytes, acl.ACL_MEM_MALLOC_HUGE_FIRST)
-        self.allocs.append(addr)
-        acl.aclrtMemcpy(addr, values.nbytes, values, values.nbytes, H2D)
-        return addr
-
-    def vector(self, addr: int) -> Any:
-        t = acl.aclCreateTensor([N], 1, acl.ACL_FLOAT, [1], 0, acl.ACL_FORMAT_ND, [N], 1, addr)
-        self.tensors.append(t)
-        return t
-
-    def close(self) -> None:
-        for s in self.streams:
-            acl.aclrtSynchronizeStream(s)
-        for t in self.tensors:
-            acl.aclDestroyTensor(t)
-        for addr in self.allocs:
-            acl.aclrtFree(addr)
-        for s in self.streams:
-            acl.aclrtDestroyStream(s)
-
-
 @pytest.fixture
-def s(use_backend: Any) -> Iterator[Session]:
+def s(use_backend: Any) -> Iterator[PortSession]:
     use_backend("numpy")
-    with on_device_0(Session) as session:
+    with on_device_0(lambda: PortSession(2)) as session:
         yield session
 
 
-def _abs(s: Session, x: Any, out: Any, stream: int = 0) -> None:
+def _abs(s: PortSession, x: Any, out: Any, stream: int = 0) -> None:
     _, ex = acl.aclnnAbsGetWorkspaceSize(x, out)
     acl.aclnnAbs(None, 0, ex, s.streams[stream])
 
 
-def _warm(s: Session, x: Any, out: Any) -> None:
+def _warm(s: PortSession, x: Any, out: Any) -> None:
     for _ in range(4):
         _abs(s, x, out)
     acl.aclrtSynchronizeStream(s.streams[0])
 
 
-def test_a_warm_plan_follows_a_tensor_moved_onto_memory_another_stream_writes(s: Session) -> None:
-    x, out = s.vector(s.malloc(-np.ones(N, np.float32))), s.vector(s.malloc(np.zeros(N, np.float32)))
+def test_a_warm_plan_follows_a_tensor_moved_onto_memory_another_stream_writes(s: PortSession) -> None:
+    x, out = s.vector(s.malloc(-np.ones(N, np.float32)), N), s.vector(s.malloc(np.zeros(N, np.float32)), N)
     _warm(s, x, out)
     other = s.malloc(np.ones(N, np.float32))
     acl.aclrtMemsetAsync(other, 4 * N, 0, 4 * N, s.streams[1])  # queued on the second stream: it writes ``other``
@@ -79,9 +52,9 @@ def test_a_warm_plan_follows_a_tensor_moved_onto_memory_another_stream_writes(s:
         _abs(s, x, out)
 
 
-def test_a_warm_read_back_still_sees_queued_work_and_refuses_what_it_refused(s: Session) -> None:
+def test_a_warm_read_back_still_sees_queued_work_and_refuses_what_it_refused(s: PortSession) -> None:
     addr = s.malloc(np.zeros(N, np.float32))
-    x, out = s.vector(s.malloc(-np.full(N, 2, np.float32))), s.vector(addr)
+    x, out = s.vector(s.malloc(-np.full(N, 2, np.float32)), N), s.vector(addr, N)
     host = np.empty(N, np.float32)
     for _ in range(4):
         _abs(s, x, out)
@@ -99,8 +72,8 @@ def test_a_warm_read_back_still_sees_queued_work_and_refuses_what_it_refused(s: 
         acl.aclrtMemcpy(np.empty(2 * N, np.float32), 8 * N, addr, 8 * N, D2H)
 
 
-def test_a_repeatable_executor_follows_its_tensor_moved_onto_memory_another_stream_writes(s: Session) -> None:
-    x, out = s.vector(s.malloc(-np.ones(N, np.float32))), s.vector(s.malloc(np.zeros(N, np.float32)))
+def test_a_repeatable_executor_follows_its_tensor_moved_onto_memory_another_stream_writes(s: PortSession) -> None:
+    x, out = s.vector(s.malloc(-np.ones(N, np.float32)), N), s.vector(s.malloc(np.zeros(N, np.float32)), N)
     _, ex = acl.aclnnAbsGetWorkspaceSize(x, out)
     acl.aclSetAclOpExecutorRepeatable(ex)
     try:
