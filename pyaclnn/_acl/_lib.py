@@ -6,7 +6,7 @@ own text (``aclGetRecentErrMsg``, per-thread and cleared on read) is copied into
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, Callable
 
 from .. import errors
 from .._core import env as _env
@@ -145,3 +145,17 @@ def check(status: int, api: str) -> None:
     """Raise the AclError subclass for a failing ``status`` returned by C function ``api``."""
     if status:
         raise errors.from_status(status, api, capture_rule(status, None), cann_message=recent_error())
+
+
+def created(call: Callable[[], int], out: Any, api: str, release: Callable[[Any], Any],
+            value: Callable[[Any], Any] = lambda handle: handle) -> Any:
+    """``check(call(), api)`` for a C call that makes a handle into ``out[0]``, and
+    ``value(out[0])``. Interrupted before that is returned (a KeyboardInterrupt: Python runs signal
+    handlers once a C call returns), the handle is released with ``release``: nothing holds it yet."""
+    try:
+        check(call(), api)
+        return value(out[0])
+    except BaseException:
+        if out[0] != ffi.NULL:
+            release(out[0])
+        raise

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 import numpy as np
-from .._lib import check, ffi
+from .._lib import check, created, ffi
 from .session import NULL, VOID_P
 from .streams import AclStreams
 
@@ -27,6 +27,10 @@ def _device_ptr(addr: int | None) -> Any:
     return NULL if addr is None else ffi.cast(VOID_P, addr)
 
 
+def _address(ptr: Any) -> int:
+    return int(ffi.cast("uintptr_t", ptr))
+
+
 class AclMemory(AclStreams):
     """aclrtMalloc & co., aclrtMemcpy[Async], aclrtMemset[Async]."""
 
@@ -35,13 +39,7 @@ class AclMemory(AclStreams):
         """aclrtMalloc. A KeyboardInterrupt landing right after it returned (Python runs signal
         handlers after C calls) frees the memory: nothing holds its address yet."""
         out = ffi.new("void **")
-        try:
-            check(self.rt.aclrtMalloc(out, size, policy), "aclrtMalloc")
-            return int(ffi.cast("uintptr_t", out[0]))
-        except BaseException:
-            if out[0] != NULL:
-                self.rt.aclrtFree(out[0])
-            raise
+        return created(lambda: self.rt.aclrtMalloc(out, size, policy), out, "aclrtMalloc", self.rt.aclrtFree, _address)
 
     def free(self, ptr: int) -> None:
         check(self.rt.aclrtFree(ffi.cast("void *", ptr)), "aclrtFree")
@@ -49,13 +47,8 @@ class AclMemory(AclStreams):
     def malloc_host(self, size: int) -> int:
         """aclrtMallocHost; interrupted right after it returned, the memory is freed (as malloc)."""
         out = ffi.new("void **")
-        try:
-            check(self.rt.aclrtMallocHost(out, size), "aclrtMallocHost")
-            return int(ffi.cast("uintptr_t", out[0]))
-        except BaseException:
-            if out[0] != NULL:
-                self.rt.aclrtFreeHost(out[0])
-            raise
+        return created(lambda: self.rt.aclrtMallocHost(out, size), out, "aclrtMallocHost", self.rt.aclrtFreeHost,
+                       _address)
 
     def free_host(self, ptr: int) -> None:
         check(self.rt.aclrtFreeHost(ffi.cast("void *", ptr)), "aclrtFreeHost")

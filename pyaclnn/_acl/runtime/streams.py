@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from typing import Any
-from .._lib import check, ffi
+from .._lib import check, created, ffi
 from .session import AclSession
 
 
@@ -12,13 +12,7 @@ class AclStreams(AclSession):
     # -- streams and events --------------------------------------------------------------------
     def create_stream(self) -> Any:
         out = ffi.new("aclrtStream *")
-        try:  # interrupted (KeyboardInterrupt) right after the call: destroyed, nothing holds it yet
-            check(self.rt.aclrtCreateStream(out), "aclrtCreateStream")
-            return out[0]
-        except BaseException:
-            if out[0] != ffi.NULL:
-                self.rt.aclrtDestroyStream(out[0])
-            raise
+        return created(lambda: self.rt.aclrtCreateStream(out), out, "aclrtCreateStream", self.rt.aclrtDestroyStream)
 
     def destroy_stream(self, stream: Any) -> None:
         check(self.rt.aclrtDestroyStream(stream), "aclrtDestroyStream")
@@ -28,13 +22,7 @@ class AclStreams(AclSession):
 
     def create_event(self) -> Any:
         out = ffi.new("aclrtEvent *")
-        try:  # interrupted (KeyboardInterrupt) right after the call: destroyed, nothing holds it yet
-            check(self.rt.aclrtCreateEvent(out), "aclrtCreateEvent")
-            return out[0]
-        except BaseException:
-            if out[0] != ffi.NULL:
-                self.rt.aclrtDestroyEvent(out[0])
-            raise
+        return created(lambda: self.rt.aclrtCreateEvent(out), out, "aclrtCreateEvent", self.rt.aclrtDestroyEvent)
 
     def record_event(self, event: Any, stream: Any) -> None:
         check(self.rt.aclrtRecordEvent(event, stream), "aclrtRecordEvent")
