@@ -1,3 +1,4 @@
 """Helpers shared by the test modules, defined once: the oracles (helpers.oracles), random data
-(helpers.data), threads (helpers.threads) and a small port's acl session (helpers.port). Import
-them as ``from helpers.oracles import ...`` (pytest puts tests/ on sys.path; see tests/README.md)."""
+(helpers.data), threads (helpers.threads), a small port's acl session (helpers.port) and marked
+source lines (helpers.sites). Import them as ``from helpers.oracles import ...`` (pytest puts
+tests/ on sys.path; see tests/README.md)."""

@@ -11,6 +11,7 @@ import pytest
 
 import pyaclnn
 from pyaclnn import acl
+from helpers.sites import marked_line  # noqa: E402
 
 H2D = acl.ACL_MEMCPY_HOST_TO_DEVICE
 
@@ -37,27 +38,21 @@ def _captured_add(stream):
     alpha = acl.aclCreateScalar(1.0, acl.ACL_FLOAT)
     ws, ex = acl.aclnnInplaceAddGetWorkspaceSize(tx, ty, alpha)
     acl.aclmdlRICaptureBegin(stream, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)
-    acl.aclnnInplaceAdd(None, 0, ex, stream)  # CAPTURED-LAUNCH
+    acl.aclnnInplaceAdd(None, 0, ex, stream)  # <captured-launch>
     model = acl.aclmdlRICaptureEnd(stream)
     acl.aclDestroyScalar(alpha)
     return model, px, py, (tx, ty)
 
 
-def _line(marker: str) -> str:
-    from pathlib import Path
-    lines = Path(__file__).read_text().splitlines()
-    return f"test_graph_hazards.py:{next(i + 1 for i, text in enumerate(lines) if text.endswith(marker))}"
-
-
 def test_a_freed_captured_input_is_a_use_after_free_at_replay(rt):
     s = acl.aclrtCreateStream()
     model, px, py, tensors = _captured_add(s)
-    acl.aclrtFree(py)  # FREE-IT
+    acl.aclrtFree(py)  # <free-it>
     with pytest.raises(pyaclnn.HazardError) as info:
         acl.aclmdlRIExecuteAsync(model, s)
     text = str(info.value)
     assert "use after free" in text and "aclrtFree" in text and "aclnnInplaceAdd" in text
-    assert _line("# FREE-IT") in text and _line("# CAPTURED-LAUNCH") in text
+    assert marked_line(__file__, "free-it") in text and marked_line(__file__, "captured-launch") in text
     acl.aclmdlRIDestroy(model)
     for t in tensors:
         acl.aclDestroyTensor(t)

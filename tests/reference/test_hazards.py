@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 import warnings
-from pathlib import Path
 from typing import Callable, Iterator
 
 import numpy as np
@@ -27,6 +26,7 @@ import pytest
 import pyaclnn
 from conftest import on_device_0
 from pyaclnn import acl, errors
+from helpers.sites import marked_line  # noqa: E402
 
 F32 = np.float32
 NONE = 0
@@ -35,13 +35,10 @@ G = np.array([[1, 2], [3, 4]], F32)
 X = np.array([[0, 1], [2, 3]], F32)
 Y = np.ones((2, 2), F32)
 WANT = 2 * (X - Y) * G
-SOURCE = Path(__file__).read_text().splitlines()
 
 
 def line_of(marker: str) -> str:
-    """``test_hazards.py:<line>`` of the line carrying the comment ``# <marker>``."""
-    (n,) = [i + 1 for i, text in enumerate(SOURCE) if text.rstrip().endswith(f"# <{marker}>")]
-    return f"test_hazards.py:{n}"
+    return marked_line(__file__, marker)
 
 
 class Port:

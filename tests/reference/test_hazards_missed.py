@@ -5,7 +5,6 @@ backends are run (the acl backend through the emulator) and must give the same o
 from __future__ import annotations
 
 import ctypes
-from pathlib import Path
 from typing import Any, Iterator
 
 import numpy as np
@@ -14,14 +13,12 @@ import pytest
 import pyaclnn
 from conftest import on_device_0
 from pyaclnn import acl, errors
+from helpers.sites import marked_line  # noqa: E402
 
-SOURCE = Path(__file__).read_text().splitlines()
 
 
 def line_of(marker: str) -> str:
-    """``test_hazards_missed.py:<line>`` of the line carrying the comment ``# <marker>``."""
-    (n,) = [i + 1 for i, text in enumerate(SOURCE) if text.rstrip().endswith(f"# <{marker}>")]
-    return f"test_hazards_missed.py:{n}"
+    return marked_line(__file__, marker)
 
 
 class Streams:

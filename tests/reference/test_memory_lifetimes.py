@@ -4,7 +4,6 @@ over an allocation freed and handed out again at the same address, device memory
 last aclrtResetDevice. Each names the lines involved; correct programs raise nothing."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Iterator
 
 import numpy as np
@@ -14,15 +13,13 @@ import pyaclnn
 from conftest import on_device_0
 from pyaclnn import acl
 from helpers.port import PortSession  # noqa: E402
+from helpers.sites import marked_line  # noqa: E402
 
-SOURCE = Path(__file__).read_text().splitlines()
 H2D, D2H = acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST
 
 
 def line_of(marker: str) -> str:
-    """``test_memory_lifetimes.py:<line>`` of the line ending with the comment ``# <marker>``."""
-    (n,) = [i + 1 for i, text in enumerate(SOURCE) if text.rstrip().endswith(f"# <{marker}>")]
-    return f"test_memory_lifetimes.py:{n}"
+    return marked_line(__file__, marker)
 
 
 @pytest.fixture

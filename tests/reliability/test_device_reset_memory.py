@@ -12,20 +12,18 @@ the reset at the launch (a HazardError), the emulator faults it at the synchroni
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import pyaclnn
 from pyaclnn import acl, errors
+from helpers.sites import marked_line  # noqa: E402
 
-SOURCE = Path(__file__).read_text().splitlines()
 
 
 def line_of(marker: str) -> str:
-    (n,) = [i + 1 for i, text in enumerate(SOURCE) if text.rstrip().endswith(f"# <{marker}>")]
-    return f"test_device_reset_memory.py:{n}"
+    return marked_line(__file__, marker)
 
 
 def _free_status(ptr: int) -> int:
