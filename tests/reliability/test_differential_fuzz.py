@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import random
 import re
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -31,7 +30,7 @@ import pytest
 
 import pyaclnn
 from pyaclnn import acl
-from pyaclnn._objects import backend as _backend
+from helpers.backends import Backends, active, side_by_side  # noqa: E402
 
 # The deliberate differences: case kind -> why (docs/reliability.md, "Deliberate differences").
 DEVIATIONS: dict[str, str] = {
@@ -79,33 +78,10 @@ INTERNAL = re.compile(r"an integer is required|can't convert|Unknown format code
 
 
 # -- the two backends, side by side ------------------------------------------------------------
-@dataclass
-class Backends:
-    numpy: Any
-    acl: Any
-
-
-@contextmanager
-def active(backend: Any) -> Iterator[None]:
-    saved = _backend.active
-    _backend.active = backend
-    try:
-        yield
-    finally:
-        _backend.active = saved
-
-
 @pytest.fixture
 def backends(emulator) -> Iterator[Backends]:
-    """The acl backend on the emulator (the current one) and a reference backend of the SoC
-    whose tables the emulator implements (Ascend910B)."""
-    acl_backend = _backend.current()
-    numpy_backend = _backend._numpy_backend("differential fuzz: the reference side")
-    assert numpy_backend.soc == acl_backend.soc == "Ascend910B"
-    try:
-        yield Backends(numpy_backend, acl_backend)
-    finally:
-        numpy_backend.shutdown()
+    with side_by_side("differential fuzz: the reference side") as both:
+        yield both
 
 
 @dataclass

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import faulthandler
 import gc
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
@@ -39,7 +38,7 @@ from hypothesis.control import currently_in_test_context
 
 import pyaclnn
 from conftest import live_handles
-from pyaclnn._objects import backend as _backend
+from helpers.backends import Backends, active, side_by_side  # noqa: E402
 
 F32, F16, BF16 = np.dtype(np.float32), np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)
 FLOATS = (F32, F16, BF16)
@@ -56,36 +55,14 @@ PROFILE = settings(max_examples=EXAMPLES, derandomize=True, deadline=None, datab
 
 
 # -- the two backends, side by side ------------------------------------------------------------
-@dataclass
-class Backends:
-    numpy: Any
-    acl: Any
-
-
-@contextmanager
-def active(backend: Any) -> Iterator[None]:
-    saved = _backend.active
-    _backend.active = backend
-    try:
-        yield
-    finally:
-        _backend.active = saved
-
-
 @pytest.fixture
 def backends(emulator) -> Iterator[Backends]:
-    """The acl backend on the emulator (the current one) and a reference backend (Ascend910B,
-    the SoC whose tables the emulator implements)."""
-    acl_backend = _backend.current()
-    assert acl_backend.name == "acl" and acl_backend.soc == "Ascend910B"
-    numpy_backend = _backend._numpy_backend("reliability tests: the reference side")
-    assert numpy_backend.soc == "Ascend910B"
     faulthandler.dump_traceback_later(300, exit=True)  # a hang fails loudly instead of stalling CI
     try:
-        yield Backends(numpy_backend, acl_backend)
+        with side_by_side("reliability tests: the reference side") as both:
+            yield both
     finally:
         faulthandler.cancel_dump_traceback_later()
-        numpy_backend.shutdown()
 
 
 @dataclass
