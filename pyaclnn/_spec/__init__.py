@@ -13,7 +13,7 @@ follow shared/reference/ops.md, which was traced from the real op sources.
 """
 from __future__ import annotations
 
-from typing import NamedTuple, NoReturn, Sequence
+from typing import Any, NamedTuple, NoReturn, Sequence
 
 from ..dtypes import DType
 from ..errors import AclnnParamInvalidError, AclnnParamNullptrError, from_status
@@ -23,7 +23,7 @@ __all__ = ["TensorMeta", "ARCH", "arch", "is_regbase", "numel", "broadcast_shape
            "FP32_FP16", "FP32_FP16_BF16", "dtype_list_v2", "fmt_dtypes", "int64",
            "require_dtype_in", "require_same_dtype", "require_max_dim", "require_shape",
            "shape_of", "INNER_NULLPTR", "TILING_ERROR", "VECTOR_CORES", "UB_BLOCK", "lib_api_workspace",
-           "Workspace", "Kernel", "composite_workspace"]
+           "Workspace", "Kernel", "composite_workspace", "value_key"]
 
 MAX_DIM = 8
 
@@ -45,6 +45,24 @@ class TensorMeta(NamedTuple):
     @property
     def is_empty(self) -> bool:
         return 0 in self.shape
+
+
+def value_key(value: Any) -> Any:
+    """A C argument's value as a cache key for the rules that read it: each plain value with its
+    type (1, 1.0 and True are three keys), a float by its bits (0.0 and -0.0 are two: alpha=-0.0
+    computes another sign), an aclScalar as its value's key and dtype, a list member by member;
+    a tensor's meta and a nullptr as they are."""
+    kind = type(value)
+    if value is None or kind is TensorMeta:
+        return value
+    if isinstance(value, float):
+        return kind, value.hex()
+    if isinstance(value, tuple):
+        return tuple(value_key(v) for v in value)
+    number = getattr(value, "value", None)
+    if number is not None and hasattr(value, "dtype"):  # an aclScalar (records.Scalar)
+        return "scalar", value_key(number), value.dtype
+    return kind, value
 
 
 # SoC -> NpuArch, as the op sources switch on it (ops.md "SoC / arch mapping").

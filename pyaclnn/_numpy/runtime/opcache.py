@@ -19,8 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import ops
-from ..._spec import TensorMeta
-from ..records import Scalar
+from ..._spec import TensorMeta, value_key
 
 MAX_ENTRIES = 1024
 
@@ -49,24 +48,6 @@ class Entry:
         self.fresh: tuple[tuple[int, ...], int] | None = None
 
 
-def _plain(value: Any) -> Any:
-    """A value of the metas as a key: a float by its bits (0.0 and -0.0 are two keys), an
-    aclScalar (a dataclass) as its value and dtype, a list's members likewise; tensors' metas as
-    they are; each plain value with its type."""
-    kind = type(value)
-    if value is None or kind is TensorMeta:
-        return value
-    if kind is Scalar:
-        return "scalar", _plain(value.value), value.dtype
-    if kind is float:
-        return float, value.hex()
-    if isinstance(value, tuple):
-        return tuple(_plain(v) for v in value)
-    if isinstance(value, float):
-        return kind, value.hex()
-    return kind, value
-
-
 def key_of(op: str, metas: list[Any]) -> Any:
     """The cache key of a call of ``op`` on ``metas``: the operator, its spec's rules, the metas
     (tensors' metas and nullptrs as they are; any other value through ``plain_key``); None when
@@ -85,7 +66,7 @@ def plain_key(op: str, metas: list[Any]) -> Any:
     spec = ops.spec_of(op)
     key = (op, getattr(spec, "written", None), getattr(spec, "workspace_size", None),
            getattr(spec, "empty_fills", None),
-           tuple([m if m is None or type(m) is TensorMeta else _plain(m) for m in metas]))
+           tuple([m if m is None or type(m) is TensorMeta else value_key(m) for m in metas]))
     try:
         hash(key)
     except TypeError:

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..._spec import value_key
 from ...dtypes import to_numpy
 from ...errors import NotSupportedError
 from .spec import _TORCH_NAMES, aten_callable, bind, plain, torch_dtype, torch_module
@@ -99,7 +100,7 @@ class AtenKernel:
         """run(views) for C arguments of ``a``'s metadata and plain values (made once per
         distinct plain values: a repeated call reuses it)."""
         shape = tuple("T" if type(x) in _TENSOR_TYPES or _is_tensor(x) else "L" if type(x) is tuple and _is_list(x)
-                      else _plain_key(x) for x in a)
+                      else value_key(x) for x in a)
         if self._by_meta:
             shape += tuple((str(x.dtype), tuple(x.shape)) for x in a if type(x) in _TENSOR_TYPES)
         try:
@@ -241,15 +242,6 @@ def _promote(args: list, kwargs: dict, pos: list, kw: list, promote: list[int], 
     for box, k, _ in where:
         if box[k] is not None and box[k].dtype != dtype:
             box[k] = box[k].to(dtype)
-
-
-def _plain_key(value: Any) -> Any:
-    """A plain C argument as a key (an aclScalar, a dataclass, as its value and dtype); a float by
-    its bits and type (0.0 and -0.0 are equal keys otherwise, and alpha=-0.0 computes another sign)."""
-    if isinstance(value, float):
-        return type(value), value.hex()
-    number = getattr(value, "value", None)
-    return ("scalar", _plain_key(number), value.dtype) if number is not None and hasattr(value, "dtype") else value
 
 
 class _Slot:

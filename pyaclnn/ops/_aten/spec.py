@@ -32,7 +32,8 @@ import os
 import threading
 from typing import Any, Callable, Sequence
 
-from ..._spec import MAX_DIM, TensorMeta, can_cast, fail_invalid, fail_null, fmt_dtypes, fmt_shape, promote_type
+from ..._spec import (MAX_DIM, TensorMeta, can_cast, fail_invalid, fail_null, fmt_dtypes, fmt_shape, promote_type,
+                      value_key)
 from ...dtypes import DType, from_numpy
 from ...errors import NotSupportedError
 from .table._entry import SOCS_BF16, Conv, Dtype, Entry, Int64, IntTensor, OutDtype, OutShape
@@ -129,14 +130,13 @@ def plain(value: Any) -> Any:
 
 
 def _key(value: Any) -> Any:
+    """A meta as the key of the rules' answers: a tensor by its shape and dtype, the rest as
+    ``value_key`` (with its type, a float by its bits)."""
     if isinstance(value, TensorMeta):
         return (value.shape, value.dtype)
     if isinstance(value, tuple):
         return tuple(_key(v) for v in value)
-    number = getattr(value, "value", None)
-    if number is not None and hasattr(value, "dtype"):
-        return ("scalar", number, value.dtype)
-    return value
+    return value_key(value)
 
 
 class AtenSpec:
