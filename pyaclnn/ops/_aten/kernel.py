@@ -134,7 +134,8 @@ class AtenKernel:
         what = f"aclnn{entry.op} ({entry.aten})"
         promote = [self._index[n] for n in entry.promote]  # Entry.promote: cast to their promoted dtype
         # OpOverload.__call__ only forwards to its _op: calling that saves a Python frame a call
-        call = fn._op if isinstance(fn, torch._ops.OpOverload) else fn
+        # (a private attribute of torch's, so any torch without it gets the overload itself)
+        call = getattr(fn, "_op", fn) if isinstance(fn, torch._ops.OpOverload) else fn
         refusals = (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError)
 
         def refused(exc: BaseException) -> NotSupportedError:
