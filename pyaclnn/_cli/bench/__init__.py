@@ -44,6 +44,17 @@ on one thread (``torch.set_num_threads(1)`` around its own samples) is shown bes
 the same pyaclnn call on the inputs as torch tensors (``torch.from_numpy`` views, in samples of
 their own), with its ratio to the ndarray call: at most 1.5x is the target.
 
+A fourth table, aten-tier small calls (``--case aten-small``, part of the default run in every
+``--mode``, run last; aten_small.py), times operators of the aten tier (Abs, Mul, Sub with an
+alpha, Softmax, Amax) on float32 inputs of 8x16 and 64x64 through ``pyaclnn.Op``: ``with
+pyaclnn.Op(name, *tensors, out) as ex: ex.run(stream); ex["out"].numpy()`` on Tensors made once
+(``Tensor.numpy`` waits for the launch: no synchronize), against the aten overload on
+``torch.from_numpy`` inputs with its result copied into a preallocated ndarray; torch on the aten
+tier's thread count (one unless PYACLNN_NUM_THREADS says otherwise) for both sides. Samples and
+batches as the small calls', alternating pyaclnn.Op, phase 1 alone (``pyaclnn.Op(...)`` and
+``close``) and aten. Its target (issue 24) is at most 3x aten. Without torch it is skipped with
+a line saying so (the aten tier needs torch).
+
 ``--quick`` uses tiny shapes and one sample: it checks the command and its output are well
 formed (CI), and its figures mean nothing. ``--acl`` instead runs benchmarks/acl_overhead.py
 (host overhead of the acl path through the CANN emulator), which needs a source checkout.
@@ -53,8 +64,8 @@ is short for ``--mode reuse``.
 
 JSON (``--json PATH``, default ``bench-results.json`` in the current directory), top-level keys:
 ``schema, pyaclnn, argv, quick, repeat, warmup, modes, backend, machine, peer, copy_bandwidth,
-cases, reuse_cases, small_calls, elapsed_s``. ``cases`` holds the allocating measurements (empty without
-that mode): ``name, label, params, bytes_read, bytes_written, bound_ms, output_bytes, pyaclnn
+cases, reuse_cases, small_calls, aten_small_calls, elapsed_s``. ``cases`` holds the allocating
+measurements (empty without that mode): ``name, label, params, bytes_read, bytes_written, bound_ms, output_bytes, pyaclnn
 {median_ms, samples_ms, warmup_ms}, peer {ops, median_ms, samples_ms, warmup_ms} or null,
 ratio, x_bound, extra_peak_bytes, first_call_extra_peak_bytes, max_abs_diff`` (or ``error``
 when the case failed). ``reuse_cases`` holds the steady-state ones (empty without that mode):
@@ -65,6 +76,11 @@ holds ``name, label, elements, batch, pyaclnn {median_us, samples_us}, peer {ops
 samples_us} or null, ratio, target_ratio, within_target, peer_one_thread {median_us, samples_us}
 or null, ratio_one_thread, max_abs_diff, torch_inputs {median_us, samples_us} or null,
 torch_input_ratio, torch_input_target, torch_input_within_target`` (or ``error``).
+``aten_small_calls`` is null when the table was not selected, else ``skipped`` (null, or why it
+was: no torch), ``torch_threads`` (null when skipped), ``target_ratio`` and ``rows``, each ``name,
+label, shape, elements, batch, pyaclnn {call, median_us, samples_us}, phase1 {median_us,
+samples_us}, peer {op, median_us, samples_us}, ratio, target_ratio, within_target,
+max_abs_diff`` (or ``name, label, shape, error``).
 
 Exit codes: 0 done, 1 a case (or ``--acl``) failed, 2 usage error.
 """

@@ -14,6 +14,8 @@ import numpy as np
 
 from ...ops.cases import CASE_NAMES
 from ...ops.cases import make_cases
+from .aten_small import ATEN_SMALL_CASE
+from .aten_small import run_aten_small
 from .measure import _load_torch
 from .measure import copy_bandwidth
 from .measure import run_case
@@ -52,9 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="PATH", default=None,
                    help=f"where to write the JSON results (default: {DEFAULT_JSON} in the current directory; "
                         "with --acl: no file unless given)")
-    p.add_argument("--case", action="append", choices=(*CASE_NAMES, SMALL_CASE), metavar="NAME",
-                   help=f"run only this case (repeatable): {', '.join(CASE_NAMES)}, or {SMALL_CASE} (the "
-                        "operators on inputs of <= 4096 elements, per call against aten, target 3x)")
+    p.add_argument("--case", action="append", choices=(*CASE_NAMES, SMALL_CASE, ATEN_SMALL_CASE), metavar="NAME",
+                   help=f"run only this case (repeatable): {', '.join(CASE_NAMES)}, {SMALL_CASE} (the "
+                        "operators on inputs of <= 4096 elements, per call against aten, target 3x), or "
+                        f"{ATEN_SMALL_CASE} (aten-tier operators through pyaclnn.Op on 8x16 and 64x64, per "
+                        "call against the aten call, target 3x; needs torch)")
     p.add_argument("--mode", choices=MODES, default=None,
                    help="both tables (default), only the allocating one (alloc: new outputs every call), or "
                         "only the steady-state one (reuse: preallocated outputs written in place)")
@@ -138,13 +142,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     cases = [c for c in make_cases(args.quick) if not args.case or c.name in args.case]
     run_small = "alloc" in modes and (not args.case or SMALL_CASE in args.case)
+    run_aten = not args.case or ATEN_SMALL_CASE in args.case  # in every mode: it is neither
     results: dict[str, Any] = {
         "schema": SCHEMA, "pyaclnn": pyaclnn.__version__,
         "argv": list(sys.argv[1:] if argv is None else argv), "quick": args.quick,
         "repeat": repeat, "warmup": 1, "modes": list(modes),
         "backend": {k: info[k] for k in ("backend", "soc", "reason")},
         "machine": _machine(torch_info), "peer": torch_info, "copy_bandwidth": bandwidth, "cases": [],
-        "reuse_cases": [], "small_calls": []}
+        "reuse_cases": [], "small_calls": [], "aten_small_calls": None}
     status = 0
     for k, case in enumerate(cases, 1):
         try:
@@ -172,6 +177,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 results["small_calls"].append({"name": small.name, "label": small.label,
                                                "elements": small.elements, "error": f"{type(exc).__name__}: {exc}"})
                 status = 1
+    if run_aten:  # last: the aten tier sets torch's thread count process-wide on its first use
+        samples, batch = (3, 10) if args.quick else (SMALL_SAMPLES, SMALL_BATCH)
+        results["aten_small_calls"], failed = run_aten_small(torch, samples, batch, torch_info["reason"])
+        status = 1 if failed else status
     results["elapsed_s"] = time.time() - started
 
     print(format_report(results), flush=True)

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .aten_small import format_aten_small
 from .measure import _ms
 from .measure import _usable_cores
 from .small import TARGET
@@ -102,6 +103,8 @@ def format_report(results: dict[str, Any]) -> str:
                        f"inputs as torch tensors (torch.from_numpy views), / ndarray = torch in / pyaclnn; "
                        f"target: at most {TORCH_INPUT_TARGET:g}x"),
                   format_small_table(results["small_calls"])]
+    if results.get("aten_small_calls"):
+        lines += ["", format_aten_small(results["aten_small_calls"])]
     lines += ["",
               ("ratio = pyaclnn / peer (above 1: pyaclnn slower); bound = bytes read + written once / copy "
                "bandwidth; x bound = pyaclnn / bound;"),

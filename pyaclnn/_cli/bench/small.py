@@ -4,10 +4,8 @@ On such inputs the arithmetic is nothing and the per-call cost (argument handlin
 checks, output allocation, dispatch) is everything, so this table is about overhead: pyaclnn's
 target is at most TARGET times torch's aten call on the same arrays, in the same run.
 
-Each sample is the median of a batch of individually timed calls (a median, not a mean: on a
-shared machine a batch often holds a preemption, which would add milliseconds to a mean of
-microsecond calls); samples alternate pyaclnn and torch, and the medians of the samples and
-their ratio come from the same run.
+Each sample is the median of a batch of individually timed calls; samples alternate pyaclnn
+and torch, and the medians of the samples and their ratio come from the same run (timing.py).
 
 aten is timed as torch is set up (all its threads: the target's peer) and, in its own samples,
 with ``torch.set_num_threads(1)``: on inputs this small aten's thread handling costs more than
@@ -22,7 +20,6 @@ from __future__ import annotations
 
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -31,8 +28,11 @@ import numpy as np
 
 from ...ops.cases import Case
 from ...ops.cases import small_cases as _cases_of
+from .timing import interleaved
+from .timing import per_call_us
 
-__all__ = ["TARGET", "TORCH_INPUT_TARGET", "SMALL_CASE", "small_cases", "measure_small", "format_small_table"]
+__all__ = ["TARGET", "TORCH_INPUT_TARGET", "SMALL_CASE", "small_cases", "measure_small", "format_small_table",
+           "align"]
 
 TARGET = 3.0       # pyaclnn per call / aten per call, at most
 TORCH_INPUT_TARGET = 1.5  # pyaclnn on torch tensors / pyaclnn on the same ndarrays, at most
@@ -62,17 +62,6 @@ def small_cases() -> list[SmallCase]:
     return [SmallCase(c, n) for n in SIZES for c in _cases_of(n)]
 
 
-def _per_call_us(fn: Callable[[], Any], batch: int) -> float:
-    """Median of ``batch`` individually timed calls, in microseconds."""
-    clock = time.perf_counter
-    times = []
-    for _ in range(batch):
-        t0 = clock()
-        fn()
-        times.append(clock() - t0)
-    return statistics.median(times) * 1e6
-
-
 def _max_abs_diff(ours: Any, theirs: Any) -> float:
     a = ours if isinstance(ours, tuple) else (ours,)
     b = theirs if isinstance(theirs, tuple) else (theirs,)
@@ -96,21 +85,15 @@ def measure_small(case: SmallCase, torch: Any, samples: int, batch: int, seed: i
     def sample(k: int, n: int) -> float:
         fn, one_thread = sides[k]
         if not one_thread:
-            return _per_call_us(fn, n)
+            return per_call_us(fn, n)
         threads = torch.get_num_threads()
         torch.set_num_threads(1)
         try:
-            return _per_call_us(fn, n)
+            return per_call_us(fn, n)
         finally:
             torch.set_num_threads(threads)
 
-    for k in range(len(sides)):  # warm-up: caches, first-call imports, torch's dispatcher
-        sample(k, max(batch // 4, 5))
-    times: list[list[float]] = [[] for _ in sides]
-    for s in range(samples):
-        order = range(len(sides)) if s % 2 == 0 else reversed(range(len(sides)))
-        for k in order:
-            times[k].append(sample(k, batch))
+    times = interleaved(sample, len(sides), samples, batch)
     med = statistics.median(times[0])
     result: dict[str, Any] = {"name": case.name, "label": case.label, "elements": case.elements,
                               "batch": batch, "pyaclnn": {"median_us": med, "samples_us": times[0]},
@@ -170,7 +153,12 @@ def format_small_table(rows: list[dict[str, Any]]) -> str:
                       f"{tin['median_us']:.1f} us" if tin else "-",
                       f"{r['torch_input_ratio']:.2f}" if tin else "-",
                       "-" if not tin else ("ok" if r["torch_input_within_target"] else "OVER")))
-    widths = [max(len(row[i]) for row in table) for i in range(len(head))]
+    return align(table)
+
+
+def align(table: list[tuple[str, ...]]) -> str:
+    """A header row, a rule, then the rows: the first column left-aligned, the others right."""
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     lines = []
     for k, row in enumerate(table):
         lines.append("  ".join(c.ljust(widths[i]) if i == 0 else c.rjust(widths[i])
