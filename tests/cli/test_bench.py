@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import pyaclnn
@@ -20,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ACL_OVERHEAD = ROOT / "benchmarks" / "acl_overhead.py"
 LABELS = ("MseLossBackward", "GroupNormBackward", "CrossEntropyLossGrad", "PreluBackward")
 TOP_KEYS = {"schema", "pyaclnn", "argv", "quick", "repeat", "warmup", "modes", "backend", "machine", "peer",
-            "copy_bandwidth", "cases", "reuse_cases", "elapsed_s"}
+            "copy_bandwidth", "cases", "reuse_cases", "small_calls", "aten_small_calls", "elapsed_s"}
 CASE_KEYS = {"name", "label", "params", "bytes_read", "bytes_written", "bound_ms", "output_bytes", "pyaclnn",
              "fresh_pages_ms", "peer", "ratio", "x_bound", "extra_peak_bytes", "first_call_extra_peak_bytes", "max_abs_diff"}
 REUSE_KEYS = {"name", "label", "params", "bytes_read", "bytes_written", "bound_ms", "output_bytes", "pyaclnn",
@@ -107,6 +108,11 @@ def test_bench_quick_prints_the_table_and_writes_the_json(tmp_path: Path) -> Non
     check_reuse_cases(data, list(_bench.CASE_NAMES))
     assert "Small calls (inputs of <= 4096 elements)" in proc.stdout  # the default run has them too
     assert [r["name"] for r in data["small_calls"]] == list(_bench.CASE_NAMES) * 2
+    assert ATEN_TITLE in proc.stdout  # and the aten-tier small calls (issue 24), last
+    if has_torch():
+        check_aten_small(data)
+    else:
+        assert data["aten_small_calls"]["skipped"] and data["aten_small_calls"]["rows"] == []
 
 
 def check_reuse_cases(data: dict, names: list[str]) -> None:
@@ -263,5 +269,110 @@ def test_bench_case_selection_without_small_leaves_the_small_calls_out(tmp_path:
     out = tmp_path / "mse.json"
     proc = run("-m", "pyaclnn", "bench", "--quick", "--case", "mse", "--json", str(out))
     assert proc.returncode == 0 and SMALL_TITLE not in proc.stdout  # --case without small: not run
-    assert json.loads(out.read_text())["small_calls"] == []
+    data = json.loads(out.read_text())
+    assert data["small_calls"] == [] and data["aten_small_calls"] is None and ATEN_TITLE not in proc.stdout
     assert "small" in _bench.cli.build_parser().format_help()
+    assert "aten-small" in _bench.cli.build_parser().format_help()
+
+
+ATEN_TITLE = "Aten-tier small calls"
+ATEN_ROW_KEYS = {"name", "label", "shape", "elements", "batch", "pyaclnn", "phase1", "peer", "ratio", "target_ratio",
+                 "within_target", "max_abs_diff"}
+
+
+def check_aten_small(data: dict, quick: bool = True) -> None:
+    """The aten-tier table's JSON (issue 24 point 7): five operators on 8x16 and 64x64, three
+    timed sides each, the 3x target; no timing is judged."""
+    from pyaclnn._cli.bench import aten_small
+    table = data["aten_small_calls"]
+    assert table["skipped"] is None and table["target_ratio"] == 3.0
+    assert table["torch_threads"] == 1  # the aten tier's thread count (no PYACLNN_NUM_THREADS here)
+    rows = table["rows"]
+    assert [(r["name"], tuple(r["shape"])) for r in rows] == [(c.name, s) for s in ((8, 16), (64, 64))
+                                                             for c in aten_small.CASES]
+    assert {"Abs", "Mul", "Softmax", "Amax"} <= {r["name"] for r in rows}
+    for r in rows:
+        assert ATEN_ROW_KEYS <= set(r), r.get("error")
+        assert r["elements"] == r["shape"][0] * r["shape"][1]
+        for side in ("pyaclnn", "phase1", "peer"):
+            assert positive(r[side]["median_us"]), (r["label"], side)
+            assert len(r[side]["samples_us"]) == (3 if quick else 15)
+            assert all(positive(t) for t in r[side]["samples_us"])
+        assert r["pyaclnn"]["call"].startswith("pyaclnn.Op(")
+        assert r["peer"]["op"].startswith("torch.ops.aten.")
+        assert r["ratio"] == r["pyaclnn"]["median_us"] / r["peer"]["median_us"]
+        assert r["within_target"] is (r["ratio"] <= 3.0) and r["target_ratio"] == 3.0
+        assert r["max_abs_diff"] < 1e-5, r["label"]
+
+
+@pytest.mark.skipif(not has_torch(), reason="the aten tier needs torch")
+def test_bench_aten_small_case_times_pyaclnn_op_against_aten(tmp_path: Path) -> None:
+    out = tmp_path / "aten.json"
+    proc = run("-m", "pyaclnn", "bench", "--quick", "--case", "aten-small", "--json", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and "FAILED" not in proc.stdout
+    part = proc.stdout[proc.stdout.index(ATEN_TITLE):]
+    assert "target: at most 3x aten" in part and "torch on 1 thread(s)" in part
+    header = next(line for line in part.splitlines() if line.startswith("case"))
+    assert header.split() == ["case", "elements", "pyaclnn.Op", "phase", "1", "aten", "ratio", "target", "<=", "3x"]
+    for label in ("Abs 8x16", "Mul 8x16", "Softmax 8x16", "Amax 8x16", "Abs 64x64", "Amax 64x64"):
+        assert label in part, label
+    data = json.loads(out.read_text())
+    assert data["cases"] == [] and data["reuse_cases"] == [] and data["small_calls"] == []
+    check_aten_small(data)
+
+
+def test_bench_aten_small_is_skipped_without_torch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   use_backend, capsys: pytest.CaptureFixture[str]) -> None:
+    """torch is an optional extra: without it (its import fails) the table is one line saying
+    why, the JSON says so, and the run succeeds."""
+    use_backend("numpy")
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` raises ImportError
+    out = tmp_path / "no-torch.json"
+    assert _bench.main(["--quick", "--case", "aten-small", "--json", str(out)]) == 0
+    stdout, stderr = capsys.readouterr()
+    assert "Traceback" not in stderr
+    line = next(line for line in stdout.splitlines() if line.startswith(ATEN_TITLE))
+    assert line.startswith(f"{ATEN_TITLE}: skipped: PyTorch is not available (cannot import torch")
+    assert "pip install 'pyaclnn[torch]'" in line
+    table = json.loads(out.read_text())["aten_small_calls"]
+    assert table["rows"] == [] and table["torch_threads"] is None and "cannot import torch" in table["skipped"]
+
+
+def _softmax(x: "np.ndarray") -> "np.ndarray":
+    e = np.exp(x.astype(np.float64) - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+# NumPy's own expressions for what each aten-small case computes (not the table's aten calls)
+ATEN_SMALL_EXPECTED = {
+    "Abs": lambda x: np.abs(x),
+    "Mul": lambda x, y: x * y,
+    "Sub": lambda x, y: x.astype(np.float64) - 2.5 * y.astype(np.float64),
+    "Softmax": _softmax,
+    "Amax": lambda x: x.max(axis=-1),
+}
+
+
+@pytest.mark.skipif(not has_torch(), reason="the aten tier needs torch")
+def test_bench_aten_small_calls_compute_the_operators(use_backend) -> None:
+    """What the table times is the operator: the pyaclnn.Op call and the aten peer both give
+    NumPy's own result on the same inputs, every case and shape, repeatedly (the output Tensor
+    is reused), and the Tensors are closed after."""
+    import torch
+    from pyaclnn._cli.bench import aten_small
+    use_backend("numpy")
+    assert set(ATEN_SMALL_EXPECTED) == {c.name for c in aten_small.CASES}
+    with pyaclnn.Device(0) as device, device.create_stream() as stream:
+        for shape in aten_small.SHAPES:
+            for k, case in enumerate(aten_small.CASES):
+                prepared = aten_small.prepare(case, shape, torch, stream, 7 + k)
+                expected = ATEN_SMALL_EXPECTED[case.name](*prepared.arrays)
+                for _ in range(2):
+                    got = prepared.op()
+                    assert got.shape == expected.shape and got.dtype == np.float32
+                    np.testing.assert_allclose(got, expected, rtol=2e-6, atol=1e-7, err_msg=case.name)
+                    np.testing.assert_allclose(prepared.peer(), expected, rtol=2e-6, atol=1e-7, err_msg=case.name)
+                prepared.phase1()
+                prepared.close()
+                assert not any(t.is_open for t in prepared.tensors)
