@@ -1,19 +1,26 @@
 #!/usr/bin/env python3
 """What a small call of an aten-tier operator costs through pyaclnn.Op, against the same aten call.
 
-For each case, on 8x16 float32 inputs (the arithmetic is nothing; the per-call cost is all):
+The calls are those of ``python -m pyaclnn bench --case aten-small`` (pyaclnn/_cli/bench/
+aten_small.py: the cases, the call definitions and the timing), on 8x16 float32 inputs, with two
+more columns than that table:
 
-  aten        the aten overload the table names, on ``torch.from_numpy`` views of the inputs, its
+  aten        the aten overload the case names, on ``torch.from_numpy`` views of the inputs, its
               result copied into a preallocated NumPy output (``np.copyto``): the peer;
-  op          ``pyaclnn.Op(name, *tensors)`` with device Tensors made once: phase 1, ``run``,
-              ``Stream.synchronize``, ``out.numpy()`` (read back), ``close``;
+  op          ``pyaclnn.Op(name, *tensors, out)`` with device Tensors made once: phase 1, ``run``,
+              ``out.numpy()`` (read back; it waits for the launch itself), ``close``;
   op-ndarray  the same with ndarrays (each uploaded to a new device tensor per call);
-  phase-1     ``pyaclnn.Op(name, *tensors)`` and ``close`` only (aclnn<Op>GetWorkspaceSize);
-  exact-Add   ``op`` for aclnnAdd (an exact reference) on the same tensors: the object layer's
+  phase-1     ``pyaclnn.Op(name, *tensors, out)`` and ``close`` only (aclnn<Op>GetWorkspaceSize);
+  exact-Add   ``op`` for aclnnAdd (an exact reference) on two 8x16 tensors: the object layer's
               and the device model's own cost, which every operator pays;
 
-as medians of individually timed calls, in microseconds, and the ratio op / aten (issue 24's
-target: at most 3). torch runs with one thread, as the aten tier runs it.
+as medians of individually timed calls, in samples alternating the five, in microseconds, and
+the ratio op / aten (issue 24's target: at most 3). torch runs on the aten tier's thread count
+(one unless PYACLNN_NUM_THREADS says otherwise).
+
+The two rounds below were measured by the earlier version of this script: each column timed
+on its own (not alternating), and ``op`` with an explicit ``Stream.synchronize`` before
+``out.numpy()``; it had no Sub case.
 
 Measured on a shared 2-core AMD EPYC VM (Python 3.11.7, torch 2.13 CPU, NumPy 2.4; other jobs
 kept the load at 4-6), 2026-11-28, medians of three interleaved runs of 1500 calls, before and
@@ -38,7 +45,7 @@ race-check spans, allocations, stale check and bound kernel, a one-step read bac
   Amax         6.6          55.9 -> 44.9             8.5 -> 6.7             16.2 -> 14.8
   (exact-Add: 67.7 -> 57.0 us)
 
-Usage: python benchmarks/aten_overhead.py [--calls N] [--json PATH]
+Usage: python benchmarks/aten_overhead.py [--calls N] [--samples S] [--json PATH]
 """
 from __future__ import annotations
 
@@ -46,7 +53,6 @@ import argparse
 import json
 import os
 import statistics
-import time
 from typing import Any, Callable
 
 os.environ.setdefault("PYACLNN_BACKEND", "numpy")
@@ -55,72 +61,42 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import pyaclnn  # noqa: E402
+from pyaclnn._cli.bench.aten_small import CASES, aten_threads, op_call, prepare  # noqa: E402
+from pyaclnn._cli.bench.timing import interleaved, per_call_us  # noqa: E402
 
-torch.set_num_threads(int(os.environ.get("PYACLNN_NUM_THREADS", "1")))
-RNG = np.random.default_rng(0)
-X = RNG.standard_normal((8, 16)).astype(np.float32)
-Y = RNG.standard_normal((8, 16)).astype(np.float32)
-A = torch.ops.aten
-
-# name: (pyaclnn.Op arguments before the output, aten call on torch tensors, output shape)
-CASES: dict[str, tuple[tuple, Callable[..., Any], tuple[int, ...]]] = {
-    "Abs": ((X,), lambda x: A.abs.default(x), (8, 16)),
-    "Mul": ((X, Y), lambda x, y: A.mul.Tensor(x, y), (8, 16)),
-    "Softmax": ((X, 1), lambda x, d: A.softmax.int(x, d), (8, 16)),
-    "Amax": ((X, [1], False), lambda x, d, k: A.amax.default(x, d, k), (8,)),
-}
+SHAPE = (8, 16)
+COLUMNS = ("aten", "op", "op-ndarray", "phase-1", "exact-Add")
 
 
-def median_us(fn: Callable[[], Any], calls: int) -> float:
-    times = []
-    for _ in range(calls):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e6
-
-
-def measure(calls: int) -> dict[str, dict[str, float]]:
+def measure(calls: int, samples: int) -> dict[str, dict[str, float]]:
+    """Per case: the median (over ``samples`` alternating samples of calls // samples calls) of
+    each column's per-call median, in microseconds, and op / aten."""
     rows: dict[str, dict[str, float]] = {}
+    batch = max(calls // samples, 1)
+    torch.set_num_threads(aten_threads())
     with pyaclnn.Device(0) as device, device.create_stream() as stream:
-        def op_call(name: str, args: tuple, out: Any) -> Callable[[], Any]:
-            def run() -> Any:
-                with pyaclnn.Op(name, *args, out) as ex:
-                    ex.run(stream)
-                    stream.synchronize()
-                    return ex["out"].numpy()
-            return run
-
-        tx, ty = pyaclnn.Tensor.from_numpy(X), pyaclnn.Tensor.from_numpy(Y)
-        add_out = pyaclnn.Tensor.zeros((8, 16), np.float32)
-        exact = median_us(op_call("Add", (tx, ty, 1.0), add_out), calls)
-        for name, (args, aten, shape) in CASES.items():
-            out_np = np.zeros(shape, np.float32)
-
-            def peer(args: tuple = args, aten: Callable[..., Any] = aten, out_np: np.ndarray = out_np) -> None:
-                r = aten(*(torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in args))
-                np.copyto(out_np, r.numpy())
-            tensors = tuple(pyaclnn.Tensor.from_numpy(a) if isinstance(a, np.ndarray) else a for a in args)
-            out_t = pyaclnn.Tensor.zeros(shape, np.float32)
-            np.testing.assert_allclose(op_call(name, tensors, out_t)(), (peer(), out_np)[1], rtol=1e-6)
-            for _ in range(3):  # warm: the first calls resolve and cache what later calls reuse
-                op_call(name, tensors, out_t)()
-            t_aten = median_us(peer, calls)
-            t_op = median_us(op_call(name, tensors, out_t), calls)
-            t_nd = median_us(op_call(name, args, np.zeros(shape, np.float32)), calls)
-            t_p1 = median_us(lambda name=name, tensors=tensors, out_t=out_t: pyaclnn.Op(name, *tensors, out_t).close(),
-                             calls)
-            rows[name] = {"aten": t_aten, "op": t_op, "op-ndarray": t_nd, "phase-1": t_p1, "exact-Add": exact,
-                          "ratio": t_op / t_aten}
+        rng = np.random.default_rng(0)
+        x, y = (pyaclnn.Tensor.from_numpy(rng.standard_normal(SHAPE).astype(np.float32)) for _ in range(2))
+        exact = op_call("Add", (x, y, 1.0), pyaclnn.Tensor.zeros(SHAPE, np.float32), stream)
+        for k, case in enumerate(CASES):
+            p = prepare(case, SHAPE, torch, stream, k)
+            np.testing.assert_allclose(p.op(), p.peer(), rtol=1e-6)
+            nd = op_call(case.name, (*p.arrays, *case.args), np.zeros(case.out_shape(SHAPE), np.float32), stream)
+            sides: tuple[Callable[[], Any], ...] = (p.peer, p.op, nd, p.phase1, exact)
+            times = interleaved(lambda j, n: per_call_us(sides[j], n), len(sides), samples, batch)
+            rows[case.name] = {c: statistics.median(t) for c, t in zip(COLUMNS, times)}
+            rows[case.name]["ratio"] = rows[case.name]["op"] / rows[case.name]["aten"]
+            p.close()
     return rows
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=2000)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser.add_argument("--calls", type=int, default=2000, help="timed calls per column and case (default 2000)")
+    parser.add_argument("--samples", type=int, default=10, help="alternating samples they are split into")
     parser.add_argument("--json", help="write the medians there too")
     ns = parser.parse_args()
-    rows = measure(ns.calls)
+    rows = measure(ns.calls, ns.samples)
     print(f"{'case':10} {'aten us':>9} {'op us':>9} {'op-ndarray':>11} {'phase-1':>8} {'exact-Add':>10} {'op/aten':>8}")
     for name, r in rows.items():
         print(f"{name:10} {r['aten']:9.1f} {r['op']:9.1f} {r['op-ndarray']:11.1f} {r['phase-1']:8.1f} "

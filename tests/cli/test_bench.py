@@ -376,3 +376,18 @@ def test_bench_aten_small_calls_compute_the_operators(use_backend) -> None:
                 prepared.phase1()
                 prepared.close()
                 assert not any(t.is_open for t in prepared.tensors)
+
+
+@pytest.mark.skipif(not has_torch(), reason="the aten tier needs torch")
+def test_aten_overhead_script_runs_the_bench_calls(tmp_path: Path) -> None:
+    """benchmarks/aten_overhead.py times the bench table's cases (its own two columns added)."""
+    from pyaclnn._cli.bench import aten_small
+    out = tmp_path / "aten_overhead.json"
+    proc = run(str(ROOT / "benchmarks" / "aten_overhead.py"), "--calls", "20", "--samples", "2", "--json", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split()[:7] == ["case", "aten", "us", "op", "us", "op-ndarray", "phase-1"]
+    data = json.loads(out.read_text())
+    assert list(data) == [c.name for c in aten_small.CASES]
+    for row in data.values():
+        assert all(positive(row[k]) for k in ("aten", "op", "op-ndarray", "phase-1", "exact-Add", "ratio"))
+        assert row["ratio"] == row["op"] / row["aten"]
