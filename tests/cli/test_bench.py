@@ -234,7 +234,8 @@ def test_bench_small_calls_case_runs_against_aten(tmp_path: Path) -> None:
     header = next(line for line in proc.stdout.splitlines() if line.startswith("case") and "aten 1 thread" in line)
     if has_torch():  # issue 16: pyaclnn on the same inputs as torch tensors, beside the ndarray call
         assert "torch in" in header and "/ ndarray" in header and "target <= 1.5x" in header
-    assert ALLOC_TITLE in proc.stdout and "FAILED" not in proc.stdout  # big cases: none selected
+    assert "FAILED" not in proc.stdout
+    assert ALLOC_TITLE not in proc.stdout and REUSE_TITLE not in proc.stdout  # no large case selected: no table
     for label in LABELS:
         assert proc.stdout.count(label) == 2, label  # 128 and 4096 elements
     data = json.loads(out.read_text())
@@ -311,6 +312,7 @@ def test_bench_aten_small_case_times_pyaclnn_op_against_aten(tmp_path: Path) -> 
     proc = run("-m", "pyaclnn", "bench", "--quick", "--case", "aten-small", "--json", str(out))
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr and "FAILED" not in proc.stdout
+    assert ALLOC_TITLE not in proc.stdout and REUSE_TITLE not in proc.stdout and "x bound" not in proc.stdout
     part = proc.stdout[proc.stdout.index(ATEN_TITLE):]
     assert "target: at most 3x aten" in part and "torch on 1 thread(s)" in part
     header = next(line for line in part.splitlines() if line.startswith("case"))

@@ -90,10 +90,11 @@ def format_report(results: dict[str, Any]) -> str:
     if bw["all_threads_gbps"]:
         copy += f", {bw['threads']} threads {bw['all_threads_gbps']:.2f} GB/s"
     lines = [title, runs, machine, copy + ")"]
-    if "alloc" in results["modes"]:
+    # a large table is shown when it has a case (--case small or aten-small alone selects none)
+    if "alloc" in results["modes"] and results["cases"]:
         lines += ["", ("Allocating: the public NumPy-in/NumPy-out call (new outputs every call) vs aten's "
                        "allocating call"), format_table(results["cases"])]
-    if "reuse" in results["modes"]:
+    if "reuse" in results["modes"] and results["reuse_cases"]:
         lines += ["", ("Steady state (outputs reused): pyaclnn two-phase API on Tensors made once, each run = "
                        "plan the executor + run it; torch via aten's out= overloads"),
                   format_table(results["reuse_cases"], steady=True)]
@@ -105,6 +106,8 @@ def format_report(results: dict[str, Any]) -> str:
                   format_small_table(results["small_calls"])]
     if results.get("aten_small_calls"):
         lines += ["", format_aten_small(results["aten_small_calls"])]
+    if not (results["cases"] or results["reuse_cases"]):
+        return "\n".join(lines)
     lines += ["",
               ("ratio = pyaclnn / peer (above 1: pyaclnn slower); bound = bytes read + written once / copy "
                "bandwidth; x bound = pyaclnn / bound;"),
