@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import os
 import shlex
 import shutil
@@ -393,3 +394,23 @@ def test_aten_overhead_script_runs_the_bench_calls(tmp_path: Path) -> None:
     for row in data.values():
         assert all(positive(row[k]) for k in ("aten", "op", "op-ndarray", "phase-1", "exact-Add", "ratio"))
         assert row["ratio"] == row["op"] / row["aten"]
+
+
+@pytest.mark.skipif(not has_torch(), reason="the aten tier needs torch")
+def test_bench_aten_small_reports_a_failing_case_and_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             use_backend, capsys: pytest.CaptureFixture[str]) -> None:
+    """A case that fails (here an operator no header declares) is a FAILED row with its error, the
+    next case still runs, and the command exits 1."""
+    from pyaclnn._cli.bench import aten_small
+    use_backend("numpy")
+    monkeypatch.setattr(aten_small, "CASES", (aten_small.AtenCase("NoSuchOperator", "abs.default", 1),
+                                              aten_small.CASES[0]))
+    monkeypatch.setattr(aten_small, "SHAPES", ((8, 16),))
+    out = tmp_path / "failing.json"
+    assert _bench.main(["--quick", "--case", "aten-small", "--json", str(out)]) == 1
+    stdout, stderr = capsys.readouterr()
+    assert "bench: [aten-small] NoSuchOperator 8x16: FAILED:" in stderr
+    assert re.search(r"^NoSuchOperator 8x16 +- +FAILED", stdout, re.M)
+    bad, good = json.loads(out.read_text())["aten_small_calls"]["rows"]
+    assert bad["name"] == "NoSuchOperator" and "NoSuchOperator" in bad["error"] and bad["shape"] == [8, 16]
+    assert good["name"] == aten_small.CASES[1].name and "error" not in good

@@ -179,8 +179,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 status = 1
     if run_aten:  # last: the aten tier sets torch's thread count process-wide on its first use
         samples, batch = (3, 10) if args.quick else (SMALL_SAMPLES, SMALL_BATCH)
-        results["aten_small_calls"], failed = run_aten_small(torch, samples, batch, torch_info["reason"])
-        status = 1 if failed else status
+        results["aten_small_calls"], aten_failed = run_aten_small(torch, samples, batch, torch_info["reason"])
+        status = 1 if aten_failed else status
     results["elapsed_s"] = time.time() - started
 
     print(format_report(results), flush=True)
