@@ -22,22 +22,22 @@ def aten(use_backend: Callable[..., object], tmp_path: Path) -> object:
     return aten_backend(use_backend, tmp_path)
 
 
-def _tensor(dtype: type) -> Any:
-    x = RNG.standard_normal((8, 16)) * 3
+def _tensor(dtype: type, shape: tuple[int, int]) -> Any:
+    x = RNG.standard_normal(shape) * 3
     if dtype in (np.int32, np.bool_):
         return torch.from_numpy((x * 10).astype(dtype))
     x.flat[:6] = [np.nan, np.inf, -np.inf, -0.0, 1e-40, 0.5]
     return torch.from_numpy(x.astype(dtype))
 
 
-def _arguments(fn: Any, dtype: type) -> list | None:
+def _arguments(fn: Any, dtype: type, shape: tuple[int, int]) -> list | None:
     """Arguments for ``fn``'s schema up to its first defaulted one (None: a type not made here)."""
     args: list = []
     for a in fn._schema.arguments:
         kind = str(a.type)
         if kind.startswith("Tensor"):
-            args.append(torch.from_numpy(RNG.random((8, 16)) > .5) if a.name in ("condition", "mask")
-                        else _tensor(dtype))
+            args.append(torch.from_numpy(RNG.random(shape) > .5) if a.name in ("condition", "mask")
+                        else _tensor(dtype, shape))
         elif a.has_default_value():
             break
         elif kind in ("number", "number?", "Scalar", "Scalar?", "float", "float?"):
@@ -54,7 +54,8 @@ def _arguments(fn: Any, dtype: type) -> list | None:
 def test_out_forms_write_the_functional_bytes() -> None:
     """Every pair _out_overload finds for a table entry: the out= form writes, into an output of
     the result's shape and float or bool dtype, the bytes of the functional form's result, also
-    in place (out= the first input), with NaN, infinities, -0.0 and denormals among the inputs."""
+    in place (out= the first input), with NaN, infinities, -0.0 and denormals among the inputs;
+    on a small tensor and (float32) on one large enough for aten's threads and oneDNN paths."""
     from pyaclnn.ops._aten.kernel import _out_overload
     from pyaclnn.ops._aten.spec import aten_callable
     from pyaclnn.ops._aten.table import load
@@ -67,8 +68,9 @@ def test_out_forms_write_the_functional_bytes() -> None:
         if out is None or fn in seen:
             continue
         seen.add(fn)
-        for dtype in (np.float32, np.float16, np.float64, np.int32, np.bool_):
-            args = _arguments(fn, dtype)
+        for dtype, shape in [(d, (8, 16)) for d in (np.float32, np.float16, np.float64, np.int32, np.bool_)] + [
+                (np.float32, (300, 1001))]:
+            args = _arguments(fn, dtype, shape)
             if args is None:
                 break
             try:

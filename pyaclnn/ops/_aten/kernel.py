@@ -198,17 +198,20 @@ def _out_overload(fn: Any, torch: Any) -> Any:
     the functional form and its out= form are one TensorIterator kernel (a structured kernel's
     ``impl`` writes into the output the functional form allocates, or into ``out``). The pair is
     torchgen's: the same arguments, by name and type, plus one keyword-only ``out``."""
-    if not isinstance(fn, torch._ops.OpOverload) or torch.Tag.pointwise not in fn.tags:
-        return None
-    mine = [(a.name, str(a.type)) for a in fn._schema.arguments]
-    packet = fn.overloadpacket
-    for name in packet.overloads():
-        overload = getattr(packet, name)
-        args = overload._schema.arguments
-        outs = [a for a in args if a.is_out]
-        if (len(outs) == 1 and outs[0].name == "out" and outs[0].kwarg_only
-                and [(a.name, str(a.type)) for a in args if not a.is_out] == mine):
-            return getattr(overload, "_op", overload)
+    try:
+        if not isinstance(fn, torch._ops.OpOverload) or torch.Tag.pointwise not in fn.tags:
+            return None
+        mine = [(a.name, str(a.type)) for a in fn._schema.arguments]
+        packet = fn.overloadpacket
+        for name in packet.overloads():
+            overload = getattr(packet, name)
+            args = overload._schema.arguments
+            outs = [a for a in args if a.is_out]
+            if (len(outs) == 1 and outs[0].name == "out" and outs[0].kwarg_only
+                    and [(a.name, str(a.type)) for a in args if not a.is_out] == mine):
+                return getattr(overload, "_op", overload)
+    except AttributeError:  # a torch without tags or Argument.is_out: the functional form only
+        pass
     return None
 
 
