@@ -287,15 +287,18 @@ def _direct(v: tuple, call_args: list, slot: int, kwargs: dict, from_numpy: Call
             call_out: Callable[..., Any] | None) -> dict | None:
     """The out= keywords that make aten write the result of ``call_args`` into ``v[slot]`` itself,
     or None where that might differ from the result computed, then copied in (``_run_one``):
-    pointwise aten on the same tensors gave a result of the output's shape and dtype (so out= casts
-    and resizes nothing); the output is C-contiguous, of a float or bool dtype (their CPU kernels
-    raise nothing once running, so an out= form refused has written nothing: the usual path then
-    reports it); and every tensor argument is C-contiguous, of the output's shape, and either
-    disjoint from the output or exactly it (an in-place form): so TensorIterator runs the same
-    loop over the same layout as for the result it allocates (no broadcast, no other order, no
-    partial overlap)."""
+    pointwise aten on the same tensors gave a result of the output's shape and dtype (so out=
+    casts and resizes nothing); the output is C-contiguous and writable, of a float or bool dtype
+    (their CPU kernels raise nothing once running, so an out= form refused has written nothing:
+    the usual path then reports it); and every tensor argument is C-contiguous, of the output's
+    shape, and either disjoint from the output or exactly it (an in-place form): so TensorIterator
+    runs the same loop over the same layout as for the result it allocates (no broadcast, no
+    other order, no partial overlap)."""
     target = v[slot]
-    if call_out is None or target is None or target.dtype.kind not in "fb" or not target.flags.c_contiguous:
+    if call_out is None or target is None or target.dtype.kind not in "fb":
+        return None
+    flags = target.flags
+    if not (flags.c_contiguous and flags.writeable):  # (read-only memory: the usual path's copy refuses it)
         return None
     start = target.__array_interface__["data"][0]
     for x in v:
