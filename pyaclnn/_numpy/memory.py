@@ -34,6 +34,7 @@ from ..errors import from_status
 ALIGN = 64
 POISON = 0xFF
 RECENT_FREES = 256  # frees remembered per address space (freed_over)
+_NO_BYTES = (0, 0, -1, None)  # AddressSpace.bytes_at remembers nothing
 
 
 def _address(buf: np.ndarray) -> int:
@@ -189,6 +190,7 @@ class AddressSpace:
         self.allocations = 0  # allocations made so far
         self.frees = 0        # frees so far
         self.unwrites = 0     # copies that made written bytes unwritten again (copy_written)
+        self._last_bytes: tuple[int, int, int, np.ndarray | None] = _NO_BYTES  # bytes_at's last answer
         # the latest frees, newest last: (start, end, the free's C call and line, the allocation's
         # line, its serial), to name the free where a stale pointer is used (freed_over, free_of)
         self.recent_frees: deque[tuple[int, int, str, Site, Site, int]] = deque(maxlen=RECENT_FREES)
@@ -223,6 +225,7 @@ class AddressSpace:
             del self._bases[bisect.bisect_left(self._bases, ptr)]
             del self._allocs[ptr]
             self.frees += 1
+            self._last_bytes = _NO_BYTES  # (bytes_at's: the freed buffer may go)
         self.recent_frees.append((ptr, ptr + alloc.size, api, user_site(), alloc.site, alloc.serial))
 
     def release_device(self, device: int, api: str) -> list[int]:
@@ -235,6 +238,7 @@ class AddressSpace:
                 del self._bases[bisect.bisect_left(self._bases, alloc.base)]
                 del self._allocs[alloc.base]
                 self.frees += 1
+            self._last_bytes = _NO_BYTES  # (bytes_at's: the freed buffer may go)
         for alloc in gone:
             self.recent_frees.append((alloc.base, alloc.base + alloc.size, api, site, alloc.site, alloc.serial))
             self.closed_unfreed.append((alloc.base, alloc.size, alloc.site, alloc.serial))
@@ -302,6 +306,7 @@ class AddressSpace:
             del self._bases[bisect.bisect_left(self._bases, alloc.base)]
             del self._allocs[alloc.base]
             self.frees += 1
+            self._last_bytes = _NO_BYTES  # (bytes_at's: the freed buffer may go)
 
     def find(self, addr: int) -> Allocation | None:
         # No lock: a base is in _allocs before it enters _bases and leaves _bases first, and
@@ -397,12 +402,22 @@ class AddressSpace:
 
     def bytes_at(self, addr: int, count: int) -> np.ndarray | None:
         """A uint8 view of [addr, addr+count); None if it leaves its allocation (the caller
-        raises the status its C call reports)."""
+        raises the status its C call reports). The last one found is kept (a program reads the
+        same output back after each launch) while the frees count is the same: an allocation
+        found live stays live, with the same buffer, until a free, and no other allocation can
+        hold its bytes meanwhile, so the lookup would find the same view again. A free drops it
+        (the freed buffer is not kept alive by it)."""
+        last = self._last_bytes
+        if last[0] == addr and last[1] == count and last[2] == self.frees:
+            return last[3]
+        frees = self.frees  # (read first: a free while this looks makes the next call look again)
         alloc = self.find(addr)
         if alloc is None or addr + count > alloc.base + alloc.size:
             return None
         start = addr - alloc.base
-        return alloc.buf[start:start + count]
+        view = alloc.buf[start:start + count]
+        self._last_bytes = (addr, count, frees, view)
+        return view
 
     def view(self, addr: int, shape: Sequence[int], dtype: np.dtype, strides: Sequence[int],
              offset: int, span: tuple[int, int] | None = None) -> np.ndarray | None:

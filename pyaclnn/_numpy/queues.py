@@ -206,9 +206,14 @@ class Queues:
     # -- running ---------------------------------------------------------------------------------
     def flush(self, q: Queue, upto: int | None = None) -> None:
         """Run ``q``'s tasks in order, all of them or those up to ``upto``; a task waiting on an
-        event first runs the other stream's tasks up to it."""
+        event first runs the other stream's tasks up to it. Each task runs unless its memory was
+        freed under it (a use after free the program was told of: what a device does then is
+        undefined; the bytes are gone here, so it faults); a kernel's own refusal (e.g. a class
+        index out of range) waits in ``q.error`` for the next synchronize. (One loop, with no
+        call per task but the task's: a synchronize runs it once per launch.)"""
         with self.lock:
             pending = q.pending
+            memory = self.memory
             while pending and (upto is None or pending[0].seq <= upto):
                 work = pending.popleft()
                 self._done(work)
@@ -217,31 +222,26 @@ class Queues:
                         other = self.queues.get(key)
                         if other is not None and other is not q:
                             self.flush(other, seq)
-                self._run(q, work)
-
-    def _run(self, q: Queue, work: Work) -> None:
-        if work.run is None:
-            return
-        if self.snapshots:
-            self._pinned_ran(work)
-        memory = self.memory
-        if memory.frees != work.memory[1] and any(
-                not memory.made_before(start, work.memory[0]) for start, _ in work.reads + work.writes):
-            # its memory was freed under it (a use after free the program was told of): what a
-            # device does then is undefined; the bytes are gone here, so it faults
-            self.on_fault(q, f"{work.api} queued at {work.site} uses device memory freed before it ran")
-            return
-        try:
-            work.run()
-        except AclError as exc:  # the kernel's own refusal (e.g. a class index out of range)
-            if q.error is None:
-                q.error = exc
-        if work.mark:
-            self._written(work.mark)
-        if self.snapshots and work.writes:
-            for snaps in self.snapshots.values():
-                for snap in snaps:
-                    snap.refresh(work.writes)
+                run = work.run
+                if run is None:
+                    continue
+                if self.snapshots:
+                    self._pinned_ran(work)
+                if memory.frees != work.memory[1] and any(
+                        not memory.made_before(start, work.memory[0]) for start, _ in work.reads + work.writes):
+                    self.on_fault(q, f"{work.api} queued at {work.site} uses device memory freed before it ran")
+                    continue
+                try:
+                    run()
+                except AclError as exc:
+                    if q.error is None:
+                        q.error = exc
+                if work.mark:
+                    self._written(work.mark)
+                if self.snapshots and work.writes:
+                    for snaps in self.snapshots.values():
+                        for snap in snaps:
+                            snap.refresh(work.writes)
 
     def _pinned_ran(self, work: Work) -> None:
         """``work`` runs now: a pinned source it copies from that the host wrote since it was

@@ -25,6 +25,7 @@ _ALLOWED_KINDS = {("unregistered", "device"): (1, 3), ("device", "unregistered")
                   ("host", "unregistered"): (0, 1), ("unregistered", "host"): (0, 2),
                   ("unregistered", "unregistered"): (0, 1, 2, 3)}
 
+_U8 = np.dtype(np.uint8)
 DEVICE_MEMORY = 64 << 30  # bytes, as the emulator's EMU_DEVICE_MEM_TOTAL
 MEMCPY_KINDS = range(0, 6)  # the acl layer's MemcpyKindTranslate: HOST_TO_HOST .. HOST_TO_BUF_TO_DEVICE
 
@@ -195,7 +196,8 @@ class NumpyMemory(NumpyStreams):
         already valid): the same checks in the same order, without re-dispatching on the kinds
         of ``dst`` and ``src``. False, having done nothing, where a later step would refuse the
         copy: the general path then reports it."""
-        self._need_context(api)
+        if not self._initialized or self._thread.device is None:  # (_need_context's test, inline)
+            self._need_context(api)
         if self._captures:
             self._capture_sync_copy(api)
         flags = dst.flags
@@ -206,7 +208,7 @@ class NumpyMemory(NumpyStreams):
             return False
         if self.queues.busy:  # (queued work: host_access's checks; none is queued after a synchronize)
             self.queues.host_access(api, ((src, src + count),), write=False)
-        out = dst if dst.ndim == 1 and dst.dtype == np.uint8 else dst.reshape(-1).view(np.uint8)
+        out = dst if dst.ndim == 1 and dst.dtype is _U8 else dst.reshape(-1).view(np.uint8)
         (out if count == out.size else out[:count])[...] = data
         return True
 

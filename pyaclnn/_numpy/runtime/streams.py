@@ -156,11 +156,16 @@ class NumpyStreams(NumpySession):
         self._synchronize(stream, "aclrtSynchronizeStream")
 
     def _synchronize(self, stream: Any, api: str) -> None:
-        self._need_context(api)
-        self._need_stream(stream, api)
+        if not self._initialized or self._thread.device is None:  # (_need_context's test, inline)
+            self._need_context(api)
+        if stream not in self._streams:  # (a live stream passes _need_stream: the others ask it)
+            self._need_stream(stream, api)
         if self._captures:  # (a capture is rare: no call otherwise)
             self._capture_refuse(stream, api)
-        q = self._queue(stream)  # (the queue _report_faults looks at: not capturing, so the stream's own)
+        # the stream's own queue (not capturing: refused above), or the default stream's (_queue)
+        q = self.queues.queues.get(stream) if stream else None
+        if q is None:
+            q = self._queue(stream)
         self.queues.flush(q)
         if q.error is not None or self._faults or self._poisoned:
             self._report_faults([stream], api)
