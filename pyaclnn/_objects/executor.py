@@ -29,7 +29,7 @@ import numpy as np
 
 from . import backend as _backend
 from .device import Device, default_device
-from .stream import Stream, default_stream
+from .stream import Stream, default_stream, open_stream
 from .launch import Planned, launch
 from .resource import Resource
 from .._registry.signature import KINDS, c_element, c_scalar, c_values
@@ -71,7 +71,6 @@ class Executor(Resource):
     workspace_size: int  # bytes phase 2 needs (aclnn<Op>GetWorkspaceSize's *workspaceSize)
     # what only the generic object uploads and makes: its own where it has any (_plan)
     uploads: Sequence[Tensor] = ()  # the Tensors it uploaded from ndarrays
-    _members: Sequence[Tensor] = ()  # the Tensors of its tensor-list arguments
     _lists: Mapping[int, list[Tensor]] = MappingProxyType({})  # argument slot -> the Tensors of its list
 
     def __init__(self) -> None:
@@ -146,30 +145,13 @@ class Executor(Resource):
         self.device, self.repeatable = device, repeatable
         runtime = self.runtime = device.runtime
         # the executor and what it uses (pyaclnn._objects.launch), shared with the release function
-        planned = self.planned = Planned(self.op)
+        # (its Tensors keep them alive until phase 2: tensor-list members and uploads added by _make)
+        planned = self.planned = Planned(self.op, tensors, uses)
         try:
-            uploads: list[Tensor] = []  # the Tensors it uploads from ndarrays (closed with the executor)
-            members: list[Tensor] = []  # the Tensors of tensor-list arguments
-            lists: dict[int, list[Tensor]] = {}
             if arrays or slots.made:  # the generic object's own (else the class's empty defaults)
-                self.uploads, self._members, self._lists = uploads, members, lists
-            if arrays:
-                args = self._upload(args, device, uploads)
-                tensors = [args[i] for i in present]
-                uses = [t.storage.uses for t in tensors]
-                for i in present:
-                    c_args[i] = args[i].raw
-            if repeatable:  # private descriptors (one per slot): set_input must not move user tensors
-                for i in present:
-                    c_args[i] = own_descriptor(runtime, args[i])
-                    planned.owned.append(("tensor", c_args[i]))
-            for i, kind in slots.made:
-                if args[i] is not None:
-                    first = len(members)
-                    c_args[i] = make(runtime, kind, args[i], device, uploads, members, planned.owned,
-                                      self.op, slots.names[i])
-                    if kind == "tensor_list":  # its Tensors (uploaded ndarrays too), for Op[name]
-                        lists[i] = members[first:]
+                args = self._make(args, c_args, present, arrays)
+            elif repeatable:  # private descriptors (one per slot): set_input must not move user tensors
+                self._descriptors(args, c_args, present)
             for i in slots.streams:
                 if isinstance(args[i], Stream):
                     c_args[i] = args[i].raw
@@ -187,8 +169,6 @@ class Executor(Resource):
                 self._arg_at = {slot: k for k, slot in enumerate(present)}  # where _set updates planned.tensors
                 self.inputs, self.outputs = self._group(slots.inputs, args), self._group(slots.outputs, args)
             self._args = list(args) if repeatable else args  # for Op[name]; set_input/set_output replace theirs
-            # keeps every tensor (and its descriptor) alive until phase 2; tensor-list members too
-            planned.tensors, planned.uses = tensors + members, uses + [t.storage.uses for t in members]
             self._own(device.backend, device, "executor", _destroy_executor, device, planned, self.uploads)
         except BaseException:
             if not self._registered():  # (registered: close() or GC frees it)
@@ -197,6 +177,40 @@ class Executor(Resource):
                 except Exception:  # noqa: BLE001 - the phase-1 error is the one to report
                     pass
             raise
+
+    def _make(self, args: tuple, c_args: list[Any], present: list[int], arrays: bool) -> tuple:
+        """The generic object's own Tensors and handles, in ``c_args``: each ndarray of a tensor
+        slot uploaded, then (after a repeatable executor's descriptors) each scalar, array and
+        list made. Returns ``args`` with the uploaded Tensors; the planned Tensors are then the
+        tensor arguments' (uploads included) and the lists' members."""
+        device, runtime, planned, slots = self.device, self.runtime, self.planned, self._slots
+        uploads: list[Tensor] = []  # the Tensors it uploads from ndarrays (closed with the executor)
+        members: list[Tensor] = []  # the Tensors of tensor-list arguments
+        lists: dict[int, list[Tensor]] = {}  # argument slot -> the Tensors of its list
+        self.uploads, self._lists = uploads, lists
+        if arrays:
+            args = self._upload(args, device, uploads)
+            for i in present:
+                c_args[i] = args[i].raw
+        if self.repeatable:
+            self._descriptors(args, c_args, present)
+        for i, kind in slots.made:
+            if args[i] is not None:
+                first = len(members)
+                c_args[i] = make(runtime, kind, args[i], device, uploads, members, planned.owned, self.op,
+                                 slots.names[i])
+                if kind == "tensor_list":  # its Tensors (uploaded ndarrays too), for Op[name]
+                    lists[i] = members[first:]
+        tensors = [args[i] for i in present] + members
+        planned.tensors, planned.uses = tensors, [t.storage.uses for t in tensors]
+        return args
+
+    def _descriptors(self, args: tuple, c_args: list[Any], present: list[int]) -> None:
+        """A repeatable executor's private aclTensor per tensor slot (aclCreateTensor), which
+        set_input/set_output move: the user's Tensors keep their own."""
+        for i in present:
+            c_args[i] = own_descriptor(self.runtime, args[i])
+            self.planned.owned.append(("tensor", c_args[i]))
 
     @functools.cached_property
     def inputs(self) -> list[Tensor]:
@@ -249,7 +263,7 @@ class Executor(Resource):
         lists stay this executor's, for the next run)."""
         self.planned.check_open()
         device, runtime = self.device, self.runtime
-        stream = _open(default_stream(device) if stream is None else stream, self.op)
+        stream = open_stream(default_stream(device) if stream is None else stream, self.op)
         device.use()
         once = Planned(self.op, list(self.planned.tensors))
         size, once.handle = runtime.workspace_size(self.op, tuple(self._c_args))
@@ -307,7 +321,7 @@ class Executor(Resource):
         if stream is None:
             stream = default_stream(device)  # (open: it makes a new one for a closed one)
         elif not isinstance(stream, Stream) or not stream.is_open:
-            _open(stream, self.op)  # raises
+            open_stream(stream, self.op)  # raises
         device.use()
         size = self.workspace_size
         workspace = stream.workspace(size) if size > 0 else 0
@@ -470,24 +484,13 @@ class Op(Executor):
         return self._args[slot]
 
 
-def _open(stream: Stream, op: str) -> Stream:
-    """``stream``; TypeError if it is no Stream, ClosedError (as for every closed object) if it
-    was closed, e.g. by Device.close(): the runtime would answer 107000 for the stale handle."""
-    if not isinstance(stream, Stream):
-        raise TypeError(f"aclnn{op}: run takes a pyaclnn.Stream or None, got {type(stream).__name__} "
-                        f"{stream!r} (a stream another framework owns: pyaclnn.Stream.from_handle(handle))")
-    if not stream.is_open:
-        raise ClosedError(f"aclnn{op}: the stream is closed (Device.close() closes its streams); "
-                          "run on an open stream")
-    return stream
-
-
 def _destroy_executor(device: Device, planned: Planned, uploads: Sequence[Tensor]) -> None:
     """The executor's release: aclDestroyAclOpExecutor if phase 2 has not consumed it (an
     executor that never ran is freed whatever its repeatable flag: Planned.destroy), then the
     handles made for it, then the Tensors it uploaded."""
     try:
-        planned.destroy(device.runtime)
+        if planned.handle is not None or planned.owned or planned.tensors:  # (launched: phase 2 released it)
+            planned.destroy(device.runtime)
     finally:
         while isinstance(uploads, list) and uploads:  # (an executor that uploaded none has the empty tuple)
             uploads.pop().close()

@@ -42,12 +42,13 @@ class Planned:
     each Tensor (by ``id``) where a Tensor is given to CANN through a descriptor of its own."""
     __slots__ = ("op", "handle", "repeatable", "tensors", "uses", "owned", "descriptors")
 
-    def __init__(self, op: str, tensors: list[Any] | None = None) -> None:
+    def __init__(self, op: str, tensors: list[Any] | None = None, uses: list[dict] | None = None) -> None:
         self.op = op
         self.handle: Any = None
         self.repeatable = False
         self.tensors: list[Any] = tensors if tensors is not None else []
-        self.uses: list[dict] = lifetimes.uses_of(self.tensors) if self.tensors else []
+        # (phase 1 passes the uses it collected while checking the tensors)
+        self.uses: list[dict] = uses if uses is not None else lifetimes.uses_of(self.tensors)
         self.owned: list[tuple[str, Any]] = []
         self.descriptors: dict[int, Any] = {}
 
