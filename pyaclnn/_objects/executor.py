@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping, Sequence, cast
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 import numpy as np
 
@@ -71,7 +70,7 @@ class Executor(Resource):
     workspace_size: int  # bytes phase 2 needs (aclnn<Op>GetWorkspaceSize's *workspaceSize)
     # what only the generic object uploads and makes: its own where it has any (_plan)
     uploads: Sequence[Tensor] = ()  # the Tensors it uploaded from ndarrays
-    _lists: Mapping[int, list[Tensor]] = MappingProxyType({})  # argument slot -> the Tensors of its list
+    _lists: dict[int, list[Tensor]] | None = None  # argument slot -> the Tensors of its list
 
     def __init__(self) -> None:
         # the operator classes and Op plan in their own __init__; a bare Executor() was an empty
@@ -479,8 +478,9 @@ class Op(Executor):
         if slot is None:
             names = self._slots.names
             raise KeyError(f"aclnn{self.op} has no parameter {name!r} (parameters: {', '.join(names)})")
-        if slot in self._lists:
-            return list(self._lists[slot])
+        lists = self._lists
+        if lists and slot in lists:
+            return list(lists[slot])
         return self._args[slot]
 
 
