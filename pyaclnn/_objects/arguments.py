@@ -17,6 +17,54 @@ if TYPE_CHECKING:
 
 _MISSING = object()
 
+# Parameter kinds that the generic object turns into an aclnn meta object it owns.
+_MADE = ("scalar", "int_array", "float_array", "bool_array", "tensor_list", "scalar_list")
+
+
+class Slots:
+    """Where an op's parameters sit in its C argument tuple, by kind (cached per OpInfo: ``slots_of``)."""
+
+    def __init__(self, info: Any) -> None:
+        kinds = info.kinds
+        self.tensors = tuple(i for i, k in enumerate(kinds) if k == "tensor")
+        self.made = tuple((i, k) for i, k in enumerate(kinds) if k in _MADE)
+        self.streams = tuple(i for i, k in enumerate(kinds) if k == "stream")
+        self.roles_known = info.inputs is not None and info.outputs is not None
+        self.inputs = tuple(i for i in (info.inputs or ()) if kinds[i] == "tensor")
+        self.outputs = tuple(i for i in (info.outputs or ()) if kinds[i] == "tensor")
+        self.keep_null = info.index_rule == "position"
+        self.names = info.names
+        self.info = info
+        self.values = bool(info.signature.values)  # plain C values to check (c_values)
+        # the phase-1 slot of each extra launch parameter (Signature.launch; None: one has no
+        # phase-1 namesake, so the object cannot launch it)
+        self.launch = info.signature.launch_sources
+        # what the hot path asks (Op.__init__, _plan, Op[name]) worked out once per op
+        self.count = len(info.names)
+        self.problem = info.signature.problem  # bind refuses an op whose declaration cannot be called
+        self.at: dict[str, int] = {}  # parameter name -> its slot (the first, as names.index)
+        for i, name in enumerate(info.names):
+            self.at.setdefault(name, i)
+
+
+def present_at(slots: Slots, args: tuple, group: tuple[int, ...]) -> list[tuple[int, int]]:
+    """(argument slot, C index) of each non-NULL tensor of ``group``: the position in the group
+    for a generated op (NULL optional slots counted), else the position among the non-NULL ones."""
+    out: list[tuple[int, int]] = []
+    for k, i in enumerate(group):
+        if args[i] is not None:
+            out.append((i, k if slots.keep_null else len(out)))
+    return out
+
+
+def slots_of(runtime: Runtime, op: str) -> Slots:
+    """The Slots of ``op`` (its OpInfo from ``runtime.op_info``, which raises for an unknown op)."""
+    info = runtime.op_info(op)
+    slots = info.cache.get("slots")
+    if slots is None:
+        slots = info.cache["slots"] = Slots(info)
+    return slots
+
 
 def type_name(value: Any) -> str:
     """The type of ``value`` as a user tells it apart: torch.Tensor, not a bare Tensor."""

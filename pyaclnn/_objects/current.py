@@ -19,7 +19,14 @@ if TYPE_CHECKING:
 
 # This thread's current-device record, the one of pyaclnn: .current, the DeviceState made current;
 # .devices, the Devices opened here (the last open one is the thread's device).
-thread = threading.local()
+class _Thread(threading.local):
+    """Each thread's record; the class attributes are every new thread's defaults (a plain read
+    then needs no getattr with a default: Device.use reads it before every runtime call)."""
+    current: DeviceState | None = None
+    devices: list[Any] | None = None
+
+
+thread = _Thread()
 # The threads pyaclnn made a device current in: the exit hook leaves everything to the process's
 # end while one of them is still alive (pyaclnn._objects.backend._exit_hook).
 users: "weakref.WeakSet[threading.Thread]" = weakref.WeakSet()

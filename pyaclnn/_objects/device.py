@@ -63,7 +63,7 @@ class Device(Resource):
         default context) unless pyaclnn already did and nothing switched it since."""
         if _backend.forked_after_init:
             raise _backend.forked_error()
-        if getattr(_current.thread, "current", None) is not self.state:
+        if _current.thread.current is not self.state:
             self.check_open()
             self.state.make_current()
 

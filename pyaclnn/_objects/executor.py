@@ -20,21 +20,22 @@ phase 2 on the current tensors, with the same results and the same set_input/set
 """
 from __future__ import annotations
 
+import functools
 import operator
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 import numpy as np
 
 from . import backend as _backend
 from .device import Device, default_device
-from .stream import Stream, default_stream
+from .stream import Stream, default_stream, open_stream
 from .launch import Planned, launch
 from .resource import Resource
 from .._registry.signature import KINDS, c_element, c_scalar, c_values
 from .tensor import Tensor, own_descriptor
 from ..dtypes import DType, from_numpy
 from ..errors import AclError, AclnnInnerError, AclnnParamInvalidError, ClosedError, ExecutorConsumedError, NotSupportedError
-from .arguments import bind, make, other_device, scalar_dtype, type_name, upload_arrays, upload_hint
+from .arguments import Slots, bind, make, other_device, present_at, scalar_dtype, slots_of, type_name, upload_arrays, upload_hint
 
 if TYPE_CHECKING:
     from .._runtime import Runtime
@@ -44,48 +45,6 @@ __all__ = ["Executor", "Op", "bind", "scalar_dtype", "default_stream"]
 # The one-operator classes (pyaclnn/ops/<op>/api.py), by operator name: each
 # registers itself when it is defined (Executor.__init_subclass__).
 _BY_OP: dict[str, type["Executor"]] = {}
-
-# Parameter kinds that the generic object turns into an aclnn meta object it owns.
-_MADE = ("scalar", "int_array", "float_array", "bool_array", "tensor_list", "scalar_list")
-
-
-class _Slots:
-    """Where an op's parameters sit in its C argument tuple, by kind (cached per OpInfo)."""
-
-    def __init__(self, info: Any) -> None:
-        kinds = info.kinds
-        self.tensors = tuple(i for i, k in enumerate(kinds) if k == "tensor")
-        self.made = tuple((i, k) for i, k in enumerate(kinds) if k in _MADE)
-        self.streams = tuple(i for i, k in enumerate(kinds) if k == "stream")
-        self.roles_known = info.inputs is not None and info.outputs is not None
-        self.inputs = tuple(i for i in (info.inputs or ()) if kinds[i] == "tensor")
-        self.outputs = tuple(i for i in (info.outputs or ()) if kinds[i] == "tensor")
-        self.keep_null = info.index_rule == "position"
-        self.names = info.names
-        self.info = info
-        self.values = bool(info.signature.values)  # plain C values to check (c_values)
-        # the phase-1 slot of each extra launch parameter (Signature.launch; None: one has no
-        # phase-1 namesake, so the object cannot launch it)
-        self.launch = info.signature.launch_sources
-
-
-def _present(slots: _Slots, args: tuple, group: tuple[int, ...]) -> list[tuple[int, int]]:
-    """(argument slot, C index) of each non-NULL tensor of ``group``: the position in the group
-    for a generated op (NULL optional slots counted), else the position among the non-NULL ones."""
-    out: list[tuple[int, int]] = []
-    for k, i in enumerate(group):
-        if args[i] is not None:
-            out.append((i, k if slots.keep_null else len(out)))
-    return out
-
-
-def _slots(runtime: Runtime, op: str) -> _Slots:
-    info = runtime.op_info(op)
-    slots = info.cache.get("slots")
-    if slots is None:
-        slots = info.cache["slots"] = _Slots(info)
-    return slots
-
 
 class Executor(Resource):
     """An aclOpExecutor planned by phase 1. See the module docstring for its life cycle.
@@ -107,10 +66,11 @@ class Executor(Resource):
                  "set_input/set_output, close())")
     op = ""
     _replan = False
-    _cached: tuple[Any, _Slots] | None = None
+    _cached: tuple[Any, Slots] | None = None
     workspace_size: int  # bytes phase 2 needs (aclnn<Op>GetWorkspaceSize's *workspaceSize)
-    inputs: list[Tensor]
-    outputs: list[Tensor]
+    # what only the generic object uploads and makes: its own where it has any (_plan)
+    uploads: Sequence[Tensor] = ()  # the Tensors it uploaded from ndarrays
+    _lists: dict[int, list[Tensor]] | None = None  # argument slot -> the Tensors of its list
 
     def __init__(self) -> None:
         # the operator classes and Op plan in their own __init__; a bare Executor() was an empty
@@ -123,7 +83,7 @@ class Executor(Resource):
         if cls.__dict__.get("op"):  # a one-operator class: from_args plans its operator with it
             _BY_OP[cls.op] = cls
 
-    def _plan(self, args: tuple, repeatable: bool, slots: _Slots | None = None) -> None:
+    def _plan(self, args: tuple, repeatable: bool, slots: Slots | None = None) -> None:
         if repeatable is not False and not isinstance(repeatable, (bool, np.bool_)):  # "no" would read as True
             raise TypeError(f"aclnn{self.op}: repeatable must be True or False, got {type(repeatable).__name__} "
                             f"{repeatable!r}")
@@ -133,7 +93,7 @@ class Executor(Resource):
             if cached is not None and cached[0] is runtime:
                 slots = cached[1]
             else:
-                slots = _slots(runtime, self.op)
+                slots = slots_of(runtime, self.op)
                 if _BY_OP.get(self.op) is type(self):
                     type(self)._cached = (runtime, slots)  # private: its own class's cache (self._cached reads it)
         self._slots = slots
@@ -146,18 +106,25 @@ class Executor(Resource):
                 f"pyaclnn.acl.aclnn{self.op} with every argument instead")
         if slots.values:
             args = c_values(slots.info.signature, args)  # plain values: TypeError before any allocation
-        present = [i for i in slots.tensors if args[i] is not None]
-        tensors = [args[i] for i in present]
+        # one pass over the tensor arguments: each open, all on one device (Op uploads ndarrays below)
+        present: list[int] = []  # the slots of the non-None tensor arguments
+        tensors: list[Tensor] = []
+        uses: list[dict] = []  # their storages' stream-order records (Planned.uses)
+        c_args = list(args)
         device: Device | None = None
         arrays = False
-        for k, t in enumerate(tensors):
+        for i in slots.tensors:
+            t = args[i]
+            if t is None:
+                continue
+            present.append(i)
             if not isinstance(t, Tensor):
                 generic = isinstance(self, Op)
                 if isinstance(t, np.ndarray) and generic:
                     arrays = True  # the generic object uploads arrays (below)
                     continue
                 if generic:  # name the C parameter, as for every other kind
-                    raise TypeError(f"aclnn{self.op}GetWorkspaceSize: {slots.names[present[k]]} takes "
+                    raise TypeError(f"aclnn{self.op}GetWorkspaceSize: {slots.names[i]} takes "
                                     f"{KINDS['tensor']}, got {type_name(t)}{upload_hint(t)}")
                 raise TypeError(f"aclnn{self.op}: tensor arguments must be pyaclnn.Tensor or None, got "
                                 f"{type_name(t)} (Tensor.from_numpy uploads an array or a DLPack tensor; "
@@ -168,37 +135,22 @@ class Executor(Resource):
                 device = t.device
             elif t.device is not device and t.device.id != device.id:
                 raise other_device(self.op, t, device)
+            tensors.append(t)
+            uses.append(t.storage.uses)
+            c_args[i] = t.raw
         device = device or default_device()
         device.use()
         repeatable = bool(repeatable)
         self.device, self.repeatable = device, repeatable
         runtime = self.runtime = device.runtime
-        # the executor and what it uses (pyaclnn._objects.launch), shared with the release function;
-        # the Tensors it uploaded from ndarrays (closed with the executor)
-        planned = self.planned = Planned(self.op)
-        self.uploads: list[Tensor] = []
-        self._members: list[Tensor] = []  # the Tensors of tensor-list arguments
-        self._lists: dict[int, list[Tensor]] = {}  # argument slot -> the Tensors of its list
-        owned = planned.owned
-        c_args = list(args)
+        # the executor and what it uses (pyaclnn._objects.launch), shared with the release function
+        # (its Tensors keep them alive until phase 2: tensor-list members and uploads added by _make)
+        planned = self.planned = Planned(self.op, tensors, uses)
         try:
-            if arrays:
-                args = self._upload(args, device)
-                tensors = [args[i] for i in present]
-            if repeatable:  # private descriptors (one per slot): set_input must not move user tensors
-                for i in present:
-                    c_args[i] = own_descriptor(runtime, args[i])
-                    owned.append(("tensor", c_args[i]))
-            else:
-                for i in present:
-                    c_args[i] = args[i].raw
-            for i, kind in slots.made:
-                if args[i] is not None:
-                    first = len(self._members)
-                    c_args[i] = make(runtime, kind, args[i], device, self.uploads, self._members, owned,
-                                      self.op, slots.names[i])
-                    if kind == "tensor_list":  # its Tensors (uploaded ndarrays too), for Op[name]
-                        self._lists[i] = self._members[first:]
+            if arrays or slots.made:  # the generic object's own (else the class's empty defaults)
+                args = self._make(args, c_args, present, arrays)
+            elif repeatable:  # private descriptors (one per slot): set_input must not move user tensors
+                self._descriptors(args, c_args, present)
             for i in slots.streams:
                 if isinstance(args[i], Stream):
                     c_args[i] = args[i].raw
@@ -210,26 +162,75 @@ class Executor(Resource):
                     planned.repeatable = True
                 except AclnnInnerError:
                     self._fall_back_to_replanning(args, c_args)
+                # (argument slot, C index) of each non-NULL input and output, for set_input/set_output;
+                # the groups they index (a single-use executor's: worked out when first read)
+                self._in_at, self._out_at = present_at(slots, args, slots.inputs), present_at(slots, args, slots.outputs)
+                self._arg_at = {slot: k for k, slot in enumerate(present)}  # where _set updates planned.tensors
+                self.inputs, self.outputs = self._group(slots.inputs, args), self._group(slots.outputs, args)
+            self._args = list(args) if repeatable else args  # for Op[name]; set_input/set_output replace theirs
+            self._own(device.backend, device, "executor", _destroy_executor, device, planned, self.uploads)
         except BaseException:
-            try:
-                _destroy_executor(device, planned, self.uploads)
-            except Exception:  # noqa: BLE001 - the phase-1 error is the one to report
-                pass
+            if not self._registered():  # (registered: close() or GC frees it)
+                try:
+                    _destroy_executor(device, planned, self.uploads)
+                except Exception:  # noqa: BLE001 - the phase-1 error is the one to report
+                    pass
             raise
-        self._args = list(args)  # for Op[name]; set_input/set_output replace theirs
-        self.inputs = [args[i] for i in slots.inputs if args[i] is not None]
-        self.outputs = [args[i] for i in slots.outputs if args[i] is not None]
-        # keeps every tensor (and its descriptor) alive until phase 2; tensor-list members too
-        planned.add(tensors + self._members if self._members else tensors)
-        if repeatable:  # (argument slot, C index) of each non-NULL input and output, for set_input/set_output
-            self._in_at, self._out_at = _present(slots, args, slots.inputs), _present(slots, args, slots.outputs)
-            self._arg_at = {slot: k for k, slot in enumerate(present)}  # where _set updates planned.tensors
-        self._own(device.backend, device, "executor", _destroy_executor, device, planned, self.uploads)
 
-    def _upload(self, args: tuple, device: Device) -> tuple:
+    def _make(self, args: tuple, c_args: list[Any], present: list[int], arrays: bool) -> tuple:
+        """The generic object's own Tensors and handles, in ``c_args``: each ndarray of a tensor
+        slot uploaded, then (after a repeatable executor's descriptors) each scalar, array and
+        list made. Returns ``args`` with the uploaded Tensors; the planned Tensors are then the
+        tensor arguments' (uploads included) and the lists' members."""
+        device, runtime, planned, slots = self.device, self.runtime, self.planned, self._slots
+        uploads: list[Tensor] = []  # the Tensors it uploads from ndarrays (closed with the executor)
+        members: list[Tensor] = []  # the Tensors of tensor-list arguments
+        lists: dict[int, list[Tensor]] = {}  # argument slot -> the Tensors of its list
+        self.uploads, self._lists = uploads, lists
+        if arrays:
+            args = self._upload(args, device, uploads)
+            for i in present:
+                c_args[i] = args[i].raw
+        if self.repeatable:
+            self._descriptors(args, c_args, present)
+        for i, kind in slots.made:
+            if args[i] is not None:
+                first = len(members)
+                c_args[i] = make(runtime, kind, args[i], device, uploads, members, planned.owned, self.op,
+                                 slots.names[i])
+                if kind == "tensor_list":  # its Tensors (uploaded ndarrays too), for Op[name]
+                    lists[i] = members[first:]
+        tensors = [args[i] for i in present] + members
+        planned.tensors, planned.uses = tensors, [t.storage.uses for t in tensors]
+        return args
+
+    def _descriptors(self, args: tuple, c_args: list[Any], present: list[int]) -> None:
+        """A repeatable executor's private aclTensor per tensor slot (aclCreateTensor), which
+        set_input/set_output move: the user's Tensors keep their own."""
+        for i in present:
+            c_args[i] = own_descriptor(self.runtime, args[i])
+            self.planned.owned.append(("tensor", c_args[i]))
+
+    @functools.cached_property
+    def inputs(self) -> list[Tensor]:
+        """The non-None input Tensors, in parameter order (``set_input``'s indices). A repeatable
+        executor's are set by phase 1 (set_input updates them); a single-use one's arguments never
+        change, so they are the same whenever first read."""
+        return self._group(self._slots.inputs, self._args)
+
+    @functools.cached_property
+    def outputs(self) -> list[Tensor]:
+        """The non-None output Tensors, in parameter order (``set_output``'s indices)."""
+        return self._group(self._slots.outputs, self._args)
+
+    @staticmethod
+    def _group(slots: tuple[int, ...], args: Sequence[Any]) -> list[Tensor]:
+        return [args[i] for i in slots if args[i] is not None]
+
+    def _upload(self, args: tuple, device: Device, uploads: list[Tensor]) -> tuple:
         def name(i: int) -> str:  # asked only for an error
             return str(self.runtime.op_info(self.op).signature.params[i].name)
-        return upload_arrays(f"aclnn{self.op}GetWorkspaceSize", args, self._slots.tensors, name, device, self.uploads)
+        return upload_arrays(f"aclnn{self.op}GetWorkspaceSize", args, self._slots.tensors, name, device, uploads)
 
     def _fall_back_to_replanning(self, args: tuple, c_args: list[Any]) -> None:
         """aclSetAclOpExecutorRepeatable said 561000: phase 1 gave the op cache's entry for this op
@@ -261,7 +262,7 @@ class Executor(Resource):
         lists stay this executor's, for the next run)."""
         self.planned.check_open()
         device, runtime = self.device, self.runtime
-        stream = _open(default_stream(device) if stream is None else stream, self.op)
+        stream = open_stream(default_stream(device) if stream is None else stream, self.op)
         device.use()
         once = Planned(self.op, list(self.planned.tensors))
         size, once.handle = runtime.workspace_size(self.op, tuple(self._c_args))
@@ -316,7 +317,10 @@ class Executor(Resource):
                 f"aclnn{self.op}: this executor was already launched; CANN freed it. "
                 "Plan a new one, or pass repeatable=True to run it many times")
         device = self.device
-        stream = _open(default_stream(device) if stream is None else stream, self.op)
+        if stream is None:
+            stream = default_stream(device)  # (open: it makes a new one for a closed one)
+        elif not isinstance(stream, Stream) or not stream.is_open:
+            open_stream(stream, self.op)  # raises
         device.use()
         size = self.workspace_size
         workspace = stream.workspace(size) if size > 0 else 0
@@ -399,7 +403,7 @@ class Executor(Resource):
         else:
             self.runtime.set_input_tensor_addr(self.planned.handle, c_index, self._c_args[slot], tensor.storage.addr)
         group[index] = tensor
-        self._args[slot] = tensor
+        cast("list[Any]", self._args)[slot] = tensor  # (a repeatable executor's: a list)
         self.planned.replace(self._arg_at[slot], tensor)
 
     def __repr__(self) -> str:
@@ -461,40 +465,32 @@ class Op(Executor):
         info = backend.runtime.op_info(op)
         slots = info.cache.get("slots")
         if slots is None:
-            slots = info.cache["slots"] = _Slots(info)
-        self._plan(bind(info, args, kwargs), repeatable, slots)
+            slots = info.cache["slots"] = Slots(info)
+        if kwargs or len(args) != slots.count or slots.problem:  # (else bind returns args as they are)
+            args = bind(info, args, kwargs)
+        self._plan(args, repeatable, slots)
 
     def __getitem__(self, name: str) -> Any:
         """The argument of parameter ``name``: for a tensor, the Tensor passed (or uploaded from an
         ndarray); for a tensor list, the list of its Tensors; for any other parameter, the value
         passed (a float for an ``aclScalar *``, a tuple for an ``aclIntArray *``); None for a nullptr."""
-        names = self._slots.names
-        if name not in names:
+        slot = self._slots.at.get(name) if isinstance(name, str) else None
+        if slot is None:
+            names = self._slots.names
             raise KeyError(f"aclnn{self.op} has no parameter {name!r} (parameters: {', '.join(names)})")
-        slot = names.index(name)
-        if slot in self._lists:
-            return list(self._lists[slot])
+        lists = self._lists
+        if lists and slot in lists:
+            return list(lists[slot])
         return self._args[slot]
 
 
-def _open(stream: Stream, op: str) -> Stream:
-    """``stream``; TypeError if it is no Stream, ClosedError (as for every closed object) if it
-    was closed, e.g. by Device.close(): the runtime would answer 107000 for the stale handle."""
-    if not isinstance(stream, Stream):
-        raise TypeError(f"aclnn{op}: run takes a pyaclnn.Stream or None, got {type(stream).__name__} "
-                        f"{stream!r} (a stream another framework owns: pyaclnn.Stream.from_handle(handle))")
-    if not stream.is_open:
-        raise ClosedError(f"aclnn{op}: the stream is closed (Device.close() closes its streams); "
-                          "run on an open stream")
-    return stream
-
-
-def _destroy_executor(device: Device, planned: Planned, uploads: list[Tensor]) -> None:
+def _destroy_executor(device: Device, planned: Planned, uploads: Sequence[Tensor]) -> None:
     """The executor's release: aclDestroyAclOpExecutor if phase 2 has not consumed it (an
     executor that never ran is freed whatever its repeatable flag: Planned.destroy), then the
     handles made for it, then the Tensors it uploaded."""
     try:
-        planned.destroy(device.runtime)
+        if planned.handle is not None or planned.owned or planned.tensors:  # (launched: phase 2 released it)
+            planned.destroy(device.runtime)
     finally:
-        while uploads:
+        while isinstance(uploads, list) and uploads:  # (an executor that uploaded none has the empty tuple)
             uploads.pop().close()

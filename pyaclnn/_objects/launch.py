@@ -42,12 +42,13 @@ class Planned:
     each Tensor (by ``id``) where a Tensor is given to CANN through a descriptor of its own."""
     __slots__ = ("op", "handle", "repeatable", "tensors", "uses", "owned", "descriptors")
 
-    def __init__(self, op: str, tensors: list[Any] | None = None) -> None:
+    def __init__(self, op: str, tensors: list[Any] | None = None, uses: list[dict] | None = None) -> None:
         self.op = op
         self.handle: Any = None
         self.repeatable = False
         self.tensors: list[Any] = tensors if tensors is not None else []
-        self.uses: list[dict] = lifetimes.uses_of(self.tensors) if self.tensors else []
+        # (phase 1 passes the uses it collected while checking the tensors)
+        self.uses: list[dict] = uses if uses is not None else lifetimes.uses_of(self.tensors)
         self.owned: list[tuple[str, Any]] = []
         self.descriptors: dict[int, Any] = {}
 
@@ -159,9 +160,14 @@ def launch(runtime: Runtime, op: str, planned: Planned | None, workspace: Any, s
             else:
                 planned.release(runtime, quiet=True)
             raise
-    if order is not None:  # what the launch uses outlives it
-        lifetimes.launched(order, planned.uses)
+    if order is not None:  # what the launch uses outlives it (lifetimes.launched, inline: every launch)
+        order.launches = n = order.launches + 1
+        for u in planned.uses:
+            u[order] = n
         if order.graph is not None:  # captured: a Graph keeps it until it is closed
             order.graph.keep(planned)
     if not planned.repeatable:
-        planned.release(runtime)
+        if planned.owned:
+            planned.release(runtime)
+        else:  # nothing made for it (so no descriptors either): release only lets go of its Tensors
+            planned.tensors, planned.uses = [], []

@@ -13,6 +13,7 @@ from . import lifetimes
 from . import unreported as _unreported
 from .device import Device, device_arg, free_now, need_device
 from .resource import Resource
+from ..errors import ClosedError
 
 if TYPE_CHECKING:
     from .graph import Capture
@@ -179,6 +180,18 @@ class Stream(Resource):
         return f"<pyaclnn.Stream {'closed' if self.closed else hex(self.handle)}{borrowed} on device {self.device.id}>"
 
 
+def open_stream(stream: Stream, op: str) -> Stream:
+    """``stream``; TypeError if it is no Stream, ClosedError (as for every closed object) if it
+    was closed, e.g. by Device.close(): the runtime would answer 107000 for the stale handle."""
+    if not isinstance(stream, Stream):
+        raise TypeError(f"aclnn{op}: run takes a pyaclnn.Stream or None, got {type(stream).__name__} "
+                        f"{stream!r} (a stream another framework owns: pyaclnn.Stream.from_handle(handle))")
+    if not stream.is_open:
+        raise ClosedError(f"aclnn{op}: the stream is closed (Device.close() closes its streams); "
+                          "run on an open stream")
+    return stream
+
+
 def _stream_order(device: Device, raw: Any) -> lifetimes.Order:
     """The stream's launch bookkeeping; its ``sync`` is aclrtSynchronizeStream on ``raw``, then
     the deferred frees (no reference to the Stream object: storages that remember the stream
@@ -186,7 +199,12 @@ def _stream_order(device: Device, raw: Any) -> lifetimes.Order:
     def sync() -> None:
         device.use()
         device.runtime.synchronize_stream(raw)
-        lifetimes.passed(order)
+        if order.deferred:
+            lifetimes.passed(order)
+        else:  # lifetimes.passed without the call (every host read of a launch's result syncs)
+            done = order.launches
+            if done > order.done:
+                order.done = done
     order = lifetimes.Order(sync)
     return order
 
