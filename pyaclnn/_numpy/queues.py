@@ -137,7 +137,7 @@ class Queues:
         # costs no scan of the queues (a free or a host copy beside a long queue stays cheap)
         self.touched: dict[int, int] = {}
         self.snapshots: dict[Work, list[Snapshot]] = {}  # queued tasks copying from pinned memory (pinned.py)
-        self._memo: tuple[tuple[int, int], dict[tuple[Span, ...], tuple[int, ...]]] = ((-1, -1), {})  # (_bases)
+        self._memo: tuple[tuple[int, int], dict[tuple[Span, ...], tuple[int, ...]]] = ((-1, -1), {})  # (bases)
 
     def queue_of(self, key: Any, label: str, device: int | None) -> Queue:
         q = self.queues.get(key)
@@ -157,7 +157,16 @@ class Queues:
         ``exact``: the exact bytes of the strided tensors among ``reads`` and ``writes``, for the
         race checks once spans overlap. ``pinned``: the pinned host sources it copies from, kept
         as they are now to compare when it runs (not on a capture's queue: its tasks run at replays)."""
-        site = user_site()
+        self.queue(q, api, user_site(), reads, writes, run, check_init, waits, writes if mark is None else mark, exact,
+                   pinned, None)
+
+    def queue(self, q: Queue, api: str, site: Site, reads: tuple[Span, ...], writes: tuple[Span, ...],
+              run: Callable[[], None] | None, check_init: tuple[Access, ...], waits: dict[Any, int] | None,
+              mark: tuple[Access, ...], exact: Exacts, pinned: tuple[PinnedSource, ...],
+              bases: tuple[int, ...] | None) -> None:
+        """``put`` with the user's ``site`` found and ``mark`` given (positional: a launch's
+        repeated path), and ``bases``: ``self.bases(reads + writes)`` when the caller knows it
+        (None: worked out here)."""
         memory = self.memory
         with self.lock:
             if self.busy > len(q.pending) and (reads or writes):  # other streams have queued work
@@ -170,13 +179,12 @@ class Queues:
                         self._never_written(api, site, gap)
                         break
             q.seq += 1
-            work = Work(q.seq, api, site, reads, writes, run, waits, (memory.allocations, memory.frees),
-                        writes if mark is None else mark)
+            work = Work(q.seq, api, site, reads, writes, run, waits, (memory.allocations, memory.frees), mark)
             work.exact = exact
             if reads or writes:
-                work.bases = self._bases(reads + writes)
+                work.bases = bases = self.bases(reads + writes) if bases is None else bases
                 touched = self.touched
-                for base in work.bases:
+                for base in bases:
                     touched[base] = touched.get(base, 0) + 1
             if pinned and q.bounded:
                 self.snapshots[work] = [Snapshot(source) for source in pinned]
@@ -281,7 +289,7 @@ class Queues:
             if q is not None:
                 self.flush(q)
 
-    def _bases(self, spans: tuple[Span, ...]) -> tuple[int, ...]:
+    def bases(self, spans: tuple[Span, ...]) -> tuple[int, ...]:
         """The allocations ``spans`` start in, each once (a plain loop: no generator frames).
         Remembered per spans while the address space is unchanged (its (allocations, frees)
         counts: every change to the allocations moves one), as a launch repeats the same spans."""
@@ -329,7 +337,7 @@ class Queues:
         streams', past the last one an event ordered it after). ``exact``: the strided ones of
         ``spans`` as their elements' bytes (with the tasks' own, the overlap is exact)."""
         touched = self.touched
-        if not any(base in touched for base in self._bases(spans)):
+        if not any(base in touched for base in self.bases(spans)):
             return None
         for q in self.queues.values():
             if q is after or not q.pending:

@@ -15,11 +15,11 @@ from ..._core.sites import user_site as _user_site
 from ..._registry.operators import OpInfo
 from ...dtypes import to_numpy
 from .. import ops
-from ..footprint import (exacts, io_spans, known_spans, list_views, outside, span_of, split_io,
+from ..footprint import (exacts, io_spans, is_list, known_spans, list_views, outside, span_of, split_io,
                          written_bytes, written_counts)
 from ..overlap import partial_overlap
 from ..queues import hazard
-from ..records import ExecutorRecord, Scalar, TensorDesc
+from ..records import ExecutorRecord, Scalar, TensorDesc, from_values, values
 from ..stale import made_over, stale_tensor
 from . import opcache
 from .descriptors import NumpyDescriptors
@@ -43,6 +43,7 @@ class NumpyExecutors(NumpyDescriptors):
 
     _op_cache: dict[Any, opcache.Entry] | None = None  # phase 1's answers (opcache), made on first use
     _op_infos: dict[str, OpInfo] | None = None  # op_info's answers that found a reference
+    _calls: dict[Any, opcache.Call] | None = None  # phase 1's answers by C arguments (opcache.Call)
 
     def set_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
         self._need_tensor_arg(tensor, "aclSetTensorAddr")
@@ -135,29 +136,43 @@ class NumpyExecutors(NumpyDescriptors):
         return tuple(out)
 
     def workspace_size(self, op: str, args: tuple) -> tuple[int, int]:
+        calls = self._calls
+        if calls is None:
+            calls = self._calls = {}
+        try:
+            call = calls.get((op, args))
+        except TypeError:  # an unhashable value among the arguments: the full phase 1
+            call = None
+        # The same C arguments as a phase 1 before (opcache.Call): the same entry, made from
+        # the same resolved arguments, while every handle holds what it held then
+        if (call is not None and call.soc == self.soc and call.types == tuple(map(type, args))
+                and call.rules == opcache.rules(op)):
+            for table, handle, held in call.held:
+                if table.get(handle) is not held:
+                    break
+            else:
+                return call.entry.workspace_size, self._register(self._executors, from_values(call.record))
         api = f"aclnn{op}GetWorkspaceSize"
         info = self.op_info(op)
         if len(args) != len(info.kinds):
             raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"expected {len(info.kinds)} arguments, got {len(args)}")
         resolved = self._resolve(info, args, api)
         metas = [a.meta() if type(a) is TensorDesc else ops.meta_of(a) for a in resolved]
-        try:  # the checks run at every phase 1 (the aten tier's spec keeps what it accepted)
-            empty = ops.check(op, self.soc, metas)
-        except errors.AclError as exc:
-            self._thread.error = str(exc)
-            raise
         cache = self._op_cache
         if cache is None:
             cache = self._op_cache = {}
-        inner = opcache.key_of(op, metas)
-        key: Any = (self.soc, empty, inner) if inner is not None else None
+        key = opcache.key_of(op, self.soc, metas)
         try:
             plan = cache.get(key) if key is not None else None
         except TypeError:  # an aclScalar (a dataclass) or a list of them among the metas
-            inner = opcache.plain_key(op, metas)
-            key = (self.soc, empty, inner) if inner is not None else None
+            key = opcache.plain_key(op, self.soc, metas)
             plan = cache.get(key) if key is not None else None
-        if plan is None:  # the spec's other rules, for a call the checks accepted
+        if plan is None:  # the spec's checks (skipped on a hit, as CANN's L2_DFX_PHASE_1: opcache), then its other rules
+            try:
+                empty = ops.check(op, self.soc, metas)
+            except errors.AclError as exc:
+                self._thread.error = str(exc)
+                raise
             by_name = ops.written(op, self.soc, metas)
             ws = ops.workspace_size(op, self.soc, metas)  # what the real operator asks for
             plan = opcache.Entry(empty, written_counts(info, resolved, by_name) if by_name else None, ws.size,
@@ -180,7 +195,32 @@ class NumpyExecutors(NumpyDescriptors):
                                 workspace_used=plan.workspace_used, handles=handles, names=info.names,
                                 generated=info.index_rule == "position", written=plan.written,
                                 fills_empty=plan.fills, plan=plan)
+        if key is not None:
+            self._note_call(calls, op, args, info, plan, values(record))
         return plan.workspace_size, self._register(self._executors, record)
+
+    def _note_call(self, calls: dict, op: str, args: tuple, info: OpInfo, plan: opcache.Entry,
+                   record: tuple) -> None:
+        """Keep ``args`` as an opcache.Call for ``plan`` when its plain values allow (opcache.PLAIN),
+        with what each handle holds now (a list's element handles and theirs too)."""
+        kinds = self._kinds
+        held = []
+        for kind, value in zip(info.kinds, args):
+            if kind not in kinds or value is None:
+                if type(value) not in opcache.PLAIN:
+                    return
+                continue
+            table = kinds[kind][0]
+            held.append((table, value, table[value]))
+            if kind in ("tensor_list", "scalar_list"):
+                members = self._tensors if kind == "tensor_list" else self._scalars
+                held += [(members, h, members[h]) for h in table[value]]
+        try:
+            hash(args)
+        except TypeError:
+            return
+        opcache.store(calls, (op, args), opcache.Call(self.soc, opcache.rules(op), tuple(map(type, args)), tuple(held),
+                                                      plan, record), opcache.MAX_CALLS)
 
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any,
                *extra: Any) -> None:
@@ -216,8 +256,10 @@ class NumpyExecutors(NumpyDescriptors):
             self._other_op(api, op, ex.op)
             made_by = f" (an executor of aclnn{ex.op}, which it runs)"
             op = ex.op  # it runs as the operator that made it
-        self._launch_workspace(api, made_by, op, ex.workspace_size, workspace, workspace_size,
-                               ex.generated if not made_by else None)
+        need = ex.workspace_size
+        if need or workspace_size:  # (with neither, _launch_workspace has nothing to refuse)
+            self._launch_workspace(api, made_by, op, need, workspace, workspace_size,
+                                   ex.generated if not made_by else None)
         self._need_context(api)
         self._need_stream(stream, api, launch=True)
         if ex.empty and not ex.fills_empty:
@@ -231,20 +273,60 @@ class NumpyExecutors(NumpyDescriptors):
         if dead is not None:  # phase 2 would read a freed aclTensor: refused, as the emulator does
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"tensor {dead!r} was destroyed before phase 2 "
                                                            f"(keep the tensors alive until phase 2 has returned){made_by}")
-        self._launch_fault(stream, api)
+        if self._poisoned:  # (_launch_fault refuses only on a device in failure mode)
+            self._launch_fault(stream, api)
         if ex.workspace_used and not workspace:  # a composite op's kernels fault on it
             self._add_fault(stream, f"{api}{made_by} queued on stream {stream!r}: the kernels' workspace "
                                     f"({ex.workspace_size} bytes, as phase 1 reported) is at NULL: the kernel's "
                                     f"AI Core exception (allocate workspaceSize bytes and pass them)")
             return
+        plan = ex.plan
+        memory = self.memory
+        t = plan.launch if plan is not None else None
+        if (t is not None and t.args is ex.args and t.frees == memory.frees and t.unwrites == memory.unwrites
+                and t.workspace == (workspace, workspace_size)):
+            # The template of the latest clean launch over the same resolved arguments
+            # (opcache.Launch): with every tensor at the same address, no free since (the
+            # views, bounds, bases and no stale tensor are as they were: an allocation ends
+            # only by a free, which moves ``frees``) and each tensor still known written
+            # under the same (frees, unwrites) (nothing to check or mark, as known_spans
+            # finds), the full path below computes exactly its spans, exact bytes and kernel;
+            # the dynamic checks (races with queued work, Queues.put) run as always.
+            same = True
+            for d, addr in zip(t.descs, t.addrs):
+                if d.addr != addr:
+                    same = False
+                    break
+            if same:
+                key = (t.frees, t.unwrites)
+                for d in t.known:
+                    if d.known_written != key:
+                        same = False
+                        break
+            if same:
+                try:
+                    self.queues.queue(self._queue(stream), api, _user_site(), t.reads, t.writes, t.kernel, (), None,
+                                      t.mark, t.exact, (), t.bases if t.allocations == memory.allocations else None)
+                except BaseException:  # a hazard: nothing was queued, so nothing is known written
+                    for d in t.known:
+                        d.known_written = None
+                    raise
+                return
+        self._launch_spans(api, made_by, ex, plan, workspace, workspace_size, stream)
+
+    def _launch_spans(self, api: str, made_by: str, ex: ExecutorRecord, plan: opcache.Entry | None,
+                      workspace: Any, workspace_size: int, stream: Any) -> None:
+        """The launch's full path: the views and the bounds, stale tensors, the spans and the
+        overlap of an output with an input, what is known written, the kernel, the queueing;
+        a launch that reported nothing and had nothing to check or mark leaves its template."""
+        memory = self.memory
+        clean = ex.spans is None  # (its spans are worked out here: their overlap check runs)
         # What an executor of the same plan (phase-1 cache entry) worked out for the same tensors
         # at the same addresses (kept only when nothing was reported): its spans, and its views
         # while no memory was freed since (nothing then reaches outside its allocation)
-        plan = ex.plan
         last = plan.spans if plan is not None and ex.spans is None else None
         if last is not None and (last[0] != ex.handles or [d.addr for d in last[1]] != last[2]):
             last = None
-        memory = self.memory
         if last is not None and last[4] == memory.frees:
             views = last[5]
             bad = None
@@ -274,8 +356,8 @@ class NumpyExecutors(NumpyDescriptors):
                                     f"{bad.offset}, shape {bad.shape}, strides {bad.strides}) reaches outside "
                                     f"its device allocation: the kernel's AI Core exception")
             return
-        if ex.checked_frees != self.memory.frees:  # a free since: a tensor over reused memory (stale.py)
-            self._check_stale(api, made_by, ex)
+        if ex.checked_frees != self.memory.frees and self._check_stale(api, made_by, ex):
+            clean = False  # a free since: a tensor over reused memory (stale.py), reported
         spans = ex.spans
         if spans is None:  # until aclSet*TensorAddr moves one of its tensors
             if last is not None:
@@ -283,6 +365,7 @@ class NumpyExecutors(NumpyDescriptors):
             else:
                 io = io_spans(ex)
                 overlaps = self._check_io_overlap(api, ex, io)
+                clean = clean and not overlaps
                 spans = ex.spans = io + (exacts(*io),)
                 if plan is not None and not overlaps:  # (a hazard reported is reported at every launch)
                     descs = [self._tensors[h] for h in ex.handles]
@@ -304,12 +387,20 @@ class NumpyExecutors(NumpyDescriptors):
             kernel = partial(run, views)  # (a partial: no Python frame of its own when it runs)
             if plan is not None:
                 plan.call = kernel
+        stamp = (memory.frees, memory.unwrites, memory.allocations)
         try:
             self.queues.put(self._queue(stream), api, reads, writes, kernel, check_init=check, mark=mark, exact=exact)
         except BaseException:  # a hazard: nothing was queued, so nothing is known written
             for d in spans[0] + spans[1]:
                 d.known_written = None
             raise
+        if clean and plan is not None and stamp == (memory.frees, memory.unwrites, memory.allocations):
+            # (a launch that reported a hazard leaves none: a hazard is reported at every launch)
+            descs = tuple([d for a in ex.args if type(a) is TensorDesc or is_list(a)
+                           for d in ((a,) if type(a) is TensorDesc else a)])
+            plan.launch = opcache.Launch(ex.args, descs, spans[0] + spans[1], memory.frees, memory.unwrites,
+                                         (workspace, workspace_size), reads, writes, tuple([a for _, a in spans[2]]),
+                                         exact, kernel, memory.allocations, self.queues.bases(reads + writes))
 
     def _check_io_overlap(self, api: str, ex: ExecutorRecord, io: tuple) -> bool:
         """An output partly overlapping an input of the same launch (pyaclnn._numpy.overlap): a
@@ -403,9 +494,10 @@ class NumpyExecutors(NumpyDescriptors):
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, "executor_kernel", f"{executor!r} is not a live executor")
         return self._kernel(ex)
 
-    def _check_stale(self, api: str, made_by: str, ex: ExecutorRecord) -> None:
+    def _check_stale(self, api: str, made_by: str, ex: ExecutorRecord) -> bool:
         """A launch through a tensor whose allocation was freed and its address handed out again:
-        a use after free the bounds do not show (pyaclnn._numpy.stale); the device would run it."""
+        a use after free the bounds do not show (pyaclnn._numpy.stale); the device would run it.
+        True when one was reported (PYACLNN_HAZARDS lets the launch go on)."""
         frees = self.memory.frees
         plan = ex.plan  # none stale for the same handles, no free since: none is now (a move re-makes one)
         fresh = plan.fresh if plan is not None else None
@@ -414,9 +506,12 @@ class NumpyExecutors(NumpyDescriptors):
             if why is not None:
                 site = _user_site()
                 hazard(f"{api} at {site}{made_by}: {why}", site)
-            elif plan is not None:
+                ex.checked_frees = frees
+                return True
+            if plan is not None:
                 plan.fresh = ex.handles, frees
         ex.checked_frees = frees
+        return False
 
     def _tensor_site(self, desc: TensorDesc) -> Any:
         """The user's line that made ``desc``'s aclTensor, where handle sites are tracked (else None)."""
