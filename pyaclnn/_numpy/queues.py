@@ -72,11 +72,11 @@ class Work:
 
     def __init__(self, seq: int, api: str, site: Site, reads: tuple[Span, ...], writes: tuple[Span, ...],
                  run: Callable[[], None] | None, waits: dict[Any, int] | None, memory: tuple[int, int],
-                 mark: tuple[Access, ...]) -> None:
+                 mark: tuple[Access, ...], exact: Exacts = None, bases: tuple[int, ...] = ()) -> None:
         self.seq, self.api, self.site, self.reads, self.writes = seq, api, site, reads, writes
         self.run, self.waits, self.memory, self.mark = run, waits, memory, mark
-        self.bases: tuple[int, ...] = ()  # the allocations its spans are in (Queues.touched)
-        self.exact: Exacts = None  # the exact bytes of its strided tensors' spans (Queues.put)
+        self.exact: Exacts = exact  # the exact bytes of its strided tensors' spans (Queues.put)
+        self.bases: tuple[int, ...] = bases  # the allocations its spans are in (Queues.touched)
 
 
 class Queue:
@@ -178,14 +178,17 @@ class Queues:
                     if gap is not None:
                         self._never_written(api, site, gap)
                         break
-            q.seq += 1
-            work = Work(q.seq, api, site, reads, writes, run, waits, (memory.allocations, memory.frees), mark)
-            work.exact = exact
             if reads or writes:
-                work.bases = bases = self.bases(reads + writes) if bases is None else bases
+                if bases is None:
+                    bases = self.bases(reads + writes)
                 touched = self.touched
                 for base in bases:
                     touched[base] = touched.get(base, 0) + 1
+            else:
+                bases = ()
+            q.seq += 1
+            work = Work(q.seq, api, site, reads, writes, run, waits, (memory.allocations, memory.frees), mark, exact,
+                        bases)
             if pinned and q.bounded:
                 self.snapshots[work] = [Snapshot(source) for source in pinned]
             q.pending.append(work)

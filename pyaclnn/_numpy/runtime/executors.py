@@ -260,8 +260,11 @@ class NumpyExecutors(NumpyDescriptors):
         if need or workspace_size:  # (with neither, _launch_workspace has nothing to refuse)
             self._launch_workspace(api, made_by, op, need, workspace, workspace_size,
                                    ex.generated if not made_by else None)
-        self._need_context(api)
-        self._need_stream(stream, api, launch=True)
+        thread = self._thread
+        if not self._initialized or thread.device is None:  # (what _need_context refuses)
+            self._need_context(api)
+        if self._streams.get(stream) != thread.device:  # (a live stream of this device: _need_stream passes)
+            self._need_stream(stream, api, launch=True)
         if ex.empty and not ex.fills_empty:
             return
         dead = None
@@ -304,9 +307,13 @@ class NumpyExecutors(NumpyDescriptors):
                         same = False
                         break
             if same:
+                queues = self.queues
+                q = queues.queues.get(stream) if stream and not self._captures else None  # (_queue's first answer)
+                if q is None:
+                    q = self._queue(stream)
                 try:
-                    self.queues.queue(self._queue(stream), api, _user_site(), t.reads, t.writes, t.kernel, (), None,
-                                      t.mark, t.exact, (), t.bases if t.allocations == memory.allocations else None)
+                    queues.queue(q, api, _user_site(), t.reads, t.writes, t.kernel, (), None, t.mark, t.exact, (),
+                                 t.bases if t.allocations == memory.allocations else None)
                 except BaseException:  # a hazard: nothing was queued, so nothing is known written
                     for d in t.known:
                         d.known_written = None
