@@ -11,7 +11,6 @@ from pyaclnn._objects import backend as _backend
 from pyaclnn._functions import hostcall as _hostcall
 from pyaclnn._numpy.kernels import _parallel
 from pyaclnn.ops.group_norm_backward import kernel as gn_kernel
-from pyaclnn.ops.mse_loss_backward import spec as mse
 from pyaclnn.errors import AclnnParamInvalidError
 
 F32 = np.float32
