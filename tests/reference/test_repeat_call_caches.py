@@ -158,3 +158,22 @@ def test_a_repeated_call_racing_with_another_stream_is_a_hazard(port: PortSessio
     _abs(p, x, out, stream=p.streams[0])  # queued, not waited for
     with pytest.raises(pyaclnn.HazardError, match="no event between the two streams"):
         _abs(p, x, out, stream=p.streams[1])
+
+
+def test_a_plain_value_of_another_type_is_a_new_key(port: PortSession, monkeypatch: pytest.MonkeyPatch) -> None:
+    """1 and True are equal Python keys; the rules see their types (pyaclnn._spec.value_key), so
+    True after 1 runs the checks again (the runtime's phase 1, as the C layer calls it)."""
+    from pyaclnn._objects.backend import current
+    from pyaclnn.ops.mse_loss_backward import spec as mse
+    p = port
+    _, x, _, out = _pair(p)
+    checks: list[tuple] = []
+    real = mse.check
+    monkeypatch.setattr(mse, "check", lambda *a: checks.append(a) or real(*a))
+    rt = current().runtime
+    for reduction in (1, 1, True):
+        try:
+            rt.destroy_executor(rt.workspace_size("MseLossBackward", (x, x, x, reduction, out))[1])
+        except pyaclnn.AclError:
+            pass  # (a refusal is the checks' too)
+    assert [type(c[4]) for c in checks] == [int, bool]
