@@ -61,6 +61,7 @@ from .pinned import PinnedSource, Snapshot
 Exact = Callable[[], Access] | None
 Exacts = tuple[tuple[Exact, ...], tuple[Exact, ...]] | None  # per read span, per write span; None: all spans exact
 
+_new = object.__new__
 DEPTH = 1024  # tasks a stream holds before its oldest are taken as done (the device caught up)
 
 
@@ -157,7 +158,7 @@ class Queues:
         ``exact``: the exact bytes of the strided tensors among ``reads`` and ``writes``, for the
         race checks once spans overlap. ``pinned``: the pinned host sources it copies from, kept
         as they are now to compare when it runs (not on a capture's queue: its tasks run at replays)."""
-        self.queue(q, api, user_site(), reads, writes, run, check_init, waits, writes if mark is None else mark, exact,
+        self.queue(q, api, user_site(2), reads, writes, run, check_init, waits, writes if mark is None else mark, exact,
                    pinned, None)
 
     def queue(self, q: Queue, api: str, site: Site, reads: tuple[Span, ...], writes: tuple[Span, ...],
@@ -187,8 +188,10 @@ class Queues:
             else:
                 bases = ()
             q.seq += 1
-            work = Work(q.seq, api, site, reads, writes, run, waits, (memory.allocations, memory.frees), mark, exact,
-                        bases)
+            work = _new(Work)  # (Work's fields set here: no __init__ frame on every task queued)
+            work.seq, work.api, work.site, work.reads, work.writes, work.run, work.waits = (q.seq, api, site, reads,
+                                                                                         writes, run, waits)
+            work.memory, work.mark, work.exact, work.bases = (memory.allocations, memory.frees), mark, exact, bases
             if pinned and q.bounded:
                 self.snapshots[work] = [Snapshot(source) for source in pinned]
             q.pending.append(work)

@@ -312,7 +312,7 @@ class NumpyExecutors(NumpyDescriptors):
                 if q is None:
                     q = self._queue(stream)
                 try:
-                    queues.queue(q, api, _user_site(), t.reads, t.writes, t.kernel, (), None, t.mark, t.exact, (),
+                    queues.queue(q, api, _user_site(2), t.reads, t.writes, t.kernel, (), None, t.mark, t.exact, (),
                                  t.bases if t.allocations == memory.allocations else None)
                 except BaseException:  # a hazard: nothing was queued, so nothing is known written
                     for d in t.known:
