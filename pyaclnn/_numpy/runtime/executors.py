@@ -157,7 +157,7 @@ class NumpyExecutors(NumpyLaunching):
         except TypeError:  # an aclScalar (a dataclass) or a list of them among the metas
             key = opcache.plain_key(op, self.soc, metas)
             plan = cache.get(key) if key is not None else None
-        if plan is None:  # the spec's checks (skipped on a hit, as CANN's L2_DFX_PHASE_1: opcache), then its other rules
+        if plan is None:  # the spec's checks (on a hit skipped, as CANN's L2_DFX_PHASE_1: opcache), its other rules
             try:
                 empty = ops.check(op, self.soc, metas)
             except errors.AclError as exc:
