@@ -177,3 +177,15 @@ def test_a_plain_value_of_another_type_is_a_new_key(port: PortSession, monkeypat
         except pyaclnn.AclError:
             pass  # (a refusal is the checks' too)
     assert [type(c[4]) for c in checks] == [int, bool]
+
+
+def test_a_record_made_from_its_template_is_the_record() -> None:
+    """records.from_values sets each field by name in the class's order (a field added, moved or
+    renamed without it: a record with other values in its fields, which this finds)."""
+    from dataclasses import fields
+    from pyaclnn._numpy.records import ExecutorRecord, from_values, values
+    record = ExecutorRecord(*[object() for _ in fields(ExecutorRecord)])
+    copy = from_values(values(record))
+    assert copy is not record
+    assert [getattr(copy, f.name) for f in fields(ExecutorRecord)] == [getattr(record, f.name)
+                                                                       for f in fields(ExecutorRecord)]
