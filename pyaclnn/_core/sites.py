@@ -59,12 +59,16 @@ def user_site(depth: int = 1) -> Site:
     frame = sys._getframe(depth)  # private: CPython's frame access, one C call (inspect.stack builds every frame)
     inside = _inside
     while frame is not None:
-        name = frame.f_code.co_filename
+        code = frame.f_code
+        name = code.co_filename
         own = inside.get(name)
         if own is None:
             own = inside[name] = os.path.abspath(name).startswith(PACKAGE)
         if not own:
-            line = _line(frame)
+            known = _lines.get(id(code))  # (_line's memo, read inline: this runs for every task queued)
+            line = known[1].get(frame.f_lasti) if known is not None else None
+            if line is None:
+                line = _line(frame)
             callers: list[tuple[str, int]] = []
             caller = frame.f_back
             foreign = _foreign

@@ -223,22 +223,24 @@ class NumpyExecutors(NumpyLaunching):
             raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "executor is nullptr")
         with self._lock:
             ex = self._executors.get(executor)
-            if ex is not None and ex.generated and ex.op == op:
-                # NnopbaseRunWithWorkspace (opbase individual_op_api.cpp) checks the workspace
-                # before it runs the executor: refused there, the executor stays live
-                if workspace_size > 0 and not workspace:
-                    raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "workspace is nullptr but workspaceSize > 0 "
-                                                                   "(the executor was not run: it is still live)")
-                if workspace_size < ex.workspace_size:
-                    raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"The passed workspace size {workspace_size} does "
-                                                                   f"not meet the minimum workspace size "
-                                                                   f"{ex.workspace_size} actually required by the "
-                                                                   "operator (the executor was not run: it is still live)")
-            if ex is not None and not ex.repeatable:
-                del self._executors[executor]  # phase 2 consumes it, whatever the result
-        if ex is None and not ops.runs(op):
-            raise self._cannot_run(op)
+            if ex is not None:
+                if ex.generated and ex.op == op:
+                    # NnopbaseRunWithWorkspace (opbase individual_op_api.cpp) checks the workspace
+                    # before it runs the executor: refused there, the executor stays live
+                    if workspace_size > 0 and not workspace:
+                        raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "workspace is nullptr but workspaceSize > 0 "
+                                                                       "(the executor was not run: it is still live)")
+                    if workspace_size < ex.workspace_size:
+                        raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"The passed workspace size {workspace_size} "
+                                                                       f"does not meet the minimum workspace size "
+                                                                       f"{ex.workspace_size} actually required by the "
+                                                                       "operator (the executor was not run: it is "
+                                                                       "still live)")
+                if not ex.repeatable:
+                    del self._executors[executor]  # phase 2 consumes it, whatever the result
         if ex is None:
+            if not ops.runs(op):
+                raise self._cannot_run(op)
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, api,
                              f"executor {executor!r} is not live (already launched or destroyed?)")
         made_by = ""
