@@ -169,7 +169,9 @@ class Queues:
         repeated path), and ``bases``: ``self.bases(reads + writes)`` when the caller knows it
         (None: worked out here)."""
         memory = self.memory
-        with self.lock:
+        lock = self.lock
+        lock.acquire()  # (acquire, try, release: cheaper than a `with` block, on every task queued)
+        try:
             if self.busy > len(q.pending) and (reads or writes):  # other streams have queued work
                 self._check_race(q, api, site, reads, writes, exact)
             if check_init:  # (check_written, inline: this runs for every tensor a launch reads)
@@ -198,6 +200,8 @@ class Queues:
             self.busy += 1
             if len(q.pending) > DEPTH and q.bounded:
                 self.flush(q, q.pending[0].seq)
+        finally:
+            lock.release()
 
     def wait(self, q: Queue, event: tuple[Any, int, dict[Any, int]] | None) -> None:
         """aclrtStreamWaitEvent: ``q``'s later tasks follow the event's stream up to its record

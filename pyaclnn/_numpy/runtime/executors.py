@@ -221,7 +221,9 @@ class NumpyExecutors(NumpyLaunching):
             if not ops.runs(op):  # ... of an operator this backend can run at all
                 raise self._cannot_run(op)
             raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "executor is nullptr")
-        with self._lock:
+        lock = self._lock
+        lock.acquire()  # (acquire, try, release: cheaper than a `with` block)
+        try:
             ex = self._executors.get(executor)
             if ex is not None:
                 if ex.generated and ex.op == op:
@@ -238,6 +240,8 @@ class NumpyExecutors(NumpyLaunching):
                                                                        "still live)")
                 if not ex.repeatable:
                     del self._executors[executor]  # phase 2 consumes it, whatever the result
+        finally:
+            lock.release()
         if ex is None:
             if not ops.runs(op):
                 raise self._cannot_run(op)
