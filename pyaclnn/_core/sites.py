@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 import sysconfig
+from types import CodeType, FrameType
 from typing import NamedTuple
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # pyaclnn/
@@ -51,17 +52,23 @@ def _ends_stack(name: str) -> bool:
 UNKNOWN = Site("<unknown>", 0)
 
 
-def user_site() -> Site:
-    """The (file, line) of the innermost frame that is not pyaclnn's own code."""
-    frame = sys._getframe(1)  # private: CPython's frame access, one C call (inspect.stack builds every frame)
+def user_site(depth: int = 1) -> Site:
+    """The (file, line) of the innermost frame that is not pyaclnn's own code, from the caller's
+    caller's frame up (``depth`` 2: a caller that is pyaclnn's own skips its own frame, so that
+    frame is not made into a Python object: CPython makes one per frame looked at)."""
+    frame = sys._getframe(depth)  # private: CPython's frame access, one C call (inspect.stack builds every frame)
     inside = _inside
     while frame is not None:
-        name = frame.f_code.co_filename
+        code = frame.f_code
+        name = code.co_filename
         own = inside.get(name)
         if own is None:
             own = inside[name] = os.path.abspath(name).startswith(PACKAGE)
         if not own:
-            line = frame.f_lineno
+            known = _lines.get(id(code))  # (_line's memo, read inline: this runs for every task queued)
+            line = known[1].get(frame.f_lasti) if known is not None else None
+            if line is None:
+                line = _line(frame)
             callers: list[tuple[str, int]] = []
             caller = frame.f_back
             foreign = _foreign
@@ -72,7 +79,7 @@ def user_site() -> Site:
                     end = _ends_stack(other)
                 if end:
                     break
-                callers.append((other, caller.f_lineno))
+                callers.append((other, _line(caller)))
                 caller = caller.f_back
             return _site(Site, (name, line, tuple(callers)))  # (Site's own __new__ is a Python function)
         frame = frame.f_back  # type: ignore[assignment]
@@ -80,6 +87,28 @@ def user_site() -> Site:
 
 
 _site = tuple.__new__
+
+# id(code object) -> (it, {instruction offset: line}): a frame's f_lineno decodes its code's line
+# table from the start (microseconds deep in a long function or module), so each (code, offset)
+# is decoded once. The entry holds its code object, so no other code object gets that id while it
+# is here; a line is a function of the code and the offset (PyCode_Addr2Line(code, f_lasti)).
+_lines: dict[int, tuple[CodeType, dict[int, int]]] = {}
+MAX_CODES = 4096
+
+
+def _line(frame: FrameType) -> int:
+    """``frame.f_lineno``, decoded once per (code, instruction) (``_lines``)."""
+    code = frame.f_code
+    known = _lines.get(id(code))
+    if known is None:
+        if len(_lines) >= MAX_CODES:
+            _lines.clear()
+        known = _lines[id(code)] = (code, {})
+    at = frame.f_lasti
+    line = known[1].get(at)
+    if line is None:
+        line = known[1][at] = frame.f_lineno
+    return line
 
 
 # The statuses only a graph-capture rule returns (hicann/runtime errcode_manage.cc; issue 26):

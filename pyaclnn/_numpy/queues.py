@@ -61,6 +61,7 @@ from .pinned import PinnedSource, Snapshot
 Exact = Callable[[], Access] | None
 Exacts = tuple[tuple[Exact, ...], tuple[Exact, ...]] | None  # per read span, per write span; None: all spans exact
 
+_new = object.__new__
 DEPTH = 1024  # tasks a stream holds before its oldest are taken as done (the device caught up)
 
 
@@ -72,11 +73,11 @@ class Work:
 
     def __init__(self, seq: int, api: str, site: Site, reads: tuple[Span, ...], writes: tuple[Span, ...],
                  run: Callable[[], None] | None, waits: dict[Any, int] | None, memory: tuple[int, int],
-                 mark: tuple[Access, ...]) -> None:
+                 mark: tuple[Access, ...], exact: Exacts = None, bases: tuple[int, ...] = ()) -> None:
         self.seq, self.api, self.site, self.reads, self.writes = seq, api, site, reads, writes
         self.run, self.waits, self.memory, self.mark = run, waits, memory, mark
-        self.bases: tuple[int, ...] = ()  # the allocations its spans are in (Queues.touched)
-        self.exact: Exacts = None  # the exact bytes of its strided tensors' spans (Queues.put)
+        self.exact: Exacts = exact  # the exact bytes of its strided tensors' spans (Queues.put)
+        self.bases: tuple[int, ...] = bases  # the allocations its spans are in (Queues.touched)
 
 
 class Queue:
@@ -137,7 +138,7 @@ class Queues:
         # costs no scan of the queues (a free or a host copy beside a long queue stays cheap)
         self.touched: dict[int, int] = {}
         self.snapshots: dict[Work, list[Snapshot]] = {}  # queued tasks copying from pinned memory (pinned.py)
-        self._memo: tuple[tuple[int, int], dict[tuple[Span, ...], tuple[int, ...]]] = ((-1, -1), {})  # (_bases)
+        self._memo: tuple[tuple[int, int], dict[tuple[Span, ...], tuple[int, ...]]] = ((-1, -1), {})  # (bases)
 
     def queue_of(self, key: Any, label: str, device: int | None) -> Queue:
         q = self.queues.get(key)
@@ -157,9 +158,20 @@ class Queues:
         ``exact``: the exact bytes of the strided tensors among ``reads`` and ``writes``, for the
         race checks once spans overlap. ``pinned``: the pinned host sources it copies from, kept
         as they are now to compare when it runs (not on a capture's queue: its tasks run at replays)."""
-        site = user_site()
+        self.queue(q, api, user_site(2), reads, writes, run, check_init, waits, writes if mark is None else mark, exact,
+                   pinned, None)
+
+    def queue(self, q: Queue, api: str, site: Site, reads: tuple[Span, ...], writes: tuple[Span, ...],
+              run: Callable[[], None] | None, check_init: tuple[Access, ...], waits: dict[Any, int] | None,
+              mark: tuple[Access, ...], exact: Exacts, pinned: tuple[PinnedSource, ...],
+              bases: tuple[int, ...] | None) -> None:
+        """``put`` with the user's ``site`` found and ``mark`` given (positional: a launch's
+        repeated path), and ``bases``: ``self.bases(reads + writes)`` when the caller knows it
+        (None: worked out here)."""
         memory = self.memory
-        with self.lock:
+        lock = self.lock
+        lock.acquire()  # (acquire, try, release: cheaper than a `with` block, on every task queued)
+        try:
             if self.busy > len(q.pending) and (reads or writes):  # other streams have queued work
                 self._check_race(q, api, site, reads, writes, exact)
             if check_init:  # (check_written, inline: this runs for every tensor a launch reads)
@@ -169,21 +181,27 @@ class Queues:
                     if gap is not None:
                         self._never_written(api, site, gap)
                         break
-            q.seq += 1
-            work = Work(q.seq, api, site, reads, writes, run, waits, (memory.allocations, memory.frees),
-                        writes if mark is None else mark)
-            work.exact = exact
             if reads or writes:
-                work.bases = self._bases(reads + writes)
+                if bases is None:
+                    bases = self.bases(reads + writes)
                 touched = self.touched
-                for base in work.bases:
+                for base in bases:
                     touched[base] = touched.get(base, 0) + 1
+            else:
+                bases = ()
+            q.seq += 1
+            work = _new(Work)  # (Work's fields set here: no __init__ frame on every task queued)
+            work.seq, work.api, work.site, work.reads, work.writes, work.run, work.waits = (q.seq, api, site, reads,
+                                                                                         writes, run, waits)
+            work.memory, work.mark, work.exact, work.bases = (memory.allocations, memory.frees), mark, exact, bases
             if pinned and q.bounded:
                 self.snapshots[work] = [Snapshot(source) for source in pinned]
             q.pending.append(work)
             self.busy += 1
             if len(q.pending) > DEPTH and q.bounded:
                 self.flush(q, q.pending[0].seq)
+        finally:
+            lock.release()
 
     def wait(self, q: Queue, event: tuple[Any, int, dict[Any, int]] | None) -> None:
         """aclrtStreamWaitEvent: ``q``'s later tasks follow the event's stream up to its record
@@ -281,7 +299,7 @@ class Queues:
             if q is not None:
                 self.flush(q)
 
-    def _bases(self, spans: tuple[Span, ...]) -> tuple[int, ...]:
+    def bases(self, spans: tuple[Span, ...]) -> tuple[int, ...]:
         """The allocations ``spans`` start in, each once (a plain loop: no generator frames).
         Remembered per spans while the address space is unchanged (its (allocations, frees)
         counts: every change to the allocations moves one), as a launch repeats the same spans."""
@@ -329,7 +347,7 @@ class Queues:
         streams', past the last one an event ordered it after). ``exact``: the strided ones of
         ``spans`` as their elements' bytes (with the tasks' own, the overlap is exact)."""
         touched = self.touched
-        if not any(base in touched for base in self._bases(spans)):
+        if not any(base in touched for base in self.bases(spans)):
             return None
         for q in self.queues.values():
             if q is after or not q.pending:

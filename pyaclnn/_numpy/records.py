@@ -2,7 +2,7 @@
 descriptor (aclTensor), a scalar (aclScalar), an executor (aclOpExecutor)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Callable
 
 import numpy as np
@@ -61,3 +61,23 @@ class ExecutorRecord:
     fills_empty: bool = False    # an empty call whose phase 2 still writes (the spec's ``empty_fills``)
     plan: Any = None             # its phase-1 cache entry (runtime/opcache.Entry), which keeps its kernel
     checked_frees: int = -1      # the memory's frees when its tensors were last found not stale (stale.py)
+
+
+_FIELDS = tuple(f.name for f in fields(ExecutorRecord))
+_new = object.__new__
+
+
+def values(record: ExecutorRecord) -> tuple:
+    """``record``'s field values in their order: a template for ``from_values``."""
+    return tuple([getattr(record, name) for name in _FIELDS])
+
+
+def from_values(v: tuple) -> ExecutorRecord:
+    """A new ExecutorRecord of the field values ``v`` (``values``): a phase 1 answered by the op
+    cache copies its template, cheaper than the dataclass's keyword __init__ (a field added to
+    the class and not here makes ``v`` one value too long: ValueError at the first use)."""
+    ex = _new(ExecutorRecord)
+    (ex.op, ex.args, ex.empty, ex.inputs, ex.outputs, ex.repeatable, ex.workspace_size, ex.workspace_used,
+     ex.handles, ex.names, ex.spans, ex.written, ex.generated, ex.kernel, ex.fills_empty, ex.plan,
+     ex.checked_frees) = v
+    return ex

@@ -1,28 +1,22 @@
-"""The reference runtime's operators: phase 1 (the op spec's checks, an executor), phase 2 (the
-launch queued on its stream, with its reads and writes for the hazard checks), executor
+"""The reference runtime's operators: phase 1 (the op spec's checks, an executor; the op cache
+first: opcache), phase 2 (the launch queued on its stream, with its reads and writes for the
+hazard checks: a launch template's repeat here, the full path in launching.py), executor
 addresses and repeatability."""
 from __future__ import annotations
 
-from functools import partial
 from typing import Any, Callable
-
-import numpy as np
 
 from ... import errors
 from ..._core.constants import (ACLNN_ERR_RUNTIME_ERROR, ACLNN_ERR_PARAM_NULLPTR,
                                 ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_INNER_NULLPTR)
 from ..._core.sites import user_site as _user_site
 from ..._registry.operators import OpInfo
-from ...dtypes import to_numpy
 from .. import ops
-from ..footprint import (exacts, io_spans, known_spans, list_views, outside, span_of, split_io,
-                         written_bytes, written_counts)
-from ..overlap import partial_overlap
-from ..queues import hazard
-from ..records import ExecutorRecord, Scalar, TensorDesc
-from ..stale import made_over, stale_tensor
+from ..footprint import split_io, written_counts
+from ..records import ExecutorRecord, TensorDesc, from_values, values
+from ..stale import made_over
 from . import opcache
-from .descriptors import NumpyDescriptors
+from .launching import NumpyLaunching
 
 
 # What the NumPy backend looks for besides headers/, for an unknown operator's message.
@@ -34,15 +28,12 @@ _SEARCHED = (("custom", "custom operator package (ASCEND_CUSTOM_OPP_PATH, $ASCEN
 _UNSET = object()  # an OpInfo.cache entry not worked out yet
 
 
-def _nothing(args: tuple) -> None:
-    """Phase 2 of a call on empty inputs: nothing to compute (outputs are left as they are)."""
-
-
-class NumpyExecutors(NumpyDescriptors):
+class NumpyExecutors(NumpyLaunching):
     """aclnn<Op>GetWorkspaceSize / aclnn<Op>, aclSet*TensorAddr, aclDestroyAclOpExecutor."""
 
     _op_cache: dict[Any, opcache.Entry] | None = None  # phase 1's answers (opcache), made on first use
     _op_infos: dict[str, OpInfo] | None = None  # op_info's answers that found a reference
+    _calls: dict[Any, opcache.Call] | None = None  # phase 1's answers by C arguments (opcache.Call)
 
     def set_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
         self._need_tensor_arg(tensor, "aclSetTensorAddr")
@@ -135,29 +126,43 @@ class NumpyExecutors(NumpyDescriptors):
         return tuple(out)
 
     def workspace_size(self, op: str, args: tuple) -> tuple[int, int]:
+        calls = self._calls
+        if calls is None:
+            calls = self._calls = {}
+        try:
+            call = calls.get((op, args))
+        except TypeError:  # an unhashable value among the arguments: the full phase 1
+            call = None
+        # The same C arguments as a phase 1 before (opcache.Call): the same entry, made from
+        # the same resolved arguments, while every handle holds what it held then
+        if (call is not None and call.soc == self.soc and call.types == tuple(map(type, args))
+                and call.rules == opcache.rules(op)):
+            for table, handle, held in call.held:
+                if table.get(handle) is not held:
+                    break
+            else:
+                return call.entry.workspace_size, self._register(self._executors, from_values(call.record))
         api = f"aclnn{op}GetWorkspaceSize"
         info = self.op_info(op)
         if len(args) != len(info.kinds):
             raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"expected {len(info.kinds)} arguments, got {len(args)}")
         resolved = self._resolve(info, args, api)
         metas = [a.meta() if type(a) is TensorDesc else ops.meta_of(a) for a in resolved]
-        try:  # the checks run at every phase 1 (the aten tier's spec keeps what it accepted)
-            empty = ops.check(op, self.soc, metas)
-        except errors.AclError as exc:
-            self._thread.error = str(exc)
-            raise
         cache = self._op_cache
         if cache is None:
             cache = self._op_cache = {}
-        inner = opcache.key_of(op, metas)
-        key: Any = (self.soc, empty, inner) if inner is not None else None
+        key = opcache.key_of(op, self.soc, metas)
         try:
             plan = cache.get(key) if key is not None else None
         except TypeError:  # an aclScalar (a dataclass) or a list of them among the metas
-            inner = opcache.plain_key(op, metas)
-            key = (self.soc, empty, inner) if inner is not None else None
+            key = opcache.plain_key(op, self.soc, metas)
             plan = cache.get(key) if key is not None else None
-        if plan is None:  # the spec's other rules, for a call the checks accepted
+        if plan is None:  # the spec's checks (on a hit skipped, as CANN's L2_DFX_PHASE_1: opcache), its other rules
+            try:
+                empty = ops.check(op, self.soc, metas)
+            except errors.AclError as exc:
+                self._thread.error = str(exc)
+                raise
             by_name = ops.written(op, self.soc, metas)
             ws = ops.workspace_size(op, self.soc, metas)  # what the real operator asks for
             plan = opcache.Entry(empty, written_counts(info, resolved, by_name) if by_name else None, ws.size,
@@ -180,7 +185,32 @@ class NumpyExecutors(NumpyDescriptors):
                                 workspace_used=plan.workspace_used, handles=handles, names=info.names,
                                 generated=info.index_rule == "position", written=plan.written,
                                 fills_empty=plan.fills, plan=plan)
+        if key is not None:
+            self._note_call(calls, op, args, info, plan, values(record))
         return plan.workspace_size, self._register(self._executors, record)
+
+    def _note_call(self, calls: dict, op: str, args: tuple, info: OpInfo, plan: opcache.Entry,
+                   record: tuple) -> None:
+        """Keep ``args`` as an opcache.Call for ``plan`` when its plain values allow (opcache.PLAIN),
+        with what each handle holds now (a list's element handles and theirs too)."""
+        kinds = self._kinds
+        held = []
+        for kind, value in zip(info.kinds, args):
+            if kind not in kinds or value is None:
+                if type(value) not in opcache.PLAIN:
+                    return
+                continue
+            table = kinds[kind][0]
+            held.append((table, value, table[value]))
+            if kind in ("tensor_list", "scalar_list"):
+                members = self._tensors if kind == "tensor_list" else self._scalars
+                held += [(members, h, members[h]) for h in table[value]]
+        try:
+            hash(args)
+        except TypeError:
+            return
+        opcache.store(calls, (op, args), opcache.Call(self.soc, opcache.rules(op), tuple(map(type, args)), tuple(held),
+                                                      plan, record), opcache.MAX_CALLS)
 
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any,
                *extra: Any) -> None:
@@ -191,24 +221,30 @@ class NumpyExecutors(NumpyDescriptors):
             if not ops.runs(op):  # ... of an operator this backend can run at all
                 raise self._cannot_run(op)
             raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "executor is nullptr")
-        with self._lock:
+        lock = self._lock
+        lock.acquire()  # (acquire, try, release: cheaper than a `with` block)
+        try:
             ex = self._executors.get(executor)
-            if ex is not None and ex.generated and ex.op == op:
-                # NnopbaseRunWithWorkspace (opbase individual_op_api.cpp) checks the workspace
-                # before it runs the executor: refused there, the executor stays live
-                if workspace_size > 0 and not workspace:
-                    raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "workspace is nullptr but workspaceSize > 0 "
-                                                                   "(the executor was not run: it is still live)")
-                if workspace_size < ex.workspace_size:
-                    raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"The passed workspace size {workspace_size} does "
-                                                                   f"not meet the minimum workspace size "
-                                                                   f"{ex.workspace_size} actually required by the "
-                                                                   "operator (the executor was not run: it is still live)")
-            if ex is not None and not ex.repeatable:
-                del self._executors[executor]  # phase 2 consumes it, whatever the result
-        if ex is None and not ops.runs(op):
-            raise self._cannot_run(op)
+            if ex is not None:
+                if ex.generated and ex.op == op:
+                    # NnopbaseRunWithWorkspace (opbase individual_op_api.cpp) checks the workspace
+                    # before it runs the executor: refused there, the executor stays live
+                    if workspace_size > 0 and not workspace:
+                        raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "workspace is nullptr but workspaceSize > 0 "
+                                                                       "(the executor was not run: it is still live)")
+                    if workspace_size < ex.workspace_size:
+                        raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"The passed workspace size {workspace_size} "
+                                                                       f"does not meet the minimum workspace size "
+                                                                       f"{ex.workspace_size} actually required by the "
+                                                                       "operator (the executor was not run: it is "
+                                                                       "still live)")
+                if not ex.repeatable:
+                    del self._executors[executor]  # phase 2 consumes it, whatever the result
+        finally:
+            lock.release()
         if ex is None:
+            if not ops.runs(op):
+                raise self._cannot_run(op)
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, api,
                              f"executor {executor!r} is not live (already launched or destroyed?)")
         made_by = ""
@@ -216,10 +252,15 @@ class NumpyExecutors(NumpyDescriptors):
             self._other_op(api, op, ex.op)
             made_by = f" (an executor of aclnn{ex.op}, which it runs)"
             op = ex.op  # it runs as the operator that made it
-        self._launch_workspace(api, made_by, op, ex.workspace_size, workspace, workspace_size,
-                               ex.generated if not made_by else None)
-        self._need_context(api)
-        self._need_stream(stream, api, launch=True)
+        need = ex.workspace_size
+        if need or workspace_size:  # (with neither, _launch_workspace has nothing to refuse)
+            self._launch_workspace(api, made_by, op, need, workspace, workspace_size,
+                                   ex.generated if not made_by else None)
+        thread = self._thread
+        if not self._initialized or thread.device is None:  # (what _need_context refuses)
+            self._need_context(api)
+        if self._streams.get(stream) != thread.device:  # (a live stream of this device: _need_stream passes)
+            self._need_stream(stream, api, launch=True)
         if ex.empty and not ex.fills_empty:
             return
         dead = None
@@ -231,124 +272,50 @@ class NumpyExecutors(NumpyDescriptors):
         if dead is not None:  # phase 2 would read a freed aclTensor: refused, as the emulator does
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, api, f"tensor {dead!r} was destroyed before phase 2 "
                                                            f"(keep the tensors alive until phase 2 has returned){made_by}")
-        self._launch_fault(stream, api)
+        if self._poisoned:  # (_launch_fault refuses only on a device in failure mode)
+            self._launch_fault(stream, api)
         if ex.workspace_used and not workspace:  # a composite op's kernels fault on it
             self._add_fault(stream, f"{api}{made_by} queued on stream {stream!r}: the kernels' workspace "
                                     f"({ex.workspace_size} bytes, as phase 1 reported) is at NULL: the kernel's "
                                     f"AI Core exception (allocate workspaceSize bytes and pass them)")
             return
-        # What an executor of the same plan (phase-1 cache entry) worked out for the same tensors
-        # at the same addresses (kept only when nothing was reported): its spans, and its views
-        # while no memory was freed since (nothing then reaches outside its allocation)
         plan = ex.plan
-        last = plan.spans if plan is not None and ex.spans is None else None
-        if last is not None and (last[0] != ex.handles or [d.addr for d in last[1]] != last[2]):
-            last = None
         memory = self.memory
-        if last is not None and last[4] == memory.frees:
-            views = last[5]
-            bad = None
-        else:
-            view = self._view
-            views = tuple([view(a) if type(a) is TensorDesc else list_views(view, a) for a in ex.args])
-            bad = outside(ex.args, views)
-            if last is not None and bad is None:
-                last = plan.spans = last[:4] + (memory.frees, views)
-        if bad is not None:
-            # Phase 2 does not look at tensor addresses (opbase CommonOpExecutorRun launches the
-            # kernels; the launch is asynchronous): the kernel's out-of-bounds access is an AI
-            # Core exception on the device, which the next synchronisation of the stream reports
-            # (hicann/runtime errcode_manage.cc: RT_ERROR_TSFW_AICORE_EXCEPTION ->
-            # ACL_ERROR_RT_AICORE_EXCEPTION; an AIV-only kernel reports 507035 instead). The
-            # reference names it here first: a hazard, at the line that launched it.
-            name = next((f"{n}[{a.index(bad)}]" if isinstance(a, tuple) else n) for n, a in zip(ex.names, ex.args)
-                        if a is bad or isinstance(a, tuple) and any(t is bad for t in a)) if ex.names else "a tensor"
-            site = _user_site()
-            start, end = span_of(bad)
-            freed = self.memory.freed_over(start, end)
-            hazard(f"{api} at {site}: {name} at {bad.addr:#x} (offset {bad.offset}, shape {bad.shape}, strides "
-                   f"{bad.strides}, {to_numpy(bad.dtype)}) reaches outside its device allocation{freed}: the kernel would "
-                   "read or write out of bounds (an AI Core exception at the next synchronize on a device, or "
-                   "garbage inside the allocator's padding)", site)
-            self._add_fault(stream, f"{api}{made_by} queued on stream {stream!r}: tensor at {bad.addr:#x} (offset "
-                                    f"{bad.offset}, shape {bad.shape}, strides {bad.strides}) reaches outside "
-                                    f"its device allocation: the kernel's AI Core exception")
-            return
-        if ex.checked_frees != self.memory.frees:  # a free since: a tensor over reused memory (stale.py)
-            self._check_stale(api, made_by, ex)
-        spans = ex.spans
-        if spans is None:  # until aclSet*TensorAddr moves one of its tensors
-            if last is not None:
-                spans = ex.spans = last[3]
-            else:
-                io = io_spans(ex)
-                overlaps = self._check_io_overlap(api, ex, io)
-                spans = ex.spans = io + (exacts(*io),)
-                if plan is not None and not overlaps:  # (a hazard reported is reported at every launch)
-                    descs = [self._tensors[h] for h in ex.handles]
-                    plan.spans = (ex.handles, descs, [d.addr for d in descs], spans, memory.frees, views)
-        # A tensor whose bytes were found written (or marked, as a launch's output), with no free
-        # or un-write of memory since, needs neither again: only the others are checked and marked.
-        # The race checks take each tensor's span; the uninitialised-read check and the marking
-        # its elements' bytes exactly (a strided tensor's gaps are neither read nor written).
-        key = (memory.frees, memory.unwrites)
-        reads, writes, check, mark = known_spans(spans, key, plan if last is not None else None)
-        exact = spans[3]
-        if workspace_size > 0 and workspace:
-            writes += ((int(workspace), int(workspace) + workspace_size),)
-            if exact is not None:
-                exact = (exact[0], exact[1] + (None,))
-        run = self._kernel(ex)
-        kernel = plan.call if plan is not None else None
-        if kernel is None or kernel.func is not run or kernel.args[0] is not views:
-            kernel = partial(run, views)  # (a partial: no Python frame of its own when it runs)
-            if plan is not None:
-                plan.call = kernel
-        try:
-            self.queues.put(self._queue(stream), api, reads, writes, kernel, check_init=check, mark=mark, exact=exact)
-        except BaseException:  # a hazard: nothing was queued, so nothing is known written
-            for d in spans[0] + spans[1]:
-                d.known_written = None
-            raise
-
-    def _check_io_overlap(self, api: str, ex: ExecutorRecord, io: tuple) -> bool:
-        """An output partly overlapping an input of the same launch (pyaclnn._numpy.overlap): a
-        hazard (True once reported, when PYACLNN_HAZARDS lets the launch go on). ``io``:
-        ``io_spans(ex)`` (its non-empty inputs and outputs)."""
-        inputs, outputs = io[0], io[1]
-        if io[2]:  # outputs written in part are not in io[1]
-            outputs = tuple(d for d in ex.outputs if d is not None and 0 not in d.shape)
-        spans = [span_of(d) for d in inputs]
-        for out in outputs:  # the usual case first: no span meets another (plain loops: once per executor)
-            o0, o1 = span_of(out)
-            for i0, i1 in spans:
-                if o0 < i1 and i0 < o1:
+        t = plan.launch if plan is not None else None
+        if (t is not None and t.args is ex.args and t.frees == memory.frees and t.unwrites == memory.unwrites
+                and t.workspace == (workspace, workspace_size)):
+            # The template of the latest clean launch over the same resolved arguments
+            # (opcache.Launch): with every tensor at the same address, no free since (the
+            # views, bounds, bases and no stale tensor are as they were: an allocation ends
+            # only by a free, which moves ``frees``) and each tensor still known written
+            # under the same (frees, unwrites) (nothing to check or mark, as known_spans
+            # finds), the full path below computes exactly its spans, exact bytes and kernel;
+            # the dynamic checks (races with queued work, Queues.put) run as always.
+            same = True
+            for d, addr in zip(t.descs, t.addrs):
+                if d.addr != addr:
+                    same = False
                     break
-            else:
-                continue
-            break
-        else:
-            return False
-        found = partial_overlap(outputs, inputs, span_of, written_bytes)
-        if found is None:
-            return False
-        out, inp, hit = found
-
-        def name(d: TensorDesc) -> str:
-            for n, a in zip(ex.names, ex.args):
-                if a is d:
-                    return n
-                if isinstance(a, tuple) and any(t is d for t in a):
-                    return f"{n}[{next(i for i, t in enumerate(a) if t is d)}]"
-            return "a tensor"
-        site = _user_site()
-        hazard(f"{api} at {site}: output {name(out)} (at {out.addr:#x}, offset {out.offset}, shape {out.shape}, "
-               f"strides {out.strides}) partly overlaps input {name(inp)} (at {inp.addr:#x}, offset {inp.offset}, "
-               f"shape {inp.shape}, strides {inp.strides}): bytes [{hit[0]:#x}, +{hit[1] - hit[0]}) are both read and "
-               f"written, so the device's result depends on its tiling (torch refuses this too: some elements of "
-               f"the input and the written-to tensor refer to a single memory location). Write to separate memory, "
-               f"or use exactly the input's memory where the operator allows in-place use", site)
-        return True
+            if same:
+                key = (t.frees, t.unwrites)
+                for d in t.known:
+                    if d.known_written != key:
+                        same = False
+                        break
+            if same:
+                queues = self.queues
+                q = queues.queues.get(stream) if stream and not self._captures else None  # (_queue's first answer)
+                if q is None:
+                    q = self._queue(stream)
+                try:
+                    queues.queue(q, api, _user_site(2), t.reads, t.writes, t.kernel, (), None, t.mark, t.exact, (),
+                                 t.bases if t.allocations == memory.allocations else None)
+                except BaseException:  # a hazard: nothing was queued, so nothing is known written
+                    for d in t.known:
+                        d.known_written = None
+                    raise
+                return
+        self._launch_spans(api, made_by, ex, plan, workspace, workspace_size, stream)
 
     def _launch_workspace(self, api: str, made_by: str, op: str, need: int, workspace: Any,
                           workspace_size: int, generated: bool | None = None) -> None:
@@ -402,56 +369,6 @@ class NumpyExecutors(NumpyDescriptors):
         if ex is None:
             raise self._fail(ACLNN_ERR_INNER_NULLPTR, "executor_kernel", f"{executor!r} is not a live executor")
         return self._kernel(ex)
-
-    def _check_stale(self, api: str, made_by: str, ex: ExecutorRecord) -> None:
-        """A launch through a tensor whose allocation was freed and its address handed out again:
-        a use after free the bounds do not show (pyaclnn._numpy.stale); the device would run it."""
-        frees = self.memory.frees
-        plan = ex.plan  # none stale for the same handles, no free since: none is now (a move re-makes one)
-        fresh = plan.fresh if plan is not None else None
-        if fresh is None or fresh[1] != frees or fresh[0] != ex.handles:
-            why = stale_tensor(self.memory, ex.args, ex.names, self._tensor_site)
-            if why is not None:
-                site = _user_site()
-                hazard(f"{api} at {site}{made_by}: {why}", site)
-            elif plan is not None:
-                plan.fresh = ex.handles, frees
-        ex.checked_frees = frees
-
-    def _tensor_site(self, desc: TensorDesc) -> Any:
-        """The user's line that made ``desc``'s aclTensor, where handle sites are tracked (else None)."""
-        sites = self._sites
-        handle = next((h for h, d in self._tensors.items() if d is desc), None) if sites else None
-        return sites.get(handle) if sites is not None and handle is not None else None
-
-    def _kernel(self, ex: ExecutorRecord) -> Callable[[tuple], None]:
-        """The operator's kernel bound to ``ex``'s plain values (made once per executor, and kept
-        in its phase-1 cache entry for the executors of the same metadata and plain values);
-        nothing to run on an empty call that writes nothing (``fills_empty``)."""
-        run = ex.kernel
-        if run is None:
-            plan = ex.plan
-            run = plan.kernel if plan is not None else None
-            if run is None:
-                writes = not ex.empty or ex.fills_empty
-                run = ops.prepare(ex.op, self.soc, ex.args, ex.empty) if writes else _nothing
-                if plan is not None:
-                    plan.kernel = run
-            ex.kernel = run
-        return run
-
-    def _view(self, desc: TensorDesc) -> np.ndarray | None:
-        """The ndarray a tensor's kernel reads or writes (None: outside its allocation). Kept
-        with the descriptor while its address is the same and nothing was freed since (a free
-        may end the allocation under it): a launch then costs no new view."""
-        memory = self.memory
-        cached = desc.cached_view
-        if cached is not None and cached[0] == desc.addr and cached[1] == memory.frees:
-            return cached[2]
-        view = memory.view(desc.addr, desc.shape, to_numpy(desc.dtype), desc.strides, desc.offset,
-                           span_of(desc))  # (its span is kept: the launch's hazard spans use it too)
-        desc.cached_view = (desc.addr, memory.frees, view) if view is not None else None
-        return view
 
     def set_executor_repeatable(self, executor: Any) -> None:
         ex = self._executors.get(executor)

@@ -1,18 +1,28 @@
 """The reference runtime's phase-1 op cache: what aclnn<Op>GetWorkspaceSize works out from the
-arguments' metadata and plain values alone, once its checks accepted them, kept per (SoC, whether
-the call is empty, operator, those values).
+arguments' metadata and plain values, kept per (SoC, operator, its spec's rules, those values).
 
-CANN keeps such a cache too (hicann/opbase src/nnopbase/common/utils/op_cache.cpp,
-OpExecCacheManager: executors keyed by a hash of the operator and its arguments, added after a
-phase 1 that succeeded). The checks themselves run at every phase 1 (a refusal is theirs, every
-time); an entry holds the answers of the op spec's other pure rules (``written``,
-``workspace_size``, ``empty_fills``), and once made, the kernel phase 2 runs (``ops.prepare``:
-valid for any arguments of the same metadata and plain values) and the spans of the latest
-launch's tensors (reused only for the same tensors at the same addresses). The key holds every
-value the rules read (a tensor's shape, dtype and strides, each plain value with its type, so 1,
-1.0 and True are three keys, and a float by its bits) and the rules' own functions (a spec
-replaced at run time, as tests do, is a new key), so an answer from the cache is the one the rules
-would compute. Per runtime, bounded.
+CANN keeps such a cache (hicann/opbase src/nnopbase/common/utils/op_cache.cpp,
+OpExecCacheManager): its key is the API name, the op config and per tensor its view shape,
+strides, storage shape, dtype, view offset and format, plus the attribute values, and an entry
+is added only after a phase 1 that succeeded (AddOpExecCache), so a refusal is never cached.
+Phase 1 looks it up FIRST: include/nnopbase/opdev/op_dfx.h, L2_DFX_PHASE_1 returns the cached
+executor (GetFromCache) before the operator's CheckParams runs. The reference does the same: on a
+hit the spec's checks are skipped, as they would accept the call again. That is exact because
+the key holds everything the checks read: the SoC, the spec's rule functions (``check`` and the
+others: a spec replaced at run time, as tests do, is a new key), every argument's meta (a
+tensor's TensorMeta whole: its shape, dtype and strides, all a check sees; a nullptr as None;
+each plain value with its type, so 1, 1.0 and True are three keys, and a float by its bits), and
+the checks are pure functions of those. A refusal runs the checks every time (its message is
+theirs). An entry holds the answers of the spec's other rules (``written``, ``workspace_size``,
+``empty_fills``), the kernel phase 2 runs (``ops.prepare``: valid for any arguments of the same
+metadata and plain values), the spans of the latest launch's tensors (reused only for the same
+tensors at the same addresses) and a launch template (``Launch``). Per runtime, bounded.
+
+A further shortcut (``Call``) keys an entry by the C arguments themselves (the handles and plain
+values the caller passed): while each handle is live and holds the same object it held (a
+handle is never reused; a TensorDesc's metadata never changes, only its address: aclInitTensor
+makes a new one; an aclScalar, an array, a list's element handles are never changed), the
+resolved arguments, hence their metas and the entry, are the ones the full phase 1 computes.
 """
 from __future__ import annotations
 
@@ -22,11 +32,17 @@ from .. import ops
 from ..._spec import TensorMeta, value_key
 
 MAX_ENTRIES = 1024
+MAX_CALLS = 256
+
+# Plain values a Call may hold: equal values of one of these types are the same key for the
+# rules (value_key); a float is not (0.0 == -0.0), so a call passing one takes the full phase 1
+PLAIN = frozenset((int, bool, str, bytes, type(None)))
 
 
 class Entry:
     """What phase 1 worked out for one key (see the module docstring)."""
-    __slots__ = ("empty", "written", "workspace_size", "workspace_used", "fills", "kernel", "spans", "io", "rw", "call", "fresh")
+    __slots__ = ("empty", "written", "workspace_size", "workspace_used", "fills", "kernel", "spans", "io", "rw",
+                 "call", "fresh", "launch")
 
     def __init__(self, empty: bool, written: tuple[int | None, ...] | None, workspace_size: int,
                  workspace_used: bool, fills: bool) -> None:
@@ -46,27 +62,60 @@ class Entry:
         self.call: Any = None
         # (handles, the memory's frees count) of the latest launch whose tensors none was stale (stale.py)
         self.fresh: tuple[tuple[int, ...], int] | None = None
+        self.launch: Launch | None = None  # the latest clean launch's template
 
 
-def key_of(op: str, metas: list[Any]) -> Any:
-    """The cache key of a call of ``op`` on ``metas``: the operator, its spec's rules, the metas
-    (tensors' metas and nullptrs as they are; any other value through ``plain_key``); None when
-    a value cannot be a key (a TypeError from the lookup: an unhashable value, ``plain_key`` then)."""
+class Launch:
+    """What a launch of an executor worked out that a later launch of an executor of the same
+    entry, over the same resolved arguments (the same tuple: ``Call``), reuses while every tensor
+    is at the same address and the memory as it was (NumpyExecutors.launch): made only by a
+    launch that reported nothing. ``descs``: every tensor of the arguments (list members too);
+    ``known``: those whose bytes it checks or marks unless known written (footprint.known_spans);
+    ``mark``: what it marks whatever is known (an output written in part: the spec's ``written``)."""
+    __slots__ = ("args", "descs", "addrs", "known", "frees", "unwrites", "workspace", "reads", "writes", "mark",
+                 "exact", "kernel", "allocations", "bases")
+
+    def __init__(self, args: tuple, descs: tuple, known: tuple, frees: int, unwrites: int,
+                 workspace: tuple[Any, int], reads: tuple, writes: tuple, mark: tuple, exact: Any,
+                 kernel: Callable[[], None], allocations: int, bases: tuple[int, ...]) -> None:
+        self.args, self.descs, self.known, self.workspace = args, descs, known, workspace
+        self.addrs = tuple([d.addr for d in descs])
+        self.frees, self.unwrites, self.allocations = frees, unwrites, allocations
+        self.reads, self.writes, self.mark, self.exact, self.kernel = reads, writes, mark, exact, kernel
+        self.bases = bases  # Queues.bases of reads + writes, while ``allocations`` is the memory's
+
+
+class Call:
+    """A phase 1's C arguments (see the module docstring): valid while ``soc`` and ``rules`` are
+    the runtime's and the operator's, the arguments have ``types``, and each (table, handle,
+    object) of ``held`` still holds. ``record``: the ExecutorRecord's field values (records.values)."""
+    __slots__ = ("soc", "rules", "types", "held", "entry", "record")
+
+    def __init__(self, soc: str, rules: tuple, types: tuple, held: tuple, entry: Entry, record: tuple) -> None:
+        self.soc, self.rules, self.types, self.held, self.entry, self.record = soc, rules, types, held, entry, record
+
+
+def rules(op: str) -> tuple:
+    """The functions of ``op``'s spec a phase 1 runs: the checks and the other rules."""
+    spec = ops.spec_of(op)
+    return (spec.check, getattr(spec, "written", None), getattr(spec, "workspace_size", None),
+            getattr(spec, "empty_fills", None))
+
+
+def key_of(op: str, soc: str, metas: list[Any]) -> Any:
+    """The cache key of a call of ``op`` on ``metas`` (tensors' metas and nullptrs as they are;
+    any other value through ``plain_key``); its lookup raises TypeError when a value is not
+    hashable as it is (an aclScalar: ``plain_key`` then)."""
     for m in metas:
         if m is not None and type(m) is not TensorMeta:  # a plain value: with its type (1, 1.0, True)
-            return plain_key(op, metas)
-    spec = ops.spec_of(op)
-    return (op, getattr(spec, "written", None), getattr(spec, "workspace_size", None),
-            getattr(spec, "empty_fills", None), tuple(metas))
+            return plain_key(op, soc, metas)
+    return soc, op, rules(op), tuple(metas)
 
 
-def plain_key(op: str, metas: list[Any]) -> Any:
+def plain_key(op: str, soc: str, metas: list[Any]) -> Any:
     """The key of ``key_of`` where a value is not a tensor's meta: each with its type, a float by
     its bits, an aclScalar as its value and dtype; None when one cannot be a key."""
-    spec = ops.spec_of(op)
-    key = (op, getattr(spec, "written", None), getattr(spec, "workspace_size", None),
-           getattr(spec, "empty_fills", None),
-           tuple([m if m is None or type(m) is TensorMeta else value_key(m) for m in metas]))
+    key = (soc, op, rules(op), tuple([m if m is None or type(m) is TensorMeta else value_key(m) for m in metas]))
     try:
         hash(key)
     except TypeError:
@@ -74,7 +123,7 @@ def plain_key(op: str, metas: list[Any]) -> Any:
     return key
 
 
-def store(cache: dict[Any, Entry], key: Any, entry: Entry) -> None:
-    if len(cache) >= MAX_ENTRIES:
+def store(cache: dict[Any, Any], key: Any, value: Any, limit: int = MAX_ENTRIES) -> None:
+    if len(cache) >= limit:
         cache.clear()
-    cache[key] = entry
+    cache[key] = value

@@ -1,0 +1,42 @@
+"""pyaclnn._core.sites.user_site names the user's line and its callers exactly, with its memo of
+line numbers per code object and instruction (``_lines``): each call site its own line, a code
+object made again (same text, maybe the same id once the old one is gone) its own lines. Oracle:
+the line numbers the test's own source has (inspect)."""
+from __future__ import annotations
+
+import gc
+import inspect
+
+import pytest
+
+from pyaclnn._core import sites
+
+
+def _here() -> sites.Site:
+    return sites.user_site()  # (this module is not pyaclnn's: this line is the site, its caller's next)
+
+
+def test_two_calls_in_one_function_are_two_lines() -> None:
+    first = _here()
+    second = _here()
+    line = inspect.currentframe().f_lineno  # type: ignore[union-attr]
+    assert [first.callers[0][1], second.callers[0][1]] == [line - 2, line - 1]
+    assert first.line == second.line == inspect.getsourcelines(_here)[1] + 1
+
+
+def test_a_code_object_made_again_has_its_own_lines() -> None:
+    found = []
+    for pad in (0, 3, 0, 5):  # the same function's text, made again, the call moved down by ``pad`` lines
+        space: dict = {"sites": sites}
+        exec(compile("\n" * pad + "def f():\n    return sites.user_site()\n", "<made>", "exec"), space)
+        found.append(space["f"]().line)
+        del space
+        gc.collect()  # the old code object may go and its id be taken by the next one
+    assert found == [2, 5, 2, 7]
+
+
+def test_the_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sites, "MAX_CODES", 1)
+    a = _here()
+    b = _here()
+    assert a.callers[0][1] + 1 == b.callers[0][1] and len(sites._lines) <= 1
