@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from .._runtime import Runtime
 
 _MISSING = object()
+_DOUBLE = int(DType.DOUBLE)
+_INT64 = (-2 ** 63, 2 ** 63 - 1)
 
 # Parameter kinds that the generic object turns into an aclnn meta object it owns.
 _MADE = ("scalar", "int_array", "float_array", "bool_array", "tensor_list", "scalar_list")
@@ -121,19 +123,23 @@ def scalar_dtype(value: Any) -> int:
 def make(runtime: Runtime, kind: str, value: Any, device: Device, uploads: list[Tensor], members: list[Tensor],
           owned: list[tuple[str, Any]], op: str, name: str) -> Any:
     """The aclnn meta object a Python value becomes for a parameter of ``kind``; it is owned."""
-    api = f"aclnn{op}GetWorkspaceSize"
     try:
-        if kind != "scalar":
+        if kind != "scalar" and type(value) is not list and type(value) is not tuple:  # (those are sequences)
             _check_sequence(kind, value)
         if kind == "scalar":
-            handle = runtime.create_scalar(c_scalar(value), scalar_dtype(value))
+            if type(value) is float:  # (c_scalar gives it back, scalar_dtype says ACL_DOUBLE)
+                handle = runtime.create_scalar(value, _DOUBLE)
+            else:
+                handle = runtime.create_scalar(c_scalar(value), scalar_dtype(value))
         elif kind == "bool_array":
             handle = runtime.create_bool_array(tuple(c_element(v, "bool") for v in value))
-        elif kind == "int_array":
-            handle = runtime.create_int_array([c_element(v, "int") for v in value])
+        elif kind == "int_array":  # (an int in the int64_t range: c_element gives it back)
+            handle = runtime.create_int_array([v if type(v) is int and _INT64[0] <= v <= _INT64[1]
+                                               else c_element(v, "int") for v in value])
         elif kind == "float_array":
             handle = runtime.create_float_array([c_element(v, "float") for v in value])
         elif kind == "tensor_list":
+            api = f"aclnn{op}GetWorkspaceSize"
             tensors: list[Tensor] = []
             for t in value:
                 if isinstance(t, np.ndarray):
@@ -171,6 +177,7 @@ def make(runtime: Runtime, kind: str, value: Any, device: Device, uploads: list[
                     runtime.destroy_scalar(sc)
                 raise
     except (TypeError, ValueError) as exc:
+        api = f"aclnn{op}GetWorkspaceSize"
         if api in str(exc) or isinstance(exc, AclError):
             raise
         raise type(exc)(f"{api}: {name} takes {KINDS[kind]}: {exc}") from None

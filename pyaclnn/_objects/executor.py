@@ -193,15 +193,16 @@ class Executor(Resource):
                 c_args[i] = args[i].raw
         if self.repeatable:
             self._descriptors(args, c_args, present)
+        owned, op, names = planned.owned, self.op, slots.names
         for i, kind in slots.made:
             if args[i] is not None:
                 first = len(members)
-                c_args[i] = make(runtime, kind, args[i], device, uploads, members, planned.owned, self.op,
-                                 slots.names[i])
+                c_args[i] = make(runtime, kind, args[i], device, uploads, members, owned, op, names[i])
                 if kind == "tensor_list":  # its Tensors (uploaded ndarrays too), for Op[name]
                     lists[i] = members[first:]
-        tensors = [args[i] for i in present] + members
-        planned.tensors, planned.uses = tensors, [t.storage.uses for t in tensors]
+        if arrays or members:  # (else planned's are _plan's: the tensor arguments', in this order)
+            tensors = [args[i] for i in present] + members
+            planned.tensors, planned.uses = tensors, [t.storage.uses for t in tensors]
         return args
 
     def _descriptors(self, args: tuple, c_args: list[Any], present: list[int]) -> None:

@@ -13,7 +13,10 @@ follow shared/reference/ops.md, which was traced from the real op sources.
 """
 from __future__ import annotations
 
+import struct
 from typing import Any, NamedTuple, NoReturn, Sequence
+
+import numpy as np
 
 from ..dtypes import DType
 from ..errors import AclnnParamInvalidError, AclnnParamNullptrError, from_status
@@ -26,6 +29,7 @@ __all__ = ["TensorMeta", "ARCH", "arch", "is_regbase", "numel", "broadcast_shape
            "Workspace", "Kernel", "composite_workspace", "value_key"]
 
 MAX_DIM = 8
+_DOUBLE = struct.Struct("<d").pack  # a float's 8 bytes: an exact key (value_key)
 
 
 class TensorMeta(NamedTuple):
@@ -50,13 +54,20 @@ class TensorMeta(NamedTuple):
 def value_key(value: Any) -> Any:
     """A C argument's value as a cache key for the rules that read it: each plain value with its
     type (1, 1.0 and True are three keys), a float by its bits (0.0 and -0.0 are two: alpha=-0.0
-    computes another sign), an aclScalar as its value's key and dtype, a list member by member;
-    a tensor's meta and a nullptr as they are."""
+    computes another sign; so are NaN and -NaN: torch.sub(x, y, alpha=-nan) gives NaNs of the
+    other sign), a complex by its parts' bits, an aclScalar as its value's key and dtype, a list
+    member by member; a tensor's meta and a nullptr as they are."""
     kind = type(value)
+    if kind is float:  # (first: the common plain value)
+        return kind, _DOUBLE(value)
     if value is None or kind is TensorMeta:
         return value
-    if isinstance(value, float):
-        return kind, value.hex()
+    if isinstance(value, float):  # a subclass (numpy.float64)
+        return kind, _DOUBLE(value)
+    if isinstance(value, complex):
+        return kind, _DOUBLE(value.real) + _DOUBLE(value.imag)
+    if isinstance(value, np.generic):  # a NumPy scalar (float32: -0.0 == 0.0 too): its own bytes
+        return kind, value.tobytes()
     if isinstance(value, tuple):
         return tuple(value_key(v) for v in value)
     number = getattr(value, "value", None)

@@ -14,6 +14,12 @@ from ..stale import made_over
 from .memory import NumpyMemory
 
 
+_DTYPES = {int(d): d for d in DType}  # (DType(x) is an enum call: a dict is cheaper per scalar)
+# the dtypes an aclScalar keeps a Python number of this type as it is (create_scalar)
+_SAME: dict[DType, type] = {DType.DOUBLE: float, DType.INT64: int, DType.BOOL: bool}
+_INT64 = (-2 ** 63, 2 ** 63 - 1)
+
+
 class NumpyDescriptors(NumpyMemory):
     """aclCreateTensor & co.: the descriptors phase 1 takes."""
 
@@ -38,13 +44,13 @@ class NumpyDescriptors(NumpyMemory):
         self._destroy(self._tensors, tensor, "aclDestroyTensor", "aclTensor")
 
     def create_bool_array(self, values: Sequence[bool]) -> int:
-        return self._register(self._bool_arrays, tuple(bool(v) for v in values))
+        return self._register(self._bool_arrays, tuple(map(bool, values)))
 
     def destroy_bool_array(self, array: Any) -> None:
         self._destroy(self._bool_arrays, array, "aclDestroyBoolArray", "aclBoolArray")
 
     def create_int_array(self, values: Sequence[int]) -> int:
-        return self._register(self._int_arrays, tuple(int(v) for v in values))
+        return self._register(self._int_arrays, tuple(map(int, values)))
 
     def destroy_int_array(self, array: Any) -> None:
         self._destroy(self._int_arrays, array, "aclDestroyIntArray", "aclIntArray")
@@ -57,6 +63,16 @@ class NumpyDescriptors(NumpyMemory):
 
     def create_scalar(self, value: Any, dtype: int) -> int:
         """aclCreateScalar: ``value`` is a number (stored as ``dtype``) or the bytes of one."""
+        try:
+            dt = _DTYPES.get(dtype)
+        except TypeError:  # (unhashable: DType refuses it below)
+            dt = None
+        kind = type(value)
+        if dt is not None and _SAME.get(dt) is kind and (kind is not int or _INT64[0] <= value <= _INT64[1]):
+            # a Python float as ACL_DOUBLE, int as ACL_INT64 (in its range), bool as ACL_BOOL: the
+            # NumPy conversion below gives back this value, bit for bit (float64 to float64, an
+            # int64 to its int), so it is stored as it is
+            return self._register(self._scalars, Scalar(value, dt))
         try:
             dt = DType(dtype)
             npdt = to_numpy(dt)

@@ -34,6 +34,7 @@ class NumpyExecutors(NumpyLaunching):
     _op_cache: dict[Any, opcache.Entry] | None = None  # phase 1's answers (opcache), made on first use
     _op_infos: dict[str, OpInfo] | None = None  # op_info's answers that found a reference
     _calls: dict[Any, opcache.Call] | None = None  # phase 1's answers by C arguments (opcache.Call)
+    _values_at: dict[str, tuple] | None = None  # op -> opcache.values_at of its parameters
 
     def set_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
         self._need_tensor_arg(tensor, "aclSetTensorAddr")
@@ -129,8 +130,15 @@ class NumpyExecutors(NumpyLaunching):
         calls = self._calls
         if calls is None:
             calls = self._calls = {}
+        layouts = self._values_at
+        if layouts is None:
+            layouts = self._values_at = {}
+        layout = layouts.get(op)
+        if layout is None:  # (op_info raises here what the full phase 1 raises first)
+            layout = layouts[op] = opcache.values_at(self.op_info(op).kinds, self._kinds)
+        ckey = (op, args) if layout is opcache.NO_VALUES else opcache.call_key(op, args, layout)
         try:
-            call = calls.get((op, args))
+            call = calls.get(ckey) if ckey is not None else None
         except TypeError:  # an unhashable value among the arguments: the full phase 1
             call = None
         # The same C arguments as a phase 1 before (opcache.Call): the same entry, made from
@@ -185,20 +193,24 @@ class NumpyExecutors(NumpyLaunching):
                                 workspace_used=plan.workspace_used, handles=handles, names=info.names,
                                 generated=info.index_rule == "position", written=plan.written,
                                 fills_empty=plan.fills, plan=plan)
-        if key is not None:
-            self._note_call(calls, op, args, info, plan, values(record))
+        if key is not None and ckey is not None:
+            self._note_call(calls, ckey, op, args, info, plan, values(record))
         return plan.workspace_size, self._register(self._executors, record)
 
-    def _note_call(self, calls: dict, op: str, args: tuple, info: OpInfo, plan: opcache.Entry,
+    def _note_call(self, calls: dict, ckey: tuple, op: str, args: tuple, info: OpInfo, plan: opcache.Entry,
                    record: tuple) -> None:
-        """Keep ``args`` as an opcache.Call for ``plan`` when its plain values allow (opcache.PLAIN),
-        with what each handle holds now (a list's element handles and theirs too)."""
+        """Keep the call's key (opcache.call_key) as an opcache.Call for ``plan`` when its plain
+        values allow (opcache.PLAIN; a float of a float parameter: by its bits in the key), with
+        what each tensor's or list's handle holds now (a list's element handles and theirs too);
+        a scalar's or an array's handle is in the key by what it holds."""
         kinds = self._kinds
         held = []
         for kind, value in zip(info.kinds, args):
             if kind not in kinds or value is None:
-                if type(value) not in opcache.PLAIN:
+                if type(value) not in opcache.PLAIN and not (kind == "float" and type(value) is float):
                     return
+                continue
+            if kind in opcache.VALUE_KINDS:
                 continue
             table = kinds[kind][0]
             held.append((table, value, table[value]))
@@ -206,11 +218,11 @@ class NumpyExecutors(NumpyLaunching):
                 members = self._tensors if kind == "tensor_list" else self._scalars
                 held += [(members, h, members[h]) for h in table[value]]
         try:
-            hash(args)
+            hash(ckey)
         except TypeError:
             return
-        opcache.store(calls, (op, args), opcache.Call(self.soc, opcache.rules(op), tuple(map(type, args)), tuple(held),
-                                                      plan, record), opcache.MAX_CALLS)
+        opcache.store(calls, ckey, opcache.Call(self.soc, opcache.rules(op), tuple(map(type, args)), tuple(held),
+                                                plan, record), opcache.MAX_CALLS)
 
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any,
                *extra: Any) -> None:

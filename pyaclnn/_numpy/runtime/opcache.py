@@ -23,6 +23,14 @@ values the caller passed): while each handle is live and holds the same object i
 handle is never reused; a TensorDesc's metadata never changes, only its address: aclInitTensor
 makes a new one; an aclScalar, an array, a list's element handles are never changed), the
 resolved arguments, hence their metas and the entry, are the ones the full phase 1 computes.
+An aclScalar's or an array's handle is in that key by what it holds instead (``call_key``: a
+new aclScalar of the same value is the same key, as in CANN's op cache, op_cache.cpp
+AddParamToBuf(aclScalar / aclIntArray ...), which hashes their values and dtype, not their
+address): its value exactly (each with its type; a float by its bits: 0.0 and -0.0, NaN and
+-NaN are two keys) and a scalar's dtype, all that its resolved object holds, so the call's
+resolved arguments are equal, value for value, type for type, to the ones the full phase 1
+would resolve; the Call's record keeps the first call's objects, which hold those same values.
+A float of a plain (double/float) parameter is in it by its bits too.
 """
 from __future__ import annotations
 
@@ -34,9 +42,12 @@ from ..._spec import TensorMeta, value_key
 MAX_ENTRIES = 1024
 MAX_CALLS = 256
 
-# Plain values a Call may hold: equal values of one of these types are the same key for the
-# rules (value_key); a float is not (0.0 == -0.0), so a call passing one takes the full phase 1
+# Plain values a Call may hold as they are: equal values of one of these types are the same key
+# for the rules (value_key); a float is not (0.0 == -0.0): call_key puts it in by its bits
 PLAIN = frozenset((int, bool, str, bytes, type(None)))
+# The handles a Call's key holds by their values (call_key), not by the handle
+VALUE_KINDS = frozenset(("scalar", "int_array", "float_array", "bool_array"))
+NO_VALUES = ((), ())  # values_at of an operator with no such handle and no float parameter
 
 
 class Entry:
@@ -93,6 +104,41 @@ class Call:
 
     def __init__(self, soc: str, rules: tuple, types: tuple, held: tuple, entry: Entry, record: tuple) -> None:
         self.soc, self.rules, self.types, self.held, self.entry, self.record = soc, rules, types, held, entry, record
+
+
+def values_at(kinds: tuple[str, ...], tables: dict[str, tuple[dict, str]]) -> tuple:
+    """(the (position, table, kind) of each scalar and array parameter, the positions of the
+    float parameters) of an operator of parameter ``kinds``; NO_VALUES when it has none."""
+    handles = tuple((i, tables[k][0], k) for i, k in enumerate(kinds) if k in VALUE_KINDS)
+    floats = tuple(i for i, k in enumerate(kinds) if k == "float")
+    return (handles, floats) if handles or floats else NO_VALUES
+
+
+def call_key(op: str, args: tuple, at: tuple) -> tuple | None:
+    """The key of a Call (module docstring): ``args`` with each live aclScalar's or array's handle
+    replaced by what it holds, exactly (a scalar: its dtype and its value's value_key, with its
+    type and a float's bits; an int or bool array: its tuple of ints or bools as it is; a float
+    array by its floats' bits) and a float value of a float parameter by its bits; None when a
+    handle is not a live one (the full phase 1 refuses it)."""
+    handles, floats = at
+    key = list(args)
+    for i, table, kind in handles:
+        h = args[i]
+        if h is None:
+            continue
+        held = table.get(h) if type(h) is int else None
+        if held is None:
+            return None
+        if kind == "scalar":
+            key[i] = (held.dtype, value_key(held.value))
+        elif kind == "float_array":
+            key[i] = value_key(held)
+        else:  # (int arrays hold ints, bool arrays bools: create_*_array converts each)
+            key[i] = held
+    for i in floats:
+        if type(args[i]) is float:
+            key[i] = value_key(args[i])
+    return op, tuple(key)
 
 
 def rules(op: str) -> tuple:
