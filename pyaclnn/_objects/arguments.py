@@ -30,6 +30,7 @@ class Slots:
         kinds = info.kinds
         self.tensors = tuple(i for i, k in enumerate(kinds) if k == "tensor")
         self.made = tuple((i, k) for i, k in enumerate(kinds) if k in _MADE)
+        self.lists = any(k == "tensor_list" for _, k in self.made)  # (made Tensors: Executor._make)
         self.streams = tuple(i for i, k in enumerate(kinds) if k == "stream")
         self.roles_known = info.inputs is not None and info.outputs is not None
         self.inputs = tuple(i for i in (info.inputs or ()) if kinds[i] == "tensor")
