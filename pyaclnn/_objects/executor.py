@@ -183,18 +183,11 @@ class Executor(Resource):
         list made. Returns ``args`` with the uploaded Tensors; the planned Tensors are then the
         tensor arguments' (uploads included) and the lists' members."""
         device, runtime, planned, slots = self.device, self.runtime, self.planned, self._slots
-        if not arrays and not slots.lists:  # scalars and arrays only: no Tensor to upload or list
-            if self.repeatable:
-                self._descriptors(args, c_args, present)
-            owned, op, names = planned.owned, self.op, slots.names
-            for i, kind in slots.made:
-                if args[i] is not None:
-                    c_args[i] = make(runtime, kind, args[i], device, [], [], owned, op, names[i])
-            return args
         uploads: list[Tensor] = []  # the Tensors it uploads from ndarrays (closed with the executor)
         members: list[Tensor] = []  # the Tensors of tensor-list arguments
         lists: dict[int, list[Tensor]] = {}  # argument slot -> the Tensors of its list
-        self.uploads, self._lists = uploads, lists
+        if arrays or slots.lists:  # (else the class's empty defaults: scalars and arrays only)
+            self.uploads, self._lists = uploads, lists
         if arrays:
             args = self._upload(args, device, uploads)
             for i in present:
