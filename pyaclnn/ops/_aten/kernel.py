@@ -17,6 +17,7 @@ import numpy as np
 from ..._spec import value_key
 from ...dtypes import to_numpy
 from ...errors import NotSupportedError
+from . import structured
 from .spec import _TORCH_NAMES, aten_callable, bind, plain, torch_dtype, torch_module
 from .table._entry import Entry, Int64, OutDtype, OutShape
 
@@ -142,8 +143,9 @@ class AtenKernel:
             return NotSupportedError(f"{what} cannot compute these arguments on the CPU: "
                                      f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}")
         if not lists and not kw and not longs and not upcast and not promote and len(outs) == 1 and outs[0] is not None:
+            out = _out_overload(fn, torch)  # pointwise, else a structured kernel's (structured.py)
             return _run_one(call, args, kwargs, pos, outs[0], a, torch, what, refusals, refused,
-                            _out_overload(fn, torch))
+                            *((out, None) if out is not None else (structured.out_form(fn, torch), structured.direct)))
 
         def tensor(v: Any, i: int) -> Any:
             x = v[i]
@@ -220,7 +222,8 @@ _MATCHED = object()  # a views tuple's first run: aten's result had the output's
 
 def _run_one(call: Callable[..., Any], args: list, kwargs: dict, pos: list[tuple[int, int]], slot: int, a: tuple,
              torch: Any, what: str, refusals: tuple, refused: Callable[[BaseException], Exception],
-             call_out: Callable[..., Any] | None = None) -> Callable[[tuple], None]:
+             call_out: Callable[..., Any] | None = None, direct: Callable[..., dict | None] | None = None
+             ) -> Callable[[tuple], None]:
     """The phase 2 of the usual entry (tensors by position, one output), with each tensor's
     conversion looked up once: run's steps without its branches.
 
@@ -229,7 +232,8 @@ def _run_one(call: Callable[..., Any], args: list, kwargs: dict, pos: list[tuple
     was freed), and an ndarray's shape, strides, dtype and memory never change, so the torch
     tensors made from it are the ones it would make again. ``call_out``: the entry's out= form
     (``_out_overload``); from the second run of one tuple on it writes straight into the output
-    where that gives the same bytes as the result copied in (``_direct``)."""
+    where that gives the same bytes as the result copied in (``direct``: ``_direct``, or
+    structured.direct for a structured kernel's out= form)."""
     from_numpy = torch.from_numpy
     ins = []
     for k, i in pos:  # (aten position, C position, the view's dtype, the unsigned carrier or None, torch dtype)
@@ -247,7 +251,7 @@ def _run_one(call: Callable[..., Any], args: list, kwargs: dict, pos: list[tuple
         if v is seen[0]:
             call_args, state = seen[1], seen[2]
             if state is _MATCHED:
-                state = _direct(v, call_args, slot, kwargs, from_numpy, call_out) or False
+                state = (direct or _direct)(v, call_args, slot, kwargs, from_numpy, call_out) or False
                 last[0] = seen = (v, call_args, state)
             if state:
                 try:

@@ -1,0 +1,180 @@
+"""The out= form of the structured (non-pointwise) aten overloads pyaclnn/ops/_aten/structured.py
+names, written straight into the output by the aten kernel's repeated launch. The oracle is torch's
+functional form: its result, copied in, is what the kernel wrote before."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import pyaclnn  # noqa: E402
+from aten_support import aten_backend  # noqa: E402
+
+RNG = np.random.default_rng(8)
+_SPECIALS = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-40, -1e-310, 5e-324, 65504.0, 3.0e38]
+
+
+@pytest.fixture
+def aten(use_backend: Callable[..., object], tmp_path: Path) -> object:
+    return aten_backend(use_backend, tmp_path)
+
+
+def _inputs(dtype: Any, shape: tuple[int, ...], seed: int) -> Any:
+    """A tensor of ``dtype`` with NaN, infinities, -0.0 and denormals (of float64, float32) scattered
+    in (seed 0: none, so a reduction of NaN-free rows is compared too)."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape) * 4
+    if seed:
+        idx = rng.choice(x.size, size=min(x.size, 3 * len(_SPECIALS)), replace=False)
+        x.flat[idx] = np.resize(_SPECIALS, len(idx))
+    return torch.from_numpy(x).to(dtype)
+
+
+def _arguments(fn: Any, x: Any, dim: int, keepdim: bool) -> list | None:
+    args: list = []
+    for a in fn._schema.arguments:
+        kind = str(a.type)
+        if kind == "Tensor":
+            args.append(x)
+        elif kind == "int[1]":
+            args.append([dim])
+        elif kind == "int":
+            args.append(dim)
+        elif kind == "bool":
+            args.append(keepdim)
+        elif a.has_default_value():
+            break
+        else:
+            return None
+    return args
+
+
+def _entries() -> list[tuple[str, Any, Any]]:
+    """(op, functional overload, out= form) of every table entry the structured rule admits."""
+    from pyaclnn.ops._aten import structured
+    from pyaclnn.ops._aten.kernel import _out_overload
+    from pyaclnn.ops._aten.spec import aten_callable
+    from pyaclnn.ops._aten.table import load
+    found = []
+    for entry in load().values():
+        if not entry.aten.startswith("aten::"):
+            continue
+        fn = aten_callable(entry)
+        out = structured.out_form(fn, torch)
+        if out is not None and _out_overload(fn, torch) is None:
+            found.append((entry.op, fn, out))
+    return found
+
+
+def test_every_named_overload_is_an_admitted_table_entry() -> None:
+    """structured.STRUCTURED names only overloads the table uses and torch pairs with an out= form
+    (a name no entry reaches, or a torch without the pair, shows here, not as a silent slow path)."""
+    from pyaclnn.ops._aten import structured
+    ops = {op for op, _, _ in _entries()}
+    assert {"Amax", "Amin", "Softmax", "LogSoftmax"} <= ops
+    names = {(fn._schema.name + ("." + fn._overloadname if fn._overloadname != "default" else ""))
+             for _, fn, _ in _entries()}
+    assert names == set(structured.STRUCTURED)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
+def test_out_forms_write_the_functional_bytes(dtype: str) -> None:
+    """For each admitted entry, over several inputs (with NaN, infinities, -0.0, denormals), every
+    dim and keepdim, on small tensors and one large enough for aten's threads and vector paths:
+    the out= form writes into an output of the functional result's shape and dtype exactly the
+    bytes of that result."""
+    tdt = getattr(torch, dtype)
+    torch_threads = torch.get_num_threads()
+    compared = 0
+    try:
+        for threads in (1, max(2, torch_threads)):
+            torch.set_num_threads(threads)
+            for op, fn, out in _entries():
+                for shape in [(8, 16), (3, 5, 7), (1, 33), (300, 1001)]:
+                    for seed in (0, 1, 2):
+                        x = _inputs(tdt, shape, seed)
+                        for dim in range(-len(shape), len(shape)):
+                            for keepdim in (False, True):
+                                args = _arguments(fn, x, dim, keepdim)
+                                assert args is not None, op
+                                want = fn(*args)
+                                got = torch.full_like(want, 7.0)
+                                out(*args, out=got)
+                                compared += 1
+                                assert want.dtype == got.dtype and want.is_contiguous()
+                                assert torch.equal(want.view(_bits(want.dtype)), got.view(_bits(got.dtype))), (
+                                    op, dtype, shape, seed, dim, keepdim, threads)
+    finally:
+        torch.set_num_threads(torch_threads)
+    assert compared > 500
+
+
+def _bits(dtype: Any) -> Any:
+    return {2: torch.int16, 4: torch.int32, 8: torch.int64}[dtype.itemsize]
+
+
+@pytest.fixture
+def direct(monkeypatch: pytest.MonkeyPatch) -> list:
+    """What each structured.direct call answered (the out= keywords, or None)."""
+    from pyaclnn.ops._aten import structured
+    found: list = []
+    real = structured.direct
+
+    def spy(*args: Any) -> Any:
+        found.append(real(*args))
+        return found[-1]
+    monkeypatch.setattr(structured, "direct", spy)
+    return found
+
+
+@pytest.mark.parametrize("case", ["Amax", "Softmax", "LogSoftmax", "Amin"])
+def test_repeated_launches_write_through_the_out_form(aten: object, direct: list, case: str) -> None:
+    """One plan launched again and again on the same views, with new bytes in the input between
+    launches: from the second launch on aten writes into the output itself (structured.direct
+    said so), and every launch reads back torch's functional result."""
+    x = RNG.standard_normal((8, 16)).astype(np.float32)
+    with pyaclnn.Device(0) as device, device.create_stream() as stream:
+        t = pyaclnn.Tensor.from_numpy(x)
+        reduce = case in ("Amax", "Amin")
+        out = pyaclnn.Tensor.zeros((8,) if reduce else (8, 16), np.float32)
+        for k in range(4):
+            y = x * (k + 1) - k
+            y[k, k] = [np.nan, np.inf, -0.0, 1e-40][k]
+            t.copy_from(y)
+            with pyaclnn.Op(case, *((t, [1], False, out) if reduce else (t, 1, out))) as ex:
+                ex.run(stream)
+            stream.synchronize()
+            ty = torch.from_numpy(y)
+            want = {"Amax": lambda: torch.amax(ty, 1), "Amin": lambda: torch.amin(ty, 1),
+                    "Softmax": lambda: torch.softmax(ty, 1), "LogSoftmax": lambda: torch.log_softmax(ty, 1)}[case]()
+            np.testing.assert_array_equal(out.numpy().view(np.int32), want.numpy().view(np.int32))
+        assert len(direct) == 1 and direct[0] is not None  # asked once; out= from then on
+        t.close()
+        out.close()
+
+
+def test_any_overlap_with_an_input_is_refused() -> None:
+    """An output sharing bytes with an input (even the input itself: a softmax or reduction
+    written in place may read what it already wrote), a non-contiguous input or output, a read-only
+    or integer output: not written through out=."""
+    from pyaclnn.ops._aten import structured
+    out_form = structured.out_form(torch.ops.aten.softmax.int, torch)
+    assert out_form is not None
+    base = np.ones((8, 16), np.float32)
+    x = base.copy()
+
+    def ask(*v: Any, slot: int) -> dict | None:
+        return structured.direct(v, [], slot, {}, torch.from_numpy, out_form)
+    assert ask(x, 1, np.empty_like(x), slot=2) is not None
+    assert ask(x, 1, x, slot=2) is None  # the input itself
+    assert ask(base, 1, base[1:5], slot=2) is None  # a part of it
+    assert ask(x[:, ::2], 1, np.empty((8, 8), np.float32), slot=2) is None  # a strided input
+    assert ask(x, 1, np.empty((16, 8), np.float32).T, slot=2) is None  # a strided output
+    ro = np.empty_like(x)
+    ro.flags.writeable = False
+    assert ask(x, 1, ro, slot=2) is None
+    assert ask(x, 1, np.empty((8, 16), np.int32), slot=2) is None  # (integers: only floats and bool)
