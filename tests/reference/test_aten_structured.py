@@ -34,23 +34,29 @@ def _inputs(dtype: Any, shape: tuple[int, ...], seed: int) -> Any:
     return torch.from_numpy(x).to(dtype)
 
 
-def _arguments(fn: Any, x: Any, dim: int, keepdim: bool) -> list | None:
-    args: list = []
+def _calls(fn: Any, x: Any, dim: int) -> list[tuple[list, dict]]:
+    """The (args, kwargs) the table's entries pass to ``fn`` on ``x`` along ``dim``: dims as one
+    axis or all, keepdim either way, a keyword-only ``dtype`` (the entry passes one: None, the
+    input's, float32, float64)."""
+    calls: list[tuple[list, dict]] = [([], {})]
     for a in fn._schema.arguments:
         kind = str(a.type)
         if kind == "Tensor":
-            args.append(x)
-        elif kind == "int[1]":
-            args.append([dim])
-        elif kind == "int":
-            args.append(dim)
-        elif kind == "bool":
-            args.append(keepdim)
-        elif a.has_default_value():
+            options = [x]
+        elif a.name == "dim":
+            options = [[dim], list(range(x.dim()))] if "List" in kind else [dim]
+        elif a.name == "keepdim":
+            options = [False, True]
+        elif a.name == "dtype" and a.kwarg_only:
+            calls = [(c, dict(k, **{a.name: t})) for c, k in calls
+                     for t in (None, x.dtype, torch.float32, torch.float64)]
+            continue
+        elif a.name == "dtype":  # (softmax's: positional, the entries leave it unset)
             break
         else:
-            return None
-    return args
+            raise AssertionError(f"{fn}: an argument of type {kind} is not made here")
+        calls = [(c + [o], k) for c, k in calls for o in options]
+    return calls
 
 
 def _entries() -> list[tuple[str, Any, Any]]:
@@ -75,7 +81,7 @@ def test_every_named_overload_is_an_admitted_table_entry() -> None:
     (a name no entry reaches, or a torch without the pair, shows here, not as a silent slow path)."""
     from pyaclnn.ops._aten import structured
     ops = {op for op, _, _ in _entries()}
-    assert {"Amax", "Amin", "Softmax", "LogSoftmax"} <= ops
+    assert {"Amax", "Amin", "Softmax", "LogSoftmax", "Mean", "Cumsum"} <= ops
     names = {(fn._schema.name + ("." + fn._overloadname if fn._overloadname != "default" else ""))
              for _, fn, _ in _entries()}
     assert names == set(structured.STRUCTURED)
@@ -86,7 +92,7 @@ def test_out_forms_write_the_functional_bytes(dtype: str) -> None:
     """For each admitted entry, over several inputs (with NaN, infinities, -0.0, denormals), every
     dim and keepdim, on small tensors and one large enough for aten's threads and vector paths:
     the out= form writes into an output of the functional result's shape and dtype exactly the
-    bytes of that result."""
+    bytes of that result (the arguments as the entries pass them: a dtype keyword included)."""
     tdt = getattr(torch, dtype)
     torch_threads = torch.get_num_threads()
     compared = 0
@@ -98,16 +104,14 @@ def test_out_forms_write_the_functional_bytes(dtype: str) -> None:
                     for seed in (0, 1, 2):
                         x = _inputs(tdt, shape, seed)
                         for dim in range(-len(shape), len(shape)):
-                            for keepdim in (False, True):
-                                args = _arguments(fn, x, dim, keepdim)
-                                assert args is not None, op
-                                want = fn(*args)
+                            for args, kwargs in _calls(fn, x, dim):
+                                want = fn(*args, **kwargs)
                                 got = torch.full_like(want, 7.0)
-                                out(*args, out=got)
+                                out(*args, **kwargs, out=got)
                                 compared += 1
                                 assert want.dtype == got.dtype and want.is_contiguous()
                                 assert torch.equal(want.view(_bits(want.dtype)), got.view(_bits(got.dtype))), (
-                                    op, dtype, shape, seed, dim, keepdim, threads)
+                                    op, dtype, shape, seed, args[1:], kwargs, threads)
     finally:
         torch.set_num_threads(torch_threads)
     assert compared > 500
@@ -131,27 +135,36 @@ def direct(monkeypatch: pytest.MonkeyPatch) -> list:
     return found
 
 
-@pytest.mark.parametrize("case", ["Amax", "Softmax", "LogSoftmax", "Amin"])
+_CASES: dict[str, tuple[Callable[[Any, Any], tuple], Callable[[Any], Any], tuple[int, ...]]] = {
+    "Amax": (lambda t, o: (t, [1], False, o), lambda y: torch.amax(y, 1), (8,)),
+    "Amin": (lambda t, o: (t, [1], False, o), lambda y: torch.amin(y, 1), (8,)),
+    "Softmax": (lambda t, o: (t, 1, o), lambda y: torch.softmax(y, 1), (8, 16)),
+    "LogSoftmax": (lambda t, o: (t, 1, o), lambda y: torch.log_softmax(y, 1), (8, 16)),
+    "Mean": (lambda t, o: (t, [0], True, int(pyaclnn.DType.FLOAT), o), lambda y: torch.mean(y, [0], True),
+             (1, 16)),
+    "Cumsum": (lambda t, o: (t, 0, int(pyaclnn.DType.FLOAT), o), lambda y: torch.cumsum(y, 0), (8, 16)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_CASES))
 def test_repeated_launches_write_through_the_out_form(aten: object, direct: list, case: str) -> None:
     """One plan launched again and again on the same views, with new bytes in the input between
     launches: from the second launch on aten writes into the output itself (structured.direct
     said so), and every launch reads back torch's functional result."""
+    arguments, oracle, out_shape = _CASES[case]
     x = RNG.standard_normal((8, 16)).astype(np.float32)
     with pyaclnn.Device(0) as device, device.create_stream() as stream:
         t = pyaclnn.Tensor.from_numpy(x)
-        reduce = case in ("Amax", "Amin")
-        out = pyaclnn.Tensor.zeros((8,) if reduce else (8, 16), np.float32)
+        out = pyaclnn.Tensor.zeros(out_shape, np.float32)
         for k in range(4):
             y = x * (k + 1) - k
             y[k, k] = [np.nan, np.inf, -0.0, 1e-40][k]
             t.copy_from(y)
-            with pyaclnn.Op(case, *((t, [1], False, out) if reduce else (t, 1, out))) as ex:
+            with pyaclnn.Op(case, *arguments(t, out)) as ex:
                 ex.run(stream)
             stream.synchronize()
-            ty = torch.from_numpy(y)
-            want = {"Amax": lambda: torch.amax(ty, 1), "Amin": lambda: torch.amin(ty, 1),
-                    "Softmax": lambda: torch.softmax(ty, 1), "LogSoftmax": lambda: torch.log_softmax(ty, 1)}[case]()
-            np.testing.assert_array_equal(out.numpy().view(np.int32), want.numpy().view(np.int32))
+            want = oracle(torch.from_numpy(y)).numpy()
+            np.testing.assert_array_equal(out.numpy().view(np.int32), want.view(np.int32))
         assert len(direct) == 1 and direct[0] is not None  # asked once; out= from then on
         t.close()
         out.close()

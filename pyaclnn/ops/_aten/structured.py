@@ -10,6 +10,8 @@ infinities, -0.0, denormals, float16/bfloat16/float64, a large tensor for aten's
   amax, amin           amax.out / amin.out: structured (ReduceOps.cpp TORCH_IMPL_FUNC(amax_out))
   softmax.int          softmax.int_out: at::_softmax_out into a contiguous out, the functional
   log_softmax.int      at::_softmax (structured _softmax.out; SoftMax.cpp softmax_out), no dtype cast
+  mean.dim             structured_delegate: mean.out (ReduceOps.cpp TORCH_IMPL_FUNC(mean_out))
+  cumsum               structured_delegate: cumsum.out (ReduceOps.cpp TORCH_IMPL_FUNC(cumsum_out))
 """
 from __future__ import annotations
 
@@ -25,6 +27,8 @@ STRUCTURED: dict[str, str] = {
     "aten::amin": "out",
     "aten::softmax.int": "int_out",
     "aten::log_softmax.int": "int_out",
+    "aten::mean.dim": "out",
+    "aten::cumsum": "out",
 }
 
 
