@@ -117,6 +117,37 @@ def test_out_forms_write_the_functional_bytes(dtype: str) -> None:
     assert compared > 500
 
 
+def test_the_out_form_dispatches_the_out_overload() -> None:
+    """The callable out_form gives (torch's Python binding), called with each entry's arguments
+    as the kernel passes them (the functional form's positional ones, its keywords, out=), reaches
+    exactly the out= overload STRUCTURED names, as the overload's own _op does."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    from pyaclnn.ops._aten import structured
+
+    class Record(TorchDispatchMode):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list = []
+
+        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            self.seen.append(func)
+            return func(*args, **(kwargs or {}))
+    checked = 0
+    for op, fn, out in _entries():
+        name = fn._schema.name + ("." + fn._overloadname if fn._overloadname != "default" else "")
+        overload = getattr(fn.overloadpacket, structured.STRUCTURED[name][0])
+        x = _inputs(torch.float32, (3, 5), 1)
+        for dim in (0, -1):
+            for args, kwargs in _calls(fn, x, dim):
+                got = torch.empty_like(fn(*args, **kwargs))
+                with Record() as record:
+                    out(*args, **kwargs, out=got)
+                assert record.seen == [overload], (op, args[1:], kwargs, record.seen)
+                checked += 1
+    assert checked > 20
+
+
 def _bits(dtype: Any) -> Any:
     return {2: torch.int16, 4: torch.int32, 8: torch.int64}[dtype.itemsize]
 
