@@ -1,6 +1,6 @@
-"""The out= form of the structured (non-pointwise) aten overloads pyaclnn/ops/_aten/structured.py
-names, written straight into the output by the aten kernel's repeated launch. The oracle is torch's
-functional form: its result, copied in, is what the kernel wrote before."""
+"""The out= form of the structured (non-pointwise) aten overloads pyaclnn/ops/_aten/kernel.py's
+``_STRUCTURED`` names, written straight into the output by the aten kernel's repeated launch. The
+oracle is torch's functional form: its result, copied in, is what the kernel wrote before."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -61,8 +61,7 @@ def _calls(fn: Any, x: Any, dim: int) -> list[tuple[list, dict]]:
 
 def _entries() -> list[tuple[str, Any, Any]]:
     """(op, functional overload, out= form) of every table entry the structured rule admits."""
-    from pyaclnn.ops._aten import structured
-    from pyaclnn.ops._aten.kernel import _out_overload
+    from pyaclnn.ops._aten.kernel import _out_overload, _structured_out
     from pyaclnn.ops._aten.spec import aten_callable
     from pyaclnn.ops._aten.table import load
     found = []
@@ -70,21 +69,21 @@ def _entries() -> list[tuple[str, Any, Any]]:
         if not entry.aten.startswith("aten::"):
             continue
         fn = aten_callable(entry)
-        out = structured.out_form(fn, torch)
+        out = _structured_out(fn, torch)
         if out is not None and _out_overload(fn, torch) is None:
             found.append((entry.op, fn, out))
     return found
 
 
 def test_every_named_overload_is_an_admitted_table_entry() -> None:
-    """structured.STRUCTURED names only overloads the table uses and torch pairs with an out= form
+    """kernel._STRUCTURED names only overloads the table uses and torch pairs with an out= form
     (a name no entry reaches, or a torch without the pair, shows here, not as a silent slow path)."""
-    from pyaclnn.ops._aten import structured
+    from pyaclnn.ops._aten import kernel
     ops = {op for op, _, _ in _entries()}
     assert {"Amax", "Amin", "Softmax", "LogSoftmax", "Mean", "Cumsum"} <= ops
     names = {(fn._schema.name + ("." + fn._overloadname if fn._overloadname != "default" else ""))
              for _, fn, _ in _entries()}
-    assert names == set(structured.STRUCTURED)
+    assert names == set(kernel._STRUCTURED)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
@@ -123,7 +122,7 @@ def test_the_out_form_dispatches_the_out_overload() -> None:
     exactly the out= overload STRUCTURED names, as the overload's own _op does."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
-    from pyaclnn.ops._aten import structured
+    from pyaclnn.ops._aten import kernel
 
     class Record(TorchDispatchMode):
         def __init__(self) -> None:
@@ -136,7 +135,7 @@ def test_the_out_form_dispatches_the_out_overload() -> None:
     checked = 0
     for op, fn, out in _entries():
         name = fn._schema.name + ("." + fn._overloadname if fn._overloadname != "default" else "")
-        overload = getattr(fn.overloadpacket, structured.STRUCTURED[name][0])
+        overload = getattr(fn.overloadpacket, kernel._STRUCTURED[name][0])
         x = _inputs(torch.float32, (3, 5), 1)
         for dim in (0, -1):
             for args, kwargs in _calls(fn, x, dim):
@@ -154,15 +153,15 @@ def _bits(dtype: Any) -> Any:
 
 @pytest.fixture
 def direct(monkeypatch: pytest.MonkeyPatch) -> list:
-    """What each structured.direct call answered (the out= keywords, or None)."""
-    from pyaclnn.ops._aten import structured
+    """What each kernel._structured_direct call answered (the out= keywords, or None)."""
+    from pyaclnn.ops._aten import kernel
     found: list = []
-    real = structured.direct
+    real = kernel._structured_direct
 
     def spy(*args: Any) -> Any:
         found.append(real(*args))
         return found[-1]
-    monkeypatch.setattr(structured, "direct", spy)
+    monkeypatch.setattr(kernel, "_structured_direct", spy)
     return found
 
 
@@ -180,7 +179,7 @@ _CASES: dict[str, tuple[Callable[[Any, Any], tuple], Callable[[Any], Any], tuple
 @pytest.mark.parametrize("case", sorted(_CASES))
 def test_repeated_launches_write_through_the_out_form(aten: object, direct: list, case: str) -> None:
     """One plan launched again and again on the same views, with new bytes in the input between
-    launches: from the second launch on aten writes into the output itself (structured.direct
+    launches: from the second launch on aten writes into the output itself (kernel._structured_direct
     said so), and every launch reads back torch's functional result."""
     arguments, oracle, out_shape = _CASES[case]
     x = RNG.standard_normal((8, 16)).astype(np.float32)
@@ -205,14 +204,14 @@ def test_any_overlap_with_an_input_is_refused() -> None:
     """An output sharing bytes with an input (even the input itself: a softmax or reduction
     written in place may read what it already wrote), a non-contiguous input or output, a read-only
     or integer output: not written through out=."""
-    from pyaclnn.ops._aten import structured
-    out_form = structured.out_form(torch.ops.aten.softmax.int, torch)
+    from pyaclnn.ops._aten import kernel
+    out_form = kernel._structured_out(torch.ops.aten.softmax.int, torch)
     assert out_form is not None
     base = np.ones((8, 16), np.float32)
     x = base.copy()
 
     def ask(*v: Any, slot: int) -> dict | None:
-        return structured.direct(v, [], slot, {}, torch.from_numpy, out_form)
+        return kernel._structured_direct(v, [], slot, {}, torch.from_numpy, out_form)
     assert ask(x, 1, np.empty_like(x), slot=2) is not None
     assert ask(x, 1, x, slot=2) is None  # the input itself
     assert ask(base, 1, base[1:5], slot=2) is None  # a part of it
