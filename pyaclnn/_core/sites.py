@@ -66,7 +66,11 @@ def user_site(depth: int = 1) -> Site:
             own = inside[name] = os.path.abspath(name).startswith(PACKAGE)
         if not own:
             known = _lines.get(id(code))  # (_line's memo, read inline: this runs for every task queued)
-            line = known[1].get(frame.f_lasti) if known is not None else None
+            if known is None:
+                _line(frame)
+                known = _lines[id(code)]
+            at = frame.f_lasti
+            line = known[1].get(at)
             if line is None:
                 line = _line(frame)
             callers: list[tuple[str, int]] = []
@@ -81,18 +85,26 @@ def user_site(depth: int = 1) -> Site:
                     break
                 callers.append((other, _line(caller)))
                 caller = caller.f_back
-            return _site(Site, (name, line, tuple(callers)))  # (Site's own __new__ is a Python function)
+            if callers:
+                return _site(Site, (name, line, tuple(callers)))  # (Site's own __new__ is a Python function)
+            # a line no user's frame called: its Site, made once (a Site is immutable, and a
+            # function of the code object and the offset, as the line is)
+            site = known[2].get(at)
+            if site is None:
+                site = known[2][at] = _site(Site, (name, line, ()))
+            return site
         frame = frame.f_back  # type: ignore[assignment]
     return UNKNOWN
 
 
 _site = tuple.__new__
 
-# id(code object) -> (it, {instruction offset: line}): a frame's f_lineno decodes its code's line
-# table from the start (microseconds deep in a long function or module), so each (code, offset)
-# is decoded once. The entry holds its code object, so no other code object gets that id while it
-# is here; a line is a function of the code and the offset (PyCode_Addr2Line(code, f_lasti)).
-_lines: dict[int, tuple[CodeType, dict[int, int]]] = {}
+# id(code object) -> (it, {instruction offset: line}, {instruction offset: its Site without
+# callers}): a frame's f_lineno decodes its code's line table from the start (microseconds deep in
+# a long function or module), so each (code, offset) is decoded once. The entry holds its code
+# object, so no other code object gets that id while it is here; a line is a function of the code
+# and the offset (PyCode_Addr2Line(code, f_lasti)).
+_lines: dict[int, tuple[CodeType, dict[int, int], dict[int, Site]]] = {}
 MAX_CODES = 4096
 
 
@@ -103,7 +115,7 @@ def _line(frame: FrameType) -> int:
     if known is None:
         if len(_lines) >= MAX_CODES:
             _lines.clear()
-        known = _lines[id(code)] = (code, {})
+        known = _lines[id(code)] = (code, {}, {})
     at = frame.f_lasti
     line = known[1].get(at)
     if line is None:

@@ -107,7 +107,6 @@ class Executor(Resource):
         if slots.values:
             args = c_values(slots.info.signature, args)  # plain values: TypeError before any allocation
         # one pass over the tensor arguments: each open, all on one device (Op uploads ndarrays below)
-        present: list[int] = []  # the slots of the non-None tensor arguments
         tensors: list[Tensor] = []
         uses: list[dict] = []  # their storages' stream-order records (Planned.uses)
         c_args = list(args)
@@ -117,7 +116,6 @@ class Executor(Resource):
             t = args[i]
             if t is None:
                 continue
-            present.append(i)
             if not isinstance(t, Tensor):
                 generic = isinstance(self, Op)
                 if isinstance(t, np.ndarray) and generic:
@@ -146,6 +144,8 @@ class Executor(Resource):
         # the executor and what it uses (pyaclnn._objects.launch), shared with the release function
         # (its Tensors keep them alive until phase 2: tensor-list members and uploads added by _make)
         planned = self.planned = Planned(self.op, tensors, uses)
+        # the slots of the non-None tensor arguments (worked out only where they are used)
+        present = [i for i in slots.tensors if args[i] is not None] if arrays or slots.made or repeatable else []
         try:
             if arrays or slots.made:  # the generic object's own (else the class's empty defaults)
                 args = self._make(args, c_args, present, arrays)

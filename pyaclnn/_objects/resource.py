@@ -95,7 +95,12 @@ class Resource:
             if entry is not None:
                 self._ref = None  # drop the weak reference: no callback when the owner dies
                 self.is_open = False
-                _release(entry)
+                backend, device, _kind, release, args = entry
+                if (backend.lost is None and backend.releases
+                        and not getattr(getattr(device, "state", None), "closed", False)):
+                    release(*args)  # (_release's usual case, inline: every close of an executor or tensor)
+                else:
+                    _release(entry)
 
     def check_open(self) -> None:
         if self.closed:

@@ -329,9 +329,14 @@ class Tensor(Resource):
             return np.empty(self.shape, self.dtype)
         uses = self.storage.uses
         if uses:  # queued launches writing it finish first (lifetimes.wait_for, inline: every read asks)
-            for order, n in list(uses.items()):
+            if len(uses) == 1:  # (one stream: its entry unpacked, without a list of them)
+                [(order, n)] = uses.items()
                 if n > order.done:
                     order.sync()
+            else:
+                for order, n in list(uses.items()):
+                    if n > order.done:
+                        order.sync()
             uses.clear()
         self.device.use()
         item = self.dtype.itemsize

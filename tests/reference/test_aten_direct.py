@@ -92,6 +92,19 @@ def test_out_forms_write_the_functional_bytes() -> None:
     assert len(seen) > 100 and compared > 300  # (the table's pointwise entries: a few hundred pairs)
 
 
+def test_python_binding_only_where_it_is_the_one_signature() -> None:
+    """_binding takes torch's Python binding (torch.abs) for an out= overload only where the
+    binding cannot pick another: aten::add.out (add.Tensor, add.Scalar: two signatures), a
+    binding without out= (torch.relu) and an out= form with a non-Tensor argument (logit's eps)
+    keep the overload; exp's TorchScript scalar overloads (exp.int) do not count."""
+    from pyaclnn.ops._aten.kernel import _binding
+    aten = torch.ops.aten
+    assert _binding(aten.abs, aten.abs.out, torch) is torch._C._VariableFunctions.abs
+    assert _binding(aten.exp, aten.exp.out, torch) is torch._C._VariableFunctions.exp
+    for packet in (aten.add, aten.relu, aten.logit):
+        assert _binding(packet, packet.out, torch) is None, packet
+
+
 @pytest.fixture
 def direct(monkeypatch: pytest.MonkeyPatch) -> list:
     """What each ``_direct`` call answered (the out= keywords, or None): the tests see the form used."""

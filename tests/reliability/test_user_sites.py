@@ -40,3 +40,18 @@ def test_the_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     a = _here()
     b = _here()
     assert a.callers[0][1] + 1 == b.callers[0][1] and len(sites._lines) <= 1
+
+
+def test_a_line_reached_with_and_without_user_callers() -> None:
+    """A line whose caller ends the user's stack (here a thread pool's worker: the standard
+    library) is kept as its Site (``_lines``' third map); the same line reached from a user's
+    frame still names that caller."""
+    from concurrent.futures import ThreadPoolExecutor
+    line = inspect.getsourcelines(_here)[1] + 1
+    with ThreadPoolExecutor(1) as pool:
+        alone = pool.submit(_here).result()
+        called = _here()
+        here = inspect.currentframe().f_lineno - 1  # type: ignore[union-attr]
+        again = pool.submit(_here).result()
+    assert alone == again == sites.Site(__file__, line) and alone.callers == ()
+    assert called.line == line and called.callers[0] == (__file__, here)

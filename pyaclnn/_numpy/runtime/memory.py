@@ -165,8 +165,24 @@ class NumpyMemory(NumpyStreams):
     def memcpy(self, dst: Any, dst_max: int, src: Any, count: int, kind: int) -> None:
         api = "aclrtMemcpy"
         if (kind == ACL_MEMCPY_DEVICE_TO_HOST and type(dst) is np.ndarray and type(src) is int and src
-                and 0 < count <= dst_max and self._read_back(api, dst, src, count)):
-            return
+                and 0 < count <= dst_max):
+            # The usual read back, to a host ndarray, the arguments already valid: the general
+            # path's checks in its order, without re-dispatching on the kinds of ``dst`` and
+            # ``src`` (inline: every Tensor.numpy() is one). Where a later step would refuse the
+            # copy it falls through, having done nothing, and the general path reports it.
+            if not self._initialized or self._thread.device is None:  # (_need_context's test, inline)
+                self._need_context(api)
+            if self._captures:
+                self._capture_sync_copy(api)
+            flags = dst.flags
+            if flags.c_contiguous and flags.writeable and dst.nbytes >= count:
+                data = self.memory.bytes_at(src, count)
+                if data is not None:
+                    if self.queues.busy:  # (queued work: host_access's checks; none after a synchronize)
+                        self.queues.host_access(api, ((src, src + count),), write=False)
+                    out = dst if dst.ndim == 1 and dst.dtype is _U8 else dst.reshape(-1).view(np.uint8)
+                    (out if count == out.size else out[:count])[...] = data
+                    return
         if self._memcpy_args(api, dst, src, count, kind):
             return
         self._max_check(api, "destMax", dst_max, count)
@@ -190,27 +206,6 @@ class NumpyMemory(NumpyStreams):
                 self.memory.copy_written(dst, src, count)
             else:
                 self.memory.mark_written(dst, dst + count)
-
-    def _read_back(self, api: str, dst: np.ndarray, src: int, count: int) -> bool:
-        """``memcpy``'s steps for the usual read back (device to a host ndarray, the arguments
-        already valid): the same checks in the same order, without re-dispatching on the kinds
-        of ``dst`` and ``src``. False, having done nothing, where a later step would refuse the
-        copy: the general path then reports it."""
-        if not self._initialized or self._thread.device is None:  # (_need_context's test, inline)
-            self._need_context(api)
-        if self._captures:
-            self._capture_sync_copy(api)
-        flags = dst.flags
-        if not (flags.c_contiguous and flags.writeable and dst.nbytes >= count):
-            return False
-        data = self.memory.bytes_at(src, count)
-        if data is None:
-            return False
-        if self.queues.busy:  # (queued work: host_access's checks; none is queued after a synchronize)
-            self.queues.host_access(api, ((src, src + count),), write=False)
-        out = dst if dst.ndim == 1 and dst.dtype is _U8 else dst.reshape(-1).view(np.uint8)
-        (out if count == out.size else out[:count])[...] = data
-        return True
 
     @staticmethod
     def _check_copy_overlap(api: str, dst: int, src: int, count: int) -> None:
