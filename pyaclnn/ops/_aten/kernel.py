@@ -144,7 +144,7 @@ class AtenKernel:
         if not lists and not kw and not longs and not upcast and not promote and len(outs) == 1 and outs[0] is not None:
             out = _out_overload(fn, torch)  # pointwise, else a structured kernel's (_STRUCTURED)
             return _run_one(call, args, kwargs, pos, outs[0], a, torch, what, refusals, refused,
-                            *((out, None) if out is not None else (_structured_out(fn, torch), _structured_direct)))
+                            *((out, False) if out is not None else (_structured_out(fn, torch), True)))
 
         def tensor(v: Any, i: int) -> Any:
             x = v[i]
@@ -251,7 +251,7 @@ _MATCHED = object()  # a views tuple's first run: aten's result had the output's
 
 def _run_one(call: Callable[..., Any], args: list, kwargs: dict, pos: list[tuple[int, int]], slot: int, a: tuple,
              torch: Any, what: str, refusals: tuple, refused: Callable[[BaseException], Exception],
-             call_out: Callable[..., Any] | None = None, direct: Callable[..., dict | None] | None = None
+             call_out: Callable[..., Any] | None = None, structured: bool = False
              ) -> Callable[[tuple], None]:
     """The phase 2 of the usual entry (tensors by position, one output), with each tensor's
     conversion looked up once: run's steps without its branches.
@@ -261,8 +261,8 @@ def _run_one(call: Callable[..., Any], args: list, kwargs: dict, pos: list[tuple
     was freed), and an ndarray's shape, strides, dtype and memory never change, so the torch
     tensors made from it are the ones it would make again. ``call_out``: the entry's out= form
     (``_out_overload``); from the second run of one tuple on it writes straight into the output
-    where that gives the same bytes as the result copied in (``direct``: ``_direct``, or
-    ``_structured_direct`` for a structured kernel's out= form)."""
+    where that gives the same bytes as the result copied in (``_direct``, or
+    ``_structured_direct`` for a ``structured`` kernel's out= form: ``_structured_out``)."""
     from_numpy = torch.from_numpy
     ins = []
     for k, i in pos:  # (aten position, C position, the view's dtype, the unsigned carrier or None, torch dtype)
@@ -280,7 +280,8 @@ def _run_one(call: Callable[..., Any], args: list, kwargs: dict, pos: list[tuple
         if v is seen[0]:
             call_args, state = seen[1], seen[2]
             if state is _MATCHED:
-                state = (direct or _direct)(v, call_args, slot, kwargs, from_numpy, call_out) or False
+                ask = _structured_direct if structured else _direct
+                state = ask(v, call_args, slot, kwargs, from_numpy, call_out) or False
                 last[0] = seen = (v, call_args, state)
             if state:
                 try:
