@@ -8,6 +8,7 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from .._core.constants import ACL_MEM_MALLOC_HUGE_FIRST
+from . import backend as _backend
 from . import current as _current
 from . import lifetimes
 from . import unreported as _unreported
@@ -196,9 +197,12 @@ def _stream_order(device: Device, raw: Any) -> lifetimes.Order:
     """The stream's launch bookkeeping; its ``sync`` is aclrtSynchronizeStream on ``raw``, then
     the deferred frees (no reference to the Stream object: storages that remember the stream
     must not keep it alive)."""
+    runtime, state = device.runtime, device.state  # (a Device's, fixed when it is made)
+
     def sync() -> None:
-        device.use()
-        device.runtime.synchronize_stream(raw)
+        if _current.thread.current is not state or _backend.forked_after_init:
+            device.use()  # (Device.use's own test, inline: when it passes, use() does nothing)
+        runtime.synchronize_stream(raw)
         if order.deferred:
             lifetimes.passed(order)
         else:  # lifetimes.passed without the call (every host read of a launch's result syncs)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Sequence, cast
 import numpy as np
 
 from . import backend as _backend
+from . import current as _current
 from . import lifetimes
 from .device import Device, device_arg, free_now
 from .interop import KDL_CPU, host_array, host_span, to_dlpack
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from .._runtime import HostRuntime, Runtime
 
 KDL_EXT_DEV = 12  # DLDeviceType kDLExtDev: DLPack has no Ascend device type
+_U8 = np.dtype(np.uint8)  # (a dtype object, not the type: np.empty converts a type every call)
 
 
 class Tensor(Resource):
@@ -338,13 +340,15 @@ class Tensor(Resource):
                     if n > order.done:
                         order.sync()
             uses.clear()
-        self.device.use()
+        device = self.device
+        if _current.thread.current is not device.state or _backend.forked_after_init:
+            device.use()  # (Device.use's own test, inline: when it passes, use() does nothing)
         item = self.dtype.itemsize
         if dense:  # the usual case: the copy lands in the result's own bytes (one copy, no staging)
-            raw, lo = np.empty(self._nbytes, np.uint8), 0
+            raw, lo = np.empty(self._nbytes, _U8), 0
         else:  # the span the view reaches, then its elements
             lo, hi = extent(self.shape, self.strides)
-            raw = np.empty((hi - lo + 1) * item, np.uint8)
+            raw = np.empty((hi - lo + 1) * item, _U8)
         nbytes = raw.size
         self.runtime.memcpy(raw, nbytes, self.storage.addr + (self.offset + lo) * item, nbytes, ACL_MEMCPY_DEVICE_TO_HOST)
         if dense:
