@@ -329,7 +329,8 @@ class Tensor(Resource):
             self._nbytes = math.prod(self.shape) * self.dtype.itemsize
         if not self._nbytes:
             return np.empty(self.shape, self.dtype)
-        uses = self.storage.uses
+        storage = self.storage
+        uses = storage.uses
         if uses:  # queued launches writing it finish first (lifetimes.wait_for, inline: every read asks)
             if len(uses) == 1:  # (one stream: its entry unpacked, without a list of them)
                 [(order, n)] = uses.items()
@@ -345,14 +346,14 @@ class Tensor(Resource):
             device.use()  # (Device.use's own test, inline: when it passes, use() does nothing)
         item = self.dtype.itemsize
         if dense:  # the usual case: the copy lands in the result's own bytes (one copy, no staging)
-            raw, lo = np.empty(self._nbytes, _U8), 0
-        else:  # the span the view reaches, then its elements
-            lo, hi = extent(self.shape, self.strides)
-            raw = np.empty((hi - lo + 1) * item, _U8)
-        nbytes = raw.size
-        self.runtime.memcpy(raw, nbytes, self.storage.addr + (self.offset + lo) * item, nbytes, ACL_MEMCPY_DEVICE_TO_HOST)
-        if dense:
+            nbytes = self._nbytes
+            raw = np.empty(nbytes, _U8)
+            self.runtime.memcpy(raw, nbytes, storage.addr + self.offset * item, nbytes, ACL_MEMCPY_DEVICE_TO_HOST)
             return np.ndarray(self.shape, self.dtype, raw)
+        lo, hi = extent(self.shape, self.strides)  # the span the view reaches, then its elements
+        nbytes = (hi - lo + 1) * item
+        raw = np.empty(nbytes, _U8)
+        self.runtime.memcpy(raw, nbytes, storage.addr + (self.offset + lo) * item, nbytes, ACL_MEMCPY_DEVICE_TO_HOST)
         out = np.empty(self.shape, self.dtype)
         out[...] = np.ndarray(self.shape, self.dtype, raw, -lo * item, [s * item for s in self.strides])
         return out
