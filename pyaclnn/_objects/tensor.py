@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING, Any, Sequence, cast
 
 import numpy as np
 
-from . import backend as _backend
-from . import current as _current
+from . import backend as _backend, current as _current
 from . import lifetimes
 from .device import Device, device_arg, free_now
 from .interop import KDL_CPU, host_array, host_span, to_dlpack
@@ -329,8 +328,7 @@ class Tensor(Resource):
             self._nbytes = math.prod(self.shape) * self.dtype.itemsize
         if not self._nbytes:
             return np.empty(self.shape, self.dtype)
-        storage = self.storage
-        uses = storage.uses
+        uses = self.storage.uses
         if uses:  # queued launches writing it finish first (lifetimes.wait_for, inline: every read asks)
             if len(uses) == 1:  # (one stream: its entry unpacked, without a list of them)
                 [(order, n)] = uses.items()
@@ -341,22 +339,19 @@ class Tensor(Resource):
                     if n > order.done:
                         order.sync()
             uses.clear()
-        device = self.device
-        if _current.thread.current is not device.state or _backend.forked_after_init:
-            device.use()  # (Device.use's own test, inline: when it passes, use() does nothing)
+        if _current.thread.current is not self.device.state or _backend.forked_after_init:
+            self.device.use()  # (Device.use's own test, inline: when it passes, use() does nothing)
         item = self.dtype.itemsize
         if dense:  # the usual case: the copy lands in the result's own bytes (one copy, no staging)
-            nbytes = self._nbytes
-            raw = np.empty(nbytes, _U8)
-            self.runtime.memcpy(raw, nbytes, storage.addr + self.offset * item, nbytes, ACL_MEMCPY_DEVICE_TO_HOST)
-            return np.ndarray(self.shape, self.dtype, raw)
-        lo, hi = extent(self.shape, self.strides)  # the span the view reaches, then its elements
-        nbytes = (hi - lo + 1) * item
+            lo, nbytes = 0, self._nbytes
+        else:  # the span the view reaches, then its elements
+            lo, hi = extent(self.shape, self.strides)
+            nbytes = (hi - lo + 1) * item
         raw = np.empty(nbytes, _U8)
-        self.runtime.memcpy(raw, nbytes, storage.addr + (self.offset + lo) * item, nbytes, ACL_MEMCPY_DEVICE_TO_HOST)
-        out = np.empty(self.shape, self.dtype)
-        out[...] = np.ndarray(self.shape, self.dtype, raw, -lo * item, [s * item for s in self.strides])
-        return out
+        self.runtime.memcpy(raw, nbytes, self.storage.addr + (self.offset + lo) * item, nbytes, ACL_MEMCPY_DEVICE_TO_HOST)
+        if dense:
+            return np.ndarray(self.shape, self.dtype, raw)
+        return np.ndarray(self.shape, self.dtype, raw, -lo * item, [s * item for s in self.strides]).copy()  # C order
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         data = self.numpy()
