@@ -45,6 +45,20 @@ race-check spans, allocations, stale check and bound kernel, a one-step read bac
   Amax         6.6          55.9 -> 44.9             8.5 -> 6.7             16.2 -> 14.8
   (exact-Add: 67.7 -> 57.0 us)
 
+Third round, measured by this version (the same machine, load 0.4-0.8, 2026-11-28, one run of
+the default 2000 calls per column after the merges of this round's speed branches: the phase-1
+op cache looked up before the checks as CANN's L2_DFX_PHASE_1, launch templates, fewer steps in
+synchronize and read back, the out= form of pointwise ops and listed structured reductions, the
+leaner object layer; pyaclnn bench --case aten-small gave the same ratios within 0.1):
+
+  case     aten us  op us  op/aten  phase-1 us
+  Abs          4.9   14.1     2.91         5.1
+  Mul          5.2   16.0     3.06         5.3
+  Sub          6.1   19.8     3.26         7.9
+  Softmax      5.0   15.0     2.96         5.5
+  Amax         6.2   18.7     3.00         8.1
+  (exact-Add: 30.9 us)
+
 Usage: python benchmarks/aten_overhead.py [--calls N] [--samples S] [--json PATH]
 """
 from __future__ import annotations
