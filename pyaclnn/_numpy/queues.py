@@ -234,16 +234,9 @@ class Queues:
         try:
             pending = q.pending
             memory = self.memory
-            touched = self.touched
             while pending and (upto is None or pending[0].seq <= upto):
                 work = pending.popleft()
-                self.busy -= 1  # (_done, inline: once per task run)
-                for base in work.bases:
-                    n = touched[base] - 1
-                    if n:
-                        touched[base] = n
-                    else:
-                        del touched[base]
+                self._done(work)
                 if work.waits:
                     for key, seq in work.waits.items():
                         other = self.queues.get(key)

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any, Sequence, cast
 import numpy as np
 
 from . import backend as _backend
-from . import current as _current
 from .device import Device, default_device
 from .stream import Stream, default_stream, open_stream
 from .launch import Planned, launch
@@ -324,8 +323,7 @@ class Executor(Resource):
             stream = default_stream(device)  # (open: it makes a new one for a closed one)
         elif not isinstance(stream, Stream) or not stream.is_open:
             open_stream(stream, self.op)  # raises
-        if _current.thread.current is not device.state or _backend.forked_after_init:
-            device.use()  # (Device.use's own test, inline: when it passes, use() does nothing)
+        device.use()
         size = self.workspace_size
         workspace = stream.workspace(size) if size > 0 else 0
         at = self._slots.launch  # the extra launch parameters: phase 1's values, by name

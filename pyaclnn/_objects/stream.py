@@ -197,18 +197,12 @@ def _stream_order(device: Device, raw: Any) -> lifetimes.Order:
     """The stream's launch bookkeeping; its ``sync`` is aclrtSynchronizeStream on ``raw``, then
     the deferred frees (no reference to the Stream object: storages that remember the stream
     must not keep it alive)."""
-    runtime, state = device.runtime, device.state  # (a Device's, fixed when it is made)
+    runtime = device.runtime  # (a Device's, fixed when it is made)
 
     def sync() -> None:
-        if _current.thread.current is not state or _backend.forked_after_init:
-            device.use()  # (Device.use's own test, inline: when it passes, use() does nothing)
+        device.use()
         runtime.synchronize_stream(raw)
-        if order.deferred:
-            lifetimes.passed(order)
-        else:  # lifetimes.passed without the call (every host read of a launch's result syncs)
-            done = order.launches
-            if done > order.done:
-                order.done = done
+        lifetimes.passed(order)
     order = lifetimes.Order(sync)
     return order
 

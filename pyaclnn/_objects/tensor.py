@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, Sequence, cast
 
 import numpy as np
 
-from . import backend as _backend, current as _current
 from . import lifetimes
 from .device import Device, device_arg, free_now
 from .interop import KDL_CPU, host_array, host_span, to_dlpack
@@ -328,19 +327,8 @@ class Tensor(Resource):
             self._nbytes = math.prod(self.shape) * self.dtype.itemsize
         if not self._nbytes:
             return np.empty(self.shape, self.dtype)
-        uses = self.storage.uses
-        if uses:  # queued launches writing it finish first (lifetimes.wait_for, inline: every read asks)
-            if len(uses) == 1:  # (one stream: its entry unpacked, without a list of them)
-                [(order, n)] = uses.items()
-                if n > order.done:
-                    order.sync()
-            else:
-                for order, n in list(uses.items()):
-                    if n > order.done:
-                        order.sync()
-            uses.clear()
-        if _current.thread.current is not self.device.state or _backend.forked_after_init:
-            self.device.use()  # (Device.use's own test, inline: when it passes, use() does nothing)
+        lifetimes.wait_for(self.storage.uses)  # queued launches writing it finish first
+        self.device.use()
         item = self.dtype.itemsize
         if dense:  # the usual case: the copy lands in the result's own bytes (one copy, no staging)
             lo, nbytes = 0, self._nbytes

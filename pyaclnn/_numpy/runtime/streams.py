@@ -153,17 +153,7 @@ class NumpyStreams(NumpySession):
                                           "reset it (aclrtResetDevice) to use it again")
 
     def synchronize_stream(self, stream: int) -> None:
-        # (_synchronize's steps, inline: every host read of a launch's result synchronizes)
-        if not self._initialized or self._thread.device is None:
-            self._need_context("aclrtSynchronizeStream")
-        if stream not in self._streams or self._captures:
-            return self._synchronize(stream, "aclrtSynchronizeStream")  # (it refuses, or asks a capture)
-        q = self.queues.queues.get(stream) if stream else None
-        if q is None:
-            q = self._queue(stream)
-        self.queues.flush(q)
-        if q.error is not None or self._faults or self._poisoned:
-            self._report_faults([stream], "aclrtSynchronizeStream")
+        self._synchronize(stream, "aclrtSynchronizeStream")
 
     def _synchronize(self, stream: Any, api: str) -> None:
         if not self._initialized or self._thread.device is None:  # (_need_context's test, inline)
