@@ -13,6 +13,7 @@ torch = pytest.importorskip("torch")
 
 import pyaclnn  # noqa: E402
 from aten_support import aten_backend  # noqa: E402
+from helpers.spies import answers  # noqa: E402
 
 RNG = np.random.default_rng(24)
 
@@ -109,14 +110,7 @@ def test_python_binding_only_where_it_is_the_one_signature() -> None:
 def direct(monkeypatch: pytest.MonkeyPatch) -> list:
     """What each ``_direct`` call answered (the out= keywords, or None): the tests see the form used."""
     from pyaclnn.ops._aten import kernel
-    found: list = []
-    real = kernel._direct
-
-    def spy(*args: Any) -> Any:
-        found.append(real(*args))
-        return found[-1]
-    monkeypatch.setattr(kernel, "_direct", spy)
-    return found
+    return answers(monkeypatch, kernel, "_direct")
 
 
 def _abs(x: pyaclnn.Tensor, out: pyaclnn.Tensor, stream: pyaclnn.Stream) -> np.ndarray:

@@ -13,6 +13,7 @@ torch = pytest.importorskip("torch")
 
 import pyaclnn  # noqa: E402
 from aten_support import aten_backend  # noqa: E402
+from helpers.spies import answers  # noqa: E402
 
 RNG = np.random.default_rng(8)
 _SPECIALS = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-40, -1e-310, 5e-324, 65504.0, 3.0e38]
@@ -155,14 +156,7 @@ def _bits(dtype: Any) -> Any:
 def direct(monkeypatch: pytest.MonkeyPatch) -> list:
     """What each kernel._structured_direct call answered (the out= keywords, or None)."""
     from pyaclnn.ops._aten import kernel
-    found: list = []
-    real = kernel._structured_direct
-
-    def spy(*args: Any) -> Any:
-        found.append(real(*args))
-        return found[-1]
-    monkeypatch.setattr(kernel, "_structured_direct", spy)
-    return found
+    return answers(monkeypatch, kernel, "_structured_direct")
 
 
 _CASES: dict[str, tuple[Callable[[Any, Any], tuple], Callable[[Any], Any], tuple[int, ...]]] = {
