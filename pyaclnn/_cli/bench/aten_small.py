@@ -134,8 +134,8 @@ def prepare(case: AtenCase, shape: tuple[int, ...], torch: Any, stream: Any, see
 
 def aten_threads() -> int:
     """The torch thread count the aten tier runs with (pyaclnn/ops/_aten/spec.py)."""
-    from ...ops._aten.spec import _threads  # the tier's documented rule, read where it is defined
-    return _threads()
+    from ...ops._aten.spec import kernel_threads  # the tier's documented rule, read where it is defined
+    return kernel_threads()
 
 
 def _label(case: AtenCase, shape: tuple[int, ...]) -> str:

@@ -39,7 +39,7 @@ from ...errors import NotSupportedError
 from .table._entry import SOCS_BF16, Conv, Dtype, Entry, Int64, IntTensor, OutDtype, OutShape
 
 __all__ = ["AtenSpec", "torch_module", "torch_dtype", "dtype_of_torch", "aten_callable", "THREADS_ENV",
-           "EXTRA_HINT"]
+           "kernel_threads", "EXTRA_HINT"]
 
 THREADS_ENV = "PYACLNN_NUM_THREADS"
 EXTRA_HINT = "pip install 'pyaclnn[torch]'"
@@ -57,7 +57,9 @@ _TORCH_NAMES = {DType.FLOAT: "float32", DType.FLOAT16: "float16", DType.INT8: "i
                 DType.FLOAT8_E5M2: "float8_e5m2", DType.FLOAT8_E4M3FN: "float8_e4m3fn"}
 
 
-def _threads() -> int:
+def kernel_threads() -> int:
+    """The torch thread count of the aten tier: ``THREADS_ENV`` (PYACLNN_NUM_THREADS) if a positive
+    integer, else 1 (torch's default of one thread per core made a small call 5-20x slower)."""
     env = (os.environ.get(THREADS_ENV) or "").strip()
     return int(env) if env.isdigit() and int(env) > 0 else 1
 
@@ -76,7 +78,7 @@ def torch_module(op: str = "") -> Any:
                     raise NotSupportedError(
                         f"{what} runs on the NumPy reference through PyTorch's CPU kernels (the aten tier), "
                         f"and torch cannot be imported ({exc}): install the extra, {EXTRA_HINT}") from None
-                torch.set_num_threads(_threads())
+                torch.set_num_threads(kernel_threads())
                 for dt, name in _TORCH_NAMES.items():
                     tdt = getattr(torch, name, None)
                     if tdt is not None:
