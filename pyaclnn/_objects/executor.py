@@ -144,13 +144,11 @@ class Executor(Resource):
         # the executor and what it uses (pyaclnn._objects.launch), shared with the release function
         # (its Tensors keep them alive until phase 2: tensor-list members and uploads added by _make)
         planned = self.planned = Planned(self.op, tensors, uses)
-        # the slots of the non-None tensor arguments (worked out only where they are used)
-        present = [i for i in slots.tensors if args[i] is not None] if arrays or slots.made or repeatable else []
         try:
-            if arrays or slots.made:  # the generic object's own (else the class's empty defaults)
-                args = self._make(args, c_args, present, arrays)
-            elif repeatable:  # private descriptors (one per slot): set_input must not move user tensors
-                self._descriptors(args, c_args, present)
+            if arrays or slots.lists or repeatable:  # Tensors of its own (else the class's empty defaults)
+                args = self._make(args, c_args, arrays)
+            elif slots.made:  # scalars and arrays only (Sub's alpha, Amax's dims): no Tensor of its own
+                make(runtime, slots.made, args, c_args, planned.owned, self.op, slots.names)
             for i in slots.streams:
                 if isinstance(args[i], Stream):
                     c_args[i] = args[i].raw
@@ -165,7 +163,6 @@ class Executor(Resource):
                 # (argument slot, C index) of each non-NULL input and output, for set_input/set_output;
                 # the groups they index (a single-use executor's: worked out when first read)
                 self._in_at, self._out_at = present_at(slots, args, slots.inputs), present_at(slots, args, slots.outputs)
-                self._arg_at = {slot: k for k, slot in enumerate(present)}  # where _set updates planned.tensors
                 self.inputs, self.outputs = self._group(slots.inputs, args), self._group(slots.outputs, args)
             self._args = list(args) if repeatable else args  # for Op[name]; set_input/set_output replace theirs
             self._own(device.backend, device, "executor", _destroy_executor, device, planned, self.uploads)
@@ -177,41 +174,32 @@ class Executor(Resource):
                     pass
             raise
 
-    def _make(self, args: tuple, c_args: list[Any], present: list[int], arrays: bool) -> tuple:
-        """The generic object's own Tensors and handles, in ``c_args``: each ndarray of a tensor
-        slot uploaded, then (after a repeatable executor's descriptors) each scalar, array and
-        list made. Returns ``args`` with the uploaded Tensors; the planned Tensors are then the
-        tensor arguments' (uploads included) and the lists' members."""
+    def _make(self, args: tuple, c_args: list[Any], arrays: bool) -> tuple:
+        """The Tensors of its own, in ``c_args``: each ndarray of a tensor slot uploaded, a repeatable
+        executor's private aclTensor per tensor slot (aclCreateTensor: set_input/set_output move it,
+        never the user's Tensor's own), then each scalar, array and list made (``make``). Returns
+        ``args`` with the uploaded Tensors; the planned Tensors are then the tensor arguments'
+        (uploads included) and the lists' members."""
         device, runtime, planned, slots = self.device, self.runtime, self.planned, self._slots
+        present = [i for i in slots.tensors if args[i] is not None]  # the non-None tensor slots
         uploads: list[Tensor] = []  # the Tensors it uploads from ndarrays (closed with the executor)
-        members: list[Tensor] = []  # the Tensors of tensor-list arguments
         lists: dict[int, list[Tensor]] = {}  # argument slot -> the Tensors of its list
-        if arrays or slots.lists:  # (else the class's empty defaults: scalars and arrays only)
+        if arrays or slots.lists:  # (else the class's empty defaults: a repeatable executor's descriptors only)
             self.uploads, self._lists = uploads, lists
         if arrays:
             args = self._upload(args, device, uploads)
             for i in present:
                 c_args[i] = args[i].raw
         if self.repeatable:
-            self._descriptors(args, c_args, present)
-        owned, op, names = planned.owned, self.op, slots.names
-        for i, kind in slots.made:
-            if args[i] is not None:
-                first = len(members)
-                c_args[i] = make(runtime, kind, args[i], device, uploads, members, owned, op, names[i])
-                if kind == "tensor_list":  # its Tensors (uploaded ndarrays too), for Op[name]
-                    lists[i] = members[first:]
-        if arrays or members:  # (else planned's are _plan's: the tensor arguments', in this order)
-            tensors = [args[i] for i in present] + members
+            for i in present:
+                c_args[i] = own_descriptor(runtime, args[i])
+                planned.owned.append(("tensor", c_args[i]))
+            self._arg_at = {slot: k for k, slot in enumerate(present)}  # where _set updates planned.tensors
+        make(runtime, slots.made, args, c_args, planned.owned, self.op, slots.names, device, uploads, lists)
+        if arrays or lists:  # (else planned's are _plan's: the tensor arguments', in this order)
+            tensors = [args[i] for i in present] + [t for members in lists.values() for t in members]
             planned.tensors, planned.uses = tensors, [t.storage.uses for t in tensors]
         return args
-
-    def _descriptors(self, args: tuple, c_args: list[Any], present: list[int]) -> None:
-        """A repeatable executor's private aclTensor per tensor slot (aclCreateTensor), which
-        set_input/set_output move: the user's Tensors keep their own."""
-        for i in present:
-            c_args[i] = own_descriptor(self.runtime, args[i])
-            self.planned.owned.append(("tensor", c_args[i]))
 
     @functools.cached_property
     def inputs(self) -> list[Tensor]:
