@@ -464,7 +464,10 @@ class Op(Executor):
         """The argument of parameter ``name``: for a tensor, the Tensor passed (or uploaded from an
         ndarray); for a tensor list, the list of its Tensors; for any other parameter, the value
         passed (a float for an ``aclScalar *``, a tuple for an ``aclIntArray *``); None for a nullptr."""
-        slot = self._slots.at.get(name) if isinstance(name, str) else None
+        try:
+            slot = self._slots.at.get(name)  # (None for a name that is no parameter's, or no str)
+        except TypeError:  # unhashable
+            slot = None
         if slot is None:
             names = self._slots.names
             raise KeyError(f"aclnn{self.op} has no parameter {name!r} (parameters: {', '.join(names)})")

@@ -96,8 +96,7 @@ class Resource:
                 self._ref = None  # drop the weak reference: no callback when the owner dies
                 self.is_open = False
                 backend, device, _kind, release, args = entry
-                if (backend.lost is None and backend.releases
-                        and not getattr(getattr(device, "state", None), "closed", False)):
+                if backend.lost is None and backend.releases and (device is None or not device.state.closed):
                     release(*args)  # (_release's usual case, inline: every close of an executor or tensor)
                 else:
                     _release(entry)
@@ -109,7 +108,7 @@ class Resource:
     def __enter__(self) -> Any:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, kind: Any, value: Any, traceback: Any) -> None:  # (named: no tuple made per exit)
         self.close()
 
 
