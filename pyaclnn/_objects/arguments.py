@@ -60,12 +60,23 @@ def present_at(slots: Slots, args: tuple, group: tuple[int, ...]) -> list[tuple[
     return out
 
 
+# op name -> (the runtime that answered, its Slots): one dict get per phase 1 instead of asking
+# runtime.op_info. The answer equals op_info's: a runtime keeps each OpInfo it found for good (the
+# numpy one's _op_infos, the acl one's Registry._ops) and Slots only reads it; another runtime (a
+# backend switched or reset) is asked anew. (It keeps that runtime alive until then.)
+_SLOTS: dict[str, tuple[Any, Slots]] = {}
+
+
 def slots_of(runtime: Runtime, op: str) -> Slots:
     """The Slots of ``op`` (its OpInfo from ``runtime.op_info``, which raises for an unknown op)."""
+    cached = _SLOTS.get(op)
+    if cached is not None and cached[0] is runtime:
+        return cached[1]
     info = runtime.op_info(op)
     slots = info.cache.get("slots")
     if slots is None:
         slots = info.cache["slots"] = Slots(info)
+    _SLOTS[op] = (runtime, slots)
     return slots
 
 

@@ -66,7 +66,6 @@ class Executor(Resource):
                  "set_input/set_output, close())")
     op = ""
     _replan = False
-    _cached: tuple[Any, Slots] | None = None
     workspace_size: int  # bytes phase 2 needs (aclnn<Op>GetWorkspaceSize's *workspaceSize)
     # what only the generic object uploads and makes: its own where it has any (_plan)
     uploads: Sequence[Tensor] = ()  # the Tensors it uploaded from ndarrays
@@ -88,14 +87,7 @@ class Executor(Resource):
             raise TypeError(f"aclnn{self.op}: repeatable must be True or False, got {type(repeatable).__name__} "
                             f"{repeatable!r}")
         if slots is None:  # (Op passes the slots of the OpInfo it bound the arguments with)
-            runtime = (_backend.active or _backend.current()).runtime
-            cached = self._cached  # (runtime, slots) of a one-operator class: no registry lookup per call
-            if cached is not None and cached[0] is runtime:
-                slots = cached[1]
-            else:
-                slots = slots_of(runtime, self.op)
-                if _BY_OP.get(self.op) is type(self):
-                    type(self)._cached = (runtime, slots)  # private: its own class's cache (self._cached reads it)
+            slots = slots_of((_backend.active or _backend.current()).runtime, self.op)
         self._slots = slots
         if slots.launch is None:
             sig = slots.info.signature
@@ -451,13 +443,9 @@ class Op(Executor):
             raise TypeError(f"pyaclnn.Op takes the operator's name first, a str (the C name without its aclnn "
                             f"prefix), got {type(op).__name__} {op!r}")
         self.op = op
-        backend = _backend.active or _backend.current()
-        info = backend.runtime.op_info(op)
-        slots = info.cache.get("slots")
-        if slots is None:
-            slots = info.cache["slots"] = Slots(info)
+        slots = slots_of((_backend.active or _backend.current()).runtime, op)
         if kwargs or len(args) != slots.count or slots.problem:  # (else bind returns args as they are)
-            args = bind(info, args, kwargs)
+            args = bind(slots.info, args, kwargs)
         self._plan(args, repeatable, slots)
 
     def __getitem__(self, name: str) -> Any:
