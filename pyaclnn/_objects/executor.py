@@ -83,9 +83,11 @@ class Executor(Resource):
             _BY_OP[cls.op] = cls
 
     def _plan(self, args: tuple, repeatable: bool, slots: Slots | None = None) -> None:
-        if repeatable is not False and not isinstance(repeatable, (bool, np.bool_)):  # "no" would read as True
-            raise TypeError(f"aclnn{self.op}: repeatable must be True or False, got {type(repeatable).__name__} "
-                            f"{repeatable!r}")
+        if repeatable is not False:
+            if not isinstance(repeatable, (bool, np.bool_)):  # "no" would read as True
+                raise TypeError(f"aclnn{self.op}: repeatable must be True or False, got "
+                                f"{type(repeatable).__name__} {repeatable!r}")
+            repeatable = bool(repeatable)
         if slots is None:  # (Op passes the slots of the OpInfo it bound the arguments with)
             slots = slots_of((_backend.active or _backend.current()).runtime, self.op)
         self._slots = slots
@@ -130,7 +132,6 @@ class Executor(Resource):
             c_args[i] = t.raw
         device = device or default_device()
         device.use()
-        repeatable = bool(repeatable)
         self.device, self.repeatable = device, repeatable
         runtime = self.runtime = device.runtime
         # the executor and what it uses (pyaclnn._objects.launch), shared with the release function
@@ -473,5 +474,5 @@ def _destroy_executor(device: Device, planned: Planned, uploads: Sequence[Tensor
         if planned.handle is not None or planned.owned or planned.tensors:  # (launched: phase 2 released it)
             planned.destroy(device.runtime)
     finally:
-        while isinstance(uploads, list) and uploads:  # (an executor that uploaded none has the empty tuple)
-            uploads.pop().close()
+        while uploads:  # (an executor that uploaded none has the empty tuple)
+            cast("list[Tensor]", uploads).pop().close()
