@@ -142,9 +142,10 @@ class Executor(Resource):
                 args = self._make(args, c_args, arrays)
             elif slots.made:  # scalars and arrays only (Sub's alpha, Amax's dims): no Tensor of its own
                 make(runtime, slots.made, args, c_args, planned.owned, self.op, slots.names)
-            for i in slots.streams:
-                if isinstance(args[i], Stream):
-                    c_args[i] = args[i].raw
+            if slots.streams:  # (an aclrtStream parameter: ops-cv's; most ops have none)
+                for i in slots.streams:
+                    if isinstance(args[i], Stream):
+                        c_args[i] = args[i].raw
             self._c_args = c_args
             self.workspace_size, planned.handle = runtime.workspace_size(self.op, tuple(c_args))
             if repeatable:
