@@ -60,12 +60,23 @@ def present_at(slots: Slots, args: tuple, group: tuple[int, ...]) -> list[tuple[
     return out
 
 
+# op name -> (the runtime that answered, its Slots): one dict get per phase 1 instead of asking
+# runtime.op_info. The answer equals op_info's: a runtime keeps each OpInfo it found for good (the
+# numpy one's _op_infos, the acl one's Registry._ops) and Slots only reads it; another runtime (a
+# backend switched or reset) is asked anew. (It keeps that runtime alive until then.)
+_SLOTS: dict[str, tuple[Any, Slots]] = {}
+
+
 def slots_of(runtime: Runtime, op: str) -> Slots:
     """The Slots of ``op`` (its OpInfo from ``runtime.op_info``, which raises for an unknown op)."""
+    cached = _SLOTS.get(op)
+    if cached is not None and cached[0] is runtime:
+        return cached[1]
     info = runtime.op_info(op)
     slots = info.cache.get("slots")
     if slots is None:
         slots = info.cache["slots"] = Slots(info)
+    _SLOTS[op] = (runtime, slots)
     return slots
 
 
@@ -121,69 +132,92 @@ def scalar_dtype(value: Any) -> int:
     raise TypeError(f"an aclScalar takes a Python or NumPy number, got {type(value).__name__}")
 
 
-def make(runtime: Runtime, kind: str, value: Any, device: Device, uploads: list[Tensor], members: list[Tensor],
-          owned: list[tuple[str, Any]], op: str, name: str) -> Any:
-    """The aclnn meta object a Python value becomes for a parameter of ``kind``; it is owned."""
-    try:
-        if kind != "scalar" and type(value) is not list and type(value) is not tuple:  # (those are sequences)
-            _check_sequence(kind, value)
-        if kind == "scalar":
-            if type(value) is float:  # (c_scalar gives it back, scalar_dtype says ACL_DOUBLE)
-                handle = runtime.create_scalar(value, _DOUBLE)
+def make(runtime: Runtime, made: tuple[tuple[int, str], ...], args: tuple, c_args: list[Any],
+         owned: list[tuple[str, Any]], op: str, names: tuple[str, ...], device: Device | None = None,
+         uploads: list[Tensor] | None = None, lists: dict[int, list[Tensor]] | None = None) -> None:
+    """The aclnn meta object (aclCreateScalar, aclCreateIntArray, ...) that the argument of each
+    (slot, kind) of ``made`` becomes, in ``c_args`` and owned (None stays the nullptr). A tensor
+    list's Tensors go to ``lists[slot]``, its ndarrays uploaded on ``device`` into ``uploads``:
+    Executor._make passes those three for an op with a tensor list. One call for all of them, in
+    slot order (each value's error in turn): phase 1 of Sub or Amax makes one, per call."""
+    for i, kind in made:
+        value = args[i]
+        if value is None:
+            continue
+        try:
+            if kind == "scalar":
+                if type(value) is float:  # (c_scalar gives it back, scalar_dtype says ACL_DOUBLE)
+                    handle = runtime.create_scalar(value, _DOUBLE)
+                else:
+                    handle = runtime.create_scalar(c_scalar(value), scalar_dtype(value))
             else:
-                handle = runtime.create_scalar(c_scalar(value), scalar_dtype(value))
-        elif kind == "bool_array":
-            handle = runtime.create_bool_array(tuple(c_element(v, "bool") for v in value))
-        elif kind == "int_array":  # (an int in the int64_t range: c_element gives it back)
-            handle = runtime.create_int_array([v if type(v) is int and _INT64[0] <= v <= _INT64[1]
-                                               else c_element(v, "int") for v in value])
-        elif kind == "float_array":
-            handle = runtime.create_float_array([c_element(v, "float") for v in value])
-        elif kind == "tensor_list":
+                if type(value) is not list and type(value) is not tuple:  # (those are sequences)
+                    _check_sequence(kind, value)
+                if kind == "int_array":  # (an int in the int64_t range: c_element gives it back)
+                    elements: list[Any] = []
+                    for v in value:  # (a loop, not a comprehension: no frame of its own)
+                        elements.append(v if type(v) is int and _INT64[0] <= v <= _INT64[1] else c_element(v, "int"))
+                    handle = runtime.create_int_array(elements)
+                elif kind == "bool_array":
+                    handle = runtime.create_bool_array(tuple(c_element(v, "bool") for v in value))
+                elif kind == "float_array":
+                    handle = runtime.create_float_array([c_element(v, "float") for v in value])
+                elif kind == "tensor_list":
+                    assert device is not None and uploads is not None and lists is not None  # (Executor._make's)
+                    handle, lists[i] = _tensor_list(runtime, value, device, uploads, op, names[i])
+                else:  # scalar_list: the list owns its scalars
+                    handle = _scalar_list(runtime, value)
+        except (TypeError, ValueError) as exc:
             api = f"aclnn{op}GetWorkspaceSize"
-            tensors: list[Tensor] = []
-            for t in value:
-                if isinstance(t, np.ndarray):
-                    try:
-                        t = Tensor.from_numpy(t, device)
-                    except NotSupportedError as exc:  # a dtype with no aclDataType: name the parameter
-                        raise NotSupportedError(f"{api}: {name}: {exc}") from None
-                    uploads.append(t)
-                elif not isinstance(t, Tensor):
-                    raise TypeError(f"{api}: {name} takes a sequence of Tensors or ndarrays, got "
-                                    f"{type(t).__name__} in it")
-                elif not t.is_open:
-                    raise ClosedError(f"aclnn{op}: a tensor of {name} is closed")
-                elif t.device is not device and t.device.id != device.id:
-                    raise other_device(op, t, device)
-                tensors.append(t)
-            members += tensors
-            descriptors: list[Any] = []
-            try:
-                for t in tensors:
-                    descriptors.append(own_descriptor(runtime, t))  # the list owns (destroys) them
-                handle = runtime.create_tensor_list(descriptors)
-            except BaseException:
-                for d in descriptors:
-                    runtime.destroy_tensor(d)
+            if api in str(exc) or isinstance(exc, AclError):
                 raise
-        else:  # scalar_list: the list owns its scalars
-            scalars: list[Any] = []
+            raise type(exc)(f"{api}: {names[i]} takes {KINDS[kind]}: {exc}") from None
+        owned.append((kind, handle))
+        c_args[i] = handle
+
+
+def _tensor_list(runtime: Runtime, value: Any, device: Device, uploads: list[Tensor], op: str,
+                 name: str) -> tuple[Any, list[Tensor]]:
+    """aclCreateTensorList of the Tensors (ndarrays uploaded) of ``value``, and those Tensors."""
+    api = f"aclnn{op}GetWorkspaceSize"
+    tensors: list[Tensor] = []
+    for t in value:
+        if isinstance(t, np.ndarray):
             try:
-                for v in value:
-                    scalars.append(runtime.create_scalar(c_scalar(v), scalar_dtype(v)))
-                handle = runtime.create_scalar_list(scalars)
-            except BaseException:
-                for sc in scalars:
-                    runtime.destroy_scalar(sc)
-                raise
-    except (TypeError, ValueError) as exc:
-        api = f"aclnn{op}GetWorkspaceSize"
-        if api in str(exc) or isinstance(exc, AclError):
-            raise
-        raise type(exc)(f"{api}: {name} takes {KINDS[kind]}: {exc}") from None
-    owned.append((kind, handle))
-    return handle
+                t = Tensor.from_numpy(t, device)
+            except NotSupportedError as exc:  # a dtype with no aclDataType: name the parameter
+                raise NotSupportedError(f"{api}: {name}: {exc}") from None
+            uploads.append(t)
+        elif not isinstance(t, Tensor):
+            raise TypeError(f"{api}: {name} takes a sequence of Tensors or ndarrays, got "
+                            f"{type(t).__name__} in it")
+        elif not t.is_open:
+            raise ClosedError(f"aclnn{op}: a tensor of {name} is closed")
+        elif t.device is not device and t.device.id != device.id:
+            raise other_device(op, t, device)
+        tensors.append(t)
+    descriptors: list[Any] = []
+    try:
+        for t in tensors:
+            descriptors.append(own_descriptor(runtime, t))  # the list owns (destroys) them
+        return runtime.create_tensor_list(descriptors), tensors
+    except BaseException:
+        for d in descriptors:
+            runtime.destroy_tensor(d)
+        raise
+
+
+def _scalar_list(runtime: Runtime, value: Any) -> Any:
+    """aclCreateScalarList of an aclScalar per number of ``value`` (the list owns them)."""
+    scalars: list[Any] = []
+    try:
+        for v in value:
+            scalars.append(runtime.create_scalar(c_scalar(v), scalar_dtype(v)))
+        return runtime.create_scalar_list(scalars)
+    except BaseException:
+        for sc in scalars:
+            runtime.destroy_scalar(sc)
+        raise
 
 
 def _check_sequence(kind: str, value: Any) -> None:

@@ -66,7 +66,6 @@ class Executor(Resource):
                  "set_input/set_output, close())")
     op = ""
     _replan = False
-    _cached: tuple[Any, Slots] | None = None
     workspace_size: int  # bytes phase 2 needs (aclnn<Op>GetWorkspaceSize's *workspaceSize)
     # what only the generic object uploads and makes: its own where it has any (_plan)
     uploads: Sequence[Tensor] = ()  # the Tensors it uploaded from ndarrays
@@ -84,18 +83,13 @@ class Executor(Resource):
             _BY_OP[cls.op] = cls
 
     def _plan(self, args: tuple, repeatable: bool, slots: Slots | None = None) -> None:
-        if repeatable is not False and not isinstance(repeatable, (bool, np.bool_)):  # "no" would read as True
-            raise TypeError(f"aclnn{self.op}: repeatable must be True or False, got {type(repeatable).__name__} "
-                            f"{repeatable!r}")
+        if repeatable is not False:
+            if not isinstance(repeatable, (bool, np.bool_)):  # "no" would read as True
+                raise TypeError(f"aclnn{self.op}: repeatable must be True or False, got "
+                                f"{type(repeatable).__name__} {repeatable!r}")
+            repeatable = bool(repeatable)
         if slots is None:  # (Op passes the slots of the OpInfo it bound the arguments with)
-            runtime = (_backend.active or _backend.current()).runtime
-            cached = self._cached  # (runtime, slots) of a one-operator class: no registry lookup per call
-            if cached is not None and cached[0] is runtime:
-                slots = cached[1]
-            else:
-                slots = slots_of(runtime, self.op)
-                if _BY_OP.get(self.op) is type(self):
-                    type(self)._cached = (runtime, slots)  # private: its own class's cache (self._cached reads it)
+            slots = slots_of((_backend.active or _backend.current()).runtime, self.op)
         self._slots = slots
         if slots.launch is None:
             sig = slots.info.signature
@@ -138,22 +132,20 @@ class Executor(Resource):
             c_args[i] = t.raw
         device = device or default_device()
         device.use()
-        repeatable = bool(repeatable)
         self.device, self.repeatable = device, repeatable
         runtime = self.runtime = device.runtime
         # the executor and what it uses (pyaclnn._objects.launch), shared with the release function
         # (its Tensors keep them alive until phase 2: tensor-list members and uploads added by _make)
         planned = self.planned = Planned(self.op, tensors, uses)
-        # the slots of the non-None tensor arguments (worked out only where they are used)
-        present = [i for i in slots.tensors if args[i] is not None] if arrays or slots.made or repeatable else []
         try:
-            if arrays or slots.made:  # the generic object's own (else the class's empty defaults)
-                args = self._make(args, c_args, present, arrays)
-            elif repeatable:  # private descriptors (one per slot): set_input must not move user tensors
-                self._descriptors(args, c_args, present)
-            for i in slots.streams:
-                if isinstance(args[i], Stream):
-                    c_args[i] = args[i].raw
+            if arrays or slots.lists or repeatable:  # Tensors of its own (else the class's empty defaults)
+                args = self._make(args, c_args, arrays)
+            elif slots.made:  # scalars and arrays only (Sub's alpha, Amax's dims): no Tensor of its own
+                make(runtime, slots.made, args, c_args, planned.owned, self.op, slots.names)
+            if slots.streams:  # (an aclrtStream parameter: ops-cv's; most ops have none)
+                for i in slots.streams:
+                    if isinstance(args[i], Stream):
+                        c_args[i] = args[i].raw
             self._c_args = c_args
             self.workspace_size, planned.handle = runtime.workspace_size(self.op, tuple(c_args))
             if repeatable:
@@ -165,7 +157,6 @@ class Executor(Resource):
                 # (argument slot, C index) of each non-NULL input and output, for set_input/set_output;
                 # the groups they index (a single-use executor's: worked out when first read)
                 self._in_at, self._out_at = present_at(slots, args, slots.inputs), present_at(slots, args, slots.outputs)
-                self._arg_at = {slot: k for k, slot in enumerate(present)}  # where _set updates planned.tensors
                 self.inputs, self.outputs = self._group(slots.inputs, args), self._group(slots.outputs, args)
             self._args = list(args) if repeatable else args  # for Op[name]; set_input/set_output replace theirs
             self._own(device.backend, device, "executor", _destroy_executor, device, planned, self.uploads)
@@ -177,41 +168,32 @@ class Executor(Resource):
                     pass
             raise
 
-    def _make(self, args: tuple, c_args: list[Any], present: list[int], arrays: bool) -> tuple:
-        """The generic object's own Tensors and handles, in ``c_args``: each ndarray of a tensor
-        slot uploaded, then (after a repeatable executor's descriptors) each scalar, array and
-        list made. Returns ``args`` with the uploaded Tensors; the planned Tensors are then the
-        tensor arguments' (uploads included) and the lists' members."""
+    def _make(self, args: tuple, c_args: list[Any], arrays: bool) -> tuple:
+        """The Tensors of its own, in ``c_args``: each ndarray of a tensor slot uploaded, a repeatable
+        executor's private aclTensor per tensor slot (aclCreateTensor: set_input/set_output move it,
+        never the user's Tensor's own), then each scalar, array and list made (``make``). Returns
+        ``args`` with the uploaded Tensors; the planned Tensors are then the tensor arguments'
+        (uploads included) and the lists' members."""
         device, runtime, planned, slots = self.device, self.runtime, self.planned, self._slots
+        present = [i for i in slots.tensors if args[i] is not None]  # the non-None tensor slots
         uploads: list[Tensor] = []  # the Tensors it uploads from ndarrays (closed with the executor)
-        members: list[Tensor] = []  # the Tensors of tensor-list arguments
         lists: dict[int, list[Tensor]] = {}  # argument slot -> the Tensors of its list
-        if arrays or slots.lists:  # (else the class's empty defaults: scalars and arrays only)
+        if arrays or slots.lists:  # (else the class's empty defaults: a repeatable executor's descriptors only)
             self.uploads, self._lists = uploads, lists
         if arrays:
             args = self._upload(args, device, uploads)
             for i in present:
                 c_args[i] = args[i].raw
         if self.repeatable:
-            self._descriptors(args, c_args, present)
-        owned, op, names = planned.owned, self.op, slots.names
-        for i, kind in slots.made:
-            if args[i] is not None:
-                first = len(members)
-                c_args[i] = make(runtime, kind, args[i], device, uploads, members, owned, op, names[i])
-                if kind == "tensor_list":  # its Tensors (uploaded ndarrays too), for Op[name]
-                    lists[i] = members[first:]
-        if arrays or members:  # (else planned's are _plan's: the tensor arguments', in this order)
-            tensors = [args[i] for i in present] + members
+            for i in present:
+                c_args[i] = own_descriptor(runtime, args[i])
+                planned.owned.append(("tensor", c_args[i]))
+            self._arg_at = {slot: k for k, slot in enumerate(present)}  # where _set updates planned.tensors
+        make(runtime, slots.made, args, c_args, planned.owned, self.op, slots.names, device, uploads, lists)
+        if arrays or lists:  # (else planned's are _plan's: the tensor arguments', in this order)
+            tensors = [args[i] for i in present] + [t for members in lists.values() for t in members]
             planned.tensors, planned.uses = tensors, [t.storage.uses for t in tensors]
         return args
-
-    def _descriptors(self, args: tuple, c_args: list[Any], present: list[int]) -> None:
-        """A repeatable executor's private aclTensor per tensor slot (aclCreateTensor), which
-        set_input/set_output move: the user's Tensors keep their own."""
-        for i in present:
-            c_args[i] = own_descriptor(self.runtime, args[i])
-            self.planned.owned.append(("tensor", c_args[i]))
 
     @functools.cached_property
     def inputs(self) -> list[Tensor]:
@@ -463,20 +445,19 @@ class Op(Executor):
             raise TypeError(f"pyaclnn.Op takes the operator's name first, a str (the C name without its aclnn "
                             f"prefix), got {type(op).__name__} {op!r}")
         self.op = op
-        backend = _backend.active or _backend.current()
-        info = backend.runtime.op_info(op)
-        slots = info.cache.get("slots")
-        if slots is None:
-            slots = info.cache["slots"] = Slots(info)
+        slots = slots_of((_backend.active or _backend.current()).runtime, op)
         if kwargs or len(args) != slots.count or slots.problem:  # (else bind returns args as they are)
-            args = bind(info, args, kwargs)
+            args = bind(slots.info, args, kwargs)
         self._plan(args, repeatable, slots)
 
     def __getitem__(self, name: str) -> Any:
         """The argument of parameter ``name``: for a tensor, the Tensor passed (or uploaded from an
         ndarray); for a tensor list, the list of its Tensors; for any other parameter, the value
         passed (a float for an ``aclScalar *``, a tuple for an ``aclIntArray *``); None for a nullptr."""
-        slot = self._slots.at.get(name) if isinstance(name, str) else None
+        try:
+            slot = self._slots.at.get(name)  # (None for a name that is no parameter's, or no str)
+        except TypeError:  # unhashable
+            slot = None
         if slot is None:
             names = self._slots.names
             raise KeyError(f"aclnn{self.op} has no parameter {name!r} (parameters: {', '.join(names)})")
@@ -494,5 +475,5 @@ def _destroy_executor(device: Device, planned: Planned, uploads: Sequence[Tensor
         if planned.handle is not None or planned.owned or planned.tensors:  # (launched: phase 2 released it)
             planned.destroy(device.runtime)
     finally:
-        while isinstance(uploads, list) and uploads:  # (an executor that uploaded none has the empty tuple)
-            uploads.pop().close()
+        while uploads:  # (an executor that uploaded none has the empty tuple)
+            cast("list[Tensor]", uploads).pop().close()

@@ -45,6 +45,7 @@ KIND_ORDER = {"graph": 0, "executor": 0, "tensor": 1, "storage": 2, "event": 3, 
 
 Entry = tuple  # (backend, device or None, kind, release, args)
 _live: dict[weakref.ref, Entry] = {}
+_weak = weakref.ref  # (one global read per _own)
 track_sites = False  # pyaclnn._cli.check turns it on
 
 
@@ -64,7 +65,7 @@ class Resource:
     def _own(self, backend: BackendLike, device: Any, kind: str, release: Callable[..., None], *args: Any) -> None:
         """Register ``release(*args)`` as the one way this handle is freed. ``device`` is the
         Device it belongs to (None for a device itself)."""
-        ref = weakref.ref(self, _collected)
+        ref = _weak(self, _collected)
         self._ref = ref  # before the entry: ``_registered`` must never miss a registered handle
         _live[ref] = (backend, device, kind, release, args)
         self.is_open = True
@@ -96,8 +97,7 @@ class Resource:
                 self._ref = None  # drop the weak reference: no callback when the owner dies
                 self.is_open = False
                 backend, device, _kind, release, args = entry
-                if (backend.lost is None and backend.releases
-                        and not getattr(getattr(device, "state", None), "closed", False)):
+                if backend.lost is None and backend.releases and (device is None or not device.state.closed):
                     release(*args)  # (_release's usual case, inline: every close of an executor or tensor)
                 else:
                     _release(entry)
@@ -109,7 +109,7 @@ class Resource:
     def __enter__(self) -> Any:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, kind: Any, value: Any, traceback: Any) -> None:  # (named: no tuple made per exit)
         self.close()
 
 

@@ -3,6 +3,9 @@ close do their checks in fewer steps; each check must still fire. The expected v
 (np.abs, X + 2 * X) and the reference runtime's own live-handle counters."""
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -144,3 +147,29 @@ def test_an_interrupt_after_registration_frees_the_executor_once(dev, aten_tier,
     assert live_handles()["executor"] == before["executor"] + 1  # registered: close() frees it
     made[0].close()
     assert live_handles() == before
+
+
+def test_phase_1_asks_a_new_runtime_about_the_operator(use_backend, aten_tier, monkeypatch):
+    """Phase 1 keeps an operator's parameter slots per runtime (arguments.slots_of): after a
+    backend reset, the new runtime's op_info answers, for Op and for an operator class alike
+    (here: a launch function with a parameter phase 1 lacks, which the object layer alone reads)."""
+    use_backend("numpy")
+    x, out = pyaclnn.Tensor.from_numpy(X), pyaclnn.Tensor.zeros(X.shape)
+    with pyaclnn.Op("Abs", x, out) as ex, pyaclnn.MseLossBackward(x, x, x, "mean", out) as mse:
+        ex.run()
+        np.testing.assert_array_equal(out.numpy(), np.abs(X))
+        mse.run()
+    runtime = use_backend("numpy").runtime
+    real = runtime.op_info
+
+    def other(op: str) -> Any:  # the same operator, declared with one more launch parameter
+        info = real(op)
+        extra = dataclasses.replace(info.signature.params[0], name="dst")
+        return dataclasses.replace(info, signature=dataclasses.replace(info.signature, launch=(extra,)), cache={})
+
+    monkeypatch.setattr(runtime, "op_info", other)
+    x, out = pyaclnn.Tensor.from_numpy(X), pyaclnn.Tensor.zeros(X.shape)
+    with pytest.raises(pyaclnn.NotSupportedError, match="aclnnAbs's launch function takes dst"):
+        pyaclnn.Op("Abs", x, out)
+    with pytest.raises(pyaclnn.NotSupportedError, match="aclnnMseLossBackward's launch function takes dst"):
+        pyaclnn.MseLossBackward(x, x, x, "mean", out)
