@@ -67,7 +67,7 @@ class NumpySession:
         self._device_count = device_count
         self._lock = threading.Lock()
         self._initialized = False
-        self._ids = itertools.count(0x1000)
+        self._ids = itertools.count(0x1000 * 0x40, 0x40)  # handles: aligned fake addresses, never reused
         self._thread = _Thread()
         self.memory = AddressSpace()
         self.queues = Queues(self.memory, self._task_failed)
@@ -123,7 +123,7 @@ class NumpySession:
 
     def _register(self, table: dict, value: Any) -> int:
         """A new handle (an aligned fake address) for ``value`` in ``table``."""
-        handle = next(self._ids) * 0x40
+        handle = next(self._ids)
         lock = self._lock
         lock.acquire()  # (acquire, try, release: a `with` block costs more, on every handle made)
         try:
@@ -194,9 +194,14 @@ class NumpySession:
         """aclDestroy*: NULL is a no-op (they return 0); anything else must be live."""
         if handle is None:
             return
-        with self._lock:
-            if table.pop(handle, None) is None:
-                raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"{handle!r} is not a live {what}")
+        lock = self._lock
+        lock.acquire()  # (as in _register: cheaper than a `with` block, on every handle destroyed)
+        try:
+            held = table.pop(handle, None)
+        finally:
+            lock.release()
+        if held is None:
+            raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"{handle!r} is not a live {what}")
 
     def live_counts(self) -> dict[str, int]:
         """Live emulated handles, for tests and leak checks."""
