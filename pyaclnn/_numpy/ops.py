@@ -83,12 +83,75 @@ def _kernel_of(op: str) -> Any:
 
 def _spec_of(op: str) -> Any:
     spec = _SPECS[op] = _references.spec(op)
+    if not _watch(spec):
+        _UNWATCHED.add(op)
     return spec
 
 
 def spec_of(op: str) -> Any:
     """The spec (module, or the aten tier's AtenSpec) of ``op``."""
     return _SPECS.get(op) or _spec_of(op)
+
+
+# op -> its spec's rule functions (``rules``), read once: valid until an attribute of a spec is
+# set or deleted (a rule replaced, as tests do with monkeypatch.setattr(spec, "check", ...)),
+# which empties it (``_Watched``); an op whose spec cannot be watched is never kept here
+RULES: dict[str, tuple] = {}
+RULE_NAMES = ("check", "written", "workspace_size", "empty_fills")
+_WATCHED: dict[type, type] = {}  # a spec's class -> its watched subclass
+_UNWATCHED: set[str] = set()  # the ops whose spec's class cannot be swapped (rules read every time)
+
+
+def rules(op: str) -> tuple:
+    """The functions of ``op``'s spec a phase 1 runs: ``check`` and the other rules (None where
+    the spec has none), as ``getattr`` finds them now: kept in RULES while its spec is watched,
+    which equals reading them again: a spec's attributes change only by a set or a delete, which
+    empties RULES first (a replaced rule on the spec's class itself, not on the spec, is not seen:
+    replace it on the spec, which is what runs)."""
+    found = RULES.get(op)
+    if found is None:
+        spec = _SPECS.get(op) or _spec_of(op)
+        found = (spec.check, getattr(spec, "written", None), getattr(spec, "workspace_size", None),
+                 getattr(spec, "empty_fills", None))
+        if op not in _UNWATCHED:
+            RULES[op] = found
+    return found
+
+
+def _changed() -> None:
+    """A spec's attribute was set or deleted: its rules are read again (``rules``, ``written``)."""
+    RULES.clear()
+    _WRITTEN.clear()
+
+
+def _watch(spec: Any) -> bool:
+    """Swap ``spec``'s class for a subclass whose attribute sets and deletes call
+    ``_changed`` (a module too: the Python data model's "customizing module attribute access");
+    False when its class cannot be swapped."""
+    cls = type(spec)
+    if cls in _WATCHED.values():
+        return True
+    watched = _WATCHED.get(cls)
+    if watched is None:
+        base_set: Callable[[Any, str, Any], None] = getattr(cls, "__setattr__")
+        base_del: Callable[[Any, str], None] = getattr(cls, "__delattr__")
+
+        def __setattr__(self: Any, name: str, value: Any) -> None:
+            base_set(self, name, value)
+            _changed()
+
+        def __delattr__(self: Any, name: str) -> None:
+            base_del(self, name)
+            _changed()
+        meta: Any = type(cls)  # (type, or a module's: ModuleType's subclass is made by type too)
+        watched = _WATCHED[cls] = meta(cls.__name__, (cls,), {
+            "__slots__": (), "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+            "__setattr__": __setattr__, "__delattr__": __delattr__})
+    try:
+        spec.__class__ = watched
+    except TypeError:  # (a class whose instances cannot change class: its rules are read every call)
+        return False
+    return True
 
 
 def workspace_size(op: str, soc: str, metas: list[Any]) -> Workspace:
