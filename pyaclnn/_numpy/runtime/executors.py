@@ -33,8 +33,9 @@ class NumpyExecutors(NumpyLaunching):
 
     _op_cache: dict[Any, opcache.Entry] | None = None  # phase 1's answers (opcache), made on first use
     _op_infos: dict[str, OpInfo] | None = None  # op_info's answers that found a reference
-    _calls: dict[Any, opcache.Call] | None = None  # phase 1's answers by C arguments (opcache.Call)
-    _values_at: dict[str, tuple] | None = None  # op -> opcache.values_at of its parameters
+    # op -> (opcache.values_at of its parameters, its phase 1's answers by C arguments: opcache.Call)
+    _calls: dict[str, tuple[tuple, dict[Any, opcache.Call]]] | None = None
+    _noted = 0  # the Calls kept in _calls (at most opcache.MAX_CALLS)
 
     def set_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
         self._need_tensor_arg(tensor, "aclSetTensorAddr")
@@ -127,16 +128,14 @@ class NumpyExecutors(NumpyLaunching):
         return tuple(out)
 
     def workspace_size(self, op: str, args: tuple) -> tuple[int, int]:
-        calls = self._calls
-        if calls is None:
-            calls = self._calls = {}
-        layouts = self._values_at
-        if layouts is None:
-            layouts = self._values_at = {}
-        layout = layouts.get(op)
-        if layout is None:  # (op_info raises here what the full phase 1 raises first)
-            layout = layouts[op] = opcache.values_at(self.op_info(op).kinds, self._kinds)
-        ckey = (op, args) if layout is opcache.NO_VALUES else opcache.call_key(op, args, layout)
+        by_op = self._calls
+        if by_op is None:
+            by_op = self._calls = {}
+        found = by_op.get(op)
+        if found is None:  # (op_info raises here what the full phase 1 raises first)
+            found = by_op[op] = (opcache.values_at(self.op_info(op).kinds, self._kinds), {})
+        layout, calls = found
+        ckey = args if layout is opcache.NO_VALUES else opcache.call_key(args, layout)
         try:
             call = calls.get(ckey) if ckey is not None else None
         except TypeError:  # an unhashable value among the arguments: the full phase 1
@@ -225,8 +224,12 @@ class NumpyExecutors(NumpyLaunching):
             hash(ckey)
         except TypeError:
             return
-        opcache.store(calls, ckey, opcache.Call(self.soc, ops.rules(op), tuple(checks), tuple(members), plan, record),
-                      opcache.MAX_CALLS)
+        self._noted += 1
+        if self._noted > opcache.MAX_CALLS:  # (bounded as one table: every operator's Calls dropped)
+            for _, noted in (self._calls or {}).values():
+                noted.clear()
+            self._noted = 1
+        calls[ckey] = opcache.Call(self.soc, ops.rules(op), tuple(checks), tuple(members), plan, record)
 
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any,
                *extra: Any) -> None:

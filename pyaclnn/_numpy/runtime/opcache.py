@@ -125,8 +125,8 @@ def values_at(kinds: tuple[str, ...], tables: dict[str, tuple[dict, str]]) -> tu
     return (handles, floats) if handles or floats else NO_VALUES
 
 
-def call_key(op: str, args: tuple, at: tuple) -> tuple | None:
-    """The key of a Call (module docstring): ``args`` with each live aclScalar's or array's handle
+def call_key(args: tuple, at: tuple) -> tuple | None:
+    """The key of a Call among its operator's (module docstring): ``args`` with each live aclScalar's or array's handle
     replaced by what it holds, exactly (a scalar: its dtype and its value's value_key, with its
     type and a float's bits; an int or bool array: its tuple of ints or bools as it is; a float
     array by its floats' bits) and a float value of a float parameter by its bits; None when a
@@ -149,7 +149,7 @@ def call_key(op: str, args: tuple, at: tuple) -> tuple | None:
     for i in floats:
         if type(args[i]) is float:
             key[i] = value_key(args[i])
-    return op, tuple(key)
+    return tuple(key)
 
 
 def key_of(op: str, soc: str, metas: list[Any]) -> Any:
