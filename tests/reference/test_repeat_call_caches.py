@@ -240,3 +240,19 @@ def test_a_record_made_from_its_template_is_the_record() -> None:
     assert copy is not record
     assert [getattr(copy, f.name) for f in fields(ExecutorRecord)] == [getattr(record, f.name)
                                                                        for f in fields(ExecutorRecord)]
+
+
+def test_the_calls_kept_are_bounded_over_all_operators(port: PortSession, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each operator keeps its Calls apart (opcache.Call), yet at most MAX_CALLS in all: a Call
+    holds its tensors' descriptors, which a program making new tensors would otherwise pile up."""
+    from pyaclnn._numpy.runtime import opcache
+    from pyaclnn._objects.backend import current
+    monkeypatch.setattr(opcache, "MAX_CALLS", 4)
+    p = port
+    rt = current().runtime
+    for _ in range(3):  # 6 distinct calls of two operators, then each repeated: the last ones answer
+        _, x, _, out = _pair(p)
+        for op in ("Abs", "Neg"):
+            for _ in range(2):
+                rt.destroy_executor(rt.workspace_size(op, (x, out))[1])
+        assert sum(len(calls) for _, calls in rt._calls.values()) <= 4
