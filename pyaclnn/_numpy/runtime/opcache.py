@@ -11,8 +11,8 @@ hit the spec's checks are skipped, as they would accept the call again. That is 
 the key holds everything the checks read: the SoC, the spec's rule functions (``check`` and the
 others, ops.rules: a rule replaced on the spec at run time, as tests do, is a new key), every
 argument's meta (a tensor's TensorMeta whole: its shape, dtype and strides, all a check sees; a
-nullptr as None; each plain value with its type, so 1, 1.0 and True are three keys, and a float by its bits), and
-the checks are pure functions of those. A refusal runs the checks every time (its message is
+nullptr as None; each plain value with its type, so 1, 1.0 and True are three keys, and a float
+by its bits), and the checks are pure functions of those. A refusal runs the checks every time (its message is
 theirs). An entry holds the answers of the spec's other rules (``written``, ``workspace_size``,
 ``empty_fills``), the kernel phase 2 runs (``ops.prepare``: valid for any arguments of the same
 metadata and plain values), the spans of the latest launch's tensors (reused only for the same
@@ -126,11 +126,11 @@ def values_at(kinds: tuple[str, ...], tables: dict[str, tuple[dict, str]]) -> tu
 
 
 def call_key(args: tuple, at: tuple) -> tuple | None:
-    """The key of a Call among its operator's (module docstring): ``args`` with each live aclScalar's or array's handle
-    replaced by what it holds, exactly (a scalar: its dtype and its value's value_key, with its
-    type and a float's bits; an int or bool array: its tuple of ints or bools as it is; a float
-    array by its floats' bits) and a float value of a float parameter by its bits; None when a
-    handle is not a live one (the full phase 1 refuses it)."""
+    """The key of a Call among its operator's (module docstring): ``args`` with each live
+    aclScalar's or array's handle replaced by what it holds, exactly (a scalar: its dtype and its
+    value's value_key, with its type and a float's bits; an int or bool array: its tuple of ints
+    or bools as it is; a float array by its floats' bits) and a float value of a float parameter
+    by its bits; None when a handle is not a live one (the full phase 1 refuses it)."""
     handles, floats = at
     key = list(args)
     for i, table, kind in handles:
