@@ -35,8 +35,8 @@ class TensorDesc:
         return meta
 
 
-@dataclass
-class Scalar:
+@dataclass(slots=True)  # (made for every aclScalar: slots make it cheaper; eq keeps it unhashable, so
+class Scalar:            # the op cache keys it by value: opcache.plain_key)
     value: Any
     dtype: DType
 

@@ -70,6 +70,57 @@ def test_a_spec_whose_check_now_refuses_is_a_new_key(port: PortSession, monkeypa
         acl.aclnnAbsGetWorkspaceSize(x, out)
 
 
+def test_a_module_spec_whose_check_now_refuses_is_a_new_key(port: PortSession,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exact-tier spec (a module) too: its rules are read again once one is replaced
+    (pyaclnn/_numpy/ops.py: ``rules`` keeps them while no attribute of the spec was set)."""
+    from pyaclnn._objects.backend import current
+    from pyaclnn.ops.mse_loss_backward import spec as mse
+    p = port
+    _, x, _, out = _pair(p)
+    rt = current().runtime
+    for _ in range(2):
+        rt.destroy_executor(rt.workspace_size("MseLossBackward", (x, x, x, 1, out))[1])
+
+    def refuse(*args: Any) -> bool:
+        raise AclnnParamInvalidError("aclnnMseLossBackwardGetWorkspaceSize", "refused by the replaced check")
+    monkeypatch.setattr(mse, "check", refuse)
+    with pytest.raises(AclnnParamInvalidError, match="refused by the replaced check"):
+        rt.workspace_size("MseLossBackward", (x, x, x, 1, out))
+    monkeypatch.undo()  # the spec's own check again: accepted again
+    rt.destroy_executor(rt.workspace_size("MseLossBackward", (x, x, x, 1, out))[1])
+
+
+def test_a_replaced_written_or_workspace_rule_is_the_one_that_runs(port: PortSession,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The spec's other rules replaced between two calls of the same arguments: the new ones
+    answer (a workspace of their size; their ``written`` asked), not the answers of the old."""
+    from pyaclnn._numpy import ops
+    from pyaclnn._spec import Workspace
+    p = port
+    _, x, _, out = _pair(p)
+    _abs(p, x, out, times=2)
+    spec = ops.spec_of("Abs")
+    asked: list[tuple] = []
+    monkeypatch.setattr(spec, "written", lambda *metas: asked.append(metas) or None)
+    monkeypatch.setattr(spec, "workspace_size", lambda *metas: Workspace(4096, False), raising=False)
+    ws, ex = acl.aclnnAbsGetWorkspaceSize(x, out)
+    acl.aclDestroyAclOpExecutor(ex)
+    assert ws == 4096 and len(asked) == 1
+
+
+def test_a_handle_of_another_type_is_refused_as_the_first_call_is(port: PortSession) -> None:
+    """A float equal to a live aclTensor's handle is an equal key: the repeated call's shortcut
+    checks each argument's type, so it is refused as the full phase 1 refuses it."""
+    from pyaclnn._objects.backend import current
+    p = port
+    _, x, _, out = _pair(p)
+    _abs(p, x, out, times=2)
+    rt = current().runtime
+    with pytest.raises(TypeError, match="is no aclTensor handle"):
+        rt.workspace_size("Abs", (float(rt.as_int(x)), out))
+
+
 def test_a_tensor_made_again_under_its_handle_is_checked_again(port: PortSession) -> None:
     """aclInitTensor gives a live handle new metadata: a shape the checks refuse is refused."""
     p = port
@@ -189,3 +240,19 @@ def test_a_record_made_from_its_template_is_the_record() -> None:
     assert copy is not record
     assert [getattr(copy, f.name) for f in fields(ExecutorRecord)] == [getattr(record, f.name)
                                                                        for f in fields(ExecutorRecord)]
+
+
+def test_the_calls_kept_are_bounded_over_all_operators(port: PortSession, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each operator keeps its Calls apart (opcache.Call), yet at most MAX_CALLS in all: a Call
+    holds its tensors' descriptors, which a program making new tensors would otherwise pile up."""
+    from pyaclnn._numpy.runtime import opcache
+    from pyaclnn._objects.backend import current
+    monkeypatch.setattr(opcache, "MAX_CALLS", 4)
+    p = port
+    rt = current().runtime
+    for _ in range(3):  # 6 distinct calls of two operators, then each repeated: the last ones answer
+        _, x, _, out = _pair(p)
+        for op in ("Abs", "Neg"):
+            for _ in range(2):
+                rt.destroy_executor(rt.workspace_size(op, (x, out))[1])
+        assert sum(len(calls) for _, calls in rt._calls.values()) <= 4

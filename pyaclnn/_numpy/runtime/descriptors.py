@@ -18,6 +18,7 @@ _DTYPES = {int(d): d for d in DType}  # (DType(x) is an enum call: a dict is che
 # the dtypes an aclScalar keeps a Python number of this type as it is (create_scalar)
 _SAME: dict[DType, type] = {DType.DOUBLE: float, DType.INT64: int, DType.BOOL: bool}
 _INT64 = (-2 ** 63, 2 ** 63 - 1)
+_new = object.__new__
 
 
 class NumpyDescriptors(NumpyMemory):
@@ -72,7 +73,9 @@ class NumpyDescriptors(NumpyMemory):
             # a Python float as ACL_DOUBLE, int as ACL_INT64 (in its range), bool as ACL_BOOL: the
             # NumPy conversion below gives back this value, bit for bit (float64 to float64, an
             # int64 to its int), so it is stored as it is
-            return self._register(self._scalars, Scalar(value, dt))
+            scalar = _new(Scalar)  # (its fields set here: no __init__ frame, for every aclScalar)
+            scalar.value, scalar.dtype = value, dt
+            return self._register(self._scalars, scalar)
         try:
             dt = DType(dtype)
             npdt = to_numpy(dt)

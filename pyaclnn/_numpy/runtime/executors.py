@@ -33,8 +33,9 @@ class NumpyExecutors(NumpyLaunching):
 
     _op_cache: dict[Any, opcache.Entry] | None = None  # phase 1's answers (opcache), made on first use
     _op_infos: dict[str, OpInfo] | None = None  # op_info's answers that found a reference
-    _calls: dict[Any, opcache.Call] | None = None  # phase 1's answers by C arguments (opcache.Call)
-    _values_at: dict[str, tuple] | None = None  # op -> opcache.values_at of its parameters
+    # op -> (opcache.values_at of its parameters, its phase 1's answers by C arguments: opcache.Call)
+    _calls: dict[str, tuple[tuple, dict[Any, opcache.Call]]] | None = None
+    _noted = 0  # the Calls kept in _calls (at most opcache.MAX_CALLS)
 
     def set_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
         self._need_tensor_arg(tensor, "aclSetTensorAddr")
@@ -127,29 +128,28 @@ class NumpyExecutors(NumpyLaunching):
         return tuple(out)
 
     def workspace_size(self, op: str, args: tuple) -> tuple[int, int]:
-        calls = self._calls
-        if calls is None:
-            calls = self._calls = {}
-        layouts = self._values_at
-        if layouts is None:
-            layouts = self._values_at = {}
-        layout = layouts.get(op)
-        if layout is None:  # (op_info raises here what the full phase 1 raises first)
-            layout = layouts[op] = opcache.values_at(self.op_info(op).kinds, self._kinds)
-        ckey = (op, args) if layout is opcache.NO_VALUES else opcache.call_key(op, args, layout)
+        by_op = self._calls
+        if by_op is None:
+            by_op = self._calls = {}
+        found = by_op.get(op)
+        if found is None:  # (op_info raises here what the full phase 1 raises first)
+            found = by_op[op] = (opcache.values_at(self.op_info(op).kinds, self._kinds), {})
+        layout, calls = found
+        ckey = args if layout is opcache.NO_VALUES else opcache.call_key(args, layout)
         try:
             call = calls.get(ckey) if ckey is not None else None
         except TypeError:  # an unhashable value among the arguments: the full phase 1
             call = None
         # The same C arguments as a phase 1 before (opcache.Call): the same entry, made from
         # the same resolved arguments, while every handle holds what it held then
-        if (call is not None and call.soc == self.soc and call.types == tuple(map(type, args))
-                and call.rules == opcache.rules(op)):
-            for table, handle, held in call.held:
-                if table.get(handle) is not held:
+        if call is not None and call.soc == self.soc and call.rules == (ops.RULES.get(op) or ops.rules(op)):
+            for i, kind, table, held in call.checks:
+                value = args[i]
+                if type(value) is not kind or (table is not None and table.get(value) is not held):
                     break
             else:
-                return call.entry.workspace_size, self._register(self._executors, from_values(call.record))
+                if not call.members or opcache.members_hold(call.members):
+                    return call.entry.workspace_size, self._register(self._executors, from_values(call.record))
         api = f"aclnn{op}GetWorkspaceSize"
         info = self.op_info(op)
         if len(args) != len(info.kinds):
@@ -201,28 +201,35 @@ class NumpyExecutors(NumpyLaunching):
                    record: tuple) -> None:
         """Keep the call's key (opcache.call_key) as an opcache.Call for ``plan`` when its plain
         values allow (opcache.PLAIN; a float of a float parameter: by its bits in the key), with
-        what each tensor's or list's handle holds now (a list's element handles and theirs too);
-        a scalar's or an array's handle is in the key by what it holds."""
+        each argument's type and what each tensor's or list's handle holds now (a list's element
+        handles and theirs too); a scalar's or an array's handle is in the key by what it holds
+        (call_key: only an int handle is, so its type is known)."""
         kinds = self._kinds
-        held = []
-        for kind, value in zip(info.kinds, args):
+        checks: list[tuple[int, type, dict | None, Any]] = []
+        members: list = []
+        for i, (kind, value) in enumerate(zip(info.kinds, args)):
+            if kind in opcache.VALUE_KINDS:  # (in the key: None, or an int handle by what it holds)
+                continue
             if kind not in kinds or value is None:
                 if type(value) not in opcache.PLAIN and not (kind == "float" and type(value) is float):
                     return
-                continue
-            if kind in opcache.VALUE_KINDS:
+                checks.append((i, type(value), None, None))
                 continue
             table = kinds[kind][0]
-            held.append((table, value, table[value]))
+            checks.append((i, type(value), table, table[value]))  # (an int: the full phase 1 resolved it)
             if kind in ("tensor_list", "scalar_list"):
-                members = self._tensors if kind == "tensor_list" else self._scalars
-                held += [(members, h, members[h]) for h in table[value]]
+                held = self._tensors if kind == "tensor_list" else self._scalars
+                members += [(held, h, held[h]) for h in table[value]]
         try:
             hash(ckey)
         except TypeError:
             return
-        opcache.store(calls, ckey, opcache.Call(self.soc, opcache.rules(op), tuple(map(type, args)), tuple(held),
-                                                plan, record), opcache.MAX_CALLS)
+        self._noted += 1
+        if self._noted > opcache.MAX_CALLS:  # (bounded as one table: every operator's Calls dropped)
+            for _, noted in (self._calls or {}).values():
+                noted.clear()
+            self._noted = 1
+        calls[ckey] = opcache.Call(self.soc, ops.rules(op), tuple(checks), tuple(members), plan, record)
 
     def launch(self, op: str, workspace: int, workspace_size: int, executor: Any, stream: Any,
                *extra: Any) -> None:

@@ -9,10 +9,10 @@ Phase 1 looks it up FIRST: include/nnopbase/opdev/op_dfx.h, L2_DFX_PHASE_1 retur
 executor (GetFromCache) before the operator's CheckParams runs. The reference does the same: on a
 hit the spec's checks are skipped, as they would accept the call again. That is exact because
 the key holds everything the checks read: the SoC, the spec's rule functions (``check`` and the
-others: a spec replaced at run time, as tests do, is a new key), every argument's meta (a
-tensor's TensorMeta whole: its shape, dtype and strides, all a check sees; a nullptr as None;
-each plain value with its type, so 1, 1.0 and True are three keys, and a float by its bits), and
-the checks are pure functions of those. A refusal runs the checks every time (its message is
+others, ops.rules: a rule replaced on the spec at run time, as tests do, is a new key), every
+argument's meta (a tensor's TensorMeta whole: its shape, dtype and strides, all a check sees; a
+nullptr as None; each plain value with its type, so 1, 1.0 and True are three keys, and a float
+by its bits), and the checks are pure functions of those. A refusal runs the checks every time (its message is
 theirs). An entry holds the answers of the spec's other rules (``written``, ``workspace_size``,
 ``empty_fills``), the kernel phase 2 runs (``ops.prepare``: valid for any arguments of the same
 metadata and plain values), the spans of the latest launch's tensors (reused only for the same
@@ -98,12 +98,23 @@ class Launch:
 
 class Call:
     """A phase 1's C arguments (see the module docstring): valid while ``soc`` and ``rules`` are
-    the runtime's and the operator's, the arguments have ``types``, and each (table, handle,
-    object) of ``held`` still holds. ``record``: the ExecutorRecord's field values (records.values)."""
-    __slots__ = ("soc", "rules", "types", "held", "entry", "record")
+    the runtime's and the operator's (ops.rules), and each (position, type, table, object) of
+    ``checks`` holds: the argument there has that type (1, True and 1.0 are equal keys) and, with
+    a table, that live handle still holds that object; ``members``: (table, handle, object) of a
+    list's element handles. ``record``: the ExecutorRecord's field values (records.values)."""
+    __slots__ = ("soc", "rules", "checks", "members", "entry", "record")
 
-    def __init__(self, soc: str, rules: tuple, types: tuple, held: tuple, entry: Entry, record: tuple) -> None:
-        self.soc, self.rules, self.types, self.held, self.entry, self.record = soc, rules, types, held, entry, record
+    def __init__(self, soc: str, rules: tuple, checks: tuple, members: tuple, entry: Entry, record: tuple) -> None:
+        self.soc, self.rules, self.checks, self.members = soc, rules, checks, members
+        self.entry, self.record = entry, record
+
+
+def members_hold(members: tuple) -> bool:
+    """Whether each (table, handle, object) of a Call's ``members`` still holds."""
+    for table, handle, held in members:
+        if table.get(handle) is not held:
+            return False
+    return True
 
 
 def values_at(kinds: tuple[str, ...], tables: dict[str, tuple[dict, str]]) -> tuple:
@@ -114,12 +125,12 @@ def values_at(kinds: tuple[str, ...], tables: dict[str, tuple[dict, str]]) -> tu
     return (handles, floats) if handles or floats else NO_VALUES
 
 
-def call_key(op: str, args: tuple, at: tuple) -> tuple | None:
-    """The key of a Call (module docstring): ``args`` with each live aclScalar's or array's handle
-    replaced by what it holds, exactly (a scalar: its dtype and its value's value_key, with its
-    type and a float's bits; an int or bool array: its tuple of ints or bools as it is; a float
-    array by its floats' bits) and a float value of a float parameter by its bits; None when a
-    handle is not a live one (the full phase 1 refuses it)."""
+def call_key(args: tuple, at: tuple) -> tuple | None:
+    """The key of a Call among its operator's (module docstring): ``args`` with each live
+    aclScalar's or array's handle replaced by what it holds, exactly (a scalar: its dtype and its
+    value's value_key, with its type and a float's bits; an int or bool array: its tuple of ints
+    or bools as it is; a float array by its floats' bits) and a float value of a float parameter
+    by its bits; None when a handle is not a live one (the full phase 1 refuses it)."""
     handles, floats = at
     key = list(args)
     for i, table, kind in handles:
@@ -138,14 +149,7 @@ def call_key(op: str, args: tuple, at: tuple) -> tuple | None:
     for i in floats:
         if type(args[i]) is float:
             key[i] = value_key(args[i])
-    return op, tuple(key)
-
-
-def rules(op: str) -> tuple:
-    """The functions of ``op``'s spec a phase 1 runs: the checks and the other rules."""
-    spec = ops.spec_of(op)
-    return (spec.check, getattr(spec, "written", None), getattr(spec, "workspace_size", None),
-            getattr(spec, "empty_fills", None))
+    return tuple(key)
 
 
 def key_of(op: str, soc: str, metas: list[Any]) -> Any:
@@ -155,13 +159,13 @@ def key_of(op: str, soc: str, metas: list[Any]) -> Any:
     for m in metas:
         if m is not None and type(m) is not TensorMeta:  # a plain value: with its type (1, 1.0, True)
             return plain_key(op, soc, metas)
-    return soc, op, rules(op), tuple(metas)
+    return soc, op, ops.rules(op), tuple(metas)
 
 
 def plain_key(op: str, soc: str, metas: list[Any]) -> Any:
     """The key of ``key_of`` where a value is not a tensor's meta: each with its type, a float by
     its bits, an aclScalar as its value and dtype; None when one cannot be a key."""
-    key = (soc, op, rules(op), tuple([m if m is None or type(m) is TensorMeta else value_key(m) for m in metas]))
+    key = (soc, op, ops.rules(op), tuple([m if m is None or type(m) is TensorMeta else value_key(m) for m in metas]))
     try:
         hash(key)
     except TypeError:
