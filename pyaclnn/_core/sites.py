@@ -14,7 +14,7 @@ import functools
 import os
 import sys
 import sysconfig
-from types import CodeType
+from types import CodeType, FrameType
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # pyaclnn/
 CALLERS = 3  # the user's frames named after the user's line: enough to get out of a helper
@@ -107,7 +107,7 @@ def user_site(depth: int = 1) -> Site:
     2: a caller that is pyaclnn's own skips its own frame, so that frame is not made into a
     Python object: CPython makes one per frame looked at). Each frame is kept as its (code,
     offset); the lines are decoded when the Site is read (Site)."""
-    frame = sys._getframe(depth)  # private: CPython's frame access, one C call (inspect.stack builds every frame)
+    frame: FrameType | None = sys._getframe(depth)  # private: CPython's frame access, one C call (inspect.stack builds every frame)
     inside = _inside
     while frame is not None:
         code = frame.f_code
@@ -130,7 +130,7 @@ def user_site(depth: int = 1) -> Site:
                 frame = frame.f_back
                 n -= 1
             return site
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
     return UNKNOWN
 
 
