@@ -23,6 +23,8 @@ _INT64 = (-2 ** 63, 2 ** 63 - 1)
 class NumpyDescriptors(NumpyMemory):
     """aclCreateTensor & co.: the descriptors phase 1 takes."""
 
+    _moved = 0  # bumped whenever an aclTensor's address moves or its known-written mark is dropped (opcache.Launch)
+
     # -- aclnn meta objects --------------------------------------------------------------------
     def create_tensor(self, shape: Sequence[int], dtype: int, strides: Sequence[int] | None, offset: int,
                       fmt: int, storage_shape: Sequence[int], addr: int) -> int:
@@ -166,6 +168,7 @@ class NumpyDescriptors(NumpyMemory):
         desc = self.meta("tensor", tensor, "aclSetRawTensorAddr")
         desc.addr = int(addr)
         desc.made = made_over(self.memory, desc.addr, "aclSetRawTensorAddr")  # re-pointed: fresh
+        self._moved += 1
 
     def get_raw_tensor_addr(self, tensor: Any) -> int:
         return int(self.meta("tensor", tensor, "aclGetRawTensorAddr").addr)

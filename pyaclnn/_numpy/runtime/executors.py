@@ -294,39 +294,30 @@ class NumpyExecutors(NumpyLaunching):
         plan = ex.plan
         memory = self.memory
         t = plan.launch if plan is not None else None
-        if (t is not None and t.args is ex.args and t.frees == memory.frees and t.unwrites == memory.unwrites
-                and t.workspace == (workspace, workspace_size)):
+        if (t is not None and t.args is ex.args and t.moved == self._moved and t.frees == memory.frees
+                and t.unwrites == memory.unwrites and t.workspace == (workspace, workspace_size)):
             # The template of the latest clean launch over the same resolved arguments
-            # (opcache.Launch): with every tensor at the same address, no free since (the
-            # views, bounds, bases and no stale tensor are as they were: an allocation ends
-            # only by a free, which moves ``frees``) and each tensor still known written
-            # under the same (frees, unwrites) (nothing to check or mark, as known_spans
-            # finds), the full path below computes exactly its spans, exact bytes and kernel;
-            # the dynamic checks (races with queued work, Queues.put) run as always.
-            same = True
-            for d, addr in zip(t.descs, t.addrs):
-                if d.addr != addr:
-                    same = False
-                    break
-            if same:
-                key = (t.frees, t.unwrites)
+            # (opcache.Launch): with no aclTensor moved and no known-written mark dropped since
+            # (``_moved``: aclSet*TensorAddr and the hazards that drop marks bump it; so every
+            # tensor is at the address the template was made at, and still known written under
+            # its (frees, unwrites), as every tensor of a clean launch is when it is made), and
+            # no free since (the views, bounds, bases and no stale tensor are as they were: an
+            # allocation ends only by a free, which moves ``frees``), the full path below
+            # computes exactly its spans, exact bytes and kernel; the dynamic checks (races
+            # with queued work, Queues.put) run as always.
+            queues = self.queues
+            q = queues.queues.get(stream) if stream and not self._captures else None  # (_queue's first answer)
+            if q is None:
+                q = self._queue(stream)
+            try:
+                queues.queue(q, api, _user_site(2), t.reads, t.writes, t.kernel, (), None, t.mark, t.exact, (),
+                             t.bases if t.allocations == memory.allocations else None)
+            except BaseException:  # a hazard: nothing was queued, so nothing is known written
                 for d in t.known:
-                    if d.known_written != key:
-                        same = False
-                        break
-            if same:
-                queues = self.queues
-                q = queues.queues.get(stream) if stream and not self._captures else None  # (_queue's first answer)
-                if q is None:
-                    q = self._queue(stream)
-                try:
-                    queues.queue(q, api, _user_site(2), t.reads, t.writes, t.kernel, (), None, t.mark, t.exact, (),
-                                 t.bases if t.allocations == memory.allocations else None)
-                except BaseException:  # a hazard: nothing was queued, so nothing is known written
-                    for d in t.known:
-                        d.known_written = None
-                    raise
-                return
+                    d.known_written = None
+                self._moved += 1
+                raise
+            return
         self._launch_spans(api, made_by, ex, plan, workspace, workspace_size, stream)
 
     def _launch_workspace(self, api: str, made_by: str, op: str, need: int, workspace: Any,
@@ -412,6 +403,7 @@ class NumpyExecutors(NumpyLaunching):
         slot.made = made_over(self.memory, slot.addr, api)  # re-pointed: fresh (stale.py)
         slot.known_written = None
         ex.spans = None
+        self._moved += 1  # (the launch templates over it: NumpyExecutors.launch)
 
     def set_input_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
         self._set_addr(executor, index, tensor, addr, output=False)
