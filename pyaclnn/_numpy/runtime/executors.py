@@ -268,10 +268,10 @@ class NumpyExecutors(NumpyLaunching):
         if need or workspace_size:  # (with neither, _launch_workspace has nothing to refuse)
             self._launch_workspace(api, made_by, op, need, workspace, workspace_size,
                                    ex.generated if not made_by else None)
-        thread = self._thread
-        if not self._initialized or thread.device is None:  # (what _need_context refuses)
+        device = self._thread.device
+        if not self._initialized or device is None:  # (what _need_context refuses)
             self._need_context(api)
-        if self._streams.get(stream) != thread.device:  # (a live stream of this device: _need_stream passes)
+        if self._streams.get(stream) != device:  # (a live stream of this device: _need_stream passes)
             self._need_stream(stream, api, launch=True)
         if ex.empty and not ex.fills_empty:
             return
