@@ -44,8 +44,7 @@ def test_the_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_line_reached_with_and_without_user_callers() -> None:
     """A line whose caller ends the user's stack (here a thread pool's worker: the standard
-    library) is kept as its Site (``_lines``' third map); the same line reached from a user's
-    frame still names that caller."""
+    library) names no caller; the same line reached from a user's frame still names that caller."""
     from concurrent.futures import ThreadPoolExecutor
     line = inspect.getsourcelines(_here)[1] + 1
     with ThreadPoolExecutor(1) as pool:
