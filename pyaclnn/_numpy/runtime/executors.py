@@ -298,9 +298,10 @@ class NumpyExecutors(NumpyLaunching):
                 and t.unwrites == memory.unwrites and t.workspace == (workspace, workspace_size)):
             # The template of the latest clean launch over the same resolved arguments
             # (opcache.Launch): with no aclTensor moved and no known-written mark dropped since
-            # (``_moved``: aclSet*TensorAddr and the hazards that drop marks bump it; so every
-            # tensor is at the address the template was made at, and still known written under
-            # its (frees, unwrites), as every tensor of a clean launch is when it is made), and
+            # (``_moved``: aclSet*TensorAddr and the hazards that drop marks set a new token, from
+            # one atomic counter, so a thread racing another never stores an old one back; so
+            # every tensor is at the address the template was made at, and still known written
+            # under its (frees, unwrites), as every tensor of a clean launch is when it is made), and
             # no free since (the views, bounds, bases and no stale tensor are as they were: an
             # allocation ends only by a free, which moves ``frees``), the full path below
             # computes exactly its spans, exact bytes and kernel; the dynamic checks (races
@@ -315,7 +316,7 @@ class NumpyExecutors(NumpyLaunching):
             except BaseException:  # a hazard: nothing was queued, so nothing is known written
                 for d in t.known:
                     d.known_written = None
-                self._moved += 1
+                self._moved = next(self._moves)
                 raise
             return
         self._launch_spans(api, made_by, ex, plan, workspace, workspace_size, stream)
@@ -403,7 +404,7 @@ class NumpyExecutors(NumpyLaunching):
         slot.made = made_over(self.memory, slot.addr, api)  # re-pointed: fresh (stale.py)
         slot.known_written = None
         ex.spans = None
-        self._moved += 1  # (the launch templates over it: NumpyExecutors.launch)
+        self._moved = next(self._moves)  # (the launch templates over it: NumpyExecutors.launch)
 
     def set_input_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
         self._set_addr(executor, index, tensor, addr, output=False)

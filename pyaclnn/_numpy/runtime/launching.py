@@ -110,7 +110,7 @@ class NumpyLaunching(NumpyDescriptors):
         except BaseException:  # a hazard: nothing was queued, so nothing is known written
             for d in spans[0] + spans[1]:
                 d.known_written = None
-            self._moved += 1  # (the launch templates over them: NumpyExecutors.launch)
+            self._moved = next(self._moves)  # (the launch templates over them: NumpyExecutors.launch)
             raise
         if clean and plan is not None and stamp == (memory.frees, memory.unwrites, memory.allocations):
             # (a launch that reported a hazard leaves none: a hazard is reported at every launch)
