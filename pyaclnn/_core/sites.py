@@ -5,16 +5,16 @@ Hazard messages and the leak report name the user's line ("port.py:44"), never p
 When that line is in the user's own helper, the helper's callers are named too, up to CALLERS
 of them ("helpers.py:12 (called from port.py:44, port.py:90)"): the stack stops at the first
 frame of the standard library, of an installed package (pytest, runpy, threading...) or of
-pyaclnn. A site is captured on every tracked call, so it costs one frame walk (about a
-microsecond) and formats only when a message is written.
+pyaclnn. A site is captured on every tracked call, so it costs one frame walk (half a
+microsecond) and decodes its lines and formats only when a message is written.
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import sysconfig
 from types import CodeType, FrameType
-from typing import NamedTuple
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # pyaclnn/
 CALLERS = 3  # the user's frames named after the user's line: enough to get out of a helper
@@ -26,18 +26,66 @@ _inside: dict[str, bool] = {}  # co_filename -> whether it is pyaclnn's own (mem
 _foreign: dict[str, bool] = {}  # co_filename -> whether it ends the user's stack (memo)
 
 
-class Site(NamedTuple):
+@functools.total_ordering
+class Site:
     """A source line and the user's lines that called it (innermost first): ``str(site)`` is
-    ``file.py:44``, or ``file.py:44 (called from main.py:9)`` (the files' base names)."""
-    filename: str
-    line: int
-    callers: tuple[tuple[str, int], ...] = ()
+    ``file.py:44``, or ``file.py:44 (called from main.py:9)`` (the files' base names).
+
+    ``user_site`` keeps each frame as its (code object, instruction offset), which is all its
+    line depends on (PyCode_Addr2Line(code, f_lasti): what ``frame.f_lineno`` answers), and
+    decodes the lines when first asked (``filename``, ``line``, ``callers``, ``str``): a site is
+    captured on every tracked call and read only when a message names it."""
+    __slots__ = ("_frames", "_known")
+
+    _frames: list  # code object, instruction offset of the user's frame, then of each caller (user_site)
+    _known: tuple[str, int, tuple[tuple[str, int], ...]]  # (filename, line, callers), once decoded
+
+    def __init__(self, filename: str, line: int, callers: tuple[tuple[str, int], ...] = ()) -> None:
+        self._frames = []
+        self._known = (filename, line, tuple(callers))
+
+    def _resolve(self) -> tuple[str, int, tuple[tuple[str, int], ...]]:
+        try:
+            return self._known
+        except AttributeError:  # made by user_site: decoded on the first read
+            frames = self._frames
+            lines = [(frames[k].co_filename, _line_at(frames[k], frames[k + 1])) for k in range(0, len(frames), 2)]
+            known = self._known = (lines[0][0], lines[0][1], tuple(lines[1:]))
+            return known
+
+    @property
+    def filename(self) -> str:
+        return self._resolve()[0]
+
+    @property
+    def line(self) -> int:
+        return self._resolve()[1]
+
+    @property
+    def callers(self) -> tuple[tuple[str, int], ...]:
+        return self._resolve()[2]
+
+    # compared and ordered as its (filename, line, callers), as the named tuple it was (the
+    # leak report sorts its findings by site)
+    def __eq__(self, other: object) -> bool:
+        return self._resolve() == (other._resolve() if isinstance(other, Site) else other)
+
+    def __lt__(self, other: object) -> bool:
+        return self._resolve() < (other._resolve() if isinstance(other, Site) else other)  # type: ignore[operator]
+
+    def __hash__(self) -> int:
+        return hash(self._resolve())
+
+    def __repr__(self) -> str:
+        filename, line, callers = self._resolve()
+        return f"Site(filename={filename!r}, line={line!r}, callers={callers!r})"
 
     def __str__(self) -> str:
-        here = f"{os.path.basename(self.filename)}:{self.line}"
-        if not self.callers:
+        filename, line, callers = self._resolve()
+        here = f"{os.path.basename(filename)}:{line}"
+        if not callers:
             return here
-        return f"{here} (called from {', '.join(f'{os.path.basename(f)}:{n}' for f, n in self.callers)})"
+        return f"{here} (called from {', '.join(f'{os.path.basename(f)}:{n}' for f, n in callers)})"
 
 
 def _ends_stack(name: str) -> bool:
@@ -50,76 +98,67 @@ def _ends_stack(name: str) -> bool:
 
 
 UNKNOWN = Site("<unknown>", 0)
+_new = object.__new__
 
 
 def user_site(depth: int = 1) -> Site:
-    """The (file, line) of the innermost frame that is not pyaclnn's own code, from the caller's
-    caller's frame up (``depth`` 2: a caller that is pyaclnn's own skips its own frame, so that
-    frame is not made into a Python object: CPython makes one per frame looked at)."""
-    frame = sys._getframe(depth)  # private: CPython's frame access, one C call (inspect.stack builds every frame)
+    """The (file, line) of the innermost frame that is not pyaclnn's own code, and of up to
+    CALLERS of the user's frames that called it, from the caller's caller's frame up (``depth``
+    2: a caller that is pyaclnn's own skips its own frame, so that frame is not made into a
+    Python object: CPython makes one per frame looked at). Each frame is kept as its (code,
+    offset); the lines are decoded when the Site is read (Site)."""
+    frame: FrameType | None = sys._getframe(depth)  # private: CPython's frame access, one C call (inspect.stack builds every frame)
     inside = _inside
     while frame is not None:
         code = frame.f_code
-        name = code.co_filename
-        own = inside.get(name)
+        own = inside.get(code.co_filename)
         if own is None:
-            own = inside[name] = os.path.abspath(name).startswith(PACKAGE)
+            own = inside[code.co_filename] = os.path.abspath(code.co_filename).startswith(PACKAGE)
         if not own:
-            known = _lines.get(id(code))  # (_line's memo, read inline: this runs for every task queued)
-            if known is None:
-                _line(frame)
-                known = _lines[id(code)]
-            at = frame.f_lasti
-            line = known[1].get(at)
-            if line is None:
-                line = _line(frame)
-            callers: list[tuple[str, int]] = []
-            caller = frame.f_back
-            foreign = _foreign
-            while caller is not None and len(callers) < CALLERS:
-                other = caller.f_code.co_filename
-                end = foreign.get(other)  # (_ends_stack's memo, read inline: this runs for every task queued)
+            site = _new(Site)  # (no __init__ frame, its lines not decoded yet: Site._resolve)
+            site._frames = frames = [code, frame.f_lasti]
+            frame = frame.f_back
+            n = CALLERS
+            while frame is not None and n:
+                code = frame.f_code
+                end = _foreign.get(code.co_filename)  # (_ends_stack's memo, read inline: this runs for every task queued)
                 if end is None:
-                    end = _ends_stack(other)
+                    end = _ends_stack(code.co_filename)
                 if end:
                     break
-                callers.append((other, _line(caller)))
-                caller = caller.f_back
-            if callers:
-                return _site(Site, (name, line, tuple(callers)))  # (Site's own __new__ is a Python function)
-            # a line no user's frame called: its Site, made once (a Site is immutable, and a
-            # function of the code object and the offset, as the line is)
-            site = known[2].get(at)
-            if site is None:
-                site = known[2][at] = _site(Site, (name, line, ()))
+                frames += (code, frame.f_lasti)
+                frame = frame.f_back
+                n -= 1
             return site
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
     return UNKNOWN
 
 
-_site = tuple.__new__
-
-# id(code object) -> (it, {instruction offset: line}, {instruction offset: its Site without
-# callers}): a frame's f_lineno decodes its code's line table from the start (microseconds deep in
-# a long function or module), so each (code, offset) is decoded once. The entry holds its code
-# object, so no other code object gets that id while it is here; a line is a function of the code
-# and the offset (PyCode_Addr2Line(code, f_lasti)).
-_lines: dict[int, tuple[CodeType, dict[int, int], dict[int, Site]]] = {}
+# id(code object) -> (it, {instruction offset: line}): a line is decoded from its code's line
+# table, scanned from the start (microseconds deep in a long function or module), so each (code,
+# offset) is decoded once. The entry holds its code object, so no other code object gets that id
+# while it is here.
+_lines: dict[int, tuple[CodeType, dict[int, int]]] = {}
 MAX_CODES = 4096
 
 
-def _line(frame: FrameType) -> int:
-    """``frame.f_lineno``, decoded once per (code, instruction) (``_lines``)."""
-    code = frame.f_code
+def _line_at(code: CodeType, at: int) -> int:
+    """The line of instruction offset ``at`` (a frame's ``f_lasti``) in ``code``: what the
+    frame's ``f_lineno`` says there (PyCode_Addr2Line, from the table ``co_lines`` yields),
+    decoded once per (code, offset) (``_lines``)."""
     known = _lines.get(id(code))
     if known is None:
         if len(_lines) >= MAX_CODES:
             _lines.clear()
-        known = _lines[id(code)] = (code, {}, {})
-    at = frame.f_lasti
+        known = _lines[id(code)] = (code, {})
     line = known[1].get(at)
     if line is None:
-        line = known[1][at] = frame.f_lineno
+        line = -1  # (no line: what PyCode_Addr2Line answers)
+        for start, stop, number in code.co_lines():
+            if start <= at < stop:
+                line = -1 if number is None else number
+                break
+        known[1][at] = line
     return line
 
 

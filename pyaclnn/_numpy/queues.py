@@ -190,10 +190,18 @@ class Queues:
             else:
                 bases = ()
             q.seq += 1
-            work = _new(Work)  # (Work's fields set here: no __init__ frame on every task queued)
-            work.seq, work.api, work.site, work.reads, work.writes, work.run, work.waits = (q.seq, api, site, reads,
-                                                                                         writes, run, waits)
-            work.memory, work.mark, work.exact, work.bases = (memory.allocations, memory.frees), mark, exact, bases
+            work = _new(Work)  # (Work's fields set here, one by one: no __init__ frame, no tuple, per task queued)
+            work.seq = q.seq
+            work.api = api
+            work.site = site
+            work.reads = reads
+            work.writes = writes
+            work.run = run
+            work.waits = waits
+            work.memory = (memory.allocations, memory.frees)
+            work.mark = mark
+            work.exact = exact
+            work.bases = bases
             if pinned and q.bounded:
                 self.snapshots[work] = [Snapshot(source) for source in pinned]
             q.pending.append(work)

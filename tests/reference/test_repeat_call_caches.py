@@ -256,3 +256,25 @@ def test_the_calls_kept_are_bounded_over_all_operators(port: PortSession, monkey
             for _ in range(2):
                 rt.destroy_executor(rt.workspace_size(op, (x, out))[1])
         assert sum(len(calls) for _, calls in rt._calls.values()) <= 4
+
+
+def test_an_output_re_pointed_between_two_runs_of_a_repeatable_executor_is_written_there(port: PortSession) -> None:
+    """aclSetOutputTensorAddr between two launches of one repeatable executor: the second writes
+    the new address, as the full path does (the first launch's template is over the old one)."""
+    p = port
+    _, x, o, out = _pair(p)
+    ws, ex = acl.aclnnAbsGetWorkspaceSize(x, out)
+    acl.aclSetAclOpExecutorRepeatable(ex)
+    try:
+        for _ in range(2):
+            acl.aclnnAbs(None, ws, ex, p.stream)
+            acl.aclrtSynchronizeStream(p.stream)
+        other = p.malloc(np.zeros(X.size, np.float32))
+        acl.aclrtMemcpy(o, X.nbytes, p.malloc(np.zeros(X.size, np.float32)), X.nbytes, D2D)  # the old one cleared
+        acl.aclSetOutputTensorAddr(ex, 0, out, other)
+        acl.aclnnAbs(None, ws, ex, p.stream)
+        acl.aclrtSynchronizeStream(p.stream)
+    finally:
+        acl.aclDestroyAclOpExecutor(ex)
+    np.testing.assert_array_equal(_download(other, X.size), np.abs(X))
+    np.testing.assert_array_equal(_download(o, X.size), np.zeros(X.size, np.float32))

@@ -44,8 +44,7 @@ def test_the_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_line_reached_with_and_without_user_callers() -> None:
     """A line whose caller ends the user's stack (here a thread pool's worker: the standard
-    library) is kept as its Site (``_lines``' third map); the same line reached from a user's
-    frame still names that caller."""
+    library) names no caller; the same line reached from a user's frame still names that caller."""
     from concurrent.futures import ThreadPoolExecutor
     line = inspect.getsourcelines(_here)[1] + 1
     with ThreadPoolExecutor(1) as pool:
@@ -55,3 +54,35 @@ def test_a_line_reached_with_and_without_user_callers() -> None:
         again = pool.submit(_here).result()
     assert alone == again == sites.Site(__file__, line) and alone.callers == ()
     assert called.line == line and called.callers[0] == (__file__, here)
+
+
+def test_a_site_read_later_names_the_lines_it_was_taken_at() -> None:
+    """A Site keeps each frame's (code, instruction) and decodes its lines when read: read after
+    its frames went on (and returned), it still names the lines they were at when it was taken."""
+    def helper() -> sites.Site:
+        site = sites.user_site()  # (this module is not pyaclnn's: this line is the site)
+        [None for _ in range(3)]  # the frame moves on before the site is read
+        return site
+    site = helper()
+    here = inspect.currentframe().f_lineno - 1  # type: ignore[union-attr]
+    for _ in range(2):  # the frame that took it is gone, this one went on
+        pass
+    assert (site.filename, site.line) == (__file__, inspect.getsourcelines(helper)[1] + 1)
+    assert site.callers[0] == (__file__, here)
+    assert str(site) == f"test_user_sites.py:{site.line} (called from test_user_sites.py:{here})"
+
+
+def test_every_line_of_a_long_function_is_its_frames_f_lineno() -> None:
+    """The line decoded from (code, offset) of a caller (probe is the site) is the frame's own f_lineno (oracle), deep in a long
+    function too (offsets past 256 bytes: EXTENDED_ARG), for lines that span several instructions."""
+    body = "".join(f"    x = probe(x + {k},\n              {k})\n" for k in range(300))
+    space: dict = {}
+    exec(compile(f"def f(probe):\n    x = 0\n{body}    return x\n", "<long>", "exec"), space)
+    taken: list[tuple[sites.Site, int]] = []
+
+    def probe(x: int, k: int) -> int:
+        taken.append((sites.user_site(), inspect.currentframe().f_back.f_lineno))  # type: ignore[union-attr]
+        return x
+    space["f"](probe)
+    assert len(taken) == 300
+    assert [site.callers[0] for site, _ in taken] == [("<long>", line) for _, line in taken]

@@ -2,6 +2,7 @@
 scalar lists (acl_meta.h), and their queries."""
 from __future__ import annotations
 
+import itertools
 from typing import Any, Sequence
 import numpy as np
 from ... import errors
@@ -23,6 +24,8 @@ _new = object.__new__
 
 class NumpyDescriptors(NumpyMemory):
     """aclCreateTensor & co.: the descriptors phase 1 takes."""
+
+    _moves, _moved = itertools.count(1), 0  # a new token when an aclTensor moves or drops its known-written mark
 
     # -- aclnn meta objects --------------------------------------------------------------------
     def create_tensor(self, shape: Sequence[int], dtype: int, strides: Sequence[int] | None, offset: int,
@@ -169,6 +172,7 @@ class NumpyDescriptors(NumpyMemory):
         desc = self.meta("tensor", tensor, "aclSetRawTensorAddr")
         desc.addr = int(addr)
         desc.made = made_over(self.memory, desc.addr, "aclSetRawTensorAddr")  # re-pointed: fresh
+        self._moved = next(self._moves)
 
     def get_raw_tensor_addr(self, tensor: Any) -> int:
         return int(self.meta("tensor", tensor, "aclGetRawTensorAddr").addr)

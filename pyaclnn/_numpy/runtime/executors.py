@@ -275,10 +275,10 @@ class NumpyExecutors(NumpyLaunching):
         if need or workspace_size:  # (with neither, _launch_workspace has nothing to refuse)
             self._launch_workspace(api, made_by, op, need, workspace, workspace_size,
                                    ex.generated if not made_by else None)
-        thread = self._thread
-        if not self._initialized or thread.device is None:  # (what _need_context refuses)
+        device = self._thread.device
+        if not self._initialized or device is None:  # (what _need_context refuses)
             self._need_context(api)
-        if self._streams.get(stream) != thread.device:  # (a live stream of this device: _need_stream passes)
+        if self._streams.get(stream) != device:  # (a live stream of this device: _need_stream passes)
             self._need_stream(stream, api, launch=True)
         if ex.empty and not ex.fills_empty:
             return
@@ -301,39 +301,31 @@ class NumpyExecutors(NumpyLaunching):
         plan = ex.plan
         memory = self.memory
         t = plan.launch if plan is not None else None
-        if (t is not None and t.args is ex.args and t.frees == memory.frees and t.unwrites == memory.unwrites
-                and t.workspace == (workspace, workspace_size)):
+        if (t is not None and t.args is ex.args and t.moved == self._moved and t.frees == memory.frees
+                and t.unwrites == memory.unwrites and t.workspace == (workspace, workspace_size)):
             # The template of the latest clean launch over the same resolved arguments
-            # (opcache.Launch): with every tensor at the same address, no free since (the
-            # views, bounds, bases and no stale tensor are as they were: an allocation ends
-            # only by a free, which moves ``frees``) and each tensor still known written
-            # under the same (frees, unwrites) (nothing to check or mark, as known_spans
-            # finds), the full path below computes exactly its spans, exact bytes and kernel;
-            # the dynamic checks (races with queued work, Queues.put) run as always.
-            same = True
-            for d, addr in zip(t.descs, t.addrs):
-                if d.addr != addr:
-                    same = False
-                    break
-            if same:
-                key = (t.frees, t.unwrites)
+            # (opcache.Launch): with no aclTensor moved and no known-written mark dropped since
+            # (``_moved``: aclSet*TensorAddr and the hazards that drop marks set a new token, from
+            # one atomic counter, so a thread racing another never stores an old one back; so
+            # every tensor is at the address the template was made at, and still known written
+            # under its (frees, unwrites), as every tensor of a clean launch is when it is made), and
+            # no free since (the views, bounds, bases and no stale tensor are as they were: an
+            # allocation ends only by a free, which moves ``frees``), the full path below
+            # computes exactly its spans, exact bytes and kernel; the dynamic checks (races
+            # with queued work, Queues.put) run as always.
+            queues = self.queues
+            q = queues.queues.get(stream) if stream and not self._captures else None  # (_queue's first answer)
+            if q is None:
+                q = self._queue(stream)
+            try:
+                queues.queue(q, api, _user_site(2), t.reads, t.writes, t.kernel, (), None, t.mark, t.exact, (),
+                             t.bases if t.allocations == memory.allocations else None)
+            except BaseException:  # a hazard: nothing was queued, so nothing is known written
                 for d in t.known:
-                    if d.known_written != key:
-                        same = False
-                        break
-            if same:
-                queues = self.queues
-                q = queues.queues.get(stream) if stream and not self._captures else None  # (_queue's first answer)
-                if q is None:
-                    q = self._queue(stream)
-                try:
-                    queues.queue(q, api, _user_site(2), t.reads, t.writes, t.kernel, (), None, t.mark, t.exact, (),
-                                 t.bases if t.allocations == memory.allocations else None)
-                except BaseException:  # a hazard: nothing was queued, so nothing is known written
-                    for d in t.known:
-                        d.known_written = None
-                    raise
-                return
+                    d.known_written = None
+                self._moved = next(self._moves)
+                raise
+            return
         self._launch_spans(api, made_by, ex, plan, workspace, workspace_size, stream)
 
     def _launch_workspace(self, api: str, made_by: str, op: str, need: int, workspace: Any,
@@ -419,6 +411,7 @@ class NumpyExecutors(NumpyLaunching):
         slot.made = made_over(self.memory, slot.addr, api)  # re-pointed: fresh (stale.py)
         slot.known_written = None
         ex.spans = None
+        self._moved = next(self._moves)  # (the launch templates over it: NumpyExecutors.launch)
 
     def set_input_tensor_addr(self, executor: Any, index: int, tensor: Any, addr: int) -> None:
         self._set_addr(executor, index, tensor, addr, output=False)

@@ -36,6 +36,7 @@ class NumpyLaunching(NumpyDescriptors):
         input, what is known written, the kernel, the queueing; a launch that reported nothing
         leaves its template (opcache.Launch)."""
         memory = self.memory
+        moved = self._moved  # (read first: a tensor moved while this works would make the template stale)
         clean = ex.spans is None  # (its spans are worked out here: their overlap check runs)
         # What an executor of the same plan (phase-1 cache entry) worked out for the same tensors
         # at the same addresses (kept only when nothing was reported): its spans, and its views
@@ -109,14 +110,17 @@ class NumpyLaunching(NumpyDescriptors):
         except BaseException:  # a hazard: nothing was queued, so nothing is known written
             for d in spans[0] + spans[1]:
                 d.known_written = None
+            self._moved = next(self._moves)  # (the launch templates over them: NumpyExecutors.launch)
             raise
         if clean and plan is not None and stamp == (memory.frees, memory.unwrites, memory.allocations):
             # (a launch that reported a hazard leaves none: a hazard is reported at every launch)
             tensors = tuple([d for a in ex.args if type(a) is TensorDesc or is_list(a)
                              for d in ((a,) if type(a) is TensorDesc else a)])
-            plan.launch = opcache.Launch(ex.args, tensors, spans[0] + spans[1], memory.frees, memory.unwrites,
-                                         (workspace, workspace_size), reads, writes, tuple([a for _, a in spans[2]]),
-                                         exact, kernel, memory.allocations, self.queues.bases(reads + writes))
+            made = opcache.Launch(ex.args, tensors, spans[0] + spans[1], memory.frees, memory.unwrites,
+                                  (workspace, workspace_size), reads, writes, tuple([a for _, a in spans[2]]),
+                                  exact, kernel, memory.allocations, self.queues.bases(reads + writes))
+            made.moved = moved  # (set before another thread can find it)
+            plan.launch = made
 
     def _check_io_overlap(self, api: str, ex: ExecutorRecord, io: tuple) -> bool:
         """An output partly overlapping an input of the same launch (pyaclnn._numpy.overlap): a

@@ -84,7 +84,8 @@ class Launch:
     ``known``: those whose bytes it checks or marks unless known written (footprint.known_spans);
     ``mark``: what it marks whatever is known (an output written in part: the spec's ``written``)."""
     __slots__ = ("args", "descs", "addrs", "known", "frees", "unwrites", "workspace", "reads", "writes", "mark",
-                 "exact", "kernel", "allocations", "bases")
+                 "exact", "kernel", "allocations", "bases", "moved")
+    moved: int  # the runtime's _moved when it was made (NumpyExecutors.launch)
 
     def __init__(self, args: tuple, descs: tuple, known: tuple, frees: int, unwrites: int,
                  workspace: tuple[Any, int], reads: tuple, writes: tuple, mark: tuple, exact: Any,
