@@ -333,7 +333,10 @@ class Queues:
 
     def _done(self, work: Work) -> None:
         """``work`` left its queue (ran, or its stream went away)."""
-        self.busy -= 1
+        self.busy = busy = self.busy - 1
+        if not busy:  # it was the last task queued anywhere: the counts all end at 0 (put adds a task's
+            self.touched.clear()  # bases as it adds it to busy, under the lock), i.e. nothing is touched
+            return
         touched = self.touched
         for base in work.bases:
             n = touched[base] - 1
