@@ -334,8 +334,11 @@ class Queues:
     def _done(self, work: Work) -> None:
         """``work`` left its queue (ran, or its stream went away)."""
         self.busy = busy = self.busy - 1
-        if not busy:  # it was the last task queued anywhere: the counts all end at 0 (put adds a task's
-            self.touched.clear()  # bases as it adds it to busy, under the lock), i.e. nothing is touched
+        # The last task queued anywhere (the usual synchronize): ``touched`` counts the bases of the
+        # queued tasks only (queue adds them as it adds to busy, under the lock), so every count
+        # ends at 0 here: dropped at once, not one by one.
+        if not busy:
+            self.touched.clear()
             return
         touched = self.touched
         for base in work.bases:
