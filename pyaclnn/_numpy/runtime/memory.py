@@ -175,9 +175,8 @@ class NumpyMemory(NumpyStreams):
                 self._need_context(api)
             if self._captures:
                 self._capture_sync_copy(api)
-            flags = dst.flags
             nbytes = dst.nbytes
-            if flags.c_contiguous and flags.writeable and nbytes >= count:
+            if dst.flags.carray and nbytes >= count:  # (C-contiguous, writeable and aligned: else the general path)
                 data = self.memory.bytes_at(src, count)
                 if data is not None:
                     if self.queues.busy:  # (queued work: host_access's checks; none after a synchronize)
