@@ -236,12 +236,12 @@ class Queues:
         freed under it (a use after free the program was told of: what a device does then is
         undefined; the bytes are gone here, so it faults); a kernel's own refusal (e.g. a class
         index out of range) waits in ``q.error`` for the next synchronize. (One loop, with no
-        call per task but the task's: a synchronize runs it once per launch.)"""
+        call per task but the task's and _done: a synchronize runs it once per launch.)"""
         lock = self.lock
         lock.acquire()  # (acquire, try, release: cheaper than a `with` block, on every synchronize)
         try:
             pending = q.pending
-            memory = self.memory
+            memory, snapshots = self.memory, self.snapshots  # (never replaced: changed in place)
             while pending and (upto is None or pending[0].seq <= upto):
                 work = pending.popleft()
                 self._done(work)
@@ -253,7 +253,7 @@ class Queues:
                 run = work.run
                 if run is None:
                     continue
-                if self.snapshots:
+                if snapshots:
                     self._pinned_ran(work)
                 if memory.frees != work.memory[1] and any(
                         not memory.made_before(start, work.memory[0]) for start, _ in work.reads + work.writes):
@@ -266,8 +266,8 @@ class Queues:
                         q.error = exc
                 if work.mark:
                     self._written(work.mark)
-                if self.snapshots and work.writes:
-                    for snaps in self.snapshots.values():
+                if snapshots and work.writes:
+                    for snaps in snapshots.values():
                         for snap in snaps:
                             snap.refresh(work.writes)
         finally:
@@ -341,7 +341,13 @@ class Queues:
 
     def _done(self, work: Work) -> None:
         """``work`` left its queue (ran, or its stream went away)."""
-        self.busy -= 1
+        self.busy = busy = self.busy - 1
+        # The last task queued anywhere (the usual synchronize): ``touched`` counts the bases of the
+        # queued tasks only (queue adds them as it adds to busy, under the lock), so every count
+        # ends at 0 here: dropped at once, not one by one.
+        if not busy:
+            self.touched.clear()
+            return
         touched = self.touched
         for base in work.bases:
             n = touched[base] - 1

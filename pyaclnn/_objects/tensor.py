@@ -52,8 +52,7 @@ class Tensor(Resource):
     """
     _what = "Tensor"
     ctype = "aclTensor *"
-    _dense: bool | None = None  # C-contiguous strides (worked out on the first numpy())
-    _nbytes = 0  # the bytes of its elements (likewise)
+    _read: tuple[int, int, int, tuple[int, ...] | None] | None = None  # numpy()'s copy (_read_span), once
 
     def __init__(self, storage: Storage, shape: Sequence[int], dtype: Any,
                  strides: Sequence[int] | None = None, offset: int = 0) -> None:
@@ -321,25 +320,19 @@ class Tensor(Resource):
         """
         if not self.is_open:  # (check_open, without its property call)
             self.check_open()
-        dense = self._dense
-        if dense is None:  # (shape, dtype and strides never change: worked out once)
-            dense = self._dense = self.strides == contiguous_strides(self.shape)
-            self._nbytes = math.prod(self.shape) * self.dtype.itemsize
-        if not self._nbytes:
+        read = self._read
+        if read is None:  # (storage, offset, shape, strides and dtype never change: worked out once)
+            read = self._read = _read_span(self)
+        nbytes, src, start, strides = read
+        if not nbytes:
             return np.empty(self.shape, self.dtype)
         lifetimes.wait_for(self.storage.uses)  # queued launches writing it finish first
         self.device.use()
-        item = self.dtype.itemsize
-        if dense:  # the usual case: the copy lands in the result's own bytes (one copy, no staging)
-            lo, nbytes = 0, self._nbytes
-        else:  # the span the view reaches, then its elements
-            lo, hi = extent(self.shape, self.strides)
-            nbytes = (hi - lo + 1) * item
         raw = np.empty(nbytes, _U8)
-        self.runtime.memcpy(raw, nbytes, self.storage.addr + (self.offset + lo) * item, nbytes, ACL_MEMCPY_DEVICE_TO_HOST)
-        if dense:
+        self.runtime.memcpy(raw, nbytes, src, nbytes, ACL_MEMCPY_DEVICE_TO_HOST)
+        if strides is None:  # the usual case: the copy lands in the result's own bytes (one copy, no staging)
             return np.ndarray(self.shape, self.dtype, raw)
-        return np.ndarray(self.shape, self.dtype, raw, -lo * item, [s * item for s in self.strides]).copy()  # C order
+        return np.ndarray(self.shape, self.dtype, raw, start, strides).copy()  # its elements, in C order
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         data = self.numpy()
@@ -417,6 +410,18 @@ class Tensor(Resource):
             return "<pyaclnn.Tensor (closed)>"
         return (f"<pyaclnn.Tensor shape={self.shape} dtype={self.dtype} strides={self.strides} "
                 f"offset={self.offset} device={self.device.id}>")
+
+
+def _read_span(t: Tensor) -> tuple[int, int, int, tuple[int, ...] | None]:
+    """What ``t.numpy()`` copies: (its byte count, their device address, where the first element
+    is in them, the strides in bytes; None for a C-contiguous tensor, whose bytes are the result's)."""
+    item = t.dtype.itemsize
+    if 0 in t.shape:
+        return 0, 0, 0, None
+    if t.strides == contiguous_strides(t.shape):
+        return math.prod(t.shape) * item, t.storage.addr + t.offset * item, 0, None
+    lo, hi = extent(t.shape, t.strides)  # the span the view reaches, then its elements
+    return (hi - lo + 1) * item, t.storage.addr + (t.offset + lo) * item, -lo * item, tuple(s * item for s in t.strides)
 
 
 def _checked_shape(shape: Any) -> tuple[int, ...]:

@@ -26,6 +26,7 @@ _ALLOWED_KINDS = {("unregistered", "device"): (1, 3), ("device", "unregistered")
                   ("unregistered", "unregistered"): (0, 1, 2, 3)}
 
 _U8 = np.dtype(np.uint8)
+_NDARRAY = np.ndarray  # (one global read: memcpy's usual read back asks it on every call)
 DEVICE_MEMORY = 64 << 30  # bytes, as the emulator's EMU_DEVICE_MEM_TOTAL
 MEMCPY_KINDS = range(0, 6)  # the acl layer's MemcpyKindTranslate: HOST_TO_HOST .. HOST_TO_BUF_TO_DEVICE
 
@@ -164,7 +165,7 @@ class NumpyMemory(NumpyStreams):
 
     def memcpy(self, dst: Any, dst_max: int, src: Any, count: int, kind: int) -> None:
         api = "aclrtMemcpy"
-        if (kind == ACL_MEMCPY_DEVICE_TO_HOST and type(dst) is np.ndarray and type(src) is int and src
+        if (kind == ACL_MEMCPY_DEVICE_TO_HOST and type(dst) is _NDARRAY and type(src) is int and src
                 and 0 < count <= dst_max):
             # The usual read back, to a host ndarray, the arguments already valid: the general
             # path's checks in its order, without re-dispatching on the kinds of ``dst`` and
@@ -174,14 +175,14 @@ class NumpyMemory(NumpyStreams):
                 self._need_context(api)
             if self._captures:
                 self._capture_sync_copy(api)
-            flags = dst.flags
-            if flags.c_contiguous and flags.writeable and dst.nbytes >= count:
+            nbytes = dst.nbytes
+            if dst.flags.carray and nbytes >= count:  # (C-contiguous, writeable and aligned: else the general path)
                 data = self.memory.bytes_at(src, count)
                 if data is not None:
                     if self.queues.busy:  # (queued work: host_access's checks; none after a synchronize)
                         self.queues.host_access(api, ((src, src + count),), write=False)
-                    out = dst if dst.ndim == 1 and dst.dtype is _U8 else dst.reshape(-1).view(np.uint8)
-                    (out if count == out.size else out[:count])[...] = data
+                    out = dst if dst.dtype is _U8 and dst.ndim == 1 else dst.reshape(-1).view(_U8)
+                    (out if count == nbytes else out[:count])[...] = data  # (out: dst's nbytes bytes)
                     return
         if self._memcpy_args(api, dst, src, count, kind):
             return

@@ -84,6 +84,7 @@ class NumpySession:
         self._set_counts: dict[int, int] = {}  # aclrtSetDevice references, per device (all threads)
         self._default_contexts: dict[int, int] = {}  # device -> its default context
         self._streams: dict[int, int | None] = {}  # stream -> device it was created on
+        self._captures: dict[Any, Any] | None = None  # (NumpyStreams'; on the instance: read per launch and sync)
         self._faults: dict[Any, str] = {}  # stream -> its first failed launch, for the next sync
         self._poisoned: dict[int, str] = {}  # device -> the page fault that put it in failure mode
         self._events: dict[int, float | None] = {}

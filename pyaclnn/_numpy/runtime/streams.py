@@ -163,10 +163,11 @@ class NumpyStreams(NumpySession):
         if self._captures:  # (a capture is rare: no call otherwise)
             self._capture_refuse(stream, api)
         # the stream's own queue (not capturing: refused above), or the default stream's (_queue)
-        q = self.queues.queues.get(stream) if stream else None
+        queues = self.queues
+        q = queues.queues.get(stream) if stream else None
         if q is None:
             q = self._queue(stream)
-        self.queues.flush(q)
+        queues.flush(q)
         if q.error is not None or self._faults or self._poisoned:
             self._report_faults([stream], api)
 

@@ -273,33 +273,34 @@ def _run_one(call: Callable[..., Any], args: list, kwargs: dict, pos: list[tuple
     out_carrier, out_tdt = (_NP.get(out_dt) or _np_map()[out_dt]) if out_dt is not None else (None, None)
     # the last views, aten's arguments made from them, and what _direct found: None (not asked:
     # the first run), _MATCHED (ask it), False (no) or the out= keywords (one tuple: replaced whole)
-    last: list[tuple[Any, list, Any]] = [(None, [], None)]
+    last: list[tuple[Any, tuple, Any]] = [(None, (), None)]
 
     def run_one(v: tuple) -> None:
-        seen = last[0]
-        if v is seen[0]:
-            call_args, state = seen[1], seen[2]
+        seen, call_args, state = last[0]
+        if v is seen:
             if state is _MATCHED:
                 ask = _structured_direct if structured else _direct
                 state = ask(v, call_args, slot, kwargs, from_numpy, call_out) or False
-                last[0] = seen = (v, call_args, state)
+                last[0] = (v, call_args, state)
             if state:
                 try:
                     call_out(*call_args, **state)  # type: ignore[misc]
                     return
                 except refusals:  # (refused before it writes anything) the usual path says why
-                    last[0] = seen = (v, call_args, False)
+                    state = False
+                    last[0] = (v, call_args, False)
         else:
-            call_args = list(args)
+            made = list(args)
             for k, i, npdt, carrier, tdt in ins:
                 x = v[i]
                 if x is None:
-                    call_args[k] = None
+                    made[k] = None
                 elif carrier is None and x.dtype is npdt:
-                    call_args[k] = from_numpy(x)
+                    made[k] = from_numpy(x)
                 else:
-                    call_args[k] = to_torch(x, torch)
-            last[0] = seen = (v, call_args, None)
+                    made[k] = to_torch(x, torch)
+            call_args, state = tuple(made), None  # (a tuple: each call unpacks it as it is)
+            last[0] = (v, call_args, None)
         try:
             result = call(*call_args, **kwargs)
         except refusals as exc:
@@ -310,14 +311,14 @@ def _run_one(call: Callable[..., Any], args: list, kwargs: dict, pos: list[tuple
         if (out_carrier is None and target.dtype is out_dt and result.shape == target.shape
                 and result.dtype is out_tdt):  # the usual result: the output's shape and dtype
             target[...] = result.numpy()  # (the dtypes are the same: nothing is cast; copyto's keywords cost more)
-            if seen[2] is None and call_out is not None:
+            if state is None and call_out is not None:
                 last[0] = (v, call_args, _MATCHED)
         else:
             write(target, result, torch, what)
     return run_one
 
 
-def _direct(v: tuple, call_args: list, slot: int, kwargs: dict, from_numpy: Callable[..., Any],
+def _direct(v: tuple, call_args: tuple, slot: int, kwargs: dict, from_numpy: Callable[..., Any],
             call_out: Callable[..., Any] | None) -> dict | None:
     """The out= keywords that make aten write the result of ``call_args`` into ``v[slot]`` itself,
     or None where that might differ from the result computed, then copied in (``_run_one``):
@@ -393,7 +394,7 @@ def _structured_out(fn: Any, torch: Any) -> Callable[..., Any] | None:
     return None
 
 
-def _structured_direct(v: tuple, call_args: list, slot: int, kwargs: dict, from_numpy: Callable[..., Any],
+def _structured_direct(v: tuple, call_args: tuple, slot: int, kwargs: dict, from_numpy: Callable[..., Any],
                        call_out: Callable[..., Any] | None) -> dict | None:
     """The out= keywords that make a _STRUCTURED overload write into ``v[slot]`` itself, or None
     (``_direct``'s rule for these ops; _run_one asks only after the functional result on the same
