@@ -13,7 +13,7 @@ import numpy as np
 from ..._core.sites import user_site as _user_site
 from ...dtypes import to_numpy
 from .. import ops
-from ..footprint import exacts, io_spans, is_list, known_spans, list_views, outside, span_of, written_bytes
+from ..footprint import exacts, io_spans, known_spans, list_views, outside, span_of, written_bytes
 from ..overlap import partial_overlap
 from ..queues import hazard
 from ..records import ExecutorRecord, TensorDesc
@@ -114,9 +114,7 @@ class NumpyLaunching(NumpyDescriptors):
             raise
         if clean and plan is not None and stamp == (memory.frees, memory.unwrites, memory.allocations):
             # (a launch that reported a hazard leaves none: a hazard is reported at every launch)
-            tensors = tuple([d for a in ex.args if type(a) is TensorDesc or is_list(a)
-                             for d in ((a,) if type(a) is TensorDesc else a)])
-            made = opcache.Launch(ex.args, tensors, spans[0] + spans[1], memory.frees, memory.unwrites,
+            made = opcache.Launch(ex.args, spans[0] + spans[1], memory.frees, memory.unwrites,
                                   (workspace, workspace_size), reads, writes, tuple([a for _, a in spans[2]]),
                                   exact, kernel, memory.allocations, self.queues.bases(reads + writes))
             made.moved = moved  # (set before another thread can find it)
@@ -183,7 +181,8 @@ class NumpyLaunching(NumpyDescriptors):
     def _tensor_site(self, desc: TensorDesc) -> Any:
         """The user's line that made ``desc``'s aclTensor, where handle sites are tracked (else None)."""
         sites = self._sites
-        handle = next((h for h, d in self._tensors.items() if d is desc), None) if sites else None
+        tensors = self._tensors.copy() if sites else {}  # (a copy: other threads register without a lock)
+        handle = next((h for h, d in tensors.items() if d is desc), None)
         return sites.get(handle) if sites is not None and handle is not None else None
 
     def _kernel(self, ex: ExecutorRecord) -> Callable[[tuple], None]:

@@ -80,18 +80,17 @@ class Launch:
     """What a launch of an executor worked out that a later launch of an executor of the same
     entry, over the same resolved arguments (the same tuple: ``Call``), reuses while every tensor
     is at the same address and the memory as it was (NumpyExecutors.launch): made only by a
-    launch that reported nothing. ``descs``: every tensor of the arguments (list members too);
-    ``known``: those whose bytes it checks or marks unless known written (footprint.known_spans);
+    launch that reported nothing, while no aclTensor moved since (``moved``). ``known``: the
+    tensors whose bytes it checks or marks unless known written (footprint.known_spans);
     ``mark``: what it marks whatever is known (an output written in part: the spec's ``written``)."""
-    __slots__ = ("args", "descs", "addrs", "known", "frees", "unwrites", "workspace", "reads", "writes", "mark",
+    __slots__ = ("args", "known", "frees", "unwrites", "workspace", "reads", "writes", "mark",
                  "exact", "kernel", "allocations", "bases", "moved")
     moved: int  # the runtime's _moved when it was made (NumpyExecutors.launch)
 
-    def __init__(self, args: tuple, descs: tuple, known: tuple, frees: int, unwrites: int,
+    def __init__(self, args: tuple, known: tuple, frees: int, unwrites: int,
                  workspace: tuple[Any, int], reads: tuple, writes: tuple, mark: tuple, exact: Any,
                  kernel: Callable[[], None], allocations: int, bases: tuple[int, ...]) -> None:
-        self.args, self.descs, self.known, self.workspace = args, descs, known, workspace
-        self.addrs = tuple([d.addr for d in descs])
+        self.args, self.known, self.workspace = args, known, workspace
         self.frees, self.unwrites, self.allocations = frees, unwrites, allocations
         self.reads, self.writes, self.mark, self.exact, self.kernel = reads, writes, mark, exact, kernel
         self.bases = bases  # Queues.bases of reads + writes, while ``allocations`` is the memory's
