@@ -88,8 +88,10 @@ class Planned:
         """Destroy the handles made for the executor (phase 2 returned, or the executor is gone)
         and let go of its Tensors. A refused destroy does not stop the others; the first error
         is raised unless ``quiet`` (an operator's own error is being raised)."""
-        owned, self.owned, self.descriptors = self.owned, [], {}
-        self.tensors, self.uses = [], []
+        owned = self.owned
+        self.owned, self.tensors, self.uses = [], [], []
+        if self.descriptors:  # (usually none: a repeatable executor's, or a re-planning one's)
+            self.descriptors = {}
         error: Exception | None = None
         while owned:
             kind, handle = owned.pop()

@@ -45,25 +45,29 @@ class NumpyDescriptors(NumpyMemory):
         return self._register(self._tensors, desc)
 
     def destroy_tensor(self, tensor: Any) -> None:
-        self._destroy(self._tensors, tensor, "aclDestroyTensor", "aclTensor")
+        if self._tensors.pop(tensor, None) is None:  # (_destroy: NULL a no-op, else refused)
+            self._destroy(self._tensors, tensor, "aclDestroyTensor", "aclTensor")
 
     def create_bool_array(self, values: Sequence[bool]) -> int:
         return self._register(self._bool_arrays, tuple(map(bool, values)))
 
     def destroy_bool_array(self, array: Any) -> None:
-        self._destroy(self._bool_arrays, array, "aclDestroyBoolArray", "aclBoolArray")
+        if self._bool_arrays.pop(array, None) is None:  # (_destroy: NULL a no-op, else refused)
+            self._destroy(self._bool_arrays, array, "aclDestroyBoolArray", "aclBoolArray")
 
     def create_int_array(self, values: Sequence[int]) -> int:
         return self._register(self._int_arrays, tuple(map(int, values)))
 
     def destroy_int_array(self, array: Any) -> None:
-        self._destroy(self._int_arrays, array, "aclDestroyIntArray", "aclIntArray")
+        if self._int_arrays.pop(array, None) is None:  # (_destroy: NULL a no-op, else refused)
+            self._destroy(self._int_arrays, array, "aclDestroyIntArray", "aclIntArray")
 
     def create_float_array(self, values: Sequence[float]) -> int:
         return self._register(self._float_arrays, tuple(float(np.float32(v)) for v in values))
 
     def destroy_float_array(self, array: Any) -> None:
-        self._destroy(self._float_arrays, array, "aclDestroyFloatArray", "aclFloatArray")
+        if self._float_arrays.pop(array, None) is None:  # (_destroy: NULL a no-op, else refused)
+            self._destroy(self._float_arrays, array, "aclDestroyFloatArray", "aclFloatArray")
 
     def create_scalar(self, value: Any, dtype: int) -> int:
         """aclCreateScalar: ``value`` is a number (stored as ``dtype``) or the bytes of one."""
@@ -93,7 +97,8 @@ class NumpyDescriptors(NumpyMemory):
         return self._register(self._scalars, Scalar(number.item(), dt))
 
     def destroy_scalar(self, scalar: Any) -> None:
-        self._destroy(self._scalars, scalar, "aclDestroyScalar", "aclScalar")
+        if self._scalars.pop(scalar, None) is None:  # (_destroy: NULL a no-op, else refused)
+            self._destroy(self._scalars, scalar, "aclDestroyScalar", "aclScalar")
 
     def _create_list(self, table: dict, members: dict, handles: Sequence[Any], api: str, what: str) -> int:
         handles = tuple(handles)

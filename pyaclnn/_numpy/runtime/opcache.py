@@ -146,9 +146,10 @@ def call_key(args: tuple, at: tuple) -> tuple | None:
             key[i] = value_key(held)
         else:  # (int arrays hold ints, bool arrays bools: create_*_array converts each)
             key[i] = held
-    for i in floats:
-        if type(args[i]) is float:
-            key[i] = value_key(args[i])
+    if floats:  # (most operators have none: no loop to set up)
+        for i in floats:
+            if type(args[i]) is float:
+                key[i] = value_key(args[i])
     return tuple(key)
 
 
