@@ -153,10 +153,13 @@ def make(runtime: Runtime, made: tuple[tuple[int, str], ...], args: tuple, c_arg
             else:
                 if type(value) is not list and type(value) is not tuple:  # (those are sequences)
                     _check_sequence(kind, value)
-                if kind == "int_array":  # (an int in the int64_t range: c_element gives it back)
-                    elements: list[Any] = []
-                    for v in value:  # (a loop, not a comprehension: no frame of its own)
-                        elements.append(v if type(v) is int and _INT64[0] <= v <= _INT64[1] else c_element(v, "int"))
+                    value = list(value)  # (iterated once: int_array's check below reads it twice)
+                if kind == "int_array":
+                    elements = value  # ints in the int64_t range as they are (c_element gives each back;
+                    for v in value:   # create_int_array copies them), else each converted or refused
+                        if type(v) is not int or not _INT64[0] <= v <= _INT64[1]:
+                            elements = [c_element(v, "int") for v in value]
+                            break
                     handle = runtime.create_int_array(elements)
                 elif kind == "bool_array":
                     handle = runtime.create_bool_array(tuple(c_element(v, "bool") for v in value))
