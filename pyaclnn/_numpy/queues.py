@@ -206,14 +206,14 @@ class Queues:
             work.exact = exact
             work.bases = bases
             work.counted = False
-            untallied = self.untallied
-            untallied.append(work)
-            if len(untallied) > DEPTH:  # (bounded: tasks that ran uncounted are dropped from it here)
-                self._tally()
             if pinned and q.bounded:
                 self.snapshots[work] = [Snapshot(source) for source in pinned]
             q.pending.append(work)
             self.busy += 1
+            untallied = self.untallied
+            untallied.append(work)
+            if len(untallied) > DEPTH:  # (bounded: tasks that ran uncounted are dropped from it here)
+                self._tally()
             if len(q.pending) > DEPTH and q.bounded:
                 self.flush(q, q.pending[0].seq)
         finally:
