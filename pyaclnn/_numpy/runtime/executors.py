@@ -240,27 +240,26 @@ class NumpyExecutors(NumpyLaunching):
             if not ops.runs(op):  # ... of an operator this backend can run at all
                 raise self._cannot_run(op)
             raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "executor is nullptr")
-        lock = self._lock
-        lock.acquire()  # (acquire, try, release: cheaper than a `with` block)
-        try:
-            ex = self._executors.get(executor)
-            if ex is not None:
-                if ex.generated and ex.op == op:
-                    # NnopbaseRunWithWorkspace (opbase individual_op_api.cpp) checks the workspace
-                    # before it runs the executor: refused there, the executor stays live
-                    if workspace_size > 0 and not workspace:
-                        raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "workspace is nullptr but workspaceSize > 0 "
-                                                                       "(the executor was not run: it is still live)")
-                    if workspace_size < ex.workspace_size:
-                        raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"The passed workspace size {workspace_size} "
-                                                                       f"does not meet the minimum workspace size "
-                                                                       f"{ex.workspace_size} actually required by the "
-                                                                       "operator (the executor was not run: it is "
-                                                                       "still live)")
-                if not ex.repeatable:
-                    del self._executors[executor]  # phase 2 consumes it, whatever the result
-        finally:
-            lock.release()
+        # No lock: the record is read once and consumed by one pop, each a single dict operation
+        # (atomic), so two threads launching one executor serialise at the pop: the one that finds
+        # it gone sees a consumed executor, as if the other had launched first.
+        executors = self._executors
+        ex = executors.get(executor)
+        if ex is not None:
+            if ex.generated and ex.op == op:
+                # NnopbaseRunWithWorkspace (opbase individual_op_api.cpp) checks the workspace
+                # before it runs the executor: refused there, the executor stays live
+                if workspace_size > 0 and not workspace:
+                    raise self._fail(ACLNN_ERR_PARAM_NULLPTR, api, "workspace is nullptr but workspaceSize > 0 "
+                                                                   "(the executor was not run: it is still live)")
+                if workspace_size < ex.workspace_size:
+                    raise self._fail(ACLNN_ERR_PARAM_INVALID, api, f"The passed workspace size {workspace_size} "
+                                                                   f"does not meet the minimum workspace size "
+                                                                   f"{ex.workspace_size} actually required by the "
+                                                                   "operator (the executor was not run: it is "
+                                                                   "still live)")
+            if not ex.repeatable and executors.pop(executor, None) is None:
+                ex = None  # phase 2 consumes it, whatever the result (another thread did, since the get)
         if ex is None:
             if not ops.runs(op):
                 raise self._cannot_run(op)
