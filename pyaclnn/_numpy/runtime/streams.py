@@ -152,9 +152,10 @@ class NumpyStreams(NumpySession):
             raise self._fail(status, api, f"the device is in failure mode since a kernel's page fault ({detail}): "
                                           "reset it (aclrtResetDevice) to use it again")
 
-    def synchronize_stream(self, stream: Any, api: str = "aclrtSynchronizeStream") -> None:
-        """aclrtSynchronizeStream; ``api`` names aclrtSynchronizeStreamWithTimeout when that
-        one calls it (one body, and no extra frame on every Tensor.numpy's synchronize)."""
+    def synchronize_stream(self, stream: int) -> None:
+        self._synchronize(stream, "aclrtSynchronizeStream")
+
+    def _synchronize(self, stream: Any, api: str) -> None:
         if not self._initialized or self._thread.device is None:  # (_need_context's test, inline)
             self._need_context(api)
         if stream not in self._streams:  # (a live stream passes _need_stream: the others ask it)
@@ -220,7 +221,7 @@ class NumpyStreams(NumpySession):
         if timeout < -1:  # -1 waits forever, >= 0 ms (as emu_rt_streams.c, after the context)
             self._need_context(api)
             raise self._fail(ACL_ERROR_INVALID_PARAM, api, f"timeout {timeout} is invalid (-1 or >= 0)")
-        self.synchronize_stream(stream, api)  # never times out
+        self._synchronize(stream, api)  # never times out
 
     def synchronize_device(self) -> None:
         """Waits for the streams of the thread's current device (Context::SyncStreamsWithTimeout)."""
