@@ -10,6 +10,7 @@ reference cost.
 """
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,17 @@ class _Thread(threading.local):
 
 
 thread = _Thread()
+
+
+def _forked() -> None:
+    # A child forked after pyaclnn initialised cannot use CANN (pyaclnn._objects.backend
+    # ._mark_forked). Forgetting the forking thread's device (the child's only thread) sends
+    # the child's every Device.use to its slow path, which raises the fork error: so the fast
+    # path, taken when this thread's current device is the one asked for, needs no fork test.
+    thread.current = None
+
+
+os.register_at_fork(after_in_child=_forked)
 # The threads pyaclnn made a device current in: the exit hook leaves everything to the process's
 # end while one of them is still alive (pyaclnn._objects.backend._exit_hook).
 users: "weakref.WeakSet[threading.Thread]" = weakref.WeakSet()

@@ -15,6 +15,7 @@ from . import current as _current
 from . import lifetimes
 from .resource import Resource, close_all
 
+_thread = _current.thread  # (one global read per use: it runs before every runtime call)
 
 
 class Device(Resource):
@@ -61,9 +62,9 @@ class Device(Resource):
     def use(self) -> None:
         """Make this device current in the calling thread (aclrtSetCurrentContext with its
         default context) unless pyaclnn already did and nothing switched it since."""
-        if _backend.forked_after_init:
-            raise _backend.forked_error()
-        if _current.thread.current is not self.state:
+        if _thread.current is not self.state:  # (in a forked child never: current._forked)
+            if _backend.forked_after_init:
+                raise _backend.forked_error()
             self.check_open()
             self.state.make_current()
 
