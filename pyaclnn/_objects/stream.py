@@ -202,11 +202,7 @@ def _stream_order(device: Device, raw: Any) -> lifetimes.Order:
     def sync() -> None:
         device.use()
         runtime.synchronize_stream(raw)
-        # lifetimes.passed(order), its frame only where a free waits (every Tensor.numpy syncs):
-        # the synchronize passed every launch queued before it
-        order.done = order.launches
-        if order.deferred:
-            lifetimes.passed(order)
+        lifetimes.passed(order)
     order = lifetimes.Order(sync)
     return order
 
