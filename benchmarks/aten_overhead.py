@@ -59,6 +59,19 @@ leaner object layer; pyaclnn bench --case aten-small gave the same ratios within
   Amax         6.2   18.7     3.00         8.1
   (exact-Add: 30.9 us)
 
+Fourth round (the same machine, load 0.1-1, 2026-11-28, one run of the default 2000 calls per
+column after the second round of speed branches: operator slots and spec rules read once, handles
+registered without a lock, launch templates checked by one token, sites decoded when read,
+queued tasks counted when a check reads them):
+
+  case     aten us  op us  op/aten  phase-1 us
+  Abs          4.8   11.6     2.43         4.0
+  Mul          5.1   13.1     2.56         4.2
+  Sub          6.0   15.5     2.58         5.8
+  Softmax      5.0   12.4     2.49         4.4
+  Amax         6.1   15.0     2.44         5.9
+  (exact-Add: 24.3 us; op-ndarray 155-209 us: an upload and a free per call)
+
 Usage: python benchmarks/aten_overhead.py [--calls N] [--samples S] [--json PATH]
 """
 from __future__ import annotations
