@@ -162,10 +162,8 @@ def launch(runtime: Runtime, op: str, planned: Planned | None, workspace: Any, s
             else:
                 planned.release(runtime, quiet=True)
             raise
-    if order is not None:  # what the launch uses outlives it (lifetimes.launched, inline: every launch)
-        order.launches = n = order.launches + 1
-        for u in planned.uses:
-            u[order] = n
+    if order is not None:  # what the launch uses outlives it
+        lifetimes.launched(order, planned.uses)
         if order.graph is not None:  # captured: a Graph keeps it until it is closed
             order.graph.keep(planned)
     if not planned.repeatable:
