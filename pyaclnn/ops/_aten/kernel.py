@@ -202,18 +202,24 @@ def _out_overload(fn: Any, torch: Any) -> Any:
     try:
         if not isinstance(fn, torch._ops.OpOverload) or torch.Tag.pointwise not in fn.tags:
             return None
-        mine = [(a.name, str(a.type)) for a in fn._schema.arguments]
         packet = fn.overloadpacket
         for name in packet.overloads():
             overload = getattr(packet, name)
-            args = overload._schema.arguments
-            outs = [a for a in args if a.is_out]
-            if (len(outs) == 1 and outs[0].name == "out" and outs[0].kwarg_only
-                    and [(a.name, str(a.type)) for a in args if not a.is_out] == mine):
+            if _is_out_form(overload, fn):
                 return _binding(packet, overload, torch) or getattr(overload, "_op", overload)
     except AttributeError:  # a torch without tags or Argument.is_out: the functional form only
         pass
     return None
+
+
+def _is_out_form(overload: Any, fn: Any) -> bool:
+    """Whether ``overload``'s schema is ``fn``'s arguments (names and types) plus one keyword-only
+    ``out``: the out= form torchgen pairs with a functional form."""
+    args = overload._schema.arguments
+    outs = [a for a in args if a.is_out]
+    return (len(outs) == 1 and outs[0].name == "out" and outs[0].kwarg_only
+            and [(a.name, str(a.type)) for a in args if not a.is_out]
+            == [(a.name, str(a.type)) for a in fn._schema.arguments])
 
 
 def _binding(packet: Any, overload: Any, torch: Any) -> Any:
@@ -330,10 +336,7 @@ def _direct(v: tuple, call_args: tuple, slot: int, kwargs: dict, from_numpy: Cal
     runs the same loop over the same layout as for the result it allocates (no broadcast, no
     other order, no partial overlap)."""
     target = v[slot]
-    if call_out is None or target is None or target.dtype.kind not in "fb":
-        return None
-    flags = target.flags
-    if not (flags.c_contiguous and flags.writeable):  # (read-only memory: the usual path's copy refuses it)
+    if not _direct_target(target, call_out):
         return None
     start = target.__array_interface__["data"][0]
     for x in v:
@@ -345,6 +348,16 @@ def _direct(v: tuple, call_args: tuple, slot: int, kwargs: dict, from_numpy: Cal
                                                   and x.dtype == target.dtype):
             return None
     return dict(kwargs, out=from_numpy(target))
+
+
+def _direct_target(target: Any, call_out: Callable[..., Any] | None) -> bool:
+    """What ``_direct`` and ``_structured_direct`` ask of the output alike: an out= form to call,
+    and an output that is C-contiguous and writable (read-only memory: the usual path's copy
+    refuses it), of a float or bool dtype (a refusal comes before anything is written)."""
+    if call_out is None or target is None or target.dtype.kind not in "fb":
+        return False
+    flags = target.flags
+    return bool(flags.c_contiguous and flags.writeable)
 
 
 # -- the out= form of a few non-pointwise aten overloads whose functional form is the same kernel --
@@ -383,11 +396,7 @@ def _structured_out(fn: Any, torch: Any) -> Callable[..., Any] | None:
         if names is None:
             return None
         overload = getattr(fn.overloadpacket, names[0])
-        args = overload._schema.arguments
-        outs = [a for a in args if a.is_out]
-        mine = [(a.name, str(a.type)) for a in fn._schema.arguments]
-        if (len(outs) == 1 and outs[0].name == "out" and outs[0].kwarg_only
-                and [(a.name, str(a.type)) for a in args if not a.is_out] == mine):
+        if _is_out_form(overload, fn):
             return getattr(torch._C._VariableFunctions, names[1], None) or getattr(overload, "_op", overload)
     except AttributeError:  # not an OpOverload, or a torch without that overload or Argument.is_out
         pass
@@ -404,10 +413,7 @@ def _structured_direct(v: tuple, call_args: tuple, slot: int, kwargs: dict, from
     input C-contiguous and sharing no byte with the output (even an exact alias would change a
     reduction's or a softmax's result: the output is written while the input is still read)."""
     target = v[slot]
-    if call_out is None or target is None or target.dtype.kind not in "fb":
-        return None
-    flags = target.flags
-    if not (flags.c_contiguous and flags.writeable):
+    if not _direct_target(target, call_out):
         return None
     for i, x in enumerate(v):
         if i == slot or not isinstance(x, np.ndarray):
