@@ -45,29 +45,25 @@ class NumpyDescriptors(NumpyMemory):
         return self._register(self._tensors, desc)
 
     def destroy_tensor(self, tensor: Any) -> None:
-        if self._tensors.pop(tensor, None) is None:  # (_destroy: NULL a no-op, else refused)
-            self._destroy(self._tensors, tensor, "aclDestroyTensor", "aclTensor")
+        self._destroy(self._tensors, tensor, "aclDestroyTensor", "aclTensor")
 
     def create_bool_array(self, values: Sequence[bool]) -> int:
         return self._register(self._bool_arrays, tuple(map(bool, values)))
 
     def destroy_bool_array(self, array: Any) -> None:
-        if self._bool_arrays.pop(array, None) is None:  # (_destroy: NULL a no-op, else refused)
-            self._destroy(self._bool_arrays, array, "aclDestroyBoolArray", "aclBoolArray")
+        self._destroy(self._bool_arrays, array, "aclDestroyBoolArray", "aclBoolArray")
 
     def create_int_array(self, values: Sequence[int]) -> int:
         return self._register(self._int_arrays, tuple(map(int, values)))
 
     def destroy_int_array(self, array: Any) -> None:
-        if self._int_arrays.pop(array, None) is None:  # (_destroy: NULL a no-op, else refused)
-            self._destroy(self._int_arrays, array, "aclDestroyIntArray", "aclIntArray")
+        self._destroy(self._int_arrays, array, "aclDestroyIntArray", "aclIntArray")
 
     def create_float_array(self, values: Sequence[float]) -> int:
         return self._register(self._float_arrays, tuple(float(np.float32(v)) for v in values))
 
     def destroy_float_array(self, array: Any) -> None:
-        if self._float_arrays.pop(array, None) is None:  # (_destroy: NULL a no-op, else refused)
-            self._destroy(self._float_arrays, array, "aclDestroyFloatArray", "aclFloatArray")
+        self._destroy(self._float_arrays, array, "aclDestroyFloatArray", "aclFloatArray")
 
     def create_scalar(self, value: Any, dtype: int) -> int:
         """aclCreateScalar: ``value`` is a number (stored as ``dtype``) or the bytes of one."""
@@ -97,8 +93,7 @@ class NumpyDescriptors(NumpyMemory):
         return self._register(self._scalars, Scalar(number.item(), dt))
 
     def destroy_scalar(self, scalar: Any) -> None:
-        if self._scalars.pop(scalar, None) is None:  # (_destroy: NULL a no-op, else refused)
-            self._destroy(self._scalars, scalar, "aclDestroyScalar", "aclScalar")
+        self._destroy(self._scalars, scalar, "aclDestroyScalar", "aclScalar")
 
     def _create_list(self, table: dict, members: dict, handles: Sequence[Any], api: str, what: str) -> int:
         handles = tuple(handles)

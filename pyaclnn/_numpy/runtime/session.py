@@ -201,9 +201,7 @@ class NumpySession:
         return out
 
     def _destroy(self, table: dict, handle: Any, api: str, what: str) -> None:
-        """aclDestroy*: NULL is a no-op (they return 0); anything else must be live. (The
-        descriptors' destroy_* pop their handle themselves, a frame fewer per handle, and call
-        this on a miss only: its pop misses again, so it refuses or, for NULL, returns.)"""
+        """aclDestroy*: NULL is a no-op (they return 0); anything else must be live."""
         if handle is None:
             return
         if table.pop(handle, None) is None:  # (one atomic pop, as _register's set: no lock)
